@@ -1,0 +1,126 @@
+//! GAIMD TCP(α, β): general additive increase, multiplicative decrease.
+//!
+//! Reference: Y. R. Yang and S. S. Lam, "General AIMD congestion control", ICNP 2000; as used
+//! in P3 (Zhang & Tsaoussidis, "The interrelation of TCP responsiveness and smoothness in
+//! heterogeneous networks", §2, eqs. 1-5) and mechanisms.md §20 (M-GAIMD).
+//!
+//! P3: "the window is increased by α if there is no packet loss in a round-trip time, and
+//! the window is decreased to β times the current value if there is a loss indication".
+//! Standard TCP is TCP(1, 1/2). Here β is the *retained* fraction.
+//!
+//! Formulas (W = cwnd in bytes, S = MSS):
+//! - slow start (W < ssthresh): `W += S` per ack of new data (standard)
+//! - congestion avoidance: `W += α·S·S/W` per ack of new data (α segments per round trip)
+//! - fast retransmit or ECN: `ssthresh = max(β·W, 2S)`, `W = ssthresh`
+//! - timeout: `ssthresh = max(β·W, 2S)`, `W = S` (P3 §3: floor of two segments)
+//! - TCP-friendly pairs (P3 eq. 3): `α = 4(1 − β²)/3`
+
+use super::{AckSample, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle};
+use crate::time::SimTime;
+
+#[derive(Clone, Debug)]
+pub struct Gaimd {
+    mss: f64,
+    cwnd: f64,
+    ssthresh: f64,
+    alpha: f64,
+    beta: f64,
+    newreno: bool,
+}
+
+impl Gaimd {
+    pub fn new(mss: u32, init_cwnd: u64, init_ssthresh: u64, alpha: f64, beta: f64, newreno: bool) -> Self {
+        Gaimd {
+            mss: mss as f64,
+            cwnd: init_cwnd as f64,
+            ssthresh: init_ssthresh as f64,
+            alpha,
+            beta,
+            newreno,
+        }
+    }
+    /// P3 eq. 3: the α that makes TCP(α, β) friendly to TCP(1, 1/2) (timeout term).
+    pub fn friendly_alpha(beta: f64) -> f64 {
+        4.0 * (1.0 - beta * beta) / 3.0
+    }
+}
+
+impl CongestionControl for Gaimd {
+    fn name(&self) -> &'static str {
+        "gaimd"
+    }
+    fn cwnd(&self) -> u64 {
+        self.cwnd as u64
+    }
+    fn ssthresh(&self) -> u64 {
+        if self.ssthresh >= u64::MAX as f64 {
+            u64::MAX
+        } else {
+            self.ssthresh as u64
+        }
+    }
+    fn recovery_style(&self) -> RecoveryStyle {
+        if self.newreno {
+            RecoveryStyle::NewReno
+        } else {
+            RecoveryStyle::Reno
+        }
+    }
+    fn on_ack(&mut self, _now: SimTime, ack: &AckSample, c: &ConnView) {
+        if ack.newly_acked == 0 || c.state == CaState::Recovery || self.cwnd >= c.max_window as f64 {
+            return;
+        }
+        if self.cwnd < self.ssthresh {
+            self.cwnd += self.mss;
+        } else {
+            self.cwnd += self.alpha * self.mss * self.mss / self.cwnd;
+        }
+    }
+    fn on_congestion(&mut self, _now: SimTime, why: Congestion, _c: &ConnView) {
+        // The window, not the flight size, is what P3's β multiplies.
+        self.ssthresh = (self.beta * self.cwnd).max(2.0 * self.mss);
+        self.cwnd = match why {
+            Congestion::Timeout => self.mss,
+            Congestion::FastRetransmit | Congestion::Ecn => self.ssthresh,
+        };
+    }
+    fn on_recovery_exit(&mut self, _now: SimTime, _c: &ConnView) {
+        self.cwnd = self.ssthresh;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::testkit::{ack, view};
+
+    #[test]
+    fn increase_is_alpha_segments_per_round() {
+        let s = 1000u32;
+        let mut g = Gaimd::new(s, 20_000, 10_000, 0.31, 0.875, false);
+        let v = view(s, 0, CaState::Open);
+        // One window of acks adds about α segments.
+        for _ in 0..20 {
+            g.on_ack(SimTime::ZERO, &ack(1000), &v);
+        }
+        let grown = g.cwnd() as f64 - 20_000.0;
+        assert!((grown - 310.0).abs() < 10.0, "{grown}");
+    }
+
+    #[test]
+    fn decrease_keeps_beta() {
+        let mut g = Gaimd::new(1000, 40_000, 1, 1.25, 0.25, false);
+        g.on_congestion(SimTime::ZERO, Congestion::FastRetransmit, &view(1000, 40_000, CaState::Open));
+        assert_eq!(g.cwnd(), 10_000);
+        g.on_congestion(SimTime::ZERO, Congestion::Timeout, &view(1000, 10_000, CaState::Open));
+        assert_eq!(g.ssthresh(), 2_500);
+        assert_eq!(g.cwnd(), 1_000);
+    }
+
+    #[test]
+    fn eq3_pairs_match_p3() {
+        assert!((Gaimd::friendly_alpha(0.875) - 0.3125).abs() < 1e-9);
+        assert!((Gaimd::friendly_alpha(0.5) - 1.0).abs() < 1e-9);
+        assert!((Gaimd::friendly_alpha(0.25) - 1.25).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,219 @@
+//! Congestion control: one small trait, one file per algorithm.
+//!
+//! The shape follows Linux `tcp_congestion_ops`: the transport ([`crate::tcp`]) owns the
+//! sequence space, loss detection, fast retransmit / recovery and the retransmission timer;
+//! the algorithm owns `cwnd` and `ssthresh` and is told about every ack and every congestion
+//! event. While the transport is in fast recovery it runs the recovery window itself
+//! (starting from [`CongestionControl::ssthresh`]) and hands control back on exit.
+//!
+//! The hooks carry everything the algorithms in `shared/research/mechanisms.md` need:
+//! per-ack RTT and the connection's minimum RTT (Vegas, FAST), the receiver's arrival and
+//! leaving timestamps echoed in the ack (Vegas-ALT, FAST-ALT), the ECN echo one-to-one
+//! (TCP/E), ack arrival time and cumulative bytes delivered (Westwood), and a header field
+//! routers can write and receivers echo (XCP).
+//!
+//! Built-ins are variants of the closed enum [`AnyCc`] (static dispatch on the hot path).
+//! See `docs/writing-a-cc.md` for adding one.
+
+mod gaimd;
+mod reno;
+
+pub use gaimd::Gaimd;
+pub use reno::Reno;
+
+use crate::net::packet::CcHeader;
+use crate::time::{SimDuration, SimTime};
+
+/// The transport's loss-recovery state (Linux `tcp_ca_state`, reduced).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaState {
+    /// Normal operation: slow start or congestion avoidance.
+    Open,
+    /// Fast recovery after a fast retransmit.
+    Recovery,
+    /// After a retransmission timeout, until everything sent before it is acknowledged.
+    Loss,
+}
+
+/// How the transport recovers from a fast retransmit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecoveryStyle {
+    /// RFC 5681: leave recovery on the first ack of new data.
+    Reno,
+    /// RFC 6582: partial acks retransmit the next hole; leave once `recover` is acked.
+    NewReno,
+}
+
+/// Read-only connection state handed to every hook.
+#[derive(Clone, Copy, Debug)]
+pub struct ConnView {
+    pub mss: u32,
+    /// Bytes sent and not yet cumulatively acknowledged (`snd_max - snd_una`).
+    pub in_flight: u64,
+    pub srtt: Option<SimDuration>,
+    pub min_rtt: Option<SimDuration>,
+    pub state: CaState,
+    /// The receiver's window (the maximum window) in bytes.
+    pub max_window: u64,
+}
+
+/// What one arriving ack tells the algorithm.
+#[derive(Clone, Copy, Debug)]
+pub struct AckSample {
+    /// Bytes newly acknowledged cumulatively by this ack (0 for a duplicate).
+    pub newly_acked: u64,
+    /// The ack advanced nothing and carries no window update.
+    pub dup: bool,
+    /// Round-trip sample (Karn-valid: never from a retransmitted segment).
+    pub rtt: Option<SimDuration>,
+    /// Send time of the data segment that triggered this ack (echoed timestamp).
+    pub sent_at: SimTime,
+    /// When that segment arrived at the receiver (receiver timestamp, Vegas-ALT/FAST-ALT).
+    pub rx_arrival: SimTime,
+    /// When this ack left the receiver host (start of its first transmission).
+    pub rx_leave: SimTime,
+    /// ECN-Echo, one per CE-marked segment.
+    pub ece: bool,
+    /// Router feedback echoed by the receiver (XCP).
+    pub echo: CcHeader,
+    /// Cumulative bytes acknowledged so far, after this ack (Westwood bandwidth samples).
+    pub delivered: u64,
+}
+
+/// A congestion signal the transport detected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Congestion {
+    /// Third duplicate ack: fast retransmit, then recovery.
+    FastRetransmit,
+    /// Retransmission timeout.
+    Timeout,
+    /// ECN-Echo received (at most once per window for standard TCP).
+    Ecn,
+}
+
+/// The congestion-control interface. Units: bytes and [`SimTime`].
+pub trait CongestionControl {
+    fn name(&self) -> &'static str;
+    /// Congestion window in bytes.
+    fn cwnd(&self) -> u64;
+    /// Slow-start threshold in bytes.
+    fn ssthresh(&self) -> u64;
+    /// Which recovery the transport runs after a fast retransmit.
+    fn recovery_style(&self) -> RecoveryStyle {
+        RecoveryStyle::NewReno
+    }
+    /// A data segment is leaving; the algorithm may stamp its header.
+    fn on_send(&mut self, _now: SimTime, _bytes: u32, _hdr: &mut CcHeader, _c: &ConnView) {}
+    /// Every arriving ack, including duplicates and acks during recovery (`c.state` says
+    /// which). Window growth normally happens only when `c.state != Recovery`.
+    fn on_ack(&mut self, now: SimTime, ack: &AckSample, c: &ConnView);
+    /// Once per congestion event, before the transport starts recovery: set `ssthresh`
+    /// and `cwnd` for what follows (`Timeout` normally collapses `cwnd` to one segment).
+    fn on_congestion(&mut self, now: SimTime, why: Congestion, c: &ConnView);
+    /// Fast recovery ended (all data outstanding at its start is acknowledged).
+    fn on_recovery_exit(&mut self, _now: SimTime, _c: &ConnView) {}
+}
+
+/// Configuration of a built-in algorithm, with its parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CcConfig {
+    Reno,
+    NewReno,
+    Gaimd { alpha: f64, beta: f64, newreno: bool },
+}
+
+impl CcConfig {
+    pub fn build(&self, mss: u32, init_cwnd: u64, init_ssthresh: u64) -> AnyCc {
+        match *self {
+            CcConfig::Reno => AnyCc::Reno(Reno::new(mss, init_cwnd, init_ssthresh, false)),
+            CcConfig::NewReno => AnyCc::Reno(Reno::new(mss, init_cwnd, init_ssthresh, true)),
+            CcConfig::Gaimd { alpha, beta, newreno } => AnyCc::Gaimd(Gaimd::new(
+                mss,
+                init_cwnd,
+                init_ssthresh,
+                alpha,
+                beta,
+                newreno,
+            )),
+        }
+    }
+}
+
+/// The built-in algorithms, dispatched with a `match`.
+#[derive(Clone, Debug)]
+pub enum AnyCc {
+    Reno(Reno),
+    Gaimd(Gaimd),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $c:ident => $e:expr) => {
+        match $self {
+            AnyCc::Reno($c) => $e,
+            AnyCc::Gaimd($c) => $e,
+        }
+    };
+}
+
+impl CongestionControl for AnyCc {
+    fn name(&self) -> &'static str {
+        dispatch!(self, c => c.name())
+    }
+    #[inline]
+    fn cwnd(&self) -> u64 {
+        dispatch!(self, c => c.cwnd())
+    }
+    #[inline]
+    fn ssthresh(&self) -> u64 {
+        dispatch!(self, c => c.ssthresh())
+    }
+    #[inline]
+    fn recovery_style(&self) -> RecoveryStyle {
+        dispatch!(self, c => c.recovery_style())
+    }
+    #[inline]
+    fn on_send(&mut self, now: SimTime, bytes: u32, hdr: &mut CcHeader, cv: &ConnView) {
+        dispatch!(self, c => c.on_send(now, bytes, hdr, cv))
+    }
+    #[inline]
+    fn on_ack(&mut self, now: SimTime, ack: &AckSample, cv: &ConnView) {
+        dispatch!(self, c => c.on_ack(now, ack, cv))
+    }
+    fn on_congestion(&mut self, now: SimTime, why: Congestion, cv: &ConnView) {
+        dispatch!(self, c => c.on_congestion(now, why, cv))
+    }
+    fn on_recovery_exit(&mut self, now: SimTime, cv: &ConnView) {
+        dispatch!(self, c => c.on_recovery_exit(now, cv))
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testkit {
+    //! Tiny drivers for hook-level tests.
+    use super::*;
+
+    pub fn view(mss: u32, in_flight: u64, state: CaState) -> ConnView {
+        ConnView {
+            mss,
+            in_flight,
+            srtt: None,
+            min_rtt: None,
+            state,
+            max_window: u64::MAX,
+        }
+    }
+
+    pub fn ack(newly_acked: u64) -> AckSample {
+        AckSample {
+            newly_acked,
+            dup: newly_acked == 0,
+            rtt: None,
+            sent_at: SimTime::ZERO,
+            rx_arrival: SimTime::ZERO,
+            rx_leave: SimTime::ZERO,
+            ece: false,
+            echo: CcHeader::default(),
+            delivered: 0,
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! TCP Reno and NewReno window rules.
+//!
+//! References: V. Jacobson, "Congestion Avoidance and Control", SIGCOMM 1988; RFC 5681
+//! (Reno); RFC 6582 (NewReno recovery, run by the transport when `newreno` is set).
+//! P0 §1-2 and mechanisms.md §2 (M-RENO) describe the variant the papers assume.
+//!
+//! Formulas (W = cwnd in bytes, S = MSS):
+//! - slow start (W < ssthresh), per ack of new data: `W += S` (ack counting, so the window
+//!   doubles every round trip when every segment is acked)
+//! - congestion avoidance, per ack of new data: `W += S*S/W`, kept exact with a byte
+//!   counter: one `S` per `W` bytes' worth of acks (Linux `cwnd_cnt`)
+//! - fast retransmit (3rd dupack): `ssthresh = max(flight/2, 2S)`, `W = ssthresh`; the
+//!   transport inflates the window by 3S and then S per further dupack during recovery
+//! - timeout: `ssthresh = max(flight/2, 2S)`, `W = S`
+//! - ECN echo: as fast retransmit, without the retransmission
+
+use super::{AckSample, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle};
+use crate::time::SimTime;
+
+#[derive(Clone, Debug)]
+pub struct Reno {
+    mss: u64,
+    cwnd: u64,
+    ssthresh: u64,
+    /// Congestion-avoidance ack counter, in bytes (Linux `snd_cwnd_cnt` scaled by S).
+    ca_acc: u64,
+    newreno: bool,
+}
+
+impl Reno {
+    pub fn new(mss: u32, init_cwnd: u64, init_ssthresh: u64, newreno: bool) -> Self {
+        Reno {
+            mss: mss as u64,
+            cwnd: init_cwnd,
+            ssthresh: init_ssthresh,
+            ca_acc: 0,
+            newreno,
+        }
+    }
+}
+
+/// Multiplicative decrease shared by the loss events: `max(flight/2, 2S)`.
+pub(crate) fn half_flight(flight: u64, mss: u64) -> u64 {
+    (flight / 2).max(2 * mss)
+}
+
+impl CongestionControl for Reno {
+    fn name(&self) -> &'static str {
+        if self.newreno {
+            "newreno"
+        } else {
+            "reno"
+        }
+    }
+    fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+    fn ssthresh(&self) -> u64 {
+        self.ssthresh
+    }
+    fn recovery_style(&self) -> RecoveryStyle {
+        if self.newreno {
+            RecoveryStyle::NewReno
+        } else {
+            RecoveryStyle::Reno
+        }
+    }
+    #[inline]
+    fn on_ack(&mut self, _now: SimTime, ack: &AckSample, c: &ConnView) {
+        if ack.newly_acked == 0 || c.state == CaState::Recovery {
+            return;
+        }
+        // Never grow past what the receiver window lets us use.
+        if self.cwnd >= c.max_window {
+            return;
+        }
+        if self.cwnd < self.ssthresh {
+            self.cwnd += self.mss;
+        } else {
+            self.ca_acc += self.mss;
+            if self.ca_acc >= self.cwnd {
+                self.ca_acc -= self.cwnd;
+                self.cwnd += self.mss;
+            }
+        }
+    }
+    fn on_congestion(&mut self, _now: SimTime, why: Congestion, c: &ConnView) {
+        self.ssthresh = half_flight(c.in_flight, self.mss);
+        self.ca_acc = 0;
+        self.cwnd = match why {
+            Congestion::Timeout => self.mss,
+            Congestion::FastRetransmit | Congestion::Ecn => self.ssthresh,
+        };
+    }
+    fn on_recovery_exit(&mut self, _now: SimTime, _c: &ConnView) {
+        self.cwnd = self.ssthresh;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::testkit::{ack, view};
+
+    const S: u64 = 1000;
+
+    #[test]
+    fn slow_start_doubles_per_round() {
+        let mut r = Reno::new(1000, S, u64::MAX, true);
+        let v = view(1000, 0, CaState::Open);
+        // One round: cwnd/S acks, each adds S.
+        for _ in 0..1 {
+            r.on_ack(SimTime::ZERO, &ack(S), &v);
+        }
+        assert_eq!(r.cwnd(), 2 * S);
+        for _ in 0..2 {
+            r.on_ack(SimTime::ZERO, &ack(S), &v);
+        }
+        assert_eq!(r.cwnd(), 4 * S);
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_one_segment_per_window() {
+        let mut r = Reno::new(1000, 10 * S, 5 * S, true);
+        let v = view(1000, 0, CaState::Open);
+        for _ in 0..9 {
+            r.on_ack(SimTime::ZERO, &ack(S), &v);
+        }
+        assert_eq!(r.cwnd(), 10 * S);
+        r.on_ack(SimTime::ZERO, &ack(S), &v);
+        assert_eq!(r.cwnd(), 11 * S);
+    }
+
+    #[test]
+    fn three_dupacks_halve_flight() {
+        let mut r = Reno::new(1000, 20 * S, u64::MAX, true);
+        r.on_congestion(SimTime::ZERO, Congestion::FastRetransmit, &view(1000, 20 * S, CaState::Open));
+        assert_eq!(r.ssthresh(), 10 * S);
+        assert_eq!(r.cwnd(), 10 * S);
+        // Dupacks and acks during recovery do not grow the window here.
+        r.on_ack(SimTime::ZERO, &ack(S), &view(1000, 20 * S, CaState::Recovery));
+        assert_eq!(r.cwnd(), 10 * S);
+        r.on_recovery_exit(SimTime::ZERO, &view(1000, 0, CaState::Recovery));
+        assert_eq!(r.cwnd(), 10 * S);
+    }
+
+    #[test]
+    fn timeout_collapses_to_one_segment_with_floor_two() {
+        let mut r = Reno::new(1000, 3 * S, u64::MAX, false);
+        r.on_congestion(SimTime::ZERO, Congestion::Timeout, &view(1000, 3 * S, CaState::Open));
+        assert_eq!(r.cwnd(), S);
+        assert_eq!(r.ssthresh(), 2 * S);
+        assert_eq!(r.recovery_style(), RecoveryStyle::Reno);
+    }
+}

@@ -1,0 +1,46 @@
+//! # tcplab-core
+//!
+//! A deterministic packet-level network simulator for TCP congestion-control and queue
+//! management research. No Python in here; `tcplab-py` wraps it.
+//!
+//! Layers, bottom up:
+//!
+//! ```text
+//!  time / event / rng   integer picoseconds, (time, seq) FIFO event heap, seeded streams
+//!  net                  packets (Copy headers), nodes, link directions, routes
+//!  queue                queue disciplines (DropTail now; RED, CHOKe, CoDel, host schedulers later)
+//!  tcp                  sender / receiver mechanics: sequence space, acks, RTO, recovery
+//!  cc                   congestion control behind one trait (Reno, NewReno, GAIMD)
+//!  app                  traffic sources (bulk, finite transfer)
+//!  stats                streaming counters, interval series, traces
+//!  analysis             closed-form models from the papers
+//!  scenario             TOML / JSON scenario schema, validation, build → Sim
+//!  sim / report         the event loop; summary.json
+//! ```
+#![forbid(unsafe_code)]
+
+pub mod analysis;
+pub mod app;
+pub mod cc;
+pub mod event;
+pub mod net;
+pub mod queue;
+pub mod report;
+pub mod rng;
+pub mod scenario;
+pub mod sim;
+pub mod stats;
+pub mod tcp;
+pub mod time;
+
+use scenario::{Built, ScenarioError};
+
+/// Parse and build a scenario from TOML text.
+pub fn load_toml(text: &str, seed: Option<u64>) -> Result<Built, ScenarioError> {
+    scenario::build(scenario::from_toml(text)?, seed)
+}
+
+/// Parse and build a scenario from JSON text.
+pub fn load_json(text: &str, seed: Option<u64>) -> Result<Built, ScenarioError> {
+    scenario::build(scenario::from_json(text)?, seed)
+}

@@ -1,0 +1,33 @@
+//! The network: nodes, link directions, routes, packets.
+//!
+//! A link here is one **direction** (a simplex channel) with its own rate, propagation delay,
+//! queue discipline and error model; a full-duplex link is two of them, so rate and delay are
+//! set per direction. Every outgoing interface has a queue, **end hosts included** (P0: a
+//! host's data segments and the acks it sends share one FIFO; that is where ack compression
+//! happens). A link serialises one packet at a time (store-and-forward) and keeps packets in
+//! propagation in a FIFO pipe, with only its head scheduled in the event queue.
+
+pub mod link;
+pub mod packet;
+pub mod routing;
+
+pub use link::{Link, LinkStats};
+pub use packet::{CcHeader, Packet, PacketKind};
+
+use crate::event::LinkId;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    /// Terminates flows; may also forward.
+    Host,
+    /// Forwards only.
+    Router,
+}
+
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub name: String,
+    pub kind: NodeKind,
+    /// First-hop link towards each destination node (`None` if unreachable or self).
+    pub routes: Vec<Option<LinkId>>,
+}

@@ -1,0 +1,122 @@
+//! Queue disciplines: who waits, in what order, and who is dropped.
+//!
+//! Every outgoing interface (routers **and end hosts**) owns one discipline. The trait is small:
+//! a discipline stores or drops on `enqueue`, hands the next packet to the link on `dequeue`,
+//! and reports its backlog. Drops go through [`QueueCx::drop`] so the accounting lives in one
+//! place. Built-ins sit in the closed enum [`AnyQueue`] and are dispatched with a `match`.
+
+mod droptail;
+
+pub use droptail::{DropTail, Limit};
+
+use crate::event::FlowId;
+use crate::net::packet::Packet;
+use crate::rng::SimRng;
+use crate::time::SimTime;
+
+/// What a queue holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Backlog {
+    pub packets: u32,
+    pub bytes: u64,
+}
+
+impl Backlog {
+    #[inline]
+    pub fn add(&mut self, p: &Packet) {
+        self.packets += 1;
+        self.bytes += p.size as u64;
+    }
+    #[inline]
+    pub fn remove(&mut self, p: &Packet) {
+        self.packets -= 1;
+        self.bytes -= p.size as u64;
+    }
+}
+
+/// Why a queue dropped a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropReason {
+    /// No room (drop-tail overflow).
+    Overflow,
+}
+
+/// Drop counters, kept by the link that owns the queue.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DropLog {
+    pub packets: u64,
+    pub bytes: u64,
+    pub overflow: u64,
+}
+
+/// What a discipline may use besides its own state.
+pub struct QueueCx<'a> {
+    pub now: SimTime,
+    /// This queue's own random stream.
+    pub rng: &'a mut SimRng,
+    pub(crate) drops: &'a mut DropLog,
+}
+
+impl<'a> QueueCx<'a> {
+    pub fn new(now: SimTime, rng: &'a mut SimRng, drops: &'a mut DropLog) -> Self {
+        QueueCx { now, rng, drops }
+    }
+    /// Discard `pkt`, counting it under `why`.
+    pub fn drop(&mut self, pkt: Packet, why: DropReason) {
+        self.drops.packets += 1;
+        self.drops.bytes += pkt.size as u64;
+        match why {
+            DropReason::Overflow => self.drops.overflow += 1,
+        }
+    }
+}
+
+/// The queue-discipline interface.
+pub trait QueueDisc {
+    fn name(&self) -> &'static str;
+    /// Store `pkt` or hand it to `cx.drop`. May also evict queued packets (CHOKe).
+    fn enqueue(&mut self, pkt: Packet, cx: &mut QueueCx);
+    /// The next packet for the link, if any. May drop head packets on the way (CoDel).
+    fn dequeue(&mut self, cx: &mut QueueCx) -> Option<Packet>;
+    fn backlog(&self) -> Backlog;
+    /// Data packets of `flow` currently queued (end-host backpressure needs it).
+    fn backlog_of(&self, _flow: FlowId) -> Option<Backlog> {
+        None
+    }
+}
+
+/// The built-in disciplines, dispatched statically.
+pub enum AnyQueue {
+    DropTail(DropTail),
+}
+
+impl QueueDisc for AnyQueue {
+    fn name(&self) -> &'static str {
+        match self {
+            AnyQueue::DropTail(q) => q.name(),
+        }
+    }
+    #[inline]
+    fn enqueue(&mut self, pkt: Packet, cx: &mut QueueCx) {
+        match self {
+            AnyQueue::DropTail(q) => q.enqueue(pkt, cx),
+        }
+    }
+    #[inline]
+    fn dequeue(&mut self, cx: &mut QueueCx) -> Option<Packet> {
+        match self {
+            AnyQueue::DropTail(q) => q.dequeue(cx),
+        }
+    }
+    #[inline]
+    fn backlog(&self) -> Backlog {
+        match self {
+            AnyQueue::DropTail(q) => q.backlog(),
+        }
+    }
+    fn backlog_of(&self, flow: FlowId) -> Option<Backlog> {
+        match self {
+            AnyQueue::DropTail(q) => q.backlog_of(flow),
+        }
+    }
+}

@@ -1,0 +1,420 @@
+//! Scenarios are data: a TOML file (or the same structure as a Python dict / JSON) that
+//! names nodes, link directions with their queues, flows with their transport and
+//! congestion control, applications, metrics, duration and seed.
+//!
+//! Parsing is strict (`deny_unknown_fields`) and every error names the field path and the
+//! reason, e.g. `links.up.rate: '100' has no unit; write e.g. '100kbps'`. See
+//! `docs/scenarios.md` for the reference and [`json_schema`] for the machine-readable schema.
+
+mod build;
+pub mod units;
+
+pub use build::{build, Built};
+
+use schemars::JsonSchema;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use units::{DurationValue, RateValue, SizeValue};
+
+/// A scenario error: the dotted path of the offending field and why it is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub field: String,
+    pub reason: String,
+}
+
+impl ScenarioError {
+    pub fn new(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        ScenarioError { field: field.into(), reason: reason.into() }
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.field.is_empty() {
+            write!(f, "{}", self.reason)
+        } else {
+            write!(f, "{}: {}", self.field, self.reason)
+        }
+    }
+}
+impl std::error::Error for ScenarioError {}
+
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeKindSpec {
+    Host,
+    Router,
+}
+
+/// The whole scenario.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Short title used in reports.
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Simulated time to run, e.g. "300s".
+    pub duration: DurationValue,
+    /// Seed of every random stream (each component derives its own).
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Node name → "host" (ends flows) or "router".
+    pub nodes: BTreeMap<String, NodeKindSpec>,
+    /// Link directions by name. A full-duplex link is two entries.
+    pub links: BTreeMap<String, LinkSpec>,
+    /// TCP flows by name.
+    #[serde(default)]
+    pub flows: BTreeMap<String, FlowSpec>,
+    #[serde(default)]
+    pub metrics: MetricsSpec,
+    /// Closed-form models to evaluate next to the simulation.
+    #[serde(default)]
+    pub analysis: Option<AnalysisSpec>,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+/// One direction of a link.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub from: String,
+    pub to: String,
+    /// Transmission rate, e.g. "5Mbps".
+    pub rate: RateValue,
+    /// One-way propagation delay, e.g. "10ms".
+    #[serde(default = "zero_duration")]
+    pub delay: DurationValue,
+    /// Outgoing queue discipline of this direction.
+    #[serde(default)]
+    pub queue: QueueSpec,
+    /// Bernoulli packet loss probability on the wire, in [0, 1).
+    #[serde(default)]
+    pub loss: f64,
+}
+
+fn zero_duration() -> DurationValue {
+    DurationValue(crate::time::SimDuration::ZERO)
+}
+
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+pub enum QueueSpec {
+    /// FIFO that drops arrivals when full.
+    Droptail {
+        /// "100" or 100 (packets), "64KiB" (bytes), or "unlimited".
+        #[serde(default = "default_limit")]
+        limit: LimitSpec,
+    },
+}
+
+impl Default for QueueSpec {
+    fn default() -> Self {
+        QueueSpec::Droptail { limit: default_limit() }
+    }
+}
+
+fn default_limit() -> LimitSpec {
+    LimitSpec::Packets(1000)
+}
+
+/// Queue capacity: packets (integer or "100p"), bytes (string with a size unit), or "unlimited".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LimitSpec {
+    Packets(u32),
+    Bytes(u64),
+    Unlimited,
+}
+
+impl<'de> Deserialize<'de> for LimitSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = LimitSpec;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a packet count (100 or \"100p\"), a byte size (\"64KiB\") or \"unlimited\"")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<LimitSpec, E> {
+                u32::try_from(v).map(LimitSpec::Packets).map_err(|_| E::custom("packet limit too large"))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<LimitSpec, E> {
+                if v < 0 {
+                    Err(E::custom(format!("'{v}' is negative")))
+                } else {
+                    self.visit_u64(v as u64)
+                }
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<LimitSpec, E> {
+                let t = s.trim();
+                if t == "unlimited" {
+                    return Ok(LimitSpec::Unlimited);
+                }
+                for suf in ["packets", "pkts", "p"] {
+                    if let Some(n) = t.strip_suffix(suf) {
+                        return n
+                            .trim()
+                            .parse::<u32>()
+                            .map(LimitSpec::Packets)
+                            .map_err(|_| E::custom(format!("'{s}' is not a packet count")));
+                    }
+                }
+                units::parse_size(t).map(LimitSpec::Bytes).map_err(E::custom)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl JsonSchema for LimitSpec {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "LimitSpec".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "Packets (100 or \"100p\"), bytes (\"64KiB\") or \"unlimited\"",
+            "anyOf": [{"type": "integer", "minimum": 0}, {"type": "string"}]
+        })
+    }
+}
+
+/// A TCP flow.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    pub from: String,
+    pub to: String,
+    /// Congestion control: a name ("newreno") or a table with `algorithm` and parameters.
+    #[serde(default, deserialize_with = "deserialize_cc")]
+    #[schemars(schema_with = "cc_schema")]
+    pub cc: CcSpec,
+    /// Payload bytes per full segment.
+    #[serde(default = "default_mss")]
+    pub mss: u32,
+    /// Header bytes per data segment (data packet size = mss + header).
+    #[serde(default = "default_header")]
+    pub header: u32,
+    /// Wire size of a pure ack (e.g. 28 to model compressed headers).
+    #[serde(default = "default_ack_size")]
+    pub ack_size: u32,
+    /// Receiver window: the largest amount of unacknowledged data, e.g. "64KiB" or 65535.
+    #[serde(default = "default_max_window")]
+    pub max_window: SizeValue,
+    /// Initial congestion window, in segments.
+    #[serde(default = "default_init_cwnd")]
+    pub init_cwnd: u32,
+    /// Initial slow-start threshold (default: unlimited).
+    #[serde(default)]
+    pub init_ssthresh: Option<SizeValue>,
+    #[serde(default = "default_rto_initial")]
+    pub rto_initial: DurationValue,
+    /// Lower bound on the retransmission timeout ("0s" for purely fine-grained timers).
+    #[serde(default = "default_rto_min")]
+    pub rto_min: DurationValue,
+    #[serde(default = "default_rto_max")]
+    pub rto_max: DurationValue,
+    /// Delayed-ack timeout; absent = ack every segment at once.
+    #[serde(default)]
+    pub delayed_ack: Option<DurationValue>,
+    #[serde(default = "default_dupthresh")]
+    pub dupack_threshold: u32,
+    /// Application: bulk (greedy) or a finite transfer.
+    #[serde(default)]
+    pub app: AppSpec,
+    /// Link whose rate is the efficiency denominator (default: the flow's first hop).
+    #[serde(default)]
+    pub efficiency_link: Option<String>,
+}
+
+fn default_mss() -> u32 {
+    1460
+}
+fn default_header() -> u32 {
+    40
+}
+fn default_ack_size() -> u32 {
+    40
+}
+fn default_max_window() -> SizeValue {
+    SizeValue(1 << 30)
+}
+fn default_init_cwnd() -> u32 {
+    1
+}
+fn default_rto_initial() -> DurationValue {
+    DurationValue(crate::time::SimDuration::from_secs(1))
+}
+fn default_rto_min() -> DurationValue {
+    DurationValue(crate::time::SimDuration::from_ms(200))
+}
+fn default_rto_max() -> DurationValue {
+    DurationValue(crate::time::SimDuration::from_secs(60))
+}
+fn default_dupthresh() -> u32 {
+    3
+}
+
+/// Congestion-control choice. `cc = "reno"` is short for `cc = { algorithm = "reno" }`.
+#[derive(Clone, Debug, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CcSpec {
+    /// reno | newreno | gaimd
+    pub algorithm: String,
+    /// GAIMD: additive increase per round trip, in segments.
+    #[serde(default)]
+    pub alpha: Option<f64>,
+    /// GAIMD: fraction of the window kept after a loss.
+    #[serde(default)]
+    pub beta: Option<f64>,
+    /// GAIMD: "reno" (default, as in P3) or "newreno" fast recovery.
+    #[serde(default)]
+    pub recovery: Option<String>,
+}
+
+impl Default for CcSpec {
+    fn default() -> Self {
+        CcSpec { algorithm: "newreno".into(), alpha: None, beta: None, recovery: None }
+    }
+}
+
+fn cc_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let table = g.subschema_for::<CcSpec>();
+    schemars::json_schema!({
+        "description": "An algorithm name (reno, newreno, gaimd) or a table with `algorithm` and parameters",
+        "anyOf": [{"type": "string", "enum": ["reno", "newreno", "gaimd"]}, table]
+    })
+}
+
+/// Accept either a bare name or a full table (`deserialize_cc`).
+pub(crate) fn deserialize_cc<'de, D: Deserializer<'de>>(d: D) -> Result<CcSpec, D::Error> {
+    struct V;
+    impl<'de> Visitor<'de> for V {
+        type Value = CcSpec;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("an algorithm name or a table with `algorithm`")
+        }
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<CcSpec, E> {
+            Ok(CcSpec { algorithm: s.to_string(), ..CcSpec::default() })
+        }
+        fn visit_map<M: MapAccess<'de>>(self, m: M) -> Result<CcSpec, M::Error> {
+            CcSpec::deserialize(de::value::MapAccessDeserializer::new(m))
+        }
+    }
+    d.deserialize_any(V)
+}
+
+#[derive(Clone, Debug, Deserialize, JsonSchema, PartialEq)]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+pub enum AppSpec {
+    /// Greedy sender from `start` until `stop` (default: the whole run).
+    Bulk {
+        #[serde(default = "zero_duration")]
+        start: DurationValue,
+        #[serde(default)]
+        stop: Option<DurationValue>,
+    },
+    /// A finite transfer of `bytes`, starting at `start`.
+    Transfer {
+        bytes: SizeValue,
+        #[serde(default = "zero_duration")]
+        start: DurationValue,
+    },
+}
+
+impl Default for AppSpec {
+    fn default() -> Self {
+        AppSpec::Bulk { start: zero_duration(), stop: None }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsSpec {
+    /// Length of the interval series bins (P0 uses "3s").
+    #[serde(default = "default_interval")]
+    pub interval: DurationValue,
+    /// Start of the steady-state window the summary averages over.
+    #[serde(default = "zero_duration")]
+    pub steady_start: DurationValue,
+    /// Sample cwnd and queue lengths with this period (off when absent).
+    #[serde(default)]
+    pub trace: Option<DurationValue>,
+}
+
+impl Default for MetricsSpec {
+    fn default() -> Self {
+        MetricsSpec { interval: default_interval(), steady_start: zero_duration(), trace: None }
+    }
+}
+
+fn default_interval() -> DurationValue {
+    DurationValue(crate::time::SimDuration::from_secs(1))
+}
+
+/// Closed-form models to put next to the simulated numbers.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AnalysisSpec {
+    /// Kalampoukas, Varma & Ramakrishnan 1997 (seed 000), Theorems 1 and 2: two-way traffic
+    /// through shared FIFO end-host queues.
+    #[serde(default)]
+    pub two_way: Option<TwoWaySpec>,
+}
+
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TwoWaySpec {
+    /// Flow i: the connection sending on the slow link.
+    pub slow: String,
+    /// Flow j: the connection in the opposite direction.
+    pub fast: String,
+    /// The paper's stated efficiencies, shown in the table (optional).
+    #[serde(default)]
+    pub paper_slow: Option<f64>,
+    #[serde(default)]
+    pub paper_fast: Option<f64>,
+    /// The paper's words for its claim, shown with the table.
+    #[serde(default)]
+    pub paper_note: Option<String>,
+}
+
+/// Parse a scenario from TOML text. Errors carry the field path.
+pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
+    let de = toml::de::Deserializer::parse(text).map_err(|e| ScenarioError::new("", toml_message(&e)))?;
+    serde_path_to_error::deserialize(de).map_err(path_error)
+}
+
+/// Parse a scenario from JSON text (what the Python binding sends for dicts).
+pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(&mut de).map_err(path_error)
+}
+
+fn toml_message(e: &toml::de::Error) -> String {
+    let mut m = e.message().to_string();
+    if let Some(span) = e.span() {
+        m = format!("TOML syntax error at byte {}: {m}", span.start);
+    }
+    m
+}
+
+fn path_error<E: fmt::Display>(e: serde_path_to_error::Error<E>) -> ScenarioError {
+    let path = e.path().to_string();
+    let msg = e.inner().to_string();
+    // Drop serde's trailing position hints; the path says where.
+    let msg = msg.split(" at line ").next().unwrap_or(&msg).trim().to_string();
+    let msg = msg.lines().next().unwrap_or("").to_string();
+    ScenarioError::new(if path == "." { String::new() } else { path }, msg)
+}
+
+/// The JSON Schema of scenario files, for editors.
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(Scenario);
+    serde_json::to_string_pretty(&schema).expect("schema serialises")
+}

@@ -1,0 +1,183 @@
+//! Quantities written with units in scenario files: `"100kbps"`, `"10ms"`, `"64KiB"`.
+//!
+//! Rates are decimal (`5Mbps` = 5,000,000 b/s), as in the papers. Sizes accept decimal
+//! (`kB`, `MB`) and binary (`KiB`, `MiB`) prefixes, and plain integers mean bytes.
+//! Durations accept `ps`, `ns`, `us`, `ms`, `s`, `min`; a bare `0` means zero.
+
+use crate::time::{Rate, SimDuration, PS_PER_S};
+use schemars::JsonSchema;
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
+use std::fmt;
+
+fn split_number(s: &str) -> Result<(f64, &str), String> {
+    let s = s.trim();
+    let end = s
+        .char_indices()
+        .find(|&(_, c)| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
+        .map_or(s.len(), |(i, _)| i);
+    let (num, unit) = s.split_at(end);
+    if num.is_empty() {
+        return Err(format!("'{s}' does not start with a number"));
+    }
+    let v: f64 = num.parse().map_err(|_| format!("'{num}' is not a number"))?;
+    if !v.is_finite() {
+        return Err(format!("'{s}' is not finite"));
+    }
+    if v < 0.0 {
+        return Err(format!("'{s}' is negative"));
+    }
+    Ok((v, unit.trim()))
+}
+
+pub fn parse_rate(s: &str) -> Result<Rate, String> {
+    let (v, unit) = split_number(s)?;
+    let mult = match unit.to_ascii_lowercase().as_str() {
+        "bps" | "b/s" | "bit/s" => 1.0,
+        "kbps" | "kb/s" | "kbit/s" => 1e3,
+        "mbps" | "mb/s" | "mbit/s" => 1e6,
+        "gbps" | "gb/s" | "gbit/s" => 1e9,
+        "tbps" | "tb/s" | "tbit/s" => 1e12,
+        "" => return Err(format!("'{s}' has no unit; write e.g. '100kbps', '5Mbps' or '2.4Gbps'")),
+        other => return Err(format!("unknown rate unit '{other}' (use bps, kbps, Mbps, Gbps)")),
+    };
+    let bps = (v * mult).round();
+    if bps < 1.0 {
+        return Err(format!("'{s}' must be at least 1 bps"));
+    }
+    Ok(Rate(bps as u64))
+}
+
+pub fn parse_duration(s: &str) -> Result<SimDuration, String> {
+    let (v, unit) = split_number(s)?;
+    let ps_per = match unit {
+        "ps" => 1.0,
+        "ns" => 1e3,
+        "us" | "µs" => 1e6,
+        "ms" => 1e9,
+        "s" => PS_PER_S as f64,
+        "min" => 60.0 * PS_PER_S as f64,
+        "" if v == 0.0 => 0.0,
+        "" => return Err(format!("'{s}' has no unit; write e.g. '10ms' or '300s'")),
+        other => return Err(format!("unknown time unit '{other}' (use ns, us, ms, s, min)")),
+    };
+    let ps = (v * ps_per).round();
+    if ps > u64::MAX as f64 / 2.0 {
+        return Err(format!("'{s}' is too long"));
+    }
+    Ok(SimDuration(ps as u64))
+}
+
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let (v, unit) = split_number(s)?;
+    let mult: f64 = match unit {
+        "" | "B" | "bytes" => 1.0,
+        "kB" | "KB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
+        other => return Err(format!("unknown size unit '{other}' (use B, kB, KiB, MB, MiB, GB, GiB)")),
+    };
+    Ok((v * mult).round() as u64)
+}
+
+macro_rules! unit_type {
+    ($name:ident, $inner:ty, $parse:ident, $what:literal, $pattern:literal, $allow_int:expr) => {
+        #[doc = concat!("A ", $what, " written with its unit.")]
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub struct $name(pub $inner);
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        write!(f, "a {} string such as {}", $what, $pattern)
+                    }
+                    fn visit_str<E: de::Error>(self, s: &str) -> Result<$name, E> {
+                        $parse(s).map($name).map_err(E::custom)
+                    }
+                    fn visit_i64<E: de::Error>(self, v: i64) -> Result<$name, E> {
+                        if v < 0 {
+                            return Err(E::custom(format!("'{v}' is negative")));
+                        }
+                        self.visit_u64(v as u64)
+                    }
+                    fn visit_u64<E: de::Error>(self, v: u64) -> Result<$name, E> {
+                        if $allow_int || v == 0 {
+                            $parse(&v.to_string()).map($name).map_err(E::custom)
+                        } else {
+                            Err(E::custom(format!("'{v}' has no unit; write it as a string such as {}", $pattern)))
+                        }
+                    }
+                    fn visit_f64<E: de::Error>(self, v: f64) -> Result<$name, E> {
+                        if v < 0.0 {
+                            return Err(E::custom(format!("'{v}' is negative")));
+                        }
+                        Err(E::custom(format!("'{v}' has no unit; write it as a string such as {}", $pattern)))
+                    }
+                }
+                d.deserialize_any(V)
+            }
+        }
+
+        impl JsonSchema for $name {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                if $allow_int {
+                    schemars::json_schema!({
+                        "description": concat!("A ", $what, ", e.g. ", $pattern),
+                        "anyOf": [{"type": "string"}, {"type": "integer", "minimum": 0}]
+                    })
+                } else {
+                    schemars::json_schema!({
+                        "description": concat!("A ", $what, ", e.g. ", $pattern),
+                        "type": "string"
+                    })
+                }
+            }
+        }
+    };
+}
+
+unit_type!(RateValue, Rate, parse_rate, "rate", "\"100kbps\" or \"5Mbps\"", false);
+unit_type!(DurationValue, SimDuration, parse_duration, "duration", "\"10ms\" or \"300s\"", false);
+unit_type!(SizeValue, u64, parse_size, "size in bytes", "\"64KiB\" or 65535", true);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates() {
+        assert_eq!(parse_rate("100kbps"), Ok(Rate(100_000)));
+        assert_eq!(parse_rate("5Mbps"), Ok(Rate(5_000_000)));
+        assert_eq!(parse_rate("2.4Gbps"), Ok(Rate(2_400_000_000)));
+        assert_eq!(parse_rate("5 Mb/s"), Ok(Rate(5_000_000)));
+        assert!(parse_rate("100").unwrap_err().contains("no unit"));
+        assert!(parse_rate("-5Mbps").unwrap_err().contains("negative"));
+        assert!(parse_rate("5furlongs").unwrap_err().contains("unknown rate unit"));
+        assert!(parse_rate("0bps").is_err());
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("10ms"), Ok(SimDuration::from_ms(10)));
+        assert_eq!(parse_duration("1.5s"), Ok(SimDuration::from_ms(1500)));
+        assert_eq!(parse_duration("0"), Ok(SimDuration::ZERO));
+        assert!(parse_duration("10").is_err());
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("64KiB"), Ok(65536));
+        assert_eq!(parse_size("65535"), Ok(65535));
+        assert_eq!(parse_size("64kB"), Ok(64000));
+        assert!(parse_size("-1B").is_err());
+    }
+}

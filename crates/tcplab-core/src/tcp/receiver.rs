@@ -1,0 +1,235 @@
+//! The receiving side of a connection.
+//!
+//! Cumulative acks; out-of-order data is buffered as byte ranges (a sorted vector whose
+//! length is the number of holes, not the window). Every segment is acked at once by default
+//! (P0: "For each data segment received, an ack is generated immediately"). With delayed
+//! acks (RFC 5681 §4.2) an ack goes out for every second in-order segment or when the timer
+//! fires; out-of-order, duplicate and hole-filling segments are acked at once.
+//!
+//! Each ack echoes the triggering segment's send time and retransmission flag (for the
+//! sender's RTT sample and Karn's rule), its arrival time here (Vegas-ALT/FAST-ALT), the ECN
+//! CE mark as ECE (one-to-one), and the congestion-control header (XCP feedback).
+
+use crate::net::packet::{flags, CcHeader, Packet, PacketKind};
+use crate::time::{SimDuration, SimTime};
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReceiverStats {
+    pub data_packets: u64,
+    /// Data packets that brought no new bytes.
+    pub duplicate_packets: u64,
+    /// Wire bytes of data packets that brought new bytes (X-EFF counts these).
+    pub unique_wire_bytes: u64,
+    pub acks_sent: u64,
+}
+
+/// What one arriving segment did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RxOutcome {
+    /// In-order bytes newly delivered to the application.
+    pub delivered: u64,
+    /// Wire bytes of the segment if it carried any byte not received before, else 0.
+    pub unique_wire: u64,
+}
+
+pub struct TcpReceiver {
+    ack_size: u32,
+    delayed_ack: Option<SimDuration>,
+    rcv_nxt: u64,
+    /// Out-of-order ranges `[start, end)` above `rcv_nxt`, sorted and disjoint.
+    ooo: Vec<(u64, u64)>,
+    unacked: u32,
+    echo: Packet,
+    pub delack_deadline: Option<SimTime>,
+    pub stats: ReceiverStats,
+}
+
+impl TcpReceiver {
+    pub fn new(ack_size: u32, delayed_ack: Option<SimDuration>) -> Self {
+        TcpReceiver {
+            ack_size,
+            delayed_ack,
+            rcv_nxt: 0,
+            ooo: Vec::with_capacity(8),
+            unacked: 0,
+            echo: Packet::test(0, PacketKind::Ack, 0),
+            delack_deadline: None,
+            stats: ReceiverStats::default(),
+        }
+    }
+
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv_nxt
+    }
+    /// Number of out-of-order ranges held.
+    pub fn holes(&self) -> usize {
+        self.ooo.len()
+    }
+
+    /// Record `[s, e)` above `rcv_nxt`; returns whether any byte was new.
+    fn insert_ooo(&mut self, s: u64, e: u64) -> bool {
+        // First range that ends at or after s.
+        let i = self.ooo.partition_point(|&(_, re)| re < s);
+        if i < self.ooo.len() && self.ooo[i].0 <= s && self.ooo[i].1 >= e {
+            return false;
+        }
+        let mut ns = s;
+        let mut ne = e;
+        let mut j = i;
+        while j < self.ooo.len() && self.ooo[j].0 <= ne {
+            ns = ns.min(self.ooo[j].0);
+            ne = ne.max(self.ooo[j].1);
+            j += 1;
+        }
+        self.ooo.splice(i..j, std::iter::once((ns, ne)));
+        true
+    }
+
+    /// A data segment arrived at `now`. Acks (if due) go to `out`.
+    pub fn on_data(&mut self, now: SimTime, pkt: &Packet, out: &mut impl FnMut(Packet)) -> RxOutcome {
+        self.stats.data_packets += 1;
+        let (s, e) = (pkt.seq, pkt.seq + pkt.len as u64);
+        let mut res = RxOutcome::default();
+        let in_order = s <= self.rcv_nxt && e > self.rcv_nxt;
+        let had_holes = !self.ooo.is_empty();
+        if in_order {
+            let before = self.rcv_nxt;
+            self.rcv_nxt = e;
+            // Swallow buffered ranges that are now contiguous.
+            let k = self.ooo.partition_point(|&(rs, _)| rs <= self.rcv_nxt);
+            if k > 0 {
+                self.rcv_nxt = self.rcv_nxt.max(self.ooo[k - 1].1);
+                self.ooo.drain(..k);
+            }
+            res.delivered = self.rcv_nxt - before;
+            res.unique_wire = pkt.size as u64;
+        } else if s > self.rcv_nxt && self.insert_ooo(s, e) {
+            res.unique_wire = pkt.size as u64;
+        }
+        if res.unique_wire == 0 {
+            self.stats.duplicate_packets += 1;
+        }
+        self.stats.unique_wire_bytes += res.unique_wire;
+
+        let immediate = match self.delayed_ack {
+            None => true,
+            Some(_) => !in_order || had_holes || pkt.has(flags::CE),
+        };
+        if self.unacked == 0 {
+            self.echo = *pkt;
+            self.echo.rx_time = now;
+        }
+        self.unacked += 1;
+        if immediate || self.unacked >= 2 {
+            // The newest segment's marks travel with the ack; the echoed send time is the
+            // earliest unacknowledged segment's (RFC 7323 §4.3).
+            let mut echo = self.echo;
+            echo.flags = pkt.flags;
+            echo.cc = pkt.cc;
+            if immediate {
+                echo = *pkt;
+                echo.rx_time = now;
+            }
+            self.send_ack(&echo, out);
+        } else if self.delack_deadline.is_none() {
+            self.delack_deadline = Some(now + self.delayed_ack.unwrap());
+        }
+        res
+    }
+
+    /// The delayed-ack timer expired.
+    pub fn on_delack_timer(&mut self, _now: SimTime, out: &mut impl FnMut(Packet)) {
+        self.delack_deadline = None;
+        if self.unacked > 0 {
+            let echo = self.echo;
+            self.send_ack(&echo, out);
+        }
+    }
+
+    fn send_ack(&mut self, seg: &Packet, out: &mut impl FnMut(Packet)) {
+        self.unacked = 0;
+        self.delack_deadline = None;
+        self.stats.acks_sent += 1;
+        let mut f = 0u8;
+        if seg.has(flags::RETX) {
+            f |= flags::RETX;
+        }
+        if seg.has(flags::CE) {
+            f |= flags::ECE;
+        }
+        out(Packet {
+            flow: seg.flow,
+            src: seg.dst,
+            dst: seg.src,
+            kind: PacketKind::Ack,
+            flags: f,
+            size: self.ack_size,
+            len: 0,
+            seq: 0,
+            ack: self.rcv_nxt,
+            ts: seg.ts,
+            rx_time: seg.rx_time,
+            tx_start: SimTime::MAX,
+            cc: CcHeader { ..seg.cc },
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seg(seq: u64, len: u32) -> Packet {
+        let mut p = Packet::test(0, PacketKind::Data, len + 40);
+        p.seq = seq;
+        p.len = len;
+        p
+    }
+
+    fn rx(r: &mut TcpReceiver, s: u64, l: u32) -> (RxOutcome, Vec<u64>) {
+        let mut acks = Vec::new();
+        let o = r.on_data(SimTime::ZERO, &seg(s, l), &mut |p| acks.push(p.ack));
+        (o, acks)
+    }
+
+    #[test]
+    fn acks_every_segment_and_buffers_out_of_order() {
+        let mut r = TcpReceiver::new(40, None);
+        assert_eq!(rx(&mut r, 0, 100), (RxOutcome { delivered: 100, unique_wire: 140 }, vec![100]));
+        assert_eq!(rx(&mut r, 200, 100), (RxOutcome { delivered: 0, unique_wire: 140 }, vec![100]));
+        assert_eq!(rx(&mut r, 400, 100).1, vec![100]);
+        assert_eq!(r.holes(), 2);
+        // duplicate of buffered data: no new bytes
+        assert_eq!(rx(&mut r, 200, 100).0.unique_wire, 0);
+        // fill the first hole: delivers 100..300
+        assert_eq!(rx(&mut r, 100, 100), (RxOutcome { delivered: 200, unique_wire: 140 }, vec![300]));
+        assert_eq!(rx(&mut r, 300, 100), (RxOutcome { delivered: 200, unique_wire: 140 }, vec![500]));
+        assert_eq!(r.holes(), 0);
+        assert_eq!(rx(&mut r, 0, 100).0, RxOutcome::default());
+    }
+
+    #[test]
+    fn overlapping_ranges_merge() {
+        let mut r = TcpReceiver::new(40, None);
+        rx(&mut r, 300, 100);
+        rx(&mut r, 100, 100);
+        rx(&mut r, 150, 200); // bridges both
+        assert_eq!(r.holes(), 1);
+        assert_eq!(rx(&mut r, 0, 100).0.delivered, 400);
+    }
+
+    #[test]
+    fn delayed_acks_every_second_segment_or_timer() {
+        let mut r = TcpReceiver::new(40, Some(SimDuration::from_ms(100)));
+        assert!(rx(&mut r, 0, 100).1.is_empty());
+        assert!(r.delack_deadline.is_some());
+        assert_eq!(rx(&mut r, 100, 100).1, vec![200]);
+        assert!(r.delack_deadline.is_none());
+        assert!(rx(&mut r, 200, 100).1.is_empty());
+        let mut acks = Vec::new();
+        r.on_delack_timer(SimTime(1), &mut |p| acks.push(p.ack));
+        assert_eq!(acks, vec![300]);
+        // Out of order: immediate.
+        assert_eq!(rx(&mut r, 500, 100).1, vec![300]);
+    }
+}

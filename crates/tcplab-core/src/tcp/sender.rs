@@ -1,0 +1,491 @@
+//! The sending side of a connection.
+//!
+//! Loss detection and recovery (transport-owned, the algorithm only sets windows):
+//! - **Fast retransmit** (RFC 5681 §3.2): the `dupack_threshold`-th duplicate ack retransmits
+//!   the first unacknowledged segment; the algorithm's `on_congestion(FastRetransmit)` sets
+//!   `ssthresh`, and the recovery window starts at `cwnd + 3·MSS`, growing one MSS per
+//!   further duplicate ack.
+//! - **Reno** recovery ends at the first ack of new data. **NewReno** (RFC 6582) treats an ack
+//!   below `recover` as partial: it retransmits the next hole, deflates the window by the
+//!   amount acknowledged (adding back one MSS if at least one MSS was acked), restarts the
+//!   timer and stays in recovery until `recover` is acknowledged.
+//! - **Timeout** (RFC 6298 §5): the timer runs while data is outstanding, restarts on every
+//!   ack of new data, and on expiry backs off, calls `on_congestion(Timeout)` and goes back
+//!   to `snd_una` (go-back-N from the first unacknowledged byte). Duplicate acks do not start
+//!   a fast retransmit until everything sent before the timeout is acknowledged.
+//! - **Karn's rule**: a round-trip sample is taken only from an ack whose triggering segment
+//!   was not a retransmission (the receiver echoes the segment's send time and its
+//!   retransmission flag, like a timestamp option).
+//!
+//! Per-ack work is O(1): no per-segment state is kept, since segments carry no payload and
+//! any byte range can be rebuilt from sequence numbers.
+
+use crate::cc::{AckSample, AnyCc, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle};
+use crate::event::{FlowId, NodeId};
+use crate::net::packet::{flags, CcHeader, Packet, PacketKind};
+use crate::tcp::rtt::RttEstimator;
+use crate::tcp::TcpConfig;
+use crate::time::SimTime;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SenderStats {
+    pub segments_sent: u64,
+    pub retransmits: u64,
+    pub fast_retransmits: u64,
+    pub timeouts: u64,
+    pub acks_received: u64,
+}
+
+pub struct TcpSender {
+    flow: FlowId,
+    src: NodeId,
+    dst: NodeId,
+    mss: u32,
+    header: u32,
+    max_window: u64,
+    dupack_threshold: u32,
+    ecn: bool,
+    pub cc: AnyCc,
+    pub rtt: RttEstimator,
+    snd_una: u64,
+    snd_nxt: u64,
+    snd_max: u64,
+    /// Bytes the application has made available (end of the stream so far).
+    app_limit: u64,
+    dupacks: u32,
+    state: CaState,
+    recover: u64,
+    /// Send window while in fast recovery (inflated by duplicate acks).
+    rec_window: u64,
+    /// Retransmission timer deadline, if running.
+    pub rto_deadline: Option<SimTime>,
+    pub stats: SenderStats,
+}
+
+impl TcpSender {
+    pub fn new(flow: FlowId, src: NodeId, dst: NodeId, cfg: &TcpConfig, cc: AnyCc) -> Self {
+        TcpSender {
+            flow,
+            src,
+            dst,
+            mss: cfg.mss,
+            header: cfg.header,
+            max_window: cfg.max_window,
+            dupack_threshold: cfg.dupack_threshold,
+            ecn: cfg.ecn,
+            cc,
+            rtt: RttEstimator::new(cfg.rto_initial, cfg.rto_min, cfg.rto_max),
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            app_limit: 0,
+            dupacks: 0,
+            state: CaState::Open,
+            recover: 0,
+            rec_window: 0,
+            rto_deadline: None,
+            stats: SenderStats::default(),
+        }
+    }
+
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
+    }
+    pub fn snd_max(&self) -> u64 {
+        self.snd_max
+    }
+    pub fn state(&self) -> CaState {
+        self.state
+    }
+    pub fn app_limit(&self) -> u64 {
+        self.app_limit
+    }
+    /// All data the application offered has been acknowledged.
+    pub fn is_complete(&self) -> bool {
+        self.app_limit != u64::MAX && self.snd_una >= self.app_limit
+    }
+
+    /// The effective send window in bytes.
+    #[inline]
+    pub fn window(&self) -> u64 {
+        let w = if self.state == CaState::Recovery {
+            self.rec_window
+        } else {
+            self.cc.cwnd()
+        };
+        w.min(self.max_window)
+    }
+
+    fn view(&self) -> ConnView {
+        ConnView {
+            mss: self.mss,
+            in_flight: self.snd_max - self.snd_una,
+            srtt: self.rtt.srtt(),
+            min_rtt: self.rtt.min_rtt(),
+            state: self.state,
+            max_window: self.max_window,
+        }
+    }
+
+    /// The application now offers data up to byte `limit` (`u64::MAX` = unlimited).
+    pub fn set_app_limit(&mut self, now: SimTime, limit: u64, out: &mut impl FnMut(Packet)) {
+        self.app_limit = limit.max(self.snd_max);
+        self.output(now, out);
+    }
+
+    /// The application stops offering new data; what was sent is still delivered.
+    pub fn stop_app(&mut self) {
+        self.app_limit = self.snd_max;
+    }
+
+    fn arm_timer(&mut self, now: SimTime) {
+        self.rto_deadline = Some(now + self.rtt.rto());
+    }
+
+    fn send_segment(&mut self, now: SimTime, seq: u64, out: &mut impl FnMut(Packet)) -> u32 {
+        // `app_limit >= snd_max` always, so this also rebuilds a retransmitted segment.
+        let len = (self.app_limit - seq).min(self.mss as u64) as u32;
+        let retx = seq < self.snd_max;
+        let mut f = 0u8;
+        if retx {
+            f |= flags::RETX;
+            self.stats.retransmits += 1;
+        }
+        if self.ecn {
+            f |= flags::ECT;
+        }
+        let mut cc = CcHeader::default();
+        let view = self.view();
+        self.cc.on_send(now, len, &mut cc, &view);
+        self.stats.segments_sent += 1;
+        out(Packet {
+            flow: self.flow,
+            src: self.src,
+            dst: self.dst,
+            kind: PacketKind::Data,
+            flags: f,
+            size: len + self.header,
+            len,
+            seq,
+            ack: 0,
+            ts: now,
+            rx_time: SimTime::ZERO,
+            tx_start: SimTime::MAX,
+            cc,
+        });
+        if self.rto_deadline.is_none() {
+            self.arm_timer(now);
+        }
+        len
+    }
+
+    /// Send whatever the window and the application allow.
+    pub fn output(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
+        loop {
+            if self.snd_nxt >= self.app_limit {
+                break;
+            }
+            let len = (self.app_limit - self.snd_nxt).min(self.mss as u64);
+            let wnd = self.window();
+            // A whole segment must fit in the window, except that an idle connection may
+            // always send one segment (so a window below one MSS cannot deadlock).
+            if self.snd_nxt + len > self.snd_una + wnd && self.snd_nxt > self.snd_una {
+                break;
+            }
+            let seq = self.snd_nxt;
+            let sent = self.send_segment(now, seq, out) as u64;
+            self.snd_nxt += sent;
+            if self.snd_nxt > self.snd_max {
+                self.snd_max = self.snd_nxt;
+            }
+        }
+    }
+
+    /// An ack for this connection arrived.
+    pub fn on_ack(&mut self, now: SimTime, pkt: &Packet, out: &mut impl FnMut(Packet)) {
+        self.stats.acks_received += 1;
+        let ack = pkt.ack;
+        if ack > self.snd_max {
+            // Acknowledges data never sent: ignore (cannot happen without corruption).
+            return;
+        }
+        let newly = ack.saturating_sub(self.snd_una);
+        let dup = newly == 0 && ack == self.snd_una && self.snd_max > self.snd_una;
+        if newly == 0 && !dup {
+            // Old or window-less ack: nothing to learn.
+            if ack < self.snd_una {
+                return;
+            }
+        }
+        let rtt = if newly > 0 && !pkt.has(flags::RETX) {
+            let r = now.since(pkt.ts);
+            self.rtt.sample(r);
+            Some(r)
+        } else {
+            None
+        };
+        if newly > 0 {
+            self.snd_una = ack;
+            if self.snd_nxt < self.snd_una {
+                self.snd_nxt = self.snd_una;
+            }
+        }
+        let sample = AckSample {
+            newly_acked: newly,
+            dup,
+            rtt,
+            sent_at: pkt.ts,
+            rx_arrival: pkt.rx_time,
+            rx_leave: pkt.tx_start,
+            ece: pkt.has(flags::ECE),
+            echo: pkt.cc,
+            delivered: self.snd_una,
+        };
+        let view = self.view();
+        self.cc.on_ack(now, &sample, &view);
+
+        match self.state {
+            CaState::Recovery => {
+                if dup {
+                    self.rec_window += self.mss as u64;
+                } else if newly > 0 {
+                    let full = ack >= self.recover;
+                    if full || self.cc.recovery_style() == RecoveryStyle::Reno {
+                        self.state = CaState::Open;
+                        self.dupacks = 0;
+                        let view = self.view();
+                        self.cc.on_recovery_exit(now, &view);
+                    } else {
+                        // NewReno partial ack: retransmit the next hole, deflate, restart timer.
+                        self.send_segment(now, self.snd_una, out);
+                        self.rec_window = self.rec_window.saturating_sub(newly);
+                        if newly >= self.mss as u64 {
+                            self.rec_window += self.mss as u64;
+                        }
+                        self.arm_timer(now);
+                    }
+                }
+            }
+            CaState::Open | CaState::Loss => {
+                if newly > 0 {
+                    self.dupacks = 0;
+                    if self.state == CaState::Loss && self.snd_una >= self.recover {
+                        self.state = CaState::Open;
+                    }
+                } else if dup {
+                    self.dupacks += 1;
+                    if self.dupacks == self.dupack_threshold && self.state == CaState::Open {
+                        self.enter_recovery(now, out);
+                    }
+                }
+            }
+        }
+
+        // RFC 6298 5.2/5.3: stop the timer when all is acked, restart it on new data acked.
+        if newly > 0 {
+            if self.snd_una >= self.snd_max {
+                self.rto_deadline = None;
+            } else {
+                self.arm_timer(now);
+            }
+        }
+        self.output(now, out);
+    }
+
+    fn enter_recovery(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
+        self.stats.fast_retransmits += 1;
+        let view = self.view();
+        self.cc.on_congestion(now, Congestion::FastRetransmit, &view);
+        self.state = CaState::Recovery;
+        self.recover = self.snd_max;
+        self.rec_window = self.cc.cwnd() + self.dupack_threshold as u64 * self.mss as u64;
+        self.send_segment(now, self.snd_una, out);
+    }
+
+    /// The retransmission timer expired (the caller checked the deadline).
+    pub fn on_timeout(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
+        self.rto_deadline = None;
+        if self.snd_una >= self.snd_max {
+            return;
+        }
+        self.stats.timeouts += 1;
+        let view = self.view();
+        self.cc.on_congestion(now, Congestion::Timeout, &view);
+        self.rtt.back_off();
+        self.state = CaState::Loss;
+        self.recover = self.snd_max;
+        self.dupacks = 0;
+        self.snd_nxt = self.snd_una;
+        self.output(now, out);
+        if self.rto_deadline.is_none() {
+            self.arm_timer(now);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::CcConfig;
+    use crate::time::SimDuration;
+
+    const MSS: u32 = 1000;
+
+    fn sender(init_cwnd: u32, newreno: bool) -> TcpSender {
+        let cfg = TcpConfig {
+            mss: MSS,
+            header: 40,
+            init_cwnd,
+            rto_min: SimDuration::from_ms(200),
+            rto_initial: SimDuration::from_secs(1),
+            ..TcpConfig::default()
+        };
+        let cc = if newreno { CcConfig::NewReno } else { CcConfig::Reno };
+        let cc = cc.build(MSS, (init_cwnd * MSS) as u64, u64::MAX);
+        TcpSender::new(0, 0, 1, &cfg, cc)
+    }
+
+    fn ack_pkt(ack: u64, ts: SimTime) -> Packet {
+        let mut p = Packet::test(0, PacketKind::Ack, 40);
+        p.ack = ack;
+        p.ts = ts;
+        p
+    }
+
+    fn collect(s: &mut TcpSender, f: impl FnOnce(&mut TcpSender, &mut dyn FnMut(Packet))) -> Vec<Packet> {
+        let mut v = Vec::new();
+        f(s, &mut |p| v.push(p));
+        v
+    }
+
+    #[test]
+    fn sends_initial_window_and_arms_timer() {
+        let mut s = sender(4, true);
+        let out = collect(&mut s, |s, o| s.set_app_limit(SimTime::ZERO, u64::MAX, &mut |p| o(p)));
+        assert_eq!(out.len(), 4);
+        assert_eq!(out.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![0, 1000, 2000, 3000]);
+        assert!(out.iter().all(|p| p.size == 1040 && !p.has(flags::RETX)));
+        assert_eq!(s.rto_deadline, Some(SimTime::ZERO + SimDuration::from_secs(1)));
+    }
+
+    #[test]
+    fn three_dupacks_fast_retransmit_and_newreno_partial_ack() {
+        let mut s = sender(10, true);
+        let t0 = SimTime::ZERO;
+        collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+        assert_eq!(s.snd_max(), 10_000);
+        let t1 = SimTime(1_000_000);
+        // First segment acked, then segment 1000..2000 and 4000..5000 are lost.
+        let out = collect(&mut s, |s, o| s.on_ack(t1, &ack_pkt(1000, t0), &mut |p| o(p)));
+        assert_eq!(out.len(), 2); // slow start: cwnd 11 segments, window slides by 1 → 2 new
+        assert_eq!(s.snd_max(), 12_000);
+        for _ in 0..2 {
+            let out = collect(&mut s, |s, o| s.on_ack(t1, &ack_pkt(1000, t0), &mut |p| o(p)));
+            assert!(out.is_empty());
+        }
+        let out = collect(&mut s, |s, o| s.on_ack(t1, &ack_pkt(1000, t0), &mut |p| o(p)));
+        assert_eq!(s.state(), CaState::Recovery);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].seq, 1000);
+        assert!(out[0].has(flags::RETX));
+        // flight was 11_000 → ssthresh 5_500, recovery window 5_500 + 3_000.
+        assert_eq!(s.cc.ssthresh(), 5_500);
+        assert_eq!(s.window(), 8_500);
+        // Further dupacks inflate by one MSS each.
+        collect(&mut s, |s, o| s.on_ack(t1, &ack_pkt(1000, t0), &mut |p| o(p)));
+        assert_eq!(s.window(), 9_500);
+        // Partial ack up to 4000: retransmit 4000, deflate by 3000 then add one MSS.
+        let out = collect(&mut s, |s, o| s.on_ack(t1, &ack_pkt(4000, t0), &mut |p| o(p)));
+        assert_eq!(s.state(), CaState::Recovery);
+        assert_eq!(out[0].seq, 4000);
+        assert!(out[0].has(flags::RETX));
+        assert_eq!(s.window(), 9_500 - 3_000 + 1_000);
+        // Full ack: leave recovery with cwnd = ssthresh.
+        collect(&mut s, |s, o| s.on_ack(t1, &ack_pkt(12_000, t0), &mut |p| o(p)));
+        assert_eq!(s.state(), CaState::Open);
+        assert_eq!(s.window(), 5_500);
+        assert_eq!(s.stats.fast_retransmits, 1);
+    }
+
+    #[test]
+    fn reno_leaves_recovery_on_partial_ack() {
+        let mut s = sender(10, false);
+        let t0 = SimTime::ZERO;
+        collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+        for _ in 0..3 {
+            collect(&mut s, |s, o| s.on_ack(t0, &ack_pkt(0, t0), &mut |p| o(p)));
+        }
+        // snd_una = 0 with data outstanding: those were dupacks.
+        assert_eq!(s.state(), CaState::Recovery);
+        collect(&mut s, |s, o| s.on_ack(t0, &ack_pkt(3000, t0), &mut |p| o(p)));
+        assert_eq!(s.state(), CaState::Open);
+        assert_eq!(s.window(), 5_000);
+    }
+
+    #[test]
+    fn timeout_backs_off_and_goes_back_n() {
+        let mut s = sender(4, true);
+        let t0 = SimTime::ZERO;
+        collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+        let t1 = SimTime::ZERO + SimDuration::from_secs(1);
+        let out = collect(&mut s, |s, o| s.on_timeout(t1, &mut |p| o(p)));
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].seq, 0);
+        assert!(out[0].has(flags::RETX));
+        assert_eq!(s.cc.cwnd(), MSS as u64);
+        assert_eq!(s.cc.ssthresh(), 2_000);
+        assert_eq!(s.state(), CaState::Loss);
+        // RTO doubled: 1 s initial → 2 s.
+        assert_eq!(s.rto_deadline, Some(t1 + SimDuration::from_secs(2)));
+        let t2 = t1 + SimDuration::from_secs(2);
+        collect(&mut s, |s, o| s.on_timeout(t2, &mut |p| o(p)));
+        assert_eq!(s.rto_deadline, Some(t2 + SimDuration::from_secs(4)));
+        assert_eq!(s.stats.timeouts, 2);
+        // Karn: the ack of the retransmitted segment gives no RTT sample.
+        let mut a = ack_pkt(1000, t2);
+        a.flags |= flags::RETX;
+        collect(&mut s, |s, o| s.on_ack(t2 + SimDuration::from_ms(50), &a, &mut |p| o(p)));
+        assert!(s.rtt.srtt().is_none());
+        assert_eq!(s.rtt.backoff_shift(), 2);
+        // ... a fresh segment's ack does, and clears the backoff.
+        let a = ack_pkt(2000, t2 + SimDuration::from_ms(50));
+        collect(&mut s, |s, o| s.on_ack(t2 + SimDuration::from_ms(100), &a, &mut |p| o(p)));
+        assert_eq!(s.rtt.srtt(), Some(SimDuration::from_ms(50)));
+        assert_eq!(s.rtt.backoff_shift(), 0);
+    }
+
+    #[test]
+    fn dupacks_after_timeout_do_not_fast_retransmit() {
+        let mut s = sender(8, true);
+        let t0 = SimTime::ZERO;
+        collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+        collect(&mut s, |s, o| s.on_timeout(SimTime(5), &mut |p| o(p)));
+        for _ in 0..5 {
+            collect(&mut s, |s, o| s.on_ack(SimTime(6), &ack_pkt(0, t0), &mut |p| o(p)));
+        }
+        assert_eq!(s.stats.fast_retransmits, 0);
+    }
+
+    #[test]
+    fn finite_transfer_sends_short_last_segment_and_completes() {
+        let mut s = sender(10, true);
+        let out = collect(&mut s, |s, o| s.set_app_limit(SimTime::ZERO, 2500, &mut |p| o(p)));
+        assert_eq!(out.iter().map(|p| p.len).collect::<Vec<_>>(), vec![1000, 1000, 500]);
+        assert!(!s.is_complete());
+        collect(&mut s, |s, o| s.on_ack(SimTime(9), &ack_pkt(2500, SimTime::ZERO), &mut |p| o(p)));
+        assert!(s.is_complete());
+        assert_eq!(s.rto_deadline, None);
+    }
+
+    #[test]
+    fn max_window_caps_flight() {
+        let cfg = TcpConfig { mss: MSS, max_window: 3500, init_cwnd: 10, ..TcpConfig::default() };
+        let cc = CcConfig::NewReno.build(MSS, 10_000, u64::MAX);
+        let mut s = TcpSender::new(0, 0, 1, &cfg, cc);
+        let out = collect(&mut s, |s, o| s.set_app_limit(SimTime::ZERO, u64::MAX, &mut |p| o(p)));
+        assert_eq!(out.len(), 3);
+    }
+}
