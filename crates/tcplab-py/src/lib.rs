@@ -1,1 +1,138 @@
+//! PyO3 bindings: conversions and error mapping only. The Python package `tcplab` wraps
+//! this private module (`tcplab._core`).
 
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::time::Instant;
+use tcplab_core::scenario::{Built, ScenarioError};
+use tcplab_core::time::{SimDuration, SimTime};
+
+create_exception!(_core, ScenarioError_, PyValueError, "A scenario field is invalid: args = (message, field, reason).");
+
+fn scenario_err(e: ScenarioError) -> PyErr {
+    ScenarioError_::new_err((e.to_string(), e.field, e.reason))
+}
+
+/// Check a scenario given as JSON text; raises ScenarioError.
+#[pyfunction]
+fn validate_json(text: &str) -> PyResult<()> {
+    tcplab_core::load_json(text, None).map(|_| ()).map_err(scenario_err)
+}
+
+/// Check a scenario given as TOML text; raises ScenarioError.
+#[pyfunction]
+fn validate_toml(text: &str) -> PyResult<()> {
+    tcplab_core::load_toml(text, None).map(|_| ()).map_err(scenario_err)
+}
+
+/// JSON Schema of scenario files.
+#[pyfunction]
+fn json_schema() -> String {
+    tcplab_core::scenario::json_schema()
+}
+
+/// A built simulation that runs in slices (so Python can show progress and handle Ctrl-C).
+#[pyclass(unsendable)]
+struct Simulation {
+    built: Built,
+    wall: f64,
+}
+
+#[pymethods]
+impl Simulation {
+    /// Build from scenario JSON text; `seed` overrides the scenario's seed.
+    #[new]
+    #[pyo3(signature = (scenario_json, seed=None))]
+    fn new(scenario_json: &str, seed: Option<u64>) -> PyResult<Self> {
+        let built = tcplab_core::load_json(scenario_json, seed).map_err(scenario_err)?;
+        Ok(Simulation { built, wall: 0.0 })
+    }
+
+    /// Simulated seconds the run lasts.
+    #[getter]
+    fn duration(&self) -> f64 {
+        self.built.sim.end.as_secs_f64()
+    }
+
+    /// Current simulated time in seconds.
+    #[getter]
+    fn now(&self) -> f64 {
+        self.built.sim.now.as_secs_f64()
+    }
+
+    #[getter]
+    fn finished(&self) -> bool {
+        self.built.sim.is_finished()
+    }
+
+    #[getter]
+    fn events(&self) -> u64 {
+        self.built.sim.events_processed
+    }
+
+    /// Advance by `seconds` of simulated time with the GIL released. Returns whether the
+    /// run has finished.
+    fn advance(&mut self, py: Python<'_>, seconds: f64) -> PyResult<bool> {
+        if !(seconds > 0.0) {
+            return Err(PyValueError::new_err("seconds: must be positive"));
+        }
+        let built = &mut self.built;
+        let (done, dt) = py.allow_threads(|| {
+            let t0 = Instant::now();
+            let target: SimTime = built.sim.now + SimDuration::from_secs_f64(seconds);
+            built.sim.run_until(target);
+            (built.sim.is_finished(), t0.elapsed().as_secs_f64())
+        });
+        self.wall += dt;
+        Ok(done)
+    }
+
+    /// Summary (JSON text), interval columns and trace columns of a finished run.
+    fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        if !self.built.sim.is_finished() {
+            return Err(PyValueError::new_err("the run has not finished"));
+        }
+        let d = PyDict::new(py);
+        let summary = tcplab_core::report::summary(&self.built, self.wall);
+        d.set_item("summary", summary.to_string())?;
+        let iv = &self.built.sim.intervals;
+        let cols = PyDict::new(py);
+        cols.set_item("flow", iv.flow.clone())?;
+        cols.set_item("t_start", iv.t_start.clone())?;
+        cols.set_item("t_end", iv.t_end.clone())?;
+        cols.set_item("goodput_bps", iv.goodput_bps.clone())?;
+        cols.set_item("throughput_bps", iv.throughput_bps.clone())?;
+        cols.set_item("efficiency", iv.efficiency.clone())?;
+        cols.set_item("cwnd_bytes", iv.cwnd_bytes.clone())?;
+        cols.set_item("srtt_s", iv.srtt_s.clone())?;
+        d.set_item("intervals", cols)?;
+        let tr = &self.built.sim.traces;
+        let cw = PyDict::new(py);
+        cw.set_item("flow", tr.cwnd_flow.clone())?;
+        cw.set_item("t", tr.cwnd_t.clone())?;
+        cw.set_item("cwnd_bytes", tr.cwnd_bytes.clone())?;
+        cw.set_item("ssthresh_bytes", tr.ssthresh_bytes.clone())?;
+        cw.set_item("in_flight_bytes", tr.in_flight_bytes.clone())?;
+        d.set_item("cwnd_trace", cw)?;
+        let q = PyDict::new(py);
+        q.set_item("link", tr.queue_link.clone())?;
+        q.set_item("t", tr.queue_t.clone())?;
+        q.set_item("packets", tr.queue_packets.clone())?;
+        q.set_item("bytes", tr.queue_bytes.clone())?;
+        d.set_item("queue_trace", q)?;
+        Ok(d)
+    }
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ScenarioError", m.py().get_type::<ScenarioError_>())?;
+    m.add_function(wrap_pyfunction!(validate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(json_schema, m)?)?;
+    m.add_class::<Simulation>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -25,5 +25,11 @@ fn main() {
     let t = Instant::now();
     b.sim.run();
     let s = tcplab_core::report::summary(&b, t.elapsed().as_secs_f64());
+    if std::env::var_os("TCPLAB_INTERVALS").is_some() {
+        let c = &b.sim.intervals;
+        for k in 0..c.flow.len() {
+            eprintln!("{:>8.1} {:>6} eff={:.4} cwnd={}", c.t_end[k], c.flow[k], c.efficiency[k], c.cwnd_bytes[k]);
+        }
+    }
     println!("{}", serde_json::to_string_pretty(&s).unwrap());
 }

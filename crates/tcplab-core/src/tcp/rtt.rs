@@ -6,6 +6,13 @@
 //!   simulator's clock is exact (P0 asks for fine-grained timers, mechanisms.md §2 item 6)
 //! - backoff: each expiry doubles the RTO (up to `rto_max`); a valid new sample clears it
 //!   (Karn: samples never come from retransmitted segments)
+//!
+//! The smoothed estimator is fed **once per round trip** (one timed segment at a time, as in
+//! 4.4BSD, which P0 assumes): RFC 6298's gains are meant for that rate, and feeding every ack
+//! shrinks RTTVAR to nothing within a window, so that any growth of the queueing delay
+//! (ack compression doubles it each slow-start round) fires spurious timeouts. Per-ack
+//! samples go to [`RttEstimator::observe`] (latest and minimum RTT, used by delay-based
+//! algorithms).
 
 use crate::time::SimDuration;
 
@@ -48,10 +55,15 @@ impl RttEstimator {
                 self.srtt = Some((7 * s + r) / 8);
             }
         }
-        self.latest = Some(r);
-        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        self.observe(SimDuration(r));
         self.rto_base = self.srtt.unwrap() + 4 * self.rttvar;
         self.backoff_shift = 0;
+    }
+
+    /// A per-ack round-trip sample: updates the latest and minimum RTT only.
+    pub fn observe(&mut self, r: SimDuration) {
+        self.latest = Some(r.0);
+        self.min_rtt = Some(self.min_rtt.map_or(r.0, |m| m.min(r.0)));
     }
 
     /// The current timeout including backoff.

@@ -13,9 +13,11 @@
 //!   ack of new data, and on expiry backs off, calls `on_congestion(Timeout)` and goes back
 //!   to `snd_una` (go-back-N from the first unacknowledged byte). Duplicate acks do not start
 //!   a fast retransmit until everything sent before the timeout is acknowledged.
-//! - **Karn's rule**: a round-trip sample is taken only from an ack whose triggering segment
-//!   was not a retransmission (the receiver echoes the segment's send time and its
-//!   retransmission flag, like a timestamp option).
+//! - **RTT sampling and Karn's rule**: the RTO estimator times one segment per round trip
+//!   (4.4BSD style); timing is abandoned when anything is retransmitted, so no sample ever
+//!   comes from a retransmitted segment. Separately, every ack whose triggering segment was
+//!   not a retransmission yields a per-ack sample for the algorithm (the receiver echoes the
+//!   segment's send time and retransmission flag, like a timestamp option).
 //!
 //! Per-ack work is O(1): no per-segment state is kept, since segments carry no payload and
 //! any byte range can be rebuilt from sequence numbers.
@@ -57,6 +59,8 @@ pub struct TcpSender {
     recover: u64,
     /// Send window while in fast recovery (inflated by duplicate acks).
     rec_window: u64,
+    /// The segment being timed for the RTO estimator: (end sequence, send time).
+    timed: Option<(u64, SimTime)>,
     /// Retransmission timer deadline, if running.
     pub rto_deadline: Option<SimTime>,
     pub stats: SenderStats,
@@ -83,6 +87,7 @@ impl TcpSender {
             state: CaState::Open,
             recover: 0,
             rec_window: 0,
+            timed: None,
             rto_deadline: None,
             stats: SenderStats::default(),
         }
@@ -153,6 +158,9 @@ impl TcpSender {
         if retx {
             f |= flags::RETX;
             self.stats.retransmits += 1;
+            self.timed = None; // Karn
+        } else if self.timed.is_none() {
+            self.timed = Some((seq + len as u64, now));
         }
         if self.ecn {
             f |= flags::ECT;
@@ -220,9 +228,15 @@ impl TcpSender {
                 return;
             }
         }
+        if let Some((end, t0)) = self.timed {
+            if ack >= end {
+                self.rtt.sample(now.since(t0));
+                self.timed = None;
+            }
+        }
         let rtt = if newly > 0 && !pkt.has(flags::RETX) {
             let r = now.since(pkt.ts);
-            self.rtt.sample(r);
+            self.rtt.observe(r);
             Some(r)
         } else {
             None
@@ -444,17 +458,25 @@ mod tests {
         collect(&mut s, |s, o| s.on_timeout(t2, &mut |p| o(p)));
         assert_eq!(s.rto_deadline, Some(t2 + SimDuration::from_secs(4)));
         assert_eq!(s.stats.timeouts, 2);
-        // Karn: the ack of the retransmitted segment gives no RTT sample.
-        let mut a = ack_pkt(1000, t2);
-        a.flags |= flags::RETX;
-        collect(&mut s, |s, o| s.on_ack(t2 + SimDuration::from_ms(50), &a, &mut |p| o(p)));
-        assert!(s.rtt.srtt().is_none());
-        assert_eq!(s.rtt.backoff_shift(), 2);
-        // ... a fresh segment's ack does, and clears the backoff.
-        let a = ack_pkt(2000, t2 + SimDuration::from_ms(50));
-        collect(&mut s, |s, o| s.on_ack(t2 + SimDuration::from_ms(100), &a, &mut |p| o(p)));
-        assert_eq!(s.rtt.srtt(), Some(SimDuration::from_ms(50)));
+        // Karn: acks of retransmitted segments give no RTO sample and keep the backoff.
+        let mut t = t2;
+        for ack in [1000u64, 2000, 3000, 4000] {
+            t += SimDuration::from_ms(50);
+            let mut a = ack_pkt(ack, t2);
+            a.flags |= flags::RETX;
+            collect(&mut s, |s, o| s.on_ack(t, &a, &mut |p| o(p)));
+            assert!(s.rtt.srtt().is_none());
+            assert_eq!(s.rtt.backoff_shift(), 2);
+        }
+        // New data beyond the old snd_max is timed; its ack gives a sample and clears the backoff.
+        assert!(s.snd_max() > 4000);
+        let a = ack_pkt(5000, t);
+        collect(&mut s, |s, o| s.on_ack(t + SimDuration::from_ms(80), &a, &mut |p| o(p)));
+        // Timed from when 4000.. was first sent (after one of the acks above) until now.
+        let srtt = s.rtt.srtt().expect("a sample from new data");
+        assert!(srtt >= SimDuration::from_ms(80) && srtt <= SimDuration::from_ms(280), "{srtt}");
         assert_eq!(s.rtt.backoff_shift(), 0);
+        assert_eq!(s.state(), CaState::Open);
     }
 
     #[test]
