@@ -47,6 +47,9 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
                 "srtt_s": f.sender.rtt.srtt().map(|d| d.as_secs_f64()),
                 "min_rtt_s": f.sender.rtt.min_rtt().map(|d| d.as_secs_f64()),
                 "completed_at_s": f.completed_at.map(|t| t.as_secs_f64()),
+                "max_window_reached_s": f.max_window_at.map(|t| t.as_secs_f64()),
+                "steady_retransmits": st.retransmits - f.retransmits_before_steady,
+                "steady_timeouts": st.timeouts - f.timeouts_before_steady,
             })
         })
         .collect();
@@ -69,6 +72,7 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
                 "lost": l.stats.lost,
                 "in_flight": l.in_system(),
                 "max_queue": l.stats.max_queue_packets,
+                "steady_max_queue": l.stats.steady_max_queue_packets,
                 "max_queue_bytes": l.stats.max_queue_bytes,
                 "tx_packets": l.stats.tx_packets,
                 "tx_data_bytes": l.stats.tx_data_bytes,
@@ -97,9 +101,27 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
         if !pred.compression {
             warnings.push("two-way analysis: condition (2.1) W_i/rho_i + W_j/rho_j > D does not hold; Theorem 1 does not apply".into());
         }
-        let lossy = [i, j].iter().any(|&k| sim.flows[k].sender.stats.retransmits > 0);
-        if lossy {
-            warnings.push("two-way analysis: the flows retransmitted; Theorems 1-2 assume a loss-free steady state".into());
+        for &k in &[i, j] {
+            let f = &sim.flows[k];
+            let st = &f.sender.stats;
+            let steady_retx = st.retransmits - f.retransmits_before_steady;
+            if steady_retx > 0 {
+                warnings.push(format!(
+                    "two-way analysis: flow '{}' retransmitted {} segments in the steady-state window; Theorems 1-2 assume a loss-free steady state",
+                    f.name, steady_retx
+                ));
+            }
+            match f.max_window_at {
+                Some(t) if t > steady0 => warnings.push(format!(
+                    "two-way analysis: flow '{}' reached its maximum window only at {:.1} s, after steady_start ({:.1} s); Theorem 1 assumes windows at their maximum",
+                    f.name, t.as_secs_f64(), steady0.as_secs_f64()
+                )),
+                None => warnings.push(format!(
+                    "two-way analysis: flow '{}' never reached its maximum window; Theorem 1 assumes windows at their maximum",
+                    f.name
+                )),
+                _ => {}
+            }
         }
         json!({
             "model": "kalampoukas97.theorem1",
@@ -108,15 +130,19 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
             "prediction": pred,
             "rows": [
                 {"flow": tw.slow, "role": "slow (i)", "paper": tw.paper_slow, "analytic": pred.f_i, "simulated": sim_i,
-                 "difference": sim_i - pred.f_i, "max_queue": li.stats.max_queue_packets, "q_max_bound": pred.q_i_max},
+                 "difference": sim_i - pred.f_i, "max_queue": li.stats.steady_max_queue_packets, "q_max_bound": pred.q_i_max},
                 {"flow": tw.fast, "role": "fast (j)", "paper": tw.paper_fast, "analytic": pred.f_j, "simulated": sim_j,
-                 "difference": sim_j - pred.f_j, "max_queue": lj.stats.max_queue_packets, "q_max_bound": pred.q_j_max},
+                 "difference": sim_j - pred.f_j, "max_queue": lj.stats.steady_max_queue_packets, "q_max_bound": pred.q_j_max},
             ],
             "paper_note": tw.paper_note,
         })
     });
 
-    let total_drops: u64 = sim.links.iter().map(|l| l.drops.packets + l.stats.lost).sum();
+    let total_drops: u64 = sim
+        .links
+        .iter()
+        .map(|l| l.drops.packets + l.stats.lost)
+        .sum();
     json!({
         "scenario": b.scenario.name,
         "seed": b.seed,

@@ -23,13 +23,26 @@ pub struct Flow {
     /// Link whose rate is the efficiency denominator.
     pub eff_link: LinkId,
     pub completed_at: Option<SimTime>,
+    /// First time the send window reached the receiver window (the maximum window).
+    pub max_window_at: Option<SimTime>,
+    /// Retransmissions and timeouts counted before the steady-state window began.
+    pub retransmits_before_steady: u64,
+    pub timeouts_before_steady: u64,
     /// Time of the earliest live `FlowTimer` event, if one is pending.
     timer_event: Option<SimTime>,
 }
 
 impl Flow {
     #[allow(clippy::too_many_arguments)]
-    pub fn new(name: String, src: NodeId, dst: NodeId, sender: TcpSender, receiver: TcpReceiver, app: App, eff_link: LinkId) -> Self {
+    pub fn new(
+        name: String,
+        src: NodeId,
+        dst: NodeId,
+        sender: TcpSender,
+        receiver: TcpReceiver,
+        app: App,
+        eff_link: LinkId,
+    ) -> Self {
         Flow {
             name,
             src,
@@ -40,6 +53,9 @@ impl Flow {
             counters: FlowCounters::default(),
             eff_link,
             completed_at: None,
+            max_window_at: None,
+            retransmits_before_steady: 0,
+            timeouts_before_steady: 0,
             timer_event: None,
         }
     }
@@ -77,15 +93,31 @@ pub struct Sim {
 
 /// Hand `pkt` to the first-hop link from `node` towards its destination.
 #[inline]
-fn route_out(nodes: &[Node], links: &mut [Link], events: &mut EventQueue, now: SimTime, node: NodeId, pkt: Packet) {
+fn route_out(
+    nodes: &[Node],
+    links: &mut [Link],
+    events: &mut EventQueue,
+    now: SimTime,
+    node: NodeId,
+    pkt: Packet,
+) {
     match nodes[node as usize].routes[pkt.dst as usize] {
         Some(l) => links[l as usize].offer(l, now, pkt, events),
-        None => unreachable!("validated scenario has a route from {} to {}", node, pkt.dst),
+        None => unreachable!(
+            "validated scenario has a route from {} to {}",
+            node, pkt.dst
+        ),
     }
 }
 
 impl Sim {
-    pub fn new(end: SimTime, nodes: Vec<Node>, links: Vec<Link>, flows: Vec<Flow>, metrics: MetricsConfig) -> Self {
+    pub fn new(
+        end: SimTime,
+        nodes: Vec<Node>,
+        links: Vec<Link>,
+        flows: Vec<Flow>,
+        metrics: MetricsConfig,
+    ) -> Self {
         Sim {
             now: SimTime::ZERO,
             end,
@@ -106,14 +138,17 @@ impl Sim {
     fn start(&mut self) {
         self.started = true;
         for (i, f) in self.flows.iter().enumerate() {
-            self.events.schedule(f.app.start(), Event::AppStart(i as FlowId));
+            self.events
+                .schedule(f.app.start(), Event::AppStart(i as FlowId));
             if let Some(stop) = f.app.stop() {
                 self.events.schedule(stop, Event::AppStop(i as FlowId));
             }
         }
-        self.events.schedule(SimTime::ZERO + self.metrics.interval, Event::Interval);
+        self.events
+            .schedule(SimTime::ZERO + self.metrics.interval, Event::Interval);
         if self.metrics.steady_start > SimTime::ZERO {
-            self.events.schedule(self.metrics.steady_start, Event::SteadyStart);
+            self.events
+                .schedule(self.metrics.steady_start, Event::SteadyStart);
         }
         if self.metrics.trace.is_some() {
             self.events.schedule(SimTime::ZERO, Event::Trace);
@@ -172,11 +207,19 @@ impl Sim {
             }
             Event::FlowTimer(f) => self.flow_timer(f),
             Event::AppStart(f) => {
-                let Sim { nodes, links, events, flows, .. } = self;
+                let Sim {
+                    nodes,
+                    links,
+                    events,
+                    flows,
+                    ..
+                } = self;
                 let fl = &mut flows[f as usize];
                 let src = fl.src;
                 let offered = fl.app.offered();
-                fl.sender.set_app_limit(now, offered, &mut |p| route_out(nodes, links, events, now, src, p));
+                fl.sender.set_app_limit(now, offered, &mut |p| {
+                    route_out(nodes, links, events, now, src, p)
+                });
                 self.sync_timer(f);
             }
             Event::AppStop(f) => self.flows[f as usize].sender.stop_app(),
@@ -186,6 +229,11 @@ impl Sim {
                 for f in &mut self.flows {
                     f.counters.steady_goodput0 = f.counters.goodput_bytes;
                     f.counters.steady_wire0 = f.counters.wire_bytes;
+                    f.retransmits_before_steady = f.sender.stats.retransmits;
+                    f.timeouts_before_steady = f.sender.stats.timeouts;
+                }
+                for l in &mut self.links {
+                    l.reset_steady_max();
                 }
             }
         }
@@ -200,17 +248,30 @@ impl Sim {
             return;
         }
         let f = p.flow;
-        let Sim { nodes, links, events, flows, .. } = self;
+        let Sim {
+            nodes,
+            links,
+            events,
+            flows,
+            ..
+        } = self;
         let fl = &mut flows[f as usize];
         match p.kind {
             PacketKind::Data => {
-                let o = fl.receiver.on_data(now, &p, &mut |a| route_out(nodes, links, events, now, node, a));
+                let o = fl.receiver.on_data(now, &p, &mut |a| {
+                    route_out(nodes, links, events, now, node, a)
+                });
                 fl.counters.add(o.delivered, o.unique_wire);
             }
             PacketKind::Ack => {
-                fl.sender.on_ack(now, &p, &mut |d| route_out(nodes, links, events, now, node, d));
+                fl.sender.on_ack(now, &p, &mut |d| {
+                    route_out(nodes, links, events, now, node, d)
+                });
                 if fl.completed_at.is_none() && fl.sender.is_complete() {
                     fl.completed_at = Some(now);
+                }
+                if fl.max_window_at.is_none() && fl.sender.window() >= fl.sender.max_window() {
+                    fl.max_window_at = Some(now);
                 }
             }
         }
@@ -239,15 +300,23 @@ impl Sim {
             }
             fl.timer_event = None;
         }
-        let Sim { nodes, links, events, flows, .. } = self;
+        let Sim {
+            nodes,
+            links,
+            events,
+            flows,
+            ..
+        } = self;
         let fl = &mut flows[f as usize];
         if fl.receiver.delack_deadline.is_some_and(|d| d <= now) {
             let node = fl.dst;
-            fl.receiver.on_delack_timer(now, &mut |a| route_out(nodes, links, events, now, node, a));
+            fl.receiver
+                .on_delack_timer(now, &mut |a| route_out(nodes, links, events, now, node, a));
         }
         if fl.sender.rto_deadline.is_some_and(|d| d <= now) {
             let node = fl.src;
-            fl.sender.on_timeout(now, &mut |d| route_out(nodes, links, events, now, node, d));
+            fl.sender
+                .on_timeout(now, &mut |d| route_out(nodes, links, events, now, node, d));
         }
         self.sync_timer(f);
     }
@@ -274,11 +343,13 @@ impl Sim {
             c.flow.push(f.name.clone());
             c.t_start.push(t0.as_secs_f64());
             c.t_end.push(t1.as_secs_f64());
-            c.goodput_bps.push(f.counters.interval_goodput as f64 * 8.0 / dt);
+            c.goodput_bps
+                .push(f.counters.interval_goodput as f64 * 8.0 / dt);
             c.throughput_bps.push(thr);
             c.efficiency.push(thr / rate.bps() as f64);
             c.cwnd_bytes.push(f.sender.window());
-            c.srtt_s.push(f.sender.rtt.srtt().map_or(f64::NAN, |d| d.as_secs_f64()));
+            c.srtt_s
+                .push(f.sender.rtt.srtt().map_or(f64::NAN, |d| d.as_secs_f64()));
             f.counters.interval_goodput = 0;
             f.counters.interval_wire = 0;
         }
@@ -291,8 +362,10 @@ impl Sim {
             tr.cwnd_flow.push(f.name.clone());
             tr.cwnd_t.push(t);
             tr.cwnd_bytes.push(f.sender.window());
-            tr.ssthresh_bytes.push(f.sender.cc.ssthresh().min(u64::MAX >> 1));
-            tr.in_flight_bytes.push(f.sender.snd_max() - f.sender.snd_una());
+            tr.ssthresh_bytes
+                .push(f.sender.cc.ssthresh().min(u64::MAX >> 1));
+            tr.in_flight_bytes
+                .push(f.sender.snd_max() - f.sender.snd_una());
         }
         for l in &self.links {
             let (p, b) = l.occupancy();

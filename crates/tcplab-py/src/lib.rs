@@ -9,7 +9,12 @@ use std::time::Instant;
 use tcplab_core::scenario::{Built, ScenarioError};
 use tcplab_core::time::{SimDuration, SimTime};
 
-create_exception!(_core, ScenarioError_, PyValueError, "A scenario field is invalid: args = (message, field, reason).");
+create_exception!(
+    _core,
+    ScenarioError_,
+    PyValueError,
+    "A scenario field is invalid: args = (message, field, reason)."
+);
 
 fn scenario_err(e: ScenarioError) -> PyErr {
     ScenarioError_::new_err((e.to_string(), e.field, e.reason))
@@ -18,13 +23,17 @@ fn scenario_err(e: ScenarioError) -> PyErr {
 /// Check a scenario given as JSON text; raises ScenarioError.
 #[pyfunction]
 fn validate_json(text: &str) -> PyResult<()> {
-    tcplab_core::load_json(text, None).map(|_| ()).map_err(scenario_err)
+    tcplab_core::load_json(text, None)
+        .map(|_| ())
+        .map_err(scenario_err)
 }
 
 /// Check a scenario given as TOML text; raises ScenarioError.
 #[pyfunction]
 fn validate_toml(text: &str) -> PyResult<()> {
-    tcplab_core::load_toml(text, None).map(|_| ()).map_err(scenario_err)
+    tcplab_core::load_toml(text, None)
+        .map(|_| ())
+        .map_err(scenario_err)
 }
 
 /// JSON Schema of scenario files.

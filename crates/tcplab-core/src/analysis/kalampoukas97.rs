@@ -118,7 +118,13 @@ mod tests {
     #[test]
     fn fig_2_3_numbers() {
         // 43 packets of 1500 B; 100 kb/s = 8.333 pkt/s; 5 Mb/s = 416.67 pkt/s; D = 0.
-        let p = TwoWayParams { w_i: 43.0, w_j: 43.0, rho_i: 100e3 / 12e3, rho_j: 5e6 / 12e3, d: 0.0 };
+        let p = TwoWayParams {
+            w_i: 43.0,
+            w_j: 43.0,
+            rho_i: 100e3 / 12e3,
+            rho_j: 5e6 / 12e3,
+            d: 0.0,
+        };
         let r = predict(&p);
         assert!((r.x - 5.16).abs() < 1e-9);
         assert!((r.y - 0.1032).abs() < 1e-9);

@@ -5,7 +5,10 @@ use crate::time::SimTime;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum App {
     /// Greedy (FTP-like): always has data from `start` until `stop`.
-    Bulk { start: SimTime, stop: Option<SimTime> },
+    Bulk {
+        start: SimTime,
+        stop: Option<SimTime>,
+    },
     /// A finite transfer of `bytes`, offered at once at `start`.
     Transfer { start: SimTime, bytes: u64 },
 }

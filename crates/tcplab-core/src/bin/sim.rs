@@ -14,7 +14,9 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let seed = args.get(2).map(|s| s.parse::<u64>().expect("SEED must be an integer"));
+    let seed = args
+        .get(2)
+        .map(|s| s.parse::<u64>().expect("SEED must be an integer"));
     let mut b = match tcplab_core::load_toml(&text, seed) {
         Ok(b) => b,
         Err(e) => {
@@ -28,7 +30,10 @@ fn main() {
     if std::env::var_os("TCPLAB_INTERVALS").is_some() {
         let c = &b.sim.intervals;
         for k in 0..c.flow.len() {
-            eprintln!("{:>8.1} {:>6} eff={:.4} cwnd={}", c.t_end[k], c.flow[k], c.efficiency[k], c.cwnd_bytes[k]);
+            eprintln!(
+                "{:>8.1} {:>6} eff={:.4} cwnd={}",
+                c.t_end[k], c.flow[k], c.efficiency[k], c.cwnd_bytes[k]
+            );
         }
     }
     println!("{}", serde_json::to_string_pretty(&s).unwrap());

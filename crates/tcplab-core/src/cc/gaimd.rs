@@ -29,7 +29,14 @@ pub struct Gaimd {
 }
 
 impl Gaimd {
-    pub fn new(mss: u32, init_cwnd: u64, init_ssthresh: u64, alpha: f64, beta: f64, newreno: bool) -> Self {
+    pub fn new(
+        mss: u32,
+        init_cwnd: u64,
+        init_ssthresh: u64,
+        alpha: f64,
+        beta: f64,
+        newreno: bool,
+    ) -> Self {
         Gaimd {
             mss: mss as f64,
             cwnd: init_cwnd as f64,
@@ -67,7 +74,8 @@ impl CongestionControl for Gaimd {
         }
     }
     fn on_ack(&mut self, _now: SimTime, ack: &AckSample, c: &ConnView) {
-        if ack.newly_acked == 0 || c.state == CaState::Recovery || self.cwnd >= c.max_window as f64 {
+        if ack.newly_acked == 0 || c.state == CaState::Recovery || self.cwnd >= c.max_window as f64
+        {
             return;
         }
         if self.cwnd < self.ssthresh {
@@ -110,9 +118,17 @@ mod tests {
     #[test]
     fn decrease_keeps_beta() {
         let mut g = Gaimd::new(1000, 40_000, 1, 1.25, 0.25, false);
-        g.on_congestion(SimTime::ZERO, Congestion::FastRetransmit, &view(1000, 40_000, CaState::Open));
+        g.on_congestion(
+            SimTime::ZERO,
+            Congestion::FastRetransmit,
+            &view(1000, 40_000, CaState::Open),
+        );
         assert_eq!(g.cwnd(), 10_000);
-        g.on_congestion(SimTime::ZERO, Congestion::Timeout, &view(1000, 10_000, CaState::Open));
+        g.on_congestion(
+            SimTime::ZERO,
+            Congestion::Timeout,
+            &view(1000, 10_000, CaState::Open),
+        );
         assert_eq!(g.ssthresh(), 2_500);
         assert_eq!(g.cwnd(), 1_000);
     }

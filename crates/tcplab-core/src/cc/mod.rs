@@ -119,7 +119,11 @@ pub trait CongestionControl {
 pub enum CcConfig {
     Reno,
     NewReno,
-    Gaimd { alpha: f64, beta: f64, newreno: bool },
+    Gaimd {
+        alpha: f64,
+        beta: f64,
+        newreno: bool,
+    },
 }
 
 impl CcConfig {
@@ -127,7 +131,11 @@ impl CcConfig {
         match *self {
             CcConfig::Reno => AnyCc::Reno(Reno::new(mss, init_cwnd, init_ssthresh, false)),
             CcConfig::NewReno => AnyCc::Reno(Reno::new(mss, init_cwnd, init_ssthresh, true)),
-            CcConfig::Gaimd { alpha, beta, newreno } => AnyCc::Gaimd(Gaimd::new(
+            CcConfig::Gaimd {
+                alpha,
+                beta,
+                newreno,
+            } => AnyCc::Gaimd(Gaimd::new(
                 mss,
                 init_cwnd,
                 init_ssthresh,

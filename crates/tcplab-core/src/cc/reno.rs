@@ -134,11 +134,19 @@ mod tests {
     #[test]
     fn three_dupacks_halve_flight() {
         let mut r = Reno::new(1000, 20 * S, u64::MAX, true);
-        r.on_congestion(SimTime::ZERO, Congestion::FastRetransmit, &view(1000, 20 * S, CaState::Open));
+        r.on_congestion(
+            SimTime::ZERO,
+            Congestion::FastRetransmit,
+            &view(1000, 20 * S, CaState::Open),
+        );
         assert_eq!(r.ssthresh(), 10 * S);
         assert_eq!(r.cwnd(), 10 * S);
         // Dupacks and acks during recovery do not grow the window here.
-        r.on_ack(SimTime::ZERO, &ack(S), &view(1000, 20 * S, CaState::Recovery));
+        r.on_ack(
+            SimTime::ZERO,
+            &ack(S),
+            &view(1000, 20 * S, CaState::Recovery),
+        );
         assert_eq!(r.cwnd(), 10 * S);
         r.on_recovery_exit(SimTime::ZERO, &view(1000, 0, CaState::Recovery));
         assert_eq!(r.cwnd(), 10 * S);
@@ -147,7 +155,11 @@ mod tests {
     #[test]
     fn timeout_collapses_to_one_segment_with_floor_two() {
         let mut r = Reno::new(1000, 3 * S, u64::MAX, false);
-        r.on_congestion(SimTime::ZERO, Congestion::Timeout, &view(1000, 3 * S, CaState::Open));
+        r.on_congestion(
+            SimTime::ZERO,
+            Congestion::Timeout,
+            &view(1000, 3 * S, CaState::Open),
+        );
         assert_eq!(r.cwnd(), S);
         assert_eq!(r.ssthresh(), 2 * S);
         assert_eq!(r.recovery_style(), RecoveryStyle::Reno);

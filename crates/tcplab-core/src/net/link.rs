@@ -24,6 +24,8 @@ pub struct LinkStats {
     /// Largest occupancy seen, counting the packet being transmitted.
     pub max_queue_packets: u32,
     pub max_queue_bytes: u64,
+    /// Largest occupancy since the steady-state window began (packets).
+    pub steady_max_queue_packets: u32,
 }
 
 pub struct Link {
@@ -90,9 +92,18 @@ impl Link {
         }
     }
 
+    /// Start tracking the steady-state maximum from the current occupancy.
+    pub fn reset_steady_max(&mut self) {
+        self.stats.steady_max_queue_packets = self.occupancy().0;
+    }
+
     /// Busy time up to `now`, counting a transmission in progress.
     pub fn busy_time(&self, now: SimTime) -> SimDuration {
-        let extra = if self.busy.is_some() { now.since(self.busy_since).0 } else { 0 };
+        let extra = if self.busy.is_some() {
+            now.since(self.busy_since).0
+        } else {
+            0
+        };
         SimDuration(self.stats.busy_ps + extra)
     }
 
@@ -111,6 +122,9 @@ impl Link {
         }
         if b > self.stats.max_queue_bytes {
             self.stats.max_queue_bytes = b;
+        }
+        if p > self.stats.steady_max_queue_packets {
+            self.stats.steady_max_queue_packets = p;
         }
     }
 
@@ -131,7 +145,10 @@ impl Link {
     /// The transmitter finished its packet: put it on the wire and start the next one.
     #[inline]
     pub fn tx_done(&mut self, id: LinkId, now: SimTime, events: &mut EventQueue) {
-        let p = self.busy.take().expect("tx_done without a packet in transmission");
+        let p = self
+            .busy
+            .take()
+            .expect("tx_done without a packet in transmission");
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += p.size as u64;
         if p.is_data() {

@@ -38,7 +38,12 @@ pub fn shortest_paths(n_nodes: usize, links: &[(NodeId, NodeId)]) -> Vec<Vec<Opt
 }
 
 /// The links a packet crosses from `src` to `dst`, if reachable.
-pub fn path(table: &[Vec<Option<LinkId>>], links: &[(NodeId, NodeId)], src: NodeId, dst: NodeId) -> Option<Vec<LinkId>> {
+pub fn path(
+    table: &[Vec<Option<LinkId>>],
+    links: &[(NodeId, NodeId)],
+    src: NodeId,
+    dst: NodeId,
+) -> Option<Vec<LinkId>> {
     let mut at = src;
     let mut p = Vec::new();
     while at != dst {
@@ -59,7 +64,18 @@ mod tests {
     #[test]
     fn dumbbell_routes_through_bottleneck() {
         // 0,1 -> 2 == 3 -> 4,5 (duplex as pairs)
-        let links = vec![(0, 2), (2, 0), (1, 2), (2, 1), (2, 3), (3, 2), (3, 4), (4, 3), (3, 5), (5, 3)];
+        let links = vec![
+            (0, 2),
+            (2, 0),
+            (1, 2),
+            (2, 1),
+            (2, 3),
+            (3, 2),
+            (3, 4),
+            (4, 3),
+            (3, 5),
+            (5, 3),
+        ];
         let t = shortest_paths(6, &links);
         assert_eq!(path(&t, &links, 0, 4), Some(vec![0, 4, 6]));
         assert_eq!(path(&t, &links, 5, 1), Some(vec![9, 5, 3]));

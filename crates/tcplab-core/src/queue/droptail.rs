@@ -82,7 +82,13 @@ mod tests {
             p.seq = i;
             q.enqueue(p, &mut cx);
         }
-        assert_eq!(q.backlog(), Backlog { packets: 2, bytes: 200 });
+        assert_eq!(
+            q.backlog(),
+            Backlog {
+                packets: 2,
+                bytes: 200
+            }
+        );
         assert_eq!(q.dequeue(&mut cx).unwrap().seq, 0);
         assert_eq!(q.dequeue(&mut cx).unwrap().seq, 1);
         assert!(q.dequeue(&mut cx).is_none());

@@ -1,6 +1,8 @@
 //! From a parsed [`Scenario`] to a runnable [`Sim`], with semantic validation.
 
-use super::{AppSpec, CcSpec, LimitSpec, NodeKindSpec, QueueSpec, Scenario, ScenarioError, TwoWaySpec};
+use super::{
+    AppSpec, CcSpec, LimitSpec, NodeKindSpec, QueueSpec, Scenario, ScenarioError, TwoWaySpec,
+};
 use crate::app::App;
 use crate::cc::CcConfig;
 use crate::event::{LinkId, NodeId};
@@ -43,7 +45,10 @@ fn known(names: impl Iterator<Item = String>) -> String {
 fn cc_config(field: &str, c: &CcSpec) -> Result<CcConfig, ScenarioError> {
     let reject = |name: &str, v: bool| -> Result<(), ScenarioError> {
         if v {
-            Err(ScenarioError::new(format!("{field}.{name}"), format!("not a parameter of '{}'", c.algorithm)))
+            Err(ScenarioError::new(
+                format!("{field}.{name}"),
+                format!("not a parameter of '{}'", c.algorithm),
+            ))
         } else {
             Ok(())
         }
@@ -53,25 +58,42 @@ fn cc_config(field: &str, c: &CcSpec) -> Result<CcConfig, ScenarioError> {
             reject("alpha", c.alpha.is_some())?;
             reject("beta", c.beta.is_some())?;
             reject("recovery", c.recovery.is_some())?;
-            Ok(if c.algorithm == "reno" { CcConfig::Reno } else { CcConfig::NewReno })
+            Ok(if c.algorithm == "reno" {
+                CcConfig::Reno
+            } else {
+                CcConfig::NewReno
+            })
         }
         "gaimd" => {
             let alpha = c.alpha.unwrap_or(1.0);
             let beta = c.beta.unwrap_or(0.5);
             if !(alpha > 0.0 && alpha.is_finite()) {
-                return Err(ScenarioError::new(format!("{field}.alpha"), format!("must be positive, got {alpha}")));
+                return Err(ScenarioError::new(
+                    format!("{field}.alpha"),
+                    format!("must be positive, got {alpha}"),
+                ));
             }
             if !(beta > 0.0 && beta < 1.0) {
-                return Err(ScenarioError::new(format!("{field}.beta"), format!("must be in (0, 1), got {beta}")));
+                return Err(ScenarioError::new(
+                    format!("{field}.beta"),
+                    format!("must be in (0, 1), got {beta}"),
+                ));
             }
             let newreno = match c.recovery.as_deref() {
                 None | Some("reno") => false,
                 Some("newreno") => true,
                 Some(o) => {
-                    return Err(ScenarioError::new(format!("{field}.recovery"), format!("unknown recovery '{o}' (known: reno, newreno)")))
+                    return Err(ScenarioError::new(
+                        format!("{field}.recovery"),
+                        format!("unknown recovery '{o}' (known: reno, newreno)"),
+                    ))
                 }
             };
-            Ok(CcConfig::Gaimd { alpha, beta, newreno })
+            Ok(CcConfig::Gaimd {
+                alpha,
+                beta,
+                newreno,
+            })
         }
         other => Err(ScenarioError::new(
             format!("{field}.algorithm"),
@@ -90,32 +112,57 @@ pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
     if sc.nodes.is_empty() {
         return Err(ScenarioError::new("nodes", "at least one node is needed"));
     }
-    let node_ids: BTreeMap<&str, NodeId> = sc.nodes.keys().enumerate().map(|(i, n)| (n.as_str(), i as NodeId)).collect();
+    let node_ids: BTreeMap<&str, NodeId> = sc
+        .nodes
+        .keys()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i as NodeId))
+        .collect();
     let node_of = |field: String, name: &str| -> Result<NodeId, ScenarioError> {
         node_ids.get(name).copied().ok_or_else(|| {
-            ScenarioError::new(field, format!("unknown node '{name}' ({})", known(sc.nodes.keys().cloned())))
+            ScenarioError::new(
+                field,
+                format!(
+                    "unknown node '{name}' ({})",
+                    known(sc.nodes.keys().cloned())
+                ),
+            )
         })
     };
 
     // Links.
     let mut ends = Vec::new();
     let mut links = Vec::new();
-    let link_ids: BTreeMap<&str, LinkId> = sc.links.keys().enumerate().map(|(i, n)| (n.as_str(), i as LinkId)).collect();
+    let link_ids: BTreeMap<&str, LinkId> = sc
+        .links
+        .keys()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i as LinkId))
+        .collect();
     for (i, (name, l)) in sc.links.iter().enumerate() {
         let f = format!("links.{name}");
         let from = node_of(format!("{f}.from"), &l.from)?;
         let to = node_of(format!("{f}.to"), &l.to)?;
         if from == to {
-            return Err(ScenarioError::new(f, format!("link from '{}' to itself", l.from)));
+            return Err(ScenarioError::new(
+                f,
+                format!("link from '{}' to itself", l.from),
+            ));
         }
         if !(0.0..1.0).contains(&l.loss) {
-            return Err(ScenarioError::new(format!("{f}.loss"), format!("must be in [0, 1), got {}", l.loss)));
+            return Err(ScenarioError::new(
+                format!("{f}.loss"),
+                format!("must be in [0, 1), got {}", l.loss),
+            ));
         }
         let queue = match l.queue {
             QueueSpec::Droptail { limit } => {
                 let lim = match limit {
                     LimitSpec::Packets(0) | LimitSpec::Bytes(0) => {
-                        return Err(ScenarioError::new(format!("{f}.queue.limit"), "must be positive"));
+                        return Err(ScenarioError::new(
+                            format!("{f}.queue.limit"),
+                            "must be positive",
+                        ));
                     }
                     LimitSpec::Packets(n) => Limit::Packets(n),
                     LimitSpec::Bytes(b) => Limit::Bytes(b),
@@ -161,62 +208,111 @@ pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
         let dst = node_of(format!("{f}.to"), &fl.to)?;
         for (which, n, id) in [("from", &fl.from, src), ("to", &fl.to, dst)] {
             if nodes[id as usize].kind != NodeKind::Host {
-                return Err(ScenarioError::new(format!("{f}.{which}"), format!("'{n}' is a router; flows start and end at hosts")));
+                return Err(ScenarioError::new(
+                    format!("{f}.{which}"),
+                    format!("'{n}' is a router; flows start and end at hosts"),
+                ));
             }
         }
         if src == dst {
-            return Err(ScenarioError::new(f, format!("flow from '{}' to itself", fl.from)));
+            return Err(ScenarioError::new(
+                f,
+                format!("flow from '{}' to itself", fl.from),
+            ));
         }
-        let path = routing::path(&table, &ends, src, dst)
-            .ok_or_else(|| ScenarioError::new(f.clone(), format!("no path from '{}' to '{}'", fl.from, fl.to)))?;
+        let path = routing::path(&table, &ends, src, dst).ok_or_else(|| {
+            ScenarioError::new(
+                f.clone(),
+                format!("no path from '{}' to '{}'", fl.from, fl.to),
+            )
+        })?;
         if routing::path(&table, &ends, dst, src).is_none() {
-            return Err(ScenarioError::new(f, format!("no path back from '{}' to '{}' for the acks", fl.to, fl.from)));
+            return Err(ScenarioError::new(
+                f,
+                format!(
+                    "no path back from '{}' to '{}' for the acks",
+                    fl.to, fl.from
+                ),
+            ));
         }
         if fl.mss == 0 {
             return Err(ScenarioError::new(format!("{f}.mss"), "must be positive"));
         }
         if fl.ack_size == 0 {
-            return Err(ScenarioError::new(format!("{f}.ack_size"), "must be positive"));
+            return Err(ScenarioError::new(
+                format!("{f}.ack_size"),
+                "must be positive",
+            ));
         }
         if fl.init_cwnd == 0 {
-            return Err(ScenarioError::new(format!("{f}.init_cwnd"), "must be at least 1 segment"));
+            return Err(ScenarioError::new(
+                format!("{f}.init_cwnd"),
+                "must be at least 1 segment",
+            ));
         }
         if fl.dupack_threshold == 0 {
-            return Err(ScenarioError::new(format!("{f}.dupack_threshold"), "must be at least 1"));
+            return Err(ScenarioError::new(
+                format!("{f}.dupack_threshold"),
+                "must be at least 1",
+            ));
         }
         if fl.max_window.0 < fl.mss as u64 {
             return Err(ScenarioError::new(
                 format!("{f}.max_window"),
-                format!("{} bytes is less than one segment (mss = {})", fl.max_window.0, fl.mss),
+                format!(
+                    "{} bytes is less than one segment (mss = {})",
+                    fl.max_window.0, fl.mss
+                ),
             ));
         }
         if fl.rto_min.0 > fl.rto_max.0 {
-            return Err(ScenarioError::new(format!("{f}.rto_min"), "is larger than rto_max"));
+            return Err(ScenarioError::new(
+                format!("{f}.rto_min"),
+                "is larger than rto_max",
+            ));
         }
         if fl.delayed_ack.is_some_and(|d| d.0 == SimDuration::ZERO) {
-            return Err(ScenarioError::new(format!("{f}.delayed_ack"), "timeout must be positive (omit it to ack every segment)"));
+            return Err(ScenarioError::new(
+                format!("{f}.delayed_ack"),
+                "timeout must be positive (omit it to ack every segment)",
+            ));
         }
         let cc = cc_config(&format!("{f}.cc"), &fl.cc)?;
         let app = match fl.app {
             AppSpec::Bulk { start, stop } => {
                 if let Some(s) = stop {
                     if s.0 <= start.0 {
-                        return Err(ScenarioError::new(format!("{f}.app.stop"), "must be after start"));
+                        return Err(ScenarioError::new(
+                            format!("{f}.app.stop"),
+                            "must be after start",
+                        ));
                     }
                 }
-                App::Bulk { start: SimTime::ZERO + start.0, stop: stop.map(|s| SimTime::ZERO + s.0) }
+                App::Bulk {
+                    start: SimTime::ZERO + start.0,
+                    stop: stop.map(|s| SimTime::ZERO + s.0),
+                }
             }
             AppSpec::Transfer { bytes, start } => {
                 if bytes.0 == 0 {
-                    return Err(ScenarioError::new(format!("{f}.app.bytes"), "must be positive"));
+                    return Err(ScenarioError::new(
+                        format!("{f}.app.bytes"),
+                        "must be positive",
+                    ));
                 }
-                App::Transfer { start: SimTime::ZERO + start.0, bytes: bytes.0 }
+                App::Transfer {
+                    start: SimTime::ZERO + start.0,
+                    bytes: bytes.0,
+                }
             }
         };
         let eff_link = match &fl.efficiency_link {
             None => path[0],
             Some(l) => *link_ids.get(l.as_str()).ok_or_else(|| {
-                ScenarioError::new(format!("{f}.efficiency_link"), format!("unknown link '{l}' ({})", known(sc.links.keys().cloned())))
+                ScenarioError::new(
+                    format!("{f}.efficiency_link"),
+                    format!("unknown link '{l}' ({})", known(sc.links.keys().cloned())),
+                )
             })?,
         };
         let tcp = TcpConfig {
@@ -233,13 +329,29 @@ pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
             delayed_ack: fl.delayed_ack.map(|d| d.0),
             ecn: false,
         };
-        let algo = cc.build(tcp.mss, tcp.init_cwnd as u64 * tcp.mss as u64, tcp.init_ssthresh);
+        let algo = cc.build(
+            tcp.mss,
+            tcp.init_cwnd as u64 * tcp.mss as u64,
+            tcp.init_ssthresh,
+        );
         use crate::cc::CongestionControl;
         let cc_name = algo.name().to_string();
         let sender = TcpSender::new(fi as u32, src, dst, &tcp, algo);
         let receiver = TcpReceiver::new(tcp.ack_size, tcp.delayed_ack);
-        flows.push(Flow::new(name.clone(), src, dst, sender, receiver, app, eff_link));
-        meta.push(FlowMeta { cc: cc_name, path, tcp });
+        flows.push(Flow::new(
+            name.clone(),
+            src,
+            dst,
+            sender,
+            receiver,
+            app,
+            eff_link,
+        ));
+        meta.push(FlowMeta {
+            cc: cc_name,
+            path,
+            tcp,
+        });
     }
 
     let m = &sc.metrics;
@@ -247,30 +359,48 @@ pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
         return Err(ScenarioError::new("metrics.interval", "must be positive"));
     }
     if m.steady_start.0 >= duration {
-        return Err(ScenarioError::new("metrics.steady_start", "must be before the end of the run (duration)"));
+        return Err(ScenarioError::new(
+            "metrics.steady_start",
+            "must be before the end of the run (duration)",
+        ));
     }
     if m.trace.is_some_and(|t| t.0 == SimDuration::ZERO) {
-        return Err(ScenarioError::new("metrics.trace", "period must be positive"));
+        return Err(ScenarioError::new(
+            "metrics.trace",
+            "period must be positive",
+        ));
     }
     let two_way = match sc.analysis.as_ref().and_then(|a| a.two_way.clone()) {
         None => None,
         Some(tw) => {
             let find = |field: &str, n: &str| -> Result<usize, ScenarioError> {
                 sc.flows.keys().position(|k| k == n).ok_or_else(|| {
-                    ScenarioError::new(format!("analysis.two_way.{field}"), format!("unknown flow '{n}' ({})", known(sc.flows.keys().cloned())))
+                    ScenarioError::new(
+                        format!("analysis.two_way.{field}"),
+                        format!("unknown flow '{n}' ({})", known(sc.flows.keys().cloned())),
+                    )
                 })
             };
             let i = find("slow", &tw.slow)?;
             let j = find("fast", &tw.fast)?;
             if i == j {
-                return Err(ScenarioError::new("analysis.two_way.fast", "must name a different flow than slow"));
+                return Err(ScenarioError::new(
+                    "analysis.two_way.fast",
+                    "must name a different flow than slow",
+                ));
             }
             let (fi, fj) = (&flows[i], &flows[j]);
             if fi.src != fj.dst || fi.dst != fj.src {
-                return Err(ScenarioError::new("analysis.two_way", "the two flows must run in opposite directions between the same hosts"));
+                return Err(ScenarioError::new(
+                    "analysis.two_way",
+                    "the two flows must run in opposite directions between the same hosts",
+                ));
             }
             if meta[i].path.len() != 1 || meta[j].path.len() != 1 {
-                return Err(ScenarioError::new("analysis.two_way", "Theorems 1-2 model one link per direction; the flows' paths have more hops"));
+                return Err(ScenarioError::new(
+                    "analysis.two_way",
+                    "Theorems 1-2 model one link per direction; the flows' paths have more hops",
+                ));
             }
             Some(tw)
         }
@@ -281,5 +411,11 @@ pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
         trace: m.trace.map(|t| t.0),
     };
     let sim = Sim::new(SimTime::ZERO + duration, nodes, links, flows, metrics);
-    Ok(Built { sim, scenario: sc, seed, flow_meta: meta, two_way })
+    Ok(Built {
+        sim,
+        scenario: sc,
+        seed,
+        flow_meta: meta,
+        two_way,
+    })
 }

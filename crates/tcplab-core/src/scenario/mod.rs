@@ -27,7 +27,10 @@ pub struct ScenarioError {
 
 impl ScenarioError {
     pub fn new(field: impl Into<String>, reason: impl Into<String>) -> Self {
-        ScenarioError { field: field.into(), reason: reason.into() }
+        ScenarioError {
+            field: field.into(),
+            reason: reason.into(),
+        }
     }
 }
 
@@ -117,7 +120,9 @@ pub enum QueueSpec {
 
 impl Default for QueueSpec {
     fn default() -> Self {
-        QueueSpec::Droptail { limit: default_limit() }
+        QueueSpec::Droptail {
+            limit: default_limit(),
+        }
     }
 }
 
@@ -139,10 +144,14 @@ impl<'de> Deserialize<'de> for LimitSpec {
         impl<'de> Visitor<'de> for V {
             type Value = LimitSpec;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a packet count (100 or \"100p\"), a byte size (\"64KiB\") or \"unlimited\"")
+                f.write_str(
+                    "a packet count (100 or \"100p\"), a byte size (\"64KiB\") or \"unlimited\"",
+                )
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<LimitSpec, E> {
-                u32::try_from(v).map(LimitSpec::Packets).map_err(|_| E::custom("packet limit too large"))
+                u32::try_from(v)
+                    .map(LimitSpec::Packets)
+                    .map_err(|_| E::custom("packet limit too large"))
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<LimitSpec, E> {
                 if v < 0 {
@@ -165,7 +174,9 @@ impl<'de> Deserialize<'de> for LimitSpec {
                             .map_err(|_| E::custom(format!("'{s}' is not a packet count")));
                     }
                 }
-                units::parse_size(t).map(LimitSpec::Bytes).map_err(E::custom)
+                units::parse_size(t)
+                    .map(LimitSpec::Bytes)
+                    .map_err(E::custom)
             }
         }
         d.deserialize_any(V)
@@ -279,7 +290,12 @@ pub struct CcSpec {
 
 impl Default for CcSpec {
     fn default() -> Self {
-        CcSpec { algorithm: "newreno".into(), alpha: None, beta: None, recovery: None }
+        CcSpec {
+            algorithm: "newreno".into(),
+            alpha: None,
+            beta: None,
+            recovery: None,
+        }
     }
 }
 
@@ -300,7 +316,10 @@ pub(crate) fn deserialize_cc<'de, D: Deserializer<'de>>(d: D) -> Result<CcSpec, 
             f.write_str("an algorithm name or a table with `algorithm`")
         }
         fn visit_str<E: de::Error>(self, s: &str) -> Result<CcSpec, E> {
-            Ok(CcSpec { algorithm: s.to_string(), ..CcSpec::default() })
+            Ok(CcSpec {
+                algorithm: s.to_string(),
+                ..CcSpec::default()
+            })
         }
         fn visit_map<M: MapAccess<'de>>(self, m: M) -> Result<CcSpec, M::Error> {
             CcSpec::deserialize(de::value::MapAccessDeserializer::new(m))
@@ -329,7 +348,10 @@ pub enum AppSpec {
 
 impl Default for AppSpec {
     fn default() -> Self {
-        AppSpec::Bulk { start: zero_duration(), stop: None }
+        AppSpec::Bulk {
+            start: zero_duration(),
+            stop: None,
+        }
     }
 }
 
@@ -349,7 +371,11 @@ pub struct MetricsSpec {
 
 impl Default for MetricsSpec {
     fn default() -> Self {
-        MetricsSpec { interval: default_interval(), steady_start: zero_duration(), trace: None }
+        MetricsSpec {
+            interval: default_interval(),
+            steady_start: zero_duration(),
+            trace: None,
+        }
     }
 }
 
@@ -386,8 +412,16 @@ pub struct TwoWaySpec {
 
 /// Parse a scenario from TOML text. Errors carry the field path.
 pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
-    let de = toml::de::Deserializer::parse(text).map_err(|e| ScenarioError::new("", toml_message(&e)))?;
-    serde_path_to_error::deserialize(de).map_err(path_error)
+    let de = toml::de::Deserializer::parse(text)
+        .map_err(|e| ScenarioError::new("", toml_message(&e)))?;
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let msg = e.inner().message().trim().to_string();
+        ScenarioError::new(
+            if path == "." { String::new() } else { path },
+            msg.lines().next().unwrap_or("").to_string(),
+        )
+    })
 }
 
 /// Parse a scenario from JSON text (what the Python binding sends for dicts).
@@ -397,18 +431,23 @@ pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
 }
 
 fn toml_message(e: &toml::de::Error) -> String {
-    let mut m = e.message().to_string();
-    if let Some(span) = e.span() {
-        m = format!("TOML syntax error at byte {}: {m}", span.start);
+    let m = e.message().trim().replace('\n', " ");
+    match e.span() {
+        Some(span) => format!("TOML syntax error at byte {}: {m}", span.start),
+        None => format!("TOML syntax error: {m}"),
     }
-    m
 }
 
 fn path_error<E: fmt::Display>(e: serde_path_to_error::Error<E>) -> ScenarioError {
     let path = e.path().to_string();
     let msg = e.inner().to_string();
     // Drop serde's trailing position hints; the path says where.
-    let msg = msg.split(" at line ").next().unwrap_or(&msg).trim().to_string();
+    let msg = msg
+        .split(" at line ")
+        .next()
+        .unwrap_or(&msg)
+        .trim()
+        .to_string();
     let msg = msg.lines().next().unwrap_or("").to_string();
     ScenarioError::new(if path == "." { String::new() } else { path }, msg)
 }

@@ -20,7 +20,9 @@ fn split_number(s: &str) -> Result<(f64, &str), String> {
     if num.is_empty() {
         return Err(format!("'{s}' does not start with a number"));
     }
-    let v: f64 = num.parse().map_err(|_| format!("'{num}' is not a number"))?;
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("'{num}' is not a number"))?;
     if !v.is_finite() {
         return Err(format!("'{s}' is not finite"));
     }
@@ -38,8 +40,16 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
         "mbps" | "mb/s" | "mbit/s" => 1e6,
         "gbps" | "gb/s" | "gbit/s" => 1e9,
         "tbps" | "tb/s" | "tbit/s" => 1e12,
-        "" => return Err(format!("'{s}' has no unit; write e.g. '100kbps', '5Mbps' or '2.4Gbps'")),
-        other => return Err(format!("unknown rate unit '{other}' (use bps, kbps, Mbps, Gbps)")),
+        "" => {
+            return Err(format!(
+                "'{s}' has no unit; write e.g. '100kbps', '5Mbps' or '2.4Gbps'"
+            ))
+        }
+        other => {
+            return Err(format!(
+                "unknown rate unit '{other}' (use bps, kbps, Mbps, Gbps)"
+            ))
+        }
     };
     let bps = (v * mult).round();
     if bps < 1.0 {
@@ -59,7 +69,11 @@ pub fn parse_duration(s: &str) -> Result<SimDuration, String> {
         "min" => 60.0 * PS_PER_S as f64,
         "" if v == 0.0 => 0.0,
         "" => return Err(format!("'{s}' has no unit; write e.g. '10ms' or '300s'")),
-        other => return Err(format!("unknown time unit '{other}' (use ns, us, ms, s, min)")),
+        other => {
+            return Err(format!(
+                "unknown time unit '{other}' (use ns, us, ms, s, min)"
+            ))
+        }
     };
     let ps = (v * ps_per).round();
     if ps > u64::MAX as f64 / 2.0 {
@@ -78,7 +92,11 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "KiB" => 1024.0,
         "MiB" => 1024.0 * 1024.0,
         "GiB" => 1024.0 * 1024.0 * 1024.0,
-        other => return Err(format!("unknown size unit '{other}' (use B, kB, KiB, MB, MiB, GB, GiB)")),
+        other => {
+            return Err(format!(
+                "unknown size unit '{other}' (use B, kB, KiB, MB, MiB, GB, GiB)"
+            ))
+        }
     };
     Ok((v * mult).round() as u64)
 }
@@ -145,9 +163,30 @@ macro_rules! unit_type {
     };
 }
 
-unit_type!(RateValue, Rate, parse_rate, "rate", "\"100kbps\" or \"5Mbps\"", false);
-unit_type!(DurationValue, SimDuration, parse_duration, "duration", "\"10ms\" or \"300s\"", false);
-unit_type!(SizeValue, u64, parse_size, "size in bytes", "\"64KiB\" or 65535", true);
+unit_type!(
+    RateValue,
+    Rate,
+    parse_rate,
+    "rate",
+    "\"100kbps\" or \"5Mbps\"",
+    false
+);
+unit_type!(
+    DurationValue,
+    SimDuration,
+    parse_duration,
+    "duration",
+    "\"10ms\" or \"300s\"",
+    false
+);
+unit_type!(
+    SizeValue,
+    u64,
+    parse_size,
+    "size in bytes",
+    "\"64KiB\" or 65535",
+    true
+);
 
 #[cfg(test)]
 mod tests {
@@ -161,7 +200,9 @@ mod tests {
         assert_eq!(parse_rate("5 Mb/s"), Ok(Rate(5_000_000)));
         assert!(parse_rate("100").unwrap_err().contains("no unit"));
         assert!(parse_rate("-5Mbps").unwrap_err().contains("negative"));
-        assert!(parse_rate("5furlongs").unwrap_err().contains("unknown rate unit"));
+        assert!(parse_rate("5furlongs")
+            .unwrap_err()
+            .contains("unknown rate unit"));
         assert!(parse_rate("0bps").is_err());
     }
 

@@ -86,7 +86,12 @@ impl TcpReceiver {
     }
 
     /// A data segment arrived at `now`. Acks (if due) go to `out`.
-    pub fn on_data(&mut self, now: SimTime, pkt: &Packet, out: &mut impl FnMut(Packet)) -> RxOutcome {
+    pub fn on_data(
+        &mut self,
+        now: SimTime,
+        pkt: &Packet,
+        out: &mut impl FnMut(Packet),
+    ) -> RxOutcome {
         self.stats.data_packets += 1;
         let (s, e) = (pkt.seq, pkt.seq + pkt.len as u64);
         let mut res = RxOutcome::default();
@@ -195,15 +200,51 @@ mod tests {
     #[test]
     fn acks_every_segment_and_buffers_out_of_order() {
         let mut r = TcpReceiver::new(40, None);
-        assert_eq!(rx(&mut r, 0, 100), (RxOutcome { delivered: 100, unique_wire: 140 }, vec![100]));
-        assert_eq!(rx(&mut r, 200, 100), (RxOutcome { delivered: 0, unique_wire: 140 }, vec![100]));
+        assert_eq!(
+            rx(&mut r, 0, 100),
+            (
+                RxOutcome {
+                    delivered: 100,
+                    unique_wire: 140
+                },
+                vec![100]
+            )
+        );
+        assert_eq!(
+            rx(&mut r, 200, 100),
+            (
+                RxOutcome {
+                    delivered: 0,
+                    unique_wire: 140
+                },
+                vec![100]
+            )
+        );
         assert_eq!(rx(&mut r, 400, 100).1, vec![100]);
         assert_eq!(r.holes(), 2);
         // duplicate of buffered data: no new bytes
         assert_eq!(rx(&mut r, 200, 100).0.unique_wire, 0);
         // fill the first hole: delivers 100..300
-        assert_eq!(rx(&mut r, 100, 100), (RxOutcome { delivered: 200, unique_wire: 140 }, vec![300]));
-        assert_eq!(rx(&mut r, 300, 100), (RxOutcome { delivered: 200, unique_wire: 140 }, vec![500]));
+        assert_eq!(
+            rx(&mut r, 100, 100),
+            (
+                RxOutcome {
+                    delivered: 200,
+                    unique_wire: 140
+                },
+                vec![300]
+            )
+        );
+        assert_eq!(
+            rx(&mut r, 300, 100),
+            (
+                RxOutcome {
+                    delivered: 200,
+                    unique_wire: 140
+                },
+                vec![500]
+            )
+        );
         assert_eq!(r.holes(), 0);
         assert_eq!(rx(&mut r, 0, 100).0, RxOutcome::default());
     }

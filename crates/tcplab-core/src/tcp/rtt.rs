@@ -69,7 +69,10 @@ impl RttEstimator {
     /// The current timeout including backoff.
     pub fn rto(&self) -> SimDuration {
         let base = self.rto_base.clamp(self.rto_min, self.rto_max);
-        SimDuration(base.saturating_mul(1u64 << self.backoff_shift).min(self.rto_max.max(self.rto_min)))
+        SimDuration(
+            base.saturating_mul(1u64 << self.backoff_shift)
+                .min(self.rto_max.max(self.rto_min)),
+        )
     }
 
     /// Timer expired: double the timeout (RFC 6298 5.5).
@@ -101,7 +104,11 @@ mod tests {
     use super::*;
 
     fn est() -> RttEstimator {
-        RttEstimator::new(SimDuration::from_secs(1), SimDuration::ZERO, SimDuration::from_secs(60))
+        RttEstimator::new(
+            SimDuration::from_secs(1),
+            SimDuration::ZERO,
+            SimDuration::from_secs(60),
+        )
     }
 
     #[test]
@@ -127,7 +134,11 @@ mod tests {
 
     #[test]
     fn backoff_doubles_and_caps_and_sample_clears() {
-        let mut e = RttEstimator::new(SimDuration::from_secs(1), SimDuration::from_ms(200), SimDuration::from_secs(4));
+        let mut e = RttEstimator::new(
+            SimDuration::from_secs(1),
+            SimDuration::from_ms(200),
+            SimDuration::from_secs(4),
+        );
         e.sample(SimDuration::from_ms(100));
         assert_eq!(e.rto(), SimDuration::from_ms(300));
         e.back_off();
@@ -147,7 +158,11 @@ mod tests {
 
     #[test]
     fn minimum_applies() {
-        let mut e = RttEstimator::new(SimDuration::from_secs(1), SimDuration::from_ms(200), SimDuration::from_secs(60));
+        let mut e = RttEstimator::new(
+            SimDuration::from_secs(1),
+            SimDuration::from_ms(200),
+            SimDuration::from_secs(60),
+        );
         e.sample(SimDuration::from_ms(10));
         assert_eq!(e.rto(), SimDuration::from_ms(200));
     }

@@ -22,7 +22,9 @@
 //! Per-ack work is O(1): no per-segment state is kept, since segments carry no payload and
 //! any byte range can be rebuilt from sequence numbers.
 
-use crate::cc::{AckSample, AnyCc, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle};
+use crate::cc::{
+    AckSample, AnyCc, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle,
+};
 use crate::event::{FlowId, NodeId};
 use crate::net::packet::{flags, CcHeader, Packet, PacketKind};
 use crate::tcp::rtt::RttEstimator;
@@ -104,6 +106,9 @@ impl TcpSender {
     }
     pub fn state(&self) -> CaState {
         self.state
+    }
+    pub fn max_window(&self) -> u64 {
+        self.max_window
     }
     pub fn app_limit(&self) -> u64 {
         self.app_limit
@@ -312,7 +317,8 @@ impl TcpSender {
     fn enter_recovery(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
         self.stats.fast_retransmits += 1;
         let view = self.view();
-        self.cc.on_congestion(now, Congestion::FastRetransmit, &view);
+        self.cc
+            .on_congestion(now, Congestion::FastRetransmit, &view);
         self.state = CaState::Recovery;
         self.recover = self.snd_max;
         self.rec_window = self.cc.cwnd() + self.dupack_threshold as u64 * self.mss as u64;
@@ -357,7 +363,11 @@ mod tests {
             rto_initial: SimDuration::from_secs(1),
             ..TcpConfig::default()
         };
-        let cc = if newreno { CcConfig::NewReno } else { CcConfig::Reno };
+        let cc = if newreno {
+            CcConfig::NewReno
+        } else {
+            CcConfig::Reno
+        };
         let cc = cc.build(MSS, (init_cwnd * MSS) as u64, u64::MAX);
         TcpSender::new(0, 0, 1, &cfg, cc)
     }
@@ -369,7 +379,10 @@ mod tests {
         p
     }
 
-    fn collect(s: &mut TcpSender, f: impl FnOnce(&mut TcpSender, &mut dyn FnMut(Packet))) -> Vec<Packet> {
+    fn collect(
+        s: &mut TcpSender,
+        f: impl FnOnce(&mut TcpSender, &mut dyn FnMut(Packet)),
+    ) -> Vec<Packet> {
         let mut v = Vec::new();
         f(s, &mut |p| v.push(p));
         v
@@ -378,11 +391,19 @@ mod tests {
     #[test]
     fn sends_initial_window_and_arms_timer() {
         let mut s = sender(4, true);
-        let out = collect(&mut s, |s, o| s.set_app_limit(SimTime::ZERO, u64::MAX, &mut |p| o(p)));
+        let out = collect(&mut s, |s, o| {
+            s.set_app_limit(SimTime::ZERO, u64::MAX, &mut |p| o(p))
+        });
         assert_eq!(out.len(), 4);
-        assert_eq!(out.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![0, 1000, 2000, 3000]);
+        assert_eq!(
+            out.iter().map(|p| p.seq).collect::<Vec<_>>(),
+            vec![0, 1000, 2000, 3000]
+        );
         assert!(out.iter().all(|p| p.size == 1040 && !p.has(flags::RETX)));
-        assert_eq!(s.rto_deadline, Some(SimTime::ZERO + SimDuration::from_secs(1)));
+        assert_eq!(
+            s.rto_deadline,
+            Some(SimTime::ZERO + SimDuration::from_secs(1))
+        );
     }
 
     #[test]
@@ -393,14 +414,20 @@ mod tests {
         assert_eq!(s.snd_max(), 10_000);
         let t1 = SimTime(1_000_000);
         // First segment acked, then segment 1000..2000 and 4000..5000 are lost.
-        let out = collect(&mut s, |s, o| s.on_ack(t1, &ack_pkt(1000, t0), &mut |p| o(p)));
+        let out = collect(&mut s, |s, o| {
+            s.on_ack(t1, &ack_pkt(1000, t0), &mut |p| o(p))
+        });
         assert_eq!(out.len(), 2); // slow start: cwnd 11 segments, window slides by 1 → 2 new
         assert_eq!(s.snd_max(), 12_000);
         for _ in 0..2 {
-            let out = collect(&mut s, |s, o| s.on_ack(t1, &ack_pkt(1000, t0), &mut |p| o(p)));
+            let out = collect(&mut s, |s, o| {
+                s.on_ack(t1, &ack_pkt(1000, t0), &mut |p| o(p))
+            });
             assert!(out.is_empty());
         }
-        let out = collect(&mut s, |s, o| s.on_ack(t1, &ack_pkt(1000, t0), &mut |p| o(p)));
+        let out = collect(&mut s, |s, o| {
+            s.on_ack(t1, &ack_pkt(1000, t0), &mut |p| o(p))
+        });
         assert_eq!(s.state(), CaState::Recovery);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].seq, 1000);
@@ -409,16 +436,22 @@ mod tests {
         assert_eq!(s.cc.ssthresh(), 5_500);
         assert_eq!(s.window(), 8_500);
         // Further dupacks inflate by one MSS each.
-        collect(&mut s, |s, o| s.on_ack(t1, &ack_pkt(1000, t0), &mut |p| o(p)));
+        collect(&mut s, |s, o| {
+            s.on_ack(t1, &ack_pkt(1000, t0), &mut |p| o(p))
+        });
         assert_eq!(s.window(), 9_500);
         // Partial ack up to 4000: retransmit 4000, deflate by 3000 then add one MSS.
-        let out = collect(&mut s, |s, o| s.on_ack(t1, &ack_pkt(4000, t0), &mut |p| o(p)));
+        let out = collect(&mut s, |s, o| {
+            s.on_ack(t1, &ack_pkt(4000, t0), &mut |p| o(p))
+        });
         assert_eq!(s.state(), CaState::Recovery);
         assert_eq!(out[0].seq, 4000);
         assert!(out[0].has(flags::RETX));
         assert_eq!(s.window(), 9_500 - 3_000 + 1_000);
         // Full ack: leave recovery with cwnd = ssthresh.
-        collect(&mut s, |s, o| s.on_ack(t1, &ack_pkt(12_000, t0), &mut |p| o(p)));
+        collect(&mut s, |s, o| {
+            s.on_ack(t1, &ack_pkt(12_000, t0), &mut |p| o(p))
+        });
         assert_eq!(s.state(), CaState::Open);
         assert_eq!(s.window(), 5_500);
         assert_eq!(s.stats.fast_retransmits, 1);
@@ -434,7 +467,9 @@ mod tests {
         }
         // snd_una = 0 with data outstanding: those were dupacks.
         assert_eq!(s.state(), CaState::Recovery);
-        collect(&mut s, |s, o| s.on_ack(t0, &ack_pkt(3000, t0), &mut |p| o(p)));
+        collect(&mut s, |s, o| {
+            s.on_ack(t0, &ack_pkt(3000, t0), &mut |p| o(p))
+        });
         assert_eq!(s.state(), CaState::Open);
         assert_eq!(s.window(), 5_000);
     }
@@ -471,10 +506,15 @@ mod tests {
         // New data beyond the old snd_max is timed; its ack gives a sample and clears the backoff.
         assert!(s.snd_max() > 4000);
         let a = ack_pkt(5000, t);
-        collect(&mut s, |s, o| s.on_ack(t + SimDuration::from_ms(80), &a, &mut |p| o(p)));
+        collect(&mut s, |s, o| {
+            s.on_ack(t + SimDuration::from_ms(80), &a, &mut |p| o(p))
+        });
         // Timed from when 4000.. was first sent (after one of the acks above) until now.
         let srtt = s.rtt.srtt().expect("a sample from new data");
-        assert!(srtt >= SimDuration::from_ms(80) && srtt <= SimDuration::from_ms(280), "{srtt}");
+        assert!(
+            srtt >= SimDuration::from_ms(80) && srtt <= SimDuration::from_ms(280),
+            "{srtt}"
+        );
         assert_eq!(s.rtt.backoff_shift(), 0);
         assert_eq!(s.state(), CaState::Open);
     }
@@ -486,7 +526,9 @@ mod tests {
         collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
         collect(&mut s, |s, o| s.on_timeout(SimTime(5), &mut |p| o(p)));
         for _ in 0..5 {
-            collect(&mut s, |s, o| s.on_ack(SimTime(6), &ack_pkt(0, t0), &mut |p| o(p)));
+            collect(&mut s, |s, o| {
+                s.on_ack(SimTime(6), &ack_pkt(0, t0), &mut |p| o(p))
+            });
         }
         assert_eq!(s.stats.fast_retransmits, 0);
     }
@@ -494,20 +536,34 @@ mod tests {
     #[test]
     fn finite_transfer_sends_short_last_segment_and_completes() {
         let mut s = sender(10, true);
-        let out = collect(&mut s, |s, o| s.set_app_limit(SimTime::ZERO, 2500, &mut |p| o(p)));
-        assert_eq!(out.iter().map(|p| p.len).collect::<Vec<_>>(), vec![1000, 1000, 500]);
+        let out = collect(&mut s, |s, o| {
+            s.set_app_limit(SimTime::ZERO, 2500, &mut |p| o(p))
+        });
+        assert_eq!(
+            out.iter().map(|p| p.len).collect::<Vec<_>>(),
+            vec![1000, 1000, 500]
+        );
         assert!(!s.is_complete());
-        collect(&mut s, |s, o| s.on_ack(SimTime(9), &ack_pkt(2500, SimTime::ZERO), &mut |p| o(p)));
+        collect(&mut s, |s, o| {
+            s.on_ack(SimTime(9), &ack_pkt(2500, SimTime::ZERO), &mut |p| o(p))
+        });
         assert!(s.is_complete());
         assert_eq!(s.rto_deadline, None);
     }
 
     #[test]
     fn max_window_caps_flight() {
-        let cfg = TcpConfig { mss: MSS, max_window: 3500, init_cwnd: 10, ..TcpConfig::default() };
+        let cfg = TcpConfig {
+            mss: MSS,
+            max_window: 3500,
+            init_cwnd: 10,
+            ..TcpConfig::default()
+        };
         let cc = CcConfig::NewReno.build(MSS, 10_000, u64::MAX);
         let mut s = TcpSender::new(0, 0, 1, &cfg, cc);
-        let out = collect(&mut s, |s, o| s.set_app_limit(SimTime::ZERO, u64::MAX, &mut |p| o(p)));
+        let out = collect(&mut s, |s, o| {
+            s.set_app_limit(SimTime::ZERO, u64::MAX, &mut |p| o(p))
+        });
         assert_eq!(out.len(), 3);
     }
 }

@@ -1,0 +1,160 @@
+//! Bad scenarios give one-line errors naming the field, never a panic.
+
+const GOOD: &str = r#"
+duration = "10s"
+[nodes]
+a = "host"
+b = "host"
+[links.up]
+from = "a"
+to = "b"
+rate = "100kbps"
+[links.down]
+from = "b"
+to = "a"
+rate = "5Mbps"
+[flows.f]
+from = "a"
+to = "b"
+cc = "newreno"
+"#;
+
+fn err(toml: &str) -> (String, String) {
+    match tcplab_core::load_toml(toml, None) {
+        Ok(_) => panic!("accepted:\n{toml}"),
+        Err(e) => {
+            let msg = e.to_string();
+            assert!(!msg.contains('\n'), "multi-line error: {msg}");
+            (e.field, msg)
+        }
+    }
+}
+
+#[test]
+fn good_scenario_builds() {
+    assert!(tcplab_core::load_toml(GOOD, None).is_ok());
+}
+
+#[test]
+fn each_mistake_names_its_field() {
+    let cases: &[(&str, &str, &str, &str)] = &[
+        // (replace, with, expected field, expected words)
+        (
+            "rate = \"100kbps\"",
+            "rat = \"100kbps\"",
+            "links.up.rat",
+            "unknown field `rat`",
+        ),
+        (
+            "rate = \"100kbps\"",
+            "rate = \"-5Mbps\"",
+            "links.up.rate",
+            "negative",
+        ),
+        (
+            "rate = \"100kbps\"",
+            "rate = \"100\"",
+            "links.up.rate",
+            "no unit",
+        ),
+        (
+            "rate = \"100kbps\"",
+            "rate = 100",
+            "links.up.rate",
+            "no unit",
+        ),
+        (
+            "from = \"b\"\nto = \"a\"\nrate",
+            "from = \"b\"\nto = \"zz\"\nrate",
+            "links.down.to",
+            "unknown node 'zz'",
+        ),
+        (
+            "from = \"a\"\nto = \"b\"\nrate",
+            "from = \"a\"\nto = \"a\"\nrate",
+            "links.up",
+            "to itself",
+        ),
+        (
+            "cc = \"newreno\"",
+            "cc = \"vegaz\"",
+            "flows.f.cc.algorithm",
+            "unknown algorithm 'vegaz'",
+        ),
+        (
+            "cc = \"newreno\"",
+            "cc = { algorithm = \"newreno\", alpha = 2.0 }",
+            "flows.f.cc.alpha",
+            "not a parameter",
+        ),
+        (
+            "duration = \"10s\"",
+            "duration = \"0s\"",
+            "duration",
+            "must be positive",
+        ),
+        (
+            "duration = \"10s\"",
+            "duration = \"10 parsecs\"",
+            "duration",
+            "unknown time unit",
+        ),
+        (
+            "[flows.f]\nfrom = \"a\"",
+            "[flows.f]\nfrom = \"nowhere\"",
+            "flows.f.from",
+            "unknown node 'nowhere'",
+        ),
+        (
+            "cc = \"newreno\"",
+            "cc = \"newreno\"\nmss = 0",
+            "flows.f.mss",
+            "positive",
+        ),
+        (
+            "cc = \"newreno\"",
+            "cc = \"newreno\"\nmax_window = \"-3KiB\"",
+            "flows.f.max_window",
+            "negative",
+        ),
+        (
+            "cc = \"newreno\"",
+            "cc = \"newreno\"\napp = { type = \"ftp\" }",
+            "flows.f.app.type",
+            "unknown variant `ftp`",
+        ),
+        (
+            "rate = \"5Mbps\"",
+            "rate = \"5Mbps\"\nloss = 1.5",
+            "links.down.loss",
+            "[0, 1)",
+        ),
+    ];
+    for (from, to, field, words) in cases {
+        assert!(GOOD.contains(from), "test bug: {from}");
+        let (f, msg) = err(&GOOD.replacen(from, to, 1));
+        assert_eq!(&f, field, "{msg}");
+        assert!(msg.contains(words), "'{msg}' does not say '{words}'");
+    }
+}
+
+#[test]
+fn missing_duration_and_syntax_errors() {
+    let (f, msg) = err(&GOOD.replace("duration = \"10s\"", ""));
+    assert!(msg.contains("duration"), "{f}: {msg}");
+    let (_, msg) = err("duration = \"10s\"\n[nodes\n");
+    assert!(msg.contains("TOML"), "{msg}");
+}
+
+#[test]
+fn a_router_cannot_end_a_flow_and_paths_must_exist() {
+    let s = GOOD.replace("b = \"host\"", "b = \"router\"");
+    assert_eq!(err(&s).0, "flows.f.to");
+    let s = GOOD.replace(
+        "[links.down]\nfrom = \"b\"\nto = \"a\"\nrate = \"5Mbps\"\n",
+        "",
+    );
+    let (f, msg) = err(&s);
+    assert_eq!(f, "flows.f");
+    assert!(msg.contains("acks"), "{msg}");
+}

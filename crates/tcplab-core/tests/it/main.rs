@@ -1,0 +1,8 @@
+//! One integration-test binary (faster to build than one per file).
+
+mod bad_input;
+mod common;
+mod conservation;
+mod determinism;
+mod reliability;
+mod theorem1;
