@@ -1,5 +1,28 @@
-"""tcplab: a fast, deterministic packet-level network simulator for TCP research."""
+"""tcplab: a fast, deterministic packet-level network simulator for TCP research.
+
+The simulator is written in Rust (``tcplab._core``); this package adds scenario
+handling, running with progress, results as polars DataFrames, plots, reports and the
+``tcplab`` command line.
+
+>>> import tcplab
+>>> sc = tcplab.Scenario.from_toml("scenarios/kalampoukas97/fig2_3.toml")  # doctest: +SKIP
+>>> res = tcplab.run(sc.with_overrides({"duration": "60s"}))               # doctest: +SKIP
+>>> res.flows.select("name", "efficiency")                                  # doctest: +SKIP
+"""
+
+from __future__ import annotations
 
 from tcplab._core import ScenarioError, __version__
+from tcplab.results import Result, load
+from tcplab.runner import run
+from tcplab.scenario import Scenario
 
-__all__ = ["ScenarioError", "__version__"]
+
+def json_schema() -> str:
+    """The JSON Schema of scenario files (as text)."""
+    from tcplab import _core
+
+    return _core.json_schema()
+
+
+__all__ = ["Result", "Scenario", "ScenarioError", "__version__", "json_schema", "load", "run"]

@@ -1,0 +1,142 @@
+"""The ``tcplab`` command line.
+
+::
+
+    tcplab run SCENARIO.toml --out DIR [--set KEY=VALUE]... [--seed N] [--quiet]
+    tcplab validate SCENARIO.toml...
+    tcplab schema
+
+Bad input (missing file, TOML syntax, bad ``--set``, invalid field) prints one line,
+``error: <file>: <field>: <reason>``, on stderr and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, NoReturn, Optional
+
+import typer
+from rich.console import Console
+
+from tcplab import _core
+from tcplab.scenario import Scenario, ScenarioError, parse_override
+
+__all__ = ["app", "main", "format_error"]
+
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="tcplab: a fast, deterministic packet-level simulator for TCP congestion control research.",
+)
+
+
+def format_error(err: BaseException, file: str | Path | None = None) -> str:
+    """One line: ``error: <file>: <field>: <reason>`` (empty parts left out)."""
+    file = getattr(err, "file", None) or file
+    if isinstance(err, ScenarioError) and len(err.args) == 3:
+        field, reason = str(err.args[1] or ""), str(err.args[2] or "")
+    else:
+        field, reason = "", str(err)
+    parts = [str(p) for p in (file, field, reason) if p]
+    return " ".join(("error: " + ": ".join(parts)).split())
+
+
+def _fail(err: BaseException, file: str | Path | None = None) -> NoReturn:
+    print(format_error(err, file), file=sys.stderr)
+    raise typer.Exit(EXIT_BAD_INPUT)
+
+
+def _load(path: Path, overrides: list[str]) -> Scenario:
+    sc = Scenario.from_toml(path)
+    if overrides:
+        sc = sc.with_overrides(dict(parse_override(o) for o in overrides))
+    return sc
+
+
+@app.command()
+def run(
+    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.", show_default=False)],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for summary.json, parquet files and plots.")],
+    set_: Annotated[
+        Optional[list[str]],
+        typer.Option("--set", "-s", help="Override a field, e.g. --set links.up.rate=200kbps (repeatable).", show_default=False),
+    ] = None,
+    seed: Annotated[Optional[int], typer.Option(help="Seed (overrides the scenario's).", min=0, max=2**64 - 1)] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no report.")] = False,
+) -> None:
+    """Run a scenario; write results and plots to --out and print the report."""
+    from tcplab.plots import plot_cwnd, plot_efficiency, plot_queue
+    from tcplab.report import print_run
+    from tcplab.runner import run as run_scenario
+
+    try:
+        sc = _load(scenario, set_ or [])
+        result = run_scenario(sc, seed=seed, progress=not quiet)
+    except ScenarioError as e:
+        _fail(e, scenario)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    try:
+        result.save(out)
+        plot_efficiency(result, out / "efficiency.png")
+        for png in ("cwnd.png", "queue.png"):
+            (out / png).unlink(missing_ok=True)
+        if "cwnd" in result.traces:
+            plot_cwnd(result, out / "cwnd.png")
+        if "queue" in result.traces:
+            plot_queue(result, out / "queue.png")
+    except OSError as e:
+        print(f"error: {e.filename or out}: cannot write: {e.strerror or e}", file=sys.stderr)
+        raise typer.Exit(1) from None
+    if not quiet:
+        console = Console()
+        print_run(result.summary, console)
+        console.print(f"results in {out}/", highlight=False)
+
+
+@app.command()
+def validate(
+    scenarios: Annotated[list[Path], typer.Argument(help="Scenario TOML files.", show_default=False)],
+    set_: Annotated[
+        Optional[list[str]],
+        typer.Option("--set", "-s", help="Apply this override before checking (repeatable).", show_default=False),
+    ] = None,
+) -> None:
+    """Check scenario files: prints "<file>: ok" or the error for each; exit 2 on any error."""
+    bad = False
+    for path in scenarios:
+        try:
+            _load(path, set_ or []).validate()
+        except ScenarioError as e:
+            print(format_error(e, path), file=sys.stderr)
+            bad = True
+        else:
+            print(f"{path}: ok")
+    if bad:
+        raise typer.Exit(EXIT_BAD_INPUT)
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of scenario files (for editors)."""
+    print(_core.json_schema())
+
+
+@app.command()
+def version() -> None:
+    """Print the tcplab version."""
+    print(_core.__version__)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,176 @@
+"""Terminal report of a run (rich tables), including the closed-form comparison.
+
+Disagreements are never hidden: when the simulated steady-state efficiency differs from
+the closed form by more than :data:`DISAGREEMENT_PP` percentage points, a red line says
+so, and a queue peak above the Theorem 2 bound is flagged too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+__all__ = ["analysis_table", "print_run", "fmt_rate", "fmt_pct", "DISAGREEMENT"]
+
+#: |simulated − analytic| above this (a fraction; 0.03 = 3 percentage points) is reported.
+DISAGREEMENT = 0.03
+
+
+def fmt_rate(bps: float | None) -> str:
+    """``95722.3`` → ``"95.72 kb/s"`` (decimal prefixes, as rates in scenarios)."""
+    if bps is None:
+        return "–"
+    for div, unit in ((1e9, "Gb/s"), (1e6, "Mb/s"), (1e3, "kb/s")):
+        if abs(bps) >= div:
+            return f"{bps / div:.2f} {unit}"
+    return f"{bps:.0f} b/s"
+
+
+def fmt_pct(x: float | None, digits: int = 1) -> str:
+    """``0.9834`` → ``"98.3%"``."""
+    return "–" if x is None else f"{x * 100:.{digits}f}%"
+
+
+def _pp(diff: float | None) -> str:
+    if diff is None:
+        return "–"
+    v = round(diff * 100, 1)
+    return f"{v + 0.0:+.1f}"  # + 0.0 turns -0.0 into 0.0
+
+
+def _num(x: Any) -> str:
+    if x is None:
+        return "–"
+    if isinstance(x, float) and x.is_integer():
+        return str(int(x))
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+def analysis_table(summary: dict[str, Any]) -> Table:
+    """The closed-form comparison: one row per analysed flow.
+
+    Columns: flow, role, the paper's claim, the analytic efficiency (Theorem 1), the
+    simulated steady-state mean, their difference in percentage points, and the peak
+    queue of the flow's first link against the Theorem 2 bound. Differences larger than
+    :data:`DISAGREEMENT` and queues above the bound are shown in red.
+    """
+    analysis = summary.get("analysis") or {}
+    table = Table(box=box.SIMPLE_HEAD, title=f"Closed form vs simulation: {analysis.get('reference') or analysis.get('model') or 'analysis'}", title_justify="left")
+    table.caption = (
+        "analytic: Theorem 1 efficiency; simulated: steady-state mean; difference in percentage "
+        "points; max queue: peak packets in the flow's first-hop queue vs the Theorem 2 bound"
+    )
+    table.caption_justify = "left"
+    table.add_column("flow", no_wrap=True)
+    table.add_column("role", no_wrap=True)
+    table.add_column("paper\nclaim", justify="right", no_wrap=True)
+    table.add_column("analytic\n(Thm 1)", justify="right", no_wrap=True)
+    table.add_column("simulated\n(steady)", justify="right", no_wrap=True)
+    table.add_column("difference\n(points)", justify="right", no_wrap=True)
+    table.add_column("max queue\nvs Thm 2", justify="right", no_wrap=True)
+    for row in analysis.get("rows") or []:
+        diff = row.get("difference")
+        diff_text = Text(_pp(diff), style="bold red" if diff is not None and abs(diff) > DISAGREEMENT else "")
+        mq, bound = row.get("max_queue"), row.get("q_max_bound")
+        over = mq is not None and bound is not None and mq > bound
+        q_text = Text(f"{_num(mq)} {'>' if over else '≤'} {_num(bound)}" if mq is not None and bound is not None else "–", style="bold red" if over else "")
+        table.add_row(
+            str(row.get("flow")),
+            str(row.get("role") or ""),
+            fmt_pct(row.get("paper")),
+            fmt_pct(row.get("analytic")),
+            fmt_pct(row.get("simulated")),
+            diff_text,
+            q_text,
+        )
+    return table
+
+
+def _flows_table(summary: dict[str, Any]) -> Table:
+    steady = (summary.get("run") or {}).get("steady_start_s")
+    table = Table(box=box.SIMPLE_HEAD, title=f"Flows (rates averaged over t ≥ {_num(steady)} s)", title_justify="left")
+    for col, j in (("flow", "left"), ("cc", "left"), ("goodput", "right"), ("through-\nput", "right"), ("effi-\nciency", "right"), ("of\nlink", "left"), ("retrans-\nmits", "right"), ("time-\nouts", "right")):
+        table.add_column(col, justify=j, no_wrap=True)  # type: ignore[arg-type]
+    for f in summary.get("flows") or []:
+        table.add_row(
+            str(f.get("name")),
+            str(f.get("cc")),
+            fmt_rate(f.get("goodput_bps")),
+            fmt_rate(f.get("throughput_bps")),
+            fmt_pct(f.get("efficiency")),
+            str(f.get("efficiency_link") or ""),
+            _num(f.get("retransmits")),
+            _num(f.get("timeouts")),
+        )
+    return table
+
+
+def _links_table(summary: dict[str, Any]) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, title="Links (max queue in packets of every kind)", title_justify="left")
+    for col, j in (("link", "left"), ("from → to", "left"), ("rate", "right"), ("utili-\nzation", "right"), ("drops", "right"), ("lost", "right"), ("max queue", "right")):
+        table.add_column(col, justify=j, no_wrap=True)  # type: ignore[arg-type]
+    for ln in summary.get("links") or []:
+        mq = _num(ln.get("max_queue"))
+        if ln.get("max_queue_bytes") is not None:
+            mq += f" ({_num(ln['max_queue_bytes'])} B)"
+        table.add_row(
+            str(ln.get("name")),
+            f"{ln.get('from')} → {ln.get('to')}",
+            fmt_rate(ln.get("rate_bps")),
+            fmt_pct(ln.get("utilization")),
+            _num(ln.get("drops")),
+            _num(ln.get("lost")),
+            mq,
+        )
+    return table
+
+
+def disagreements(summary: dict[str, Any]) -> list[str]:
+    """Plain-text lines for each analysed flow whose simulated efficiency differs from the
+    closed form by more than :data:`DISAGREEMENT`, and each queue above its bound."""
+    out: list[str] = []
+    analysis = summary.get("analysis") or {}
+    for row in analysis.get("rows") or []:
+        diff = row.get("difference")
+        if diff is not None and abs(diff) > DISAGREEMENT:
+            out.append(
+                f"{row.get('flow')}: simulated ({fmt_pct(row.get('simulated'))}) and closed form "
+                f"({fmt_pct(row.get('analytic'))}) disagree by {abs(diff) * 100:.1f} percentage points"
+            )
+        mq, bound = row.get("max_queue"), row.get("q_max_bound")
+        if mq is not None and bound is not None and mq > bound:
+            out.append(
+                f"{row.get('flow')}: peak queue {_num(mq)} packets exceeds the Theorem 2 bound {_num(bound)} "
+                f"(the simulated queue counts every packet in it, data and acks)"
+            )
+    return out
+
+
+def print_run(summary: dict[str, Any], console: Console | None = None) -> None:
+    """Print the per-flow and per-link tables, the closed-form comparison (when present)
+    with the paper's words, disagreements in red and the core's warnings in yellow."""
+    console = console or Console()
+    run = summary.get("run") or {}
+    head = f"[bold]{summary.get('scenario') or 'scenario'}[/bold]  seed {summary.get('seed')}"
+    if run:
+        head += (
+            f"  ·  {_num(run.get('sim_seconds'))} simulated s, {run.get('events', 0):,} events"
+            f" in {run.get('wall_seconds', 0.0):.2f} wall s  ·  {_num(run.get('packets_dropped'))} packets dropped or lost"
+        )
+    console.print(head, highlight=False)
+    console.print(_flows_table(summary))
+    console.print(_links_table(summary))
+    analysis = summary.get("analysis")
+    if analysis:
+        console.print(analysis_table(summary))
+        note = analysis.get("paper_note")
+        if note:
+            console.print(Text(f"Paper: {note}", style="italic"))
+        for line in disagreements(summary):
+            console.print(Text(line, style="bold red"))
+    for w in summary.get("warnings") or []:
+        console.print(Text(f"warning: {w}", style="yellow"))

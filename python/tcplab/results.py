@@ -1,0 +1,193 @@
+"""Run results: the summary dict plus polars DataFrames, and their files on disk.
+
+A results directory holds (see ``docs/outputs.md``)::
+
+    summary.json          run, per-flow and per-link numbers, analysis, warnings
+    intervals.parquet     per flow and interval: goodput, throughput, efficiency, cwnd, srtt
+    cwnd_trace.parquet    sampled cwnd / ssthresh / in-flight (only when metrics.trace is set)
+    queue_trace.parquet   sampled queue lengths per link (only when metrics.trace is set)
+
+Every file is a function of (scenario, seed) except ``summary.json``'s
+``run.wall_seconds``. Parquet files are written with fixed settings, so identical data
+gives identical bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+__all__ = ["Result", "load", "INTERVAL_SCHEMA", "TRACE_SCHEMAS"]
+
+#: Column types of ``intervals.parquet``.
+INTERVAL_SCHEMA: dict[str, pl.DataType] = {
+    "flow": pl.String(),
+    "t_start": pl.Float64(),
+    "t_end": pl.Float64(),
+    "goodput_bps": pl.Float64(),
+    "throughput_bps": pl.Float64(),
+    "efficiency": pl.Float64(),
+    "cwnd_bytes": pl.UInt64(),
+    "srtt_s": pl.Float64(),
+}
+
+#: Column types of the trace files, by trace name.
+TRACE_SCHEMAS: dict[str, dict[str, pl.DataType]] = {
+    "cwnd": {
+        "flow": pl.String(),
+        "t": pl.Float64(),
+        "cwnd_bytes": pl.UInt64(),
+        "ssthresh_bytes": pl.UInt64(),
+        "in_flight_bytes": pl.UInt64(),
+    },
+    "queue": {
+        "link": pl.String(),
+        "t": pl.Float64(),
+        "packets": pl.UInt32(),
+        "bytes": pl.UInt64(),
+    },
+}
+
+SUMMARY_FILE = "summary.json"
+INTERVALS_FILE = "intervals.parquet"
+TRACE_FILES = {"cwnd": "cwnd_trace.parquet", "queue": "queue_trace.parquet"}
+
+# Fixed writer settings: byte-identical files for identical frames.
+_PARQUET_OPTS: dict[str, Any] = {"compression": "zstd", "compression_level": 3, "statistics": True}
+
+
+def _frame(columns: Mapping[str, Any], schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    """A DataFrame with exactly ``schema``'s columns (missing columns are an error)."""
+    missing = [c for c in schema if c not in columns]
+    if missing:
+        raise ValueError(f"result columns missing: {', '.join(missing)}")
+    extra = {k: v for k, v in columns.items() if k not in schema}
+    df = pl.DataFrame({c: columns[c] for c in schema}, schema=schema)
+    if extra:  # columns added by a newer core: keep them, with inferred types
+        df = df.hstack(pl.DataFrame(extra))
+    return df
+
+
+def _records(rows: list[dict[str, Any]]) -> pl.DataFrame:
+    """A DataFrame from a list of summary records (nested values become structs/lists)."""
+    if not rows:
+        return pl.DataFrame()
+    return pl.from_dicts(rows, infer_schema_length=None)
+
+
+def _write_parquet(df: pl.DataFrame, path: Path) -> None:
+    df.rechunk().write_parquet(path, **_PARQUET_OPTS)
+
+
+class Result:
+    """The outcome of one run.
+
+    Attributes:
+        summary: the parsed ``summary.json`` (see ``docs/outputs.md``).
+        intervals: per-flow interval series (one row per flow and interval).
+        traces: sampled traces by name (``"cwnd"``, ``"queue"``); only non-empty ones.
+    """
+
+    def __init__(
+        self,
+        summary: dict[str, Any],
+        intervals: pl.DataFrame,
+        traces: Mapping[str, pl.DataFrame] | None = None,
+    ) -> None:
+        self.summary = summary
+        self.intervals = intervals
+        self.traces: dict[str, pl.DataFrame] = {k: v for k, v in (traces or {}).items() if v.height > 0}
+
+    @classmethod
+    def from_core(cls, raw: Mapping[str, Any]) -> Result:
+        """Build from ``tcplab._core.Simulation.results()``."""
+        summary = json.loads(raw["summary"])
+        intervals = _frame(raw["intervals"], INTERVAL_SCHEMA)
+        traces = {
+            "cwnd": _frame(raw["cwnd_trace"], TRACE_SCHEMAS["cwnd"]),
+            "queue": _frame(raw["queue_trace"], TRACE_SCHEMAS["queue"]),
+        }
+        return cls(summary, intervals, traces)
+
+    # -- convenient views -----------------------------------------------------------------
+
+    @property
+    def flows(self) -> pl.DataFrame:
+        """One row per flow, the columns of ``summary["flows"]``."""
+        return _records(self.summary.get("flows") or [])
+
+    @property
+    def links(self) -> pl.DataFrame:
+        """One row per link direction, the columns of ``summary["links"]``."""
+        return _records(self.summary.get("links") or [])
+
+    @property
+    def analysis(self) -> dict[str, Any] | None:
+        """The closed-form comparison (``summary["analysis"]``), or None."""
+        return self.summary.get("analysis")
+
+    @property
+    def warnings(self) -> list[str]:
+        """Warnings the core attached to the run."""
+        return list(self.summary.get("warnings") or [])
+
+    # -- files ----------------------------------------------------------------------------
+
+    def save(self, directory: str | Path) -> Path:
+        """Write the result files into ``directory`` (created if needed); returns it.
+
+        Trace files of traces that are absent are removed if left over from an earlier
+        run in the same directory, so the directory always describes this result.
+        """
+        d = Path(directory)
+        d.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(self.summary, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        (d / SUMMARY_FILE).write_text(text, encoding="utf-8")
+        _write_parquet(self.intervals, d / INTERVALS_FILE)
+        for name, fname in TRACE_FILES.items():
+            p = d / fname
+            if name in self.traces:
+                _write_parquet(self.traces[name], p)
+            elif p.exists():
+                p.unlink()
+        return d
+
+    @classmethod
+    def load(cls, directory: str | Path) -> Result:
+        """Read a directory written by :meth:`save`."""
+        d = Path(directory)
+        summary = json.loads((d / SUMMARY_FILE).read_text(encoding="utf-8"))
+        intervals = pl.read_parquet(d / INTERVALS_FILE)
+        traces = {name: pl.read_parquet(d / f) for name, f in TRACE_FILES.items() if (d / f).exists()}
+        return cls(summary, intervals, traces)
+
+    # -- comparison -----------------------------------------------------------------------
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Result):
+            return NotImplemented
+        return (
+            self.summary == other.summary
+            and self.intervals.equals(other.intervals)
+            and self.traces.keys() == other.traces.keys()
+            and all(self.traces[k].equals(other.traces[k]) for k in self.traces)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        run = self.summary.get("run", {})
+        return (
+            f"Result(scenario={self.summary.get('scenario')!r}, seed={self.summary.get('seed')}, "
+            f"sim_seconds={run.get('sim_seconds')}, flows={len(self.summary.get('flows') or [])}, "
+            f"traces={sorted(self.traces)})"
+        )
+
+
+def load(directory: str | Path) -> Result:
+    """Read a results directory written by ``tcplab run`` or :meth:`Result.save`."""
+    return Result.load(directory)

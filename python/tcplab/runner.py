@@ -1,0 +1,129 @@
+"""Run a scenario in slices of simulated time, with an optional progress bar.
+
+The core advances with the GIL released; between slices Python regains control, so a
+progress bar can be updated and Ctrl-C (KeyboardInterrupt) stops the run promptly.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, ProgressColumn, Task, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.text import Text
+
+from tcplab import _core
+from tcplab.results import Result
+from tcplab.scenario import Scenario, ScenarioError, scenario_error
+
+__all__ = ["run", "as_scenario"]
+
+#: Wall seconds after which the progress bar appears (shorter runs print nothing).
+PROGRESS_AFTER_S = 2.0
+#: Slices aim at this many wall seconds each (adapted as the run goes).
+_TARGET_SLICE_WALL_S = 0.1
+
+
+def as_scenario(scenario: Scenario | Mapping[str, Any] | str | Path) -> Scenario:
+    """Coerce what :func:`run` accepts into a :class:`Scenario`.
+
+    A ``str`` or ``Path`` is the path of a scenario TOML file; a mapping is the scenario
+    data itself.
+    """
+    if isinstance(scenario, Scenario):
+        return scenario
+    if isinstance(scenario, (str, Path)):
+        return Scenario.from_toml(scenario)
+    if isinstance(scenario, Mapping):
+        return Scenario.from_dict(scenario)
+    raise TypeError(f"cannot run a {type(scenario).__name__}; pass a Scenario, a dict or a TOML path")
+
+
+class _SimSecondsColumn(ProgressColumn):
+    def render(self, task: Task) -> Text:
+        return Text(f"{task.completed:,.1f} / {task.total or 0:,.1f} sim s", style="progress.download")
+
+
+class _EventRateColumn(ProgressColumn):
+    def render(self, task: Task) -> Text:
+        rate = task.fields.get("events_per_s", 0.0)
+        return Text(f"{rate / 1e6:,.2f} M events/s", style="progress.data.speed")
+
+
+def _progress(console: Console | None) -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        _SimSecondsColumn(),
+        _EventRateColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console or Console(stderr=True),
+        transient=True,
+    )
+
+
+def run(
+    scenario: Scenario | Mapping[str, Any] | str | Path,
+    seed: int | None = None,
+    progress: bool = True,
+    *,
+    console: Console | None = None,
+) -> Result:
+    """Run ``scenario`` to completion and return its :class:`Result`.
+
+    Args:
+        scenario: a :class:`Scenario`, a scenario dict, or the path of a TOML file.
+        seed: overrides the scenario's ``seed`` when given (a non-negative integer).
+        progress: show a progress bar (on stderr) once the run has taken more than
+            ``PROGRESS_AFTER_S`` wall seconds; short runs print nothing.
+        console: where the progress bar goes (default: a stderr console).
+
+    Raises:
+        ScenarioError: the scenario is invalid (the field is ``err.args[1]``).
+        KeyboardInterrupt: re-raised after the progress bar is closed.
+    """
+    sc = as_scenario(scenario)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64):
+        raise scenario_error("seed", f"must be an integer in [0, 2^64), got {seed!r}")
+    try:
+        sim = _core.Simulation(sc.to_json(), seed)
+    except ScenarioError as e:
+        e.file = sc.source
+        raise
+    duration = sim.duration
+    slice_s = duration / 200
+    t0 = time.perf_counter()
+    bar: Progress | None = None
+    task = None
+    last_events, last_wall = 0, t0
+    try:
+        while not sim.finished:
+            ts = time.perf_counter()
+            step = min(slice_s, max(duration - sim.now, duration * 1e-9))
+            sim.advance(step)
+            now_wall = time.perf_counter()
+            dt = now_wall - ts
+            # Keep each slice near the target wall time: long enough that per-slice
+            # overhead is negligible, short enough for a lively bar and prompt Ctrl-C.
+            if dt < _TARGET_SLICE_WALL_S / 2 and slice_s < duration / 10:
+                slice_s *= 2
+            elif dt > _TARGET_SLICE_WALL_S * 2 and slice_s > duration / 100_000:
+                slice_s /= 2
+            if progress and bar is None and now_wall - t0 > PROGRESS_AFTER_S:
+                bar = _progress(console)
+                bar.start()
+                task = bar.add_task(sc.name[:40], total=duration, events_per_s=0.0)
+            if bar is not None and task is not None:
+                wall = now_wall - last_wall
+                if wall > 0.25 or sim.finished:
+                    rate = (sim.events - last_events) / wall if wall > 0 else 0.0
+                    last_events, last_wall = sim.events, now_wall
+                    bar.update(task, completed=min(sim.now, duration), events_per_s=rate)
+    finally:
+        if bar is not None:
+            bar.stop()
+    return Result.from_core(sim.results())

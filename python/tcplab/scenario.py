@@ -1,0 +1,283 @@
+"""Scenarios as plain data: load TOML, apply ``key=value`` overrides, hand JSON to the core.
+
+A :class:`Scenario` wraps the dict that a scenario TOML file parses to. Nothing is
+interpreted here: the Rust core (``tcplab._core``) owns the schema and every semantic
+check, and reports problems as :class:`ScenarioError` naming the dotted field path.
+This module only adds what has to happen before the core sees the data: reading files,
+TOML syntax errors with line numbers, and overrides such as
+``links.up.rate=200kbps``.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as _dt
+import json
+import re
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from tcplab import _core
+
+ScenarioError = _core.ScenarioError
+
+
+def _scenario_error_str(self: BaseException) -> str:
+    """``str(err)`` is the message (``"field: reason"``), not the args tuple."""
+    if len(self.args) == 3:
+        return str(self.args[0])
+    return ValueError.__str__(self)
+
+
+# The core creates the class as ``_core.ScenarioError_`` whose str() is the args tuple;
+# present it as ``tcplab.ScenarioError`` with a readable message (tracebacks, logs).
+if getattr(ScenarioError, "__module__", None) != "tcplab":
+    try:
+        ScenarioError.__str__ = _scenario_error_str  # type: ignore[method-assign]
+        ScenarioError.__name__ = ScenarioError.__qualname__ = "ScenarioError"
+        ScenarioError.__module__ = "tcplab"
+    except (AttributeError, TypeError):  # an immutable type: keep the core's presentation
+        pass
+
+__all__ = ["Scenario", "ScenarioError", "parse_override", "scenario_error", "split_key"]
+
+
+def scenario_error(field: str, reason: str, file: str | Path | None = None) -> ScenarioError:
+    """Build a :class:`ScenarioError` shaped like the core's.
+
+    ``args`` is ``(message, field, reason)``; ``message`` is ``"file: field: reason"``
+    with empty parts left out. The file (if any) is also stored as ``err.file``.
+    """
+    parts = [str(p) for p in (file, field, reason) if p]
+    err = ScenarioError(": ".join(parts), field, reason)
+    err.file = str(file) if file is not None else None
+    return err
+
+
+def _toml_syntax_reason(exc: tomllib.TOMLDecodeError) -> str:
+    """Turn tomllib's message into ``line L, column C: <what is wrong>``."""
+    msg = str(exc)
+    m = re.search(r"\s*\(at line (\d+), column (\d+)\)\s*$", msg)
+    if m:
+        return f"TOML syntax error at line {m.group(1)}, column {m.group(2)}: {msg[: m.start()]}"
+    m = re.search(r"\s*\(at end of document\)\s*$", msg)
+    if m:
+        return f"TOML syntax error at end of document: {msg[: m.start()]}"
+    return f"TOML syntax error: {msg}"
+
+
+def split_key(key: str) -> list[str]:
+    """Split a dotted key (TOML key syntax, so ``links."a.b".rate`` works) into parts.
+
+    Raises :class:`ScenarioError` (field = the key) when the key is not a valid TOML key.
+    """
+    key = key.strip()
+    if not key:
+        raise scenario_error("--set", "empty key (write KEY=VALUE, e.g. links.up.rate=200kbps)")
+    try:
+        doc = tomllib.loads(f"{key} = 0")
+    except tomllib.TOMLDecodeError:
+        raise scenario_error(key, "is not a valid dotted key (e.g. links.up.rate)") from None
+    parts: list[str] = []
+    node: Any = doc
+    while isinstance(node, dict):
+        if len(node) != 1:  # cannot happen for a single key = value line
+            raise scenario_error(key, "is not a valid dotted key (e.g. links.up.rate)")
+        (k, node), = node.items()
+        parts.append(k)
+    return parts
+
+
+def _plain(value: Any) -> Any:
+    """Dates and times from TOML literals are kept as the text the user wrote."""
+    if isinstance(value, (_dt.date, _dt.time)):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def parse_value(text: str) -> Any:
+    """Parse an override value: a TOML literal when it is one, otherwise the raw string.
+
+    ``"5"`` → 5, ``"0.05"`` → 0.05, ``"true"`` → True, ``"[1, 2]"`` → [1, 2],
+    ``'{ type = "droptail", limit = 50 }'`` → a dict, ``'"100"'`` → "100",
+    ``"200kbps"`` → "200kbps" (not TOML, kept as a string).
+    """
+    try:
+        value = tomllib.loads(f"x = {text}")["x"]
+    except tomllib.TOMLDecodeError:
+        return text.strip()
+    if isinstance(value, (_dt.date, _dt.time)):
+        return text.strip()
+    return _plain(value)
+
+
+def parse_override(item: str) -> tuple[str, Any]:
+    """Parse one ``KEY=VALUE`` override (the CLI's ``--set``) into ``(key, value)``.
+
+    The value is parsed with :func:`parse_value`. A missing ``=`` or an empty key raises
+    :class:`ScenarioError` with field ``"--set"``.
+    """
+    if "=" not in item:
+        raise scenario_error("--set", f"'{item}' is not KEY=VALUE (e.g. --set links.up.rate=200kbps)")
+    key, _, value = item.partition("=")
+    key = key.strip()
+    if not key:
+        raise scenario_error("--set", f"'{item}' has an empty key (e.g. --set links.up.rate=200kbps)")
+    split_key(key)  # reject bad keys early, naming them
+    return key, parse_value(value)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, (_dt.date, _dt.time)):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+class Scenario:
+    """A scenario: the plain dict of a scenario file, plus where it came from.
+
+    Instances are treated as immutable: :meth:`with_overrides` returns a new scenario and
+    :meth:`to_dict` returns a copy.
+
+    >>> sc = Scenario.from_toml("scenarios/kalampoukas97/fig2_3.toml")  # doctest: +SKIP
+    >>> short = sc.with_overrides({"duration": "60s", "links.up.rate": "200kbps"})  # doctest: +SKIP
+    """
+
+    def __init__(self, data: Mapping[str, Any], source: str | Path | None = None) -> None:
+        if not isinstance(data, Mapping):
+            raise TypeError(f"a scenario is a mapping, not {type(data).__name__}")
+        self._data: dict[str, Any] = copy.deepcopy(dict(data))
+        self.source: str | None = str(source) if source is not None else None
+
+    # -- construction -------------------------------------------------------------------
+
+    @classmethod
+    def from_toml(cls, path: str | Path) -> Scenario:
+        """Read a scenario TOML file.
+
+        Unreadable files and TOML syntax errors raise :class:`ScenarioError` naming the
+        file (and, for syntax errors, the line and column). The content is not validated
+        here; call :meth:`validate` or run it.
+        """
+        path = Path(path)
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            raise scenario_error("", "no such file", path) from None
+        except IsADirectoryError:
+            raise scenario_error("", "is a directory, not a scenario file", path) from None
+        except OSError as e:
+            raise scenario_error("", f"cannot read: {e.strerror or e}", path) from None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise scenario_error("", f"not UTF-8 text (byte {e.start})", path) from None
+        return cls.from_toml_text(text, source=path)
+
+    @classmethod
+    def from_toml_text(cls, text: str, source: str | Path | None = None) -> Scenario:
+        """Parse scenario TOML given as text (``source`` names it in errors)."""
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise scenario_error("", _toml_syntax_reason(e), source) from None
+        return cls(data, source=source)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Scenario:
+        """Wrap a dict with the structure of a scenario file (it is deep-copied)."""
+        return cls(d)
+
+    # -- views ----------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        """The scenario's ``name``, else the file's stem, else ``"scenario"``."""
+        name = self._data.get("name")
+        if isinstance(name, str) and name:
+            return name
+        if self.source:
+            return Path(self.source).stem
+        return "scenario"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A deep copy of the scenario data."""
+        return copy.deepcopy(self._data)
+
+    def to_json(self) -> str:
+        """The JSON text the core parses (keys in file order)."""
+        return json.dumps(self._data, default=_json_default, ensure_ascii=False)
+
+    def to_toml(self) -> str:
+        """TOML text that loads back to an equal scenario."""
+        return tomli_w.dumps(self._data)
+
+    def validate(self) -> None:
+        """Check the scenario with the core; raises :class:`ScenarioError` naming the field."""
+        try:
+            _core.validate_json(self.to_json())
+        except ScenarioError as e:
+            e.file = self.source
+            raise
+
+    # -- overrides ------------------------------------------------------------------------
+
+    def with_overrides(self, overrides: Mapping[str, Any] | None = None) -> Scenario:
+        """Return a copy with dotted-path overrides applied.
+
+        ``{"links.up.rate": "200kbps", "metrics.trace": "0.1s"}`` sets those fields;
+        missing intermediate tables are created. A path that runs through a value that is
+        not a table raises :class:`ScenarioError` naming the path. String values are taken
+        as given (use :func:`parse_value` to interpret CLI text).
+        """
+        data = copy.deepcopy(self._data)
+        for key, value in (overrides or {}).items():
+            parts = split_key(key)
+            node: Any = data
+            for i, part in enumerate(parts[:-1]):
+                nxt = node.get(part)
+                if nxt is None:
+                    nxt = node[part] = {}
+                elif not isinstance(nxt, dict):
+                    here = ".".join(parts[: i + 1])
+                    raise scenario_error(
+                        key,
+                        f"'{here}' is {_describe(nxt)}, not a table, so it has no field '{parts[i + 1]}'",
+                        self.source,
+                    )
+                node = nxt
+            node[parts[-1]] = copy.deepcopy(value)
+        return Scenario(data, source=self.source)
+
+    # -- dunder ---------------------------------------------------------------------------
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Scenario):
+            return NotImplemented
+        return self._data == other._data
+
+    __hash__ = None  # type: ignore[assignment]  # equality is by content
+
+    def __repr__(self) -> str:
+        src = f", source={self.source!r}" if self.source else ""
+        return f"Scenario(name={self.name!r}{src})"
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, bool):
+        return f"a boolean ({str(value).lower()})"
+    if isinstance(value, (int, float)):
+        return f"a number ({value})"
+    if isinstance(value, str):
+        return f"a string ('{value}')"
+    if isinstance(value, list):
+        return "an array"
+    return f"a {type(value).__name__}"

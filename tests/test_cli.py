@@ -1,0 +1,185 @@
+"""The ``tcplab`` console script: run, validate, schema, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from conftest import FIG2_3, SHORT, CliRunner
+
+FLOW_KEYS = {
+    "name", "from", "to", "cc", "goodput_bps", "throughput_bps", "efficiency", "efficiency_link",
+    "bytes_delivered", "segments_sent", "retransmits", "fast_retransmits", "timeouts", "acks_sent",
+    "duplicate_segments", "final_cwnd_bytes", "srtt_s", "min_rtt_s", "completed_at_s",
+}  # fmt: skip
+LINK_KEYS = {
+    "name", "from", "to", "rate_bps", "delay_s", "queue", "utilization", "offered", "delivered", "drops",
+    "lost", "in_flight", "max_queue", "max_queue_bytes", "tx_packets", "tx_data_bytes", "tx_ack_bytes",
+}  # fmt: skip
+ROW_KEYS = {"flow", "role", "paper", "analytic", "simulated", "difference", "max_queue", "q_max_bound"}
+
+
+def test_run_writes_documented_outputs(cli: CliRunner, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    r = cli("run", FIG2_3, "--out", out, *SHORT)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""
+    assert {p.name for p in out.iterdir()} == {"summary.json", "intervals.parquet", "efficiency.png"}
+    s = json.loads((out / "summary.json").read_text())
+    assert {"scenario", "seed", "run", "flows", "links", "analysis", "warnings"} <= s.keys()
+    assert {"sim_seconds", "steady_start_s", "wall_seconds", "events", "packets_dropped"} <= s["run"].keys()
+    assert s["run"]["sim_seconds"] == 60.0 and s["run"]["steady_start_s"] == 10.0
+    assert {f["name"] for f in s["flows"]} == {"slow", "fast"}
+    for f in s["flows"]:
+        assert FLOW_KEYS <= f.keys()
+        assert 0.0 <= f["efficiency"] <= 1.0
+    for ln in s["links"]:
+        assert LINK_KEYS <= ln.keys()
+    assert {"model", "reference", "params", "prediction", "rows", "paper_note"} <= s["analysis"].keys()
+    for row in s["analysis"]["rows"]:
+        assert ROW_KEYS <= row.keys()
+    iv = pl.read_parquet(out / "intervals.parquet")
+    assert iv.columns[:8] == ["flow", "t_start", "t_end", "goodput_bps", "throughput_bps", "efficiency", "cwnd_bytes", "srtt_s"]
+    assert iv.height > 0 and set(iv["flow"]) == {"slow", "fast"}
+    assert (out / "efficiency.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # The report names the flows and compares with the closed form.
+    assert "Theorem" in r.stdout and "slow" in r.stdout and "fast" in r.stdout
+
+
+def test_run_with_traces_writes_trace_files_and_plots(cli: CliRunner, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    r = cli("run", FIG2_3, "--out", out, *SHORT, "--set", "metrics.trace=0.5s", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "" and r.stderr == ""
+    names = {p.name for p in out.iterdir()}
+    assert {"cwnd_trace.parquet", "queue_trace.parquet", "cwnd.png", "queue.png"} <= names
+    cw = pl.read_parquet(out / "cwnd_trace.parquet")
+    assert cw.columns == ["flow", "t", "cwnd_bytes", "ssthresh_bytes", "in_flight_bytes"]
+    q = pl.read_parquet(out / "queue_trace.parquet")
+    assert q.columns == ["link", "t", "packets", "bytes"]
+    # Re-running without traces into the same directory removes the stale trace files.
+    r = cli("run", FIG2_3, "--out", out, *SHORT, "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert {p.name for p in out.iterdir()} == {"summary.json", "intervals.parquet", "efficiency.png"}
+
+
+def test_seed_option_is_recorded(cli: CliRunner, tmp_path: Path) -> None:
+    r = cli("run", FIG2_3, "--out", tmp_path, *SHORT, "--seed", "42", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path / "summary.json").read_text())["seed"] == 42
+
+
+def test_validate_ok(cli: CliRunner) -> None:
+    r = cli("validate", FIG2_3)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == f"{FIG2_3}: ok"
+
+
+def test_validate_reports_each_file(cli: CliRunner, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text(FIG2_3.read_text().replace('rate = "100kbps"', 'rate = "100"'))
+    r = cli("validate", FIG2_3, bad)
+    assert r.returncode == 2
+    assert r.stdout.strip() == f"{FIG2_3}: ok"
+    assert r.stderr.strip() == f"error: {bad}: links.up.rate: '100' has no unit; write e.g. '100kbps', '5Mbps' or '2.4Gbps'"
+
+
+def test_schema(cli: CliRunner) -> None:
+    r = cli("schema")
+    assert r.returncode == 0
+    schema = json.loads(r.stdout)
+    assert {"duration", "nodes", "links", "flows"} <= schema["properties"].keys()
+
+
+def test_version(cli: CliRunner) -> None:
+    import tcplab
+
+    r = cli("version")
+    assert r.returncode == 0 and r.stdout.strip() == tcplab.__version__
+
+
+# --- bad input: exit 2, one line on stderr naming the field, no traceback -------------------
+
+BAD_SETS: list[tuple[str, list[str], str]] = [
+    ("unknown field", ["links.up.rat=5Mbps"], "links.up.rat"),
+    ("negative rate", ["links.up.rate=-5Mbps"], "links.up.rate"),
+    ("unit-less rate", ["links.up.rate=100"], "links.up.rate"),
+    ("unit-less rate string", ['links.up.rate="100"'], "links.up.rate"),
+    ("unknown node", ["links.up.from=nowhere"], "links.up.from"),
+    ("link to itself", ["links.up.to=slow"], "links.up"),
+    ("unknown algorithm", ["flows.slow.cc=cubic"], "flows.slow.cc.algorithm"),
+    ("zero duration", ["duration=0s"], "duration"),
+    ("malformed --set", ["duration"], "--set"),
+    ("override through a value", ["duration.x=1"], "duration.x"),
+]
+
+
+def _assert_one_line_error(stderr: str, *needles: str) -> str:
+    lines = stderr.splitlines()
+    assert len(lines) == 1, stderr
+    line = lines[0]
+    assert line.startswith("error:"), line
+    assert "Traceback" not in stderr and "panicked" not in stderr
+    for n in needles:
+        assert n in line, (n, line)
+    return line
+
+
+@pytest.mark.parametrize(("what", "sets", "field"), BAD_SETS, ids=[b[0] for b in BAD_SETS])
+def test_run_bad_override(cli: CliRunner, tmp_path: Path, what: str, sets: list[str], field: str) -> None:
+    args: list[str | Path] = ["run", FIG2_3, "--out", tmp_path / "out", *SHORT]
+    for s in sets:
+        args += ["--set", s]
+    r = cli(*args)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    line = _assert_one_line_error(r.stderr, f"{FIG2_3}: {field}: ")
+    assert r.stdout == ""
+    assert not (tmp_path / "out").exists()
+    assert line.count("error:") == 1
+
+
+def test_run_missing_file(cli: CliRunner, tmp_path: Path) -> None:
+    missing = tmp_path / "missing.toml"
+    r = cli("run", missing, "--out", tmp_path / "out")
+    assert r.returncode == 2
+    _assert_one_line_error(r.stderr, str(missing), "no such file")
+
+
+def test_run_toml_syntax_error(cli: CliRunner, tmp_path: Path) -> None:
+    p = tmp_path / "broken.toml"
+    p.write_text(FIG2_3.read_text().replace("[links.up]", "[links.up", 1))
+    r = cli("run", p, "--out", tmp_path / "out")
+    assert r.returncode == 2
+    line = _assert_one_line_error(r.stderr, str(p), "TOML syntax error at line")
+    lineno = next(i for i, t in enumerate(p.read_text().splitlines(), 1) if t.startswith("[links.up"))
+    assert f"line {lineno}," in line
+
+
+def test_run_unknown_field_in_file(cli: CliRunner, tmp_path: Path) -> None:
+    p = tmp_path / "typo.toml"
+    p.write_text(FIG2_3.read_text().replace('rate = "5Mbps"', 'rat = "5Mbps"'))
+    r = cli("run", p, "--out", tmp_path / "out")
+    assert r.returncode == 2
+    _assert_one_line_error(r.stderr, f"error: {p}: links.down.rat: unknown field `rat`")
+
+
+def test_validate_bad_files(cli: CliRunner, tmp_path: Path) -> None:
+    p = tmp_path / "broken.toml"
+    p.write_text("duration = \n")
+    missing = tmp_path / "missing.toml"
+    r = cli("validate", p, missing)
+    assert r.returncode == 2
+    lines = r.stderr.splitlines()
+    assert len(lines) == 2 and all(ln.startswith("error:") for ln in lines)
+    assert str(p) in lines[0] and "line 1" in lines[0]
+    assert str(missing) in lines[1]
+    assert "Traceback" not in r.stderr
+
+
+def test_negative_seed_is_a_usage_error(cli: CliRunner, tmp_path: Path) -> None:
+    r = cli("run", FIG2_3, "--out", tmp_path, "--seed", "-1")
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr
