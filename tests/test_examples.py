@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from conftest import REPO
 
@@ -20,3 +23,17 @@ def test_quickstart(tmp_path: Path) -> None:
     assert "efficiency" in r.stdout and "Theorem 1 predicts" in r.stdout
     assert (tmp_path / "efficiency.png").exists()
     assert (tmp_path / "summary.json").exists()
+
+
+def test_python_guide_snippets_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ```python blocks of docs/python.md run, in order, in one namespace."""
+    text = (REPO / "docs" / "python.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert len(blocks) >= 3
+    (tmp_path / "scenarios").symlink_to(REPO / "scenarios")
+    monkeypatch.chdir(tmp_path)
+    ns: dict[str, object] = {}
+    for block in blocks:
+        exec(compile(block, "docs/python.md", "exec"), ns)  # noqa: S102
+    assert (tmp_path / "out" / "fig2_3_short" / "efficiency.png").exists()
+    assert ns["again"] == ns["res"]

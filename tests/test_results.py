@@ -123,6 +123,17 @@ def test_seed_changes_lossy_run_via_cli(cli: CliRunner, lossy: dict[str, Any], t
     assert (tmp_path / "1" / "intervals.parquet").read_bytes() != (tmp_path / "2" / "intervals.parquet").read_bytes()
 
 
+def test_link_conservation(lossy: dict[str, Any], short_result: Result) -> None:
+    """docs/outputs.md: offered = delivered + lost + drops + in_flight, per link direction."""
+    lossy["links"]["ab"]["queue"] = {"type": "droptail", "limit": 5}  # queue drops too
+    for r in (tcplab.run(lossy, progress=False), short_result):
+        for ln in r.summary["links"]:
+            assert ln["offered"] == ln["delivered"] + ln["lost"] + ln["drops"] + ln["in_flight"], ln
+        assert r.summary["run"]["packets_dropped"] == sum(ln["drops"] + ln["lost"] for ln in r.summary["links"])
+    lossy_links = {ln["name"]: ln for ln in tcplab.run(lossy, progress=False).summary["links"]}
+    assert lossy_links["ab"]["lost"] > 0 and lossy_links["ab"]["drops"] > 0
+
+
 def test_run_accepts_path_dict_and_str(tmp_path: Path) -> None:
     sc = Scenario.from_toml(FIG2_3).with_overrides(SHORT_OVERRIDES)
     p = tmp_path / "s.toml"

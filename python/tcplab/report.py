@@ -62,7 +62,8 @@ def analysis_table(summary: dict[str, Any]) -> Table:
     table = Table(box=box.SIMPLE_HEAD, title=f"Closed form vs simulation: {analysis.get('reference') or analysis.get('model') or 'analysis'}", title_justify="left")
     table.caption = (
         "analytic: Theorem 1 efficiency; simulated: steady-state mean; difference in percentage "
-        "points; max queue: peak packets in the flow's first-hop queue vs the Theorem 2 bound"
+        "points; max queue: peak packets (data and acks, queued or in transmission) at the flow's first hop during the "
+        "steady-state window vs the Theorem 2 bound"
     )
     table.caption_justify = "left"
     table.add_column("flow", no_wrap=True)
@@ -90,12 +91,20 @@ def analysis_table(summary: dict[str, Any]) -> Table:
     return table
 
 
+def _with_steady(total: Any, steady: Any) -> str:
+    """``"14 (0)"``: a whole-run count and, when the core reports it, the steady-state part."""
+    return _num(total) if steady is None else f"{_num(total)} ({_num(steady)})"
+
+
 def _flows_table(summary: dict[str, Any]) -> Table:
     steady = (summary.get("run") or {}).get("steady_start_s")
-    table = Table(box=box.SIMPLE_HEAD, title=f"Flows (rates averaged over t ≥ {_num(steady)} s)", title_justify="left")
+    flows = summary.get("flows") or []
+    split = any("steady_retransmits" in f or "steady_timeouts" in f for f in flows)
+    caption = "retransmits and timeouts: whole run (steady-state window in parentheses)" if split else None
+    table = Table(box=box.SIMPLE_HEAD, title=f"Flows (rates averaged over t ≥ {_num(steady)} s)", title_justify="left", caption=caption, caption_justify="left")
     for col, j in (("flow", "left"), ("cc", "left"), ("goodput", "right"), ("through-\nput", "right"), ("effi-\nciency", "right"), ("of\nlink", "left"), ("retrans-\nmits", "right"), ("time-\nouts", "right")):
         table.add_column(col, justify=j, no_wrap=True)  # type: ignore[arg-type]
-    for f in summary.get("flows") or []:
+    for f in flows:
         table.add_row(
             str(f.get("name")),
             str(f.get("cc")),
@@ -103,20 +112,22 @@ def _flows_table(summary: dict[str, Any]) -> Table:
             fmt_rate(f.get("throughput_bps")),
             fmt_pct(f.get("efficiency")),
             str(f.get("efficiency_link") or ""),
-            _num(f.get("retransmits")),
-            _num(f.get("timeouts")),
+            _with_steady(f.get("retransmits"), f.get("steady_retransmits")),
+            _with_steady(f.get("timeouts"), f.get("steady_timeouts")),
         )
     return table
 
 
 def _links_table(summary: dict[str, Any]) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, title="Links (max queue in packets of every kind)", title_justify="left")
+    links = summary.get("links") or []
+    split = any("steady_max_queue" in ln for ln in links)
+    what = "max queue: peak packets of every kind (data and acks) queued or in transmission"
+    caption = f"{what}, whole run (steady-state window in parentheses)" if split else what
+    table = Table(box=box.SIMPLE_HEAD, title="Links", title_justify="left", caption=caption, caption_justify="left")
     for col, j in (("link", "left"), ("from → to", "left"), ("rate", "right"), ("utili-\nzation", "right"), ("drops", "right"), ("lost", "right"), ("max queue", "right")):
         table.add_column(col, justify=j, no_wrap=True)  # type: ignore[arg-type]
-    for ln in summary.get("links") or []:
-        mq = _num(ln.get("max_queue"))
-        if ln.get("max_queue_bytes") is not None:
-            mq += f" ({_num(ln['max_queue_bytes'])} B)"
+    for ln in links:
+        mq = _with_steady(ln.get("max_queue"), ln.get("steady_max_queue"))
         table.add_row(
             str(ln.get("name")),
             f"{ln.get('from')} → {ln.get('to')}",
@@ -145,7 +156,7 @@ def disagreements(summary: dict[str, Any]) -> list[str]:
         if mq is not None and bound is not None and mq > bound:
             out.append(
                 f"{row.get('flow')}: peak queue {_num(mq)} packets exceeds the Theorem 2 bound {_num(bound)} "
-                f"(the simulated queue counts every packet in it, data and acks)"
+                f"(the simulated occupancy counts every packet queued or in transmission, data and acks)"
             )
     return out
 
