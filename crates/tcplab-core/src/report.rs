@@ -73,6 +73,8 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
                 "in_flight": l.in_system(),
                 "max_queue": l.stats.max_queue_packets,
                 "steady_max_queue": l.stats.steady_max_queue_packets,
+                "max_data_queue": l.stats.max_data_queue,
+                "steady_max_data_queue": l.stats.steady_max_data_queue,
                 "max_queue_bytes": l.stats.max_queue_bytes,
                 "tx_packets": l.stats.tx_packets,
                 "tx_data_bytes": l.stats.tx_data_bytes,
@@ -130,9 +132,9 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
             "prediction": pred,
             "rows": [
                 {"flow": tw.slow, "role": "slow (i)", "paper": tw.paper_slow, "analytic": pred.f_i, "simulated": sim_i,
-                 "difference": sim_i - pred.f_i, "max_queue": li.stats.steady_max_queue_packets, "q_max_bound": pred.q_i_max},
+                 "difference": sim_i - pred.f_i, "max_queue": li.stats.steady_max_queue_packets, "max_data_queue": li.stats.steady_max_data_queue, "q_max_bound": pred.q_i_max},
                 {"flow": tw.fast, "role": "fast (j)", "paper": tw.paper_fast, "analytic": pred.f_j, "simulated": sim_j,
-                 "difference": sim_j - pred.f_j, "max_queue": lj.stats.steady_max_queue_packets, "q_max_bound": pred.q_j_max},
+                 "difference": sim_j - pred.f_j, "max_queue": lj.stats.steady_max_queue_packets, "max_data_queue": lj.stats.steady_max_data_queue, "q_max_bound": pred.q_j_max},
             ],
             "paper_note": tw.paper_note,
         })

@@ -11,6 +11,10 @@ use std::collections::VecDeque;
 pub struct LinkStats {
     /// Packets handed to this link direction (to its queue).
     pub offered: u64,
+    /// Of which data segments.
+    pub offered_data: u64,
+    /// Data segments whose transmission finished.
+    pub tx_data_packets: u64,
     /// Packets that reached the far end.
     pub delivered: u64,
     /// Packets lost on the wire (error model).
@@ -26,6 +30,10 @@ pub struct LinkStats {
     pub max_queue_bytes: u64,
     /// Largest occupancy since the steady-state window began (packets).
     pub steady_max_queue_packets: u32,
+    /// Largest number of data segments queued or in transmission (acks not counted), whole
+    /// run and since the steady-state window began: what seed 000's Theorem 2 bounds.
+    pub max_data_queue: u64,
+    pub steady_max_data_queue: u64,
 }
 
 pub struct Link {
@@ -92,9 +100,16 @@ impl Link {
         }
     }
 
-    /// Start tracking the steady-state maximum from the current occupancy.
+    /// Data segments queued or in transmission.
+    #[inline]
+    pub fn data_occupancy(&self) -> u64 {
+        self.stats.offered_data - self.drops.data_packets - self.stats.tx_data_packets
+    }
+
+    /// Start tracking the steady-state maxima from the current occupancy.
     pub fn reset_steady_max(&mut self) {
         self.stats.steady_max_queue_packets = self.occupancy().0;
+        self.stats.steady_max_data_queue = self.data_occupancy();
     }
 
     /// Busy time up to `now`, counting a transmission in progress.
@@ -111,6 +126,8 @@ impl Link {
     #[inline]
     pub fn offer(&mut self, id: LinkId, now: SimTime, pkt: Packet, events: &mut EventQueue) {
         self.stats.offered += 1;
+        let is_data = pkt.is_data();
+        self.stats.offered_data += is_data as u64;
         let mut cx = QueueCx::new(now, &mut self.queue_rng, &mut self.drops);
         self.queue.enqueue(pkt, &mut cx);
         if self.busy.is_none() {
@@ -125,6 +142,11 @@ impl Link {
         }
         if p > self.stats.steady_max_queue_packets {
             self.stats.steady_max_queue_packets = p;
+        }
+        if is_data {
+            let d = self.data_occupancy();
+            self.stats.max_data_queue = self.stats.max_data_queue.max(d);
+            self.stats.steady_max_data_queue = self.stats.steady_max_data_queue.max(d);
         }
     }
 
@@ -152,6 +174,7 @@ impl Link {
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += p.size as u64;
         if p.is_data() {
+            self.stats.tx_data_packets += 1;
             self.stats.tx_data_bytes += p.size as u64;
         } else {
             self.stats.tx_ack_bytes += p.size as u64;

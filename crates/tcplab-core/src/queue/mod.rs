@@ -45,6 +45,8 @@ pub enum DropReason {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DropLog {
     pub packets: u64,
+    /// Of which data segments.
+    pub data_packets: u64,
     pub bytes: u64,
     pub overflow: u64,
 }
@@ -64,6 +66,7 @@ impl<'a> QueueCx<'a> {
     /// Discard `pkt`, counting it under `why`.
     pub fn drop(&mut self, pkt: Packet, why: DropReason) {
         self.drops.packets += 1;
+        self.drops.data_packets += pkt.is_data() as u64;
         self.drops.bytes += pkt.size as u64;
         match why {
             DropReason::Overflow => self.drops.overflow += 1,
