@@ -87,6 +87,20 @@ def test_validate_reports_each_file(cli: CliRunner, tmp_path: Path) -> None:
     assert r.stderr.strip() == f"error: {bad}: links.up.rate: '100' has no unit; write e.g. '100kbps', '5Mbps' or '2.4Gbps'"
 
 
+def test_validate_with_overrides(cli: CliRunner) -> None:
+    r = cli("validate", FIG2_3, "--set", "links.up.rate=-1kbps")
+    assert r.returncode == 2
+    assert r.stderr.strip() == f"error: {FIG2_3}: links.up.rate: '-1kbps' is negative"
+
+
+def test_unwritable_out(cli: CliRunner, tmp_path: Path) -> None:
+    f = tmp_path / "file"
+    f.write_text("")
+    r = cli("run", FIG2_3, "--out", f, *SHORT, "--quiet")
+    assert r.returncode == 1
+    _assert_one_line_error(r.stderr, "cannot write")
+
+
 def test_schema(cli: CliRunner) -> None:
     r = cli("schema")
     assert r.returncode == 0
@@ -114,6 +128,8 @@ BAD_SETS: list[tuple[str, list[str], str]] = [
     ("zero duration", ["duration=0s"], "duration"),
     ("malformed --set", ["duration"], "--set"),
     ("override through a value", ["duration.x=1"], "duration.x"),
+    ("non-finite number", ["links.up.loss=nan"], "links.up.loss"),
+    ("loss out of range", ["links.up.loss=1.5"], "links.up.loss"),
 ]
 
 
@@ -183,3 +199,41 @@ def test_negative_seed_is_a_usage_error(cli: CliRunner, tmp_path: Path) -> None:
     r = cli("run", FIG2_3, "--out", tmp_path, "--seed", "-1")
     assert r.returncode == 2
     assert "Traceback" not in r.stderr
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_cleanly(tcplab_exe: Path, tmp_path: Path) -> None:
+    """SIGINT during a long run: exit 130, "interrupted", no traceback, no partial results."""
+    import signal
+    import subprocess
+    import time
+
+    from tcplab import Scenario
+
+    big = {
+        "name": "long",
+        "duration": "3600s",
+        "nodes": {"a": "host", "b": "host"},
+        "links": {
+            "ab": {"from": "a", "to": "b", "rate": "1Gbps", "delay": "5ms", "queue": {"type": "droptail", "limit": 100}},
+            "ba": {"from": "b", "to": "a", "rate": "1Gbps", "delay": "5ms"},
+        },
+        "flows": {"f": {"from": "a", "to": "b"}},
+    }
+    p = tmp_path / "long.toml"
+    p.write_text(Scenario.from_dict(big).to_toml())
+    proc = subprocess.Popen(
+        [str(tcplab_exe), "run", str(p), "--out", str(tmp_path / "out")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # background jobs may inherit SIG_IGN
+    )
+    time.sleep(3.0)  # past the 2-s progress-bar threshold: the bar must be closed too
+    assert proc.poll() is None, "the run finished before it could be interrupted"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert err.strip().splitlines()[-1] == "interrupted"
+    assert "Traceback" not in err and "panicked" not in err
+    assert not (tmp_path / "out").exists()

@@ -72,7 +72,7 @@ def test_progress_bar_after_threshold(slow_core: type[_SlowSim], monkeypatch: py
     console = Console(file=buf, force_terminal=True, width=120)
     tcplab.run(_short(), progress=True, console=console)
     text = buf.getvalue()
-    assert "sim s" in text and "events/s" in text
+    assert "sim s" in text and "ev/s" in text and "eta" in text
 
 
 def test_no_progress_bar_when_disabled(slow_core: type[_SlowSim], monkeypatch: pytest.MonkeyPatch) -> None:

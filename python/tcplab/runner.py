@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, ProgressColumn, Task, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import BarColumn, Progress, ProgressColumn, Task, TextColumn
 from rich.text import Text
 
 from tcplab import _core
@@ -44,23 +44,38 @@ def as_scenario(scenario: Scenario | Mapping[str, Any] | str | Path) -> Scenario
 
 class _SimSecondsColumn(ProgressColumn):
     def render(self, task: Task) -> Text:
-        return Text(f"{task.completed:,.1f} / {task.total or 0:,.1f} sim s", style="progress.download")
+        return Text(f"{task.completed:,.0f}/{task.total or 0:,.0f} sim s", style="progress.download")
 
 
 class _EventRateColumn(ProgressColumn):
     def render(self, task: Task) -> Text:
         rate = task.fields.get("events_per_s", 0.0)
-        return Text(f"{rate / 1e6:,.2f} M events/s", style="progress.data.speed")
+        return Text(f"{rate / 1e6:,.1f}M ev/s", style="progress.data.speed")
+
+
+def _clock(seconds: float) -> str:
+    m, s = divmod(int(seconds + 0.5), 60)
+    h, m = divmod(m, 60)
+    return f"{h}:{m:02d}:{s:02d}"
+
+
+class _WallColumn(ProgressColumn):
+    """Wall time since the run began (not since the bar appeared) and the estimate left."""
+
+    def render(self, task: Task) -> Text:
+        wall = float(task.fields.get("wall", 0.0))
+        done, total = task.completed, task.total or 0.0
+        eta = "-:--:--" if done <= 0 else _clock(wall * (total - done) / done)
+        return Text(f"{_clock(wall)} eta {eta}", style="progress.elapsed")
 
 
 def _progress(console: Console | None) -> Progress:
     return Progress(
         TextColumn("[bold]{task.description}"),
-        BarColumn(),
+        BarColumn(bar_width=24),
         _SimSecondsColumn(),
         _EventRateColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
+        _WallColumn(),
         console=console or Console(stderr=True),
         transient=True,
     )
@@ -115,14 +130,19 @@ def run(
                 slice_s /= 2
             if progress and bar is None and now_wall - t0 > PROGRESS_AFTER_S:
                 bar = _progress(console)
+                name = sc.name if len(sc.name) <= 24 else sc.name[:23] + "…"
+                wall = now_wall - t0
+                task = bar.add_task(
+                    name, total=duration, completed=min(sim.now, duration), events_per_s=sim.events / wall, wall=wall
+                )
+                last_events, last_wall = sim.events, now_wall
                 bar.start()
-                task = bar.add_task(sc.name[:40], total=duration, events_per_s=0.0)
             if bar is not None and task is not None:
                 wall = now_wall - last_wall
                 if wall > 0.25 or sim.finished:
                     rate = (sim.events - last_events) / wall if wall > 0 else 0.0
                     last_events, last_wall = sim.events, now_wall
-                    bar.update(task, completed=min(sim.now, duration), events_per_s=rate)
+                    bar.update(task, completed=min(sim.now, duration), events_per_s=rate, wall=now_wall - t0)
     finally:
         if bar is not None:
             bar.stop()

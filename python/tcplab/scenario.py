@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import datetime as _dt
 import json
+import math
 import re
 import tomllib
 from collections.abc import Mapping
@@ -213,8 +214,13 @@ class Scenario:
         return copy.deepcopy(self._data)
 
     def to_json(self) -> str:
-        """The JSON text the core parses (keys in file order)."""
-        return json.dumps(self._data, default=_json_default, ensure_ascii=False)
+        """The JSON text the core parses (keys in file order).
+
+        Non-finite floats (TOML ``inf``, ``nan``) have no JSON form: they raise
+        :class:`ScenarioError` naming the field.
+        """
+        _check_finite(self._data, [], self.source)
+        return json.dumps(self._data, default=_json_default, ensure_ascii=False, allow_nan=False)
 
     def to_toml(self) -> str:
         """TOML text that loads back to an equal scenario."""
@@ -269,6 +275,17 @@ class Scenario:
     def __repr__(self) -> str:
         src = f", source={self.source!r}" if self.source else ""
         return f"Scenario(name={self.name!r}{src})"
+
+
+def _check_finite(value: Any, path: list[str], source: str | None) -> None:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise scenario_error(".".join(path), f"'{value}' is not a finite number", source)
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _check_finite(v, [*path, str(k)], source)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _check_finite(v, [*path, str(i)], source)
 
 
 def _describe(value: Any) -> str:
