@@ -207,3 +207,25 @@ def test_run_rejects_bad_seed() -> None:
         with pytest.raises(ScenarioError) as ei:
             tcplab.run(sc, seed=seed, progress=False)  # type: ignore[arg-type]
         assert ei.value.args[1] == "seed"
+
+
+def test_to_toml_leaves_out_none() -> None:
+    sc = Scenario.from_dict({"name": None, "metrics": {"trace": None, "interval": "1s"}})
+    assert Scenario.from_toml_text(sc.to_toml()).to_dict() == {"metrics": {"interval": "1s"}}
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("-inf"), float("nan")])
+def test_non_finite_numbers_name_the_field(value: float) -> None:
+    sc = Scenario.from_toml(FIG2_3).with_overrides({"links.up.loss": value})
+    with pytest.raises(ScenarioError) as ei:
+        sc.to_json()
+    assert ei.value.args[1] == "links.up.loss"
+    with pytest.raises(ScenarioError):
+        sc.validate()
+
+
+def test_str_of_error_is_the_message() -> None:
+    with pytest.raises(ScenarioError) as ei:
+        Scenario.from_toml(FIG2_3).with_overrides({"duration": "0s"}).validate()
+    assert str(ei.value) == "duration: must be positive"
+    assert type(ei.value).__name__ == "ScenarioError"

@@ -223,8 +223,12 @@ class Scenario:
         return json.dumps(self._data, default=_json_default, ensure_ascii=False, allow_nan=False)
 
     def to_toml(self) -> str:
-        """TOML text that loads back to an equal scenario."""
-        return tomli_w.dumps(self._data)
+        """TOML text that loads back to an equal scenario.
+
+        TOML has no null: keys whose value is None (possible in dicts, meaning "absent")
+        are left out.
+        """
+        return tomli_w.dumps(_drop_none(self._data))
 
     def validate(self) -> None:
         """Check the scenario with the core; raises :class:`ScenarioError` naming the field."""
@@ -275,6 +279,14 @@ class Scenario:
     def __repr__(self) -> str:
         src = f", source={self.source!r}" if self.source else ""
         return f"Scenario(name={self.name!r}{src})"
+
+
+def _drop_none(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _drop_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_drop_none(v) for v in value if v is not None]
+    return value
 
 
 def _check_finite(value: Any, path: list[str], source: str | None) -> None:
