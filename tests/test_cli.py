@@ -237,3 +237,18 @@ def test_ctrl_c_stops_cleanly(tcplab_exe: Path, tmp_path: Path) -> None:
     assert err.strip().splitlines()[-1] == "interrupted"
     assert "Traceback" not in err and "panicked" not in err
     assert not (tmp_path / "out").exists()
+
+
+def test_every_summary_key_is_documented(cli: CliRunner, tmp_path: Path) -> None:
+    """docs/outputs.md names every key the core writes into summary.json."""
+    from conftest import REPO
+
+    r = cli("run", FIG2_3, "--out", tmp_path, *SHORT, "--set", "metrics.trace=1s", "--quiet")
+    assert r.returncode == 0, r.stderr
+    s = json.loads((tmp_path / "summary.json").read_text())
+    doc = (REPO / "docs" / "outputs.md").read_text()
+    keys = set(s) | set(s["run"]) | {k for f in s["flows"] for k in f} | {k for ln in s["links"] for k in ln}
+    keys |= set(s["analysis"]) | set(s["analysis"]["params"]) | set(s["analysis"]["prediction"])
+    keys |= {k for row in s["analysis"]["rows"] for k in row}
+    undocumented = sorted(k for k in keys if f"`{k}`" not in doc)
+    assert undocumented == [], f"add these summary.json keys to docs/outputs.md: {undocumented}"

@@ -40,7 +40,8 @@ def _with_rows(summary: dict[str, Any], **changes: Any) -> dict[str, Any]:
 
 def test_formatting_helpers() -> None:
     assert fmt_rate(95722.3) == "95.72 kb/s"
-    assert fmt_rate(5e6) == "5.00 Mb/s"
+    assert fmt_rate(5e6) == "5 Mb/s"
+    assert fmt_rate(2.4e9) == "2.4 Gb/s"
     assert fmt_rate(12) == "12 b/s"
     assert fmt_rate(None) == "–"
     assert fmt_pct(0.9834) == "98.3%"
@@ -55,7 +56,7 @@ def test_print_run_tables(result: Result) -> None:
 
 
 def test_disagreement_is_printed_in_red(result: Result) -> None:
-    s = _with_rows(result.summary, analytic=0.5, simulated=0.55, difference=0.05, max_queue=1, q_max_bound=44.0)
+    s = _with_rows(result.summary, analytic=0.5, simulated=0.55, difference=0.05, max_queue=1, max_data_queue=1, q_max_bound=44.0)
     assert disagreements(s) == [
         "slow: simulated (55.0%) and closed form (50.0%) disagree by 5.0 percentage points",
         "fast: simulated (55.0%) and closed form (50.0%) disagree by 5.0 percentage points",
@@ -68,15 +69,24 @@ def test_disagreement_is_printed_in_red(result: Result) -> None:
 
 
 def test_agreement_is_quiet(result: Result) -> None:
-    s = _with_rows(result.summary, difference=0.02, max_queue=1, q_max_bound=44.0)
+    s = _with_rows(result.summary, difference=0.02, max_queue=1, max_data_queue=1, q_max_bound=44.0)
     assert disagreements(s) == []
     assert "disagree" not in _render(s)
 
 
 def test_queue_above_bound_is_flagged(result: Result) -> None:
-    s = _with_rows(result.summary, difference=0.0, max_queue=88, q_max_bound=44.0)
+    # Theorem 2 bounds data segments: the core's max_data_queue is compared when present.
+    s = _with_rows(result.summary, difference=0.0, max_queue=88, max_data_queue=45, q_max_bound=44.0)
     lines = disagreements(s)
-    assert len(lines) == 2 and all("exceeds the Theorem 2 bound 44" in ln for ln in lines)
+    assert len(lines) == 2 and all("peak queue of 45 data segments exceeds the Theorem 2 bound 44" in ln for ln in lines)
+    s = _with_rows(result.summary, difference=0.0, max_queue=88, max_data_queue=44, q_max_bound=44.0)
+    assert disagreements(s) == []
+    # Older summaries without max_data_queue fall back to the all-packet count.
+    s = _with_rows(result.summary, difference=0.0, max_queue=88, q_max_bound=44.0)
+    for row in s["analysis"]["rows"]:
+        row.pop("max_data_queue", None)
+    lines = disagreements(s)
+    assert len(lines) == 2 and all("88 packets of every kind" in ln for ln in lines)
 
 
 def test_analysis_table_columns(result: Result) -> None:

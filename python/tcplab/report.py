@@ -21,12 +21,13 @@ DISAGREEMENT = 0.03
 
 
 def fmt_rate(bps: float | None) -> str:
-    """``95722.3`` → ``"95.72 kb/s"`` (decimal prefixes, as rates in scenarios)."""
+    """``95722.3`` → ``"95.72 kb/s"``, ``5e6`` → ``"5 Mb/s"`` (4 significant digits,
+    decimal prefixes as rates in scenarios)."""
     if bps is None:
         return "–"
     for div, unit in ((1e9, "Gb/s"), (1e6, "Mb/s"), (1e3, "kb/s")):
         if abs(bps) >= div:
-            return f"{bps / div:.2f} {unit}"
+            return f"{bps / div:.4g} {unit}"
     return f"{bps:.0f} b/s"
 
 
@@ -50,20 +51,33 @@ def _num(x: Any) -> str:
     return f"{x:g}" if isinstance(x, float) else str(x)
 
 
+def _bounded_queue(row: dict[str, Any]) -> tuple[Any, str]:
+    """The simulated queue Theorem 2 is compared with, and what it counts.
+
+    Theorem 2 bounds data segments; the core reports ``max_data_queue`` (data segments
+    queued or in transmission) and, older cores only, ``max_queue`` (every packet).
+    """
+    if row.get("max_data_queue") is not None:
+        return row["max_data_queue"], "data segments"
+    return row.get("max_queue"), "packets of every kind, data and acks"
+
+
 def analysis_table(summary: dict[str, Any]) -> Table:
     """The closed-form comparison: one row per analysed flow.
 
     Columns: flow, role, the paper's claim, the analytic efficiency (Theorem 1), the
     simulated steady-state mean, their difference in percentage points, and the peak
-    queue of the flow's first link against the Theorem 2 bound. Differences larger than
+    data queue at the flow's sending host against the Theorem 2 bound. Differences larger than
     :data:`DISAGREEMENT` and queues above the bound are shown in red.
     """
     analysis = summary.get("analysis") or {}
     table = Table(box=box.SIMPLE_HEAD, title=f"Closed form vs simulation: {analysis.get('reference') or analysis.get('model') or 'analysis'}", title_justify="left")
+    rows = analysis.get("rows") or []
+    counts = {_bounded_queue(r)[1] for r in rows} or {"data segments"}
     table.caption = (
         "analytic: Theorem 1 efficiency; simulated: steady-state mean; difference in percentage "
-        "points; max queue: peak packets (data and acks, queued or in transmission) at the flow's first hop during the "
-        "steady-state window vs the Theorem 2 bound"
+        f"points; max queue: peak {' / '.join(sorted(counts))} queued or in transmission at the flow's "
+        "sending host during the steady-state window, vs the Theorem 2 bound"
     )
     table.caption_justify = "left"
     table.add_column("flow", no_wrap=True)
@@ -73,10 +87,10 @@ def analysis_table(summary: dict[str, Any]) -> Table:
     table.add_column("simulated\n(steady)", justify="right", no_wrap=True)
     table.add_column("difference\n(points)", justify="right", no_wrap=True)
     table.add_column("max queue\nvs Thm 2", justify="right", no_wrap=True)
-    for row in analysis.get("rows") or []:
+    for row in rows:
         diff = row.get("difference")
         diff_text = Text(_pp(diff), style="bold red" if diff is not None and abs(diff) > DISAGREEMENT else "")
-        mq, bound = row.get("max_queue"), row.get("q_max_bound")
+        (mq, _), bound = _bounded_queue(row), row.get("q_max_bound")
         over = mq is not None and bound is not None and mq > bound
         q_text = Text(f"{_num(mq)} {'>' if over else '≤'} {_num(bound)}" if mq is not None and bound is not None else "–", style="bold red" if over else "")
         table.add_row(
@@ -121,22 +135,28 @@ def _flows_table(summary: dict[str, Any]) -> Table:
 def _links_table(summary: dict[str, Any]) -> Table:
     links = summary.get("links") or []
     split = any("steady_max_queue" in ln for ln in links)
-    what = "max queue: peak packets of every kind (data and acks) queued or in transmission"
-    caption = f"{what}, whole run (steady-state window in parentheses)" if split else what
+    data = any("max_data_queue" in ln for ln in links)
+    what = "max queue: peak packets queued or in transmission, all (data and acks)" + (" and data only" if data else "")
+    caption = f"{what}; whole run (steady-state window in parentheses)" if split else what
     table = Table(box=box.SIMPLE_HEAD, title="Links", title_justify="left", caption=caption, caption_justify="left")
-    for col, j in (("link", "left"), ("from → to", "left"), ("rate", "right"), ("utili-\nzation", "right"), ("drops", "right"), ("lost", "right"), ("max queue", "right")):
+    cols = [("link", "left"), ("from→to", "left"), ("rate", "right"), ("utili-\nzation", "right"), ("drops", "right"), ("lost", "right"), ("max queue\n(all)", "right")]
+    if data:
+        cols.append(("max queue\n(data)", "right"))
+    for col, j in cols:
         table.add_column(col, justify=j, no_wrap=True)  # type: ignore[arg-type]
     for ln in links:
-        mq = _with_steady(ln.get("max_queue"), ln.get("steady_max_queue"))
-        table.add_row(
+        cells = [
             str(ln.get("name")),
-            f"{ln.get('from')} → {ln.get('to')}",
+            f"{ln.get('from')}→{ln.get('to')}",
             fmt_rate(ln.get("rate_bps")),
             fmt_pct(ln.get("utilization")),
             _num(ln.get("drops")),
             _num(ln.get("lost")),
-            mq,
-        )
+            _with_steady(ln.get("max_queue"), ln.get("steady_max_queue")),
+        ]
+        if data:
+            cells.append(_with_steady(ln.get("max_data_queue"), ln.get("steady_max_data_queue")))
+        table.add_row(*cells)
     return table
 
 
@@ -152,11 +172,10 @@ def disagreements(summary: dict[str, Any]) -> list[str]:
                 f"{row.get('flow')}: simulated ({fmt_pct(row.get('simulated'))}) and closed form "
                 f"({fmt_pct(row.get('analytic'))}) disagree by {abs(diff) * 100:.1f} percentage points"
             )
-        mq, bound = row.get("max_queue"), row.get("q_max_bound")
+        (mq, what), bound = _bounded_queue(row), row.get("q_max_bound")
         if mq is not None and bound is not None and mq > bound:
             out.append(
-                f"{row.get('flow')}: peak queue {_num(mq)} packets exceeds the Theorem 2 bound {_num(bound)} "
-                f"(the simulated occupancy counts every packet queued or in transmission, data and acks)"
+                f"{row.get('flow')}: peak queue of {_num(mq)} {what} exceeds the Theorem 2 bound {_num(bound)}"
             )
     return out
 
