@@ -19,7 +19,8 @@ $(STAMP): pyproject.toml
 	$(VPY) -m pip install -q "maturin>=1.5,<2" "pytest>=8" "hypothesis>=6" polars pyarrow matplotlib typer rich tomli-w nbformat nbclient ipykernel
 	touch $@
 
-$(BUILT): $(STAMP) $(RUST_SRC) $(shell find python -name '*.py' -o -name '*.pyi')
+# Python sources are installed editable: only Rust changes need a rebuild.
+$(BUILT): $(STAMP) $(RUST_SRC)
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release -q
 	touch $@
 
