@@ -3,7 +3,6 @@
 //! Keys are documented in `docs/outputs.md`.
 
 use crate::analysis::kalampoukas97::{self, TwoWayParams};
-use crate::cc::CongestionControl;
 use crate::scenario::Built;
 use serde_json::{json, Value};
 
@@ -160,9 +159,4 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
         "analysis": analysis,
         "warnings": warnings,
     })
-}
-
-/// Every flow's first-hop algorithm name (for the CLI's table).
-pub fn cc_names(b: &Built) -> Vec<&'static str> {
-    b.sim.flows.iter().map(|f| f.sender.cc.name()).collect()
 }

@@ -17,8 +17,7 @@ rto_max = "8s"
 app = {{ type = "transfer", bytes = {bytes} }}
 "#
     );
-    let extra = format!("seed = {seed}\n").replace("seed", "# seed");
-    let mut s = two_host(
+    let body = two_host(
         "10Mbps",
         "10Mbps",
         "10ms",
@@ -27,10 +26,9 @@ app = {{ type = "transfer", bytes = {bytes} }}
         loss,
         &flows,
         "5000s",
-        &extra,
+        "",
     );
-    s = format!("seed = {seed}\n{s}");
-    s
+    format!("seed = {seed}\n{body}")
 }
 
 #[test]
