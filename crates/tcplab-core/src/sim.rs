@@ -86,23 +86,41 @@ pub struct Sim {
     pub intervals: IntervalColumns,
     pub traces: TraceColumns,
     pub events_processed: u64,
+    /// Flows owed backpressure credit for a segment their own host queue dropped.
+    refunds: Vec<FlowId>,
     last_interval: SimTime,
     started: bool,
     finished: bool,
 }
 
 /// Hand `pkt` to the first-hop link from `node` towards its destination.
+///
+/// A data segment that its own host's backpressured queue drops still frees its place in
+/// that queue: its flow is pushed on `refunds` so the sender gets the credit back.
+/// (The end-host disciplines only ever drop the arriving packet.)
 #[inline]
 fn route_out(
     nodes: &[Node],
     links: &mut [Link],
     events: &mut EventQueue,
+    refunds: &mut Vec<FlowId>,
     now: SimTime,
     node: NodeId,
     pkt: Packet,
 ) {
     match nodes[node as usize].routes[pkt.dst as usize] {
-        Some(l) => links[l as usize].offer(l, now, pkt, events),
+        Some(l) => {
+            let link = &mut links[l as usize];
+            if link.backpressure.is_some() && pkt.is_data() && pkt.src == node {
+                let before = link.drops.data_packets;
+                link.offer(l, now, pkt, events);
+                if link.drops.data_packets != before {
+                    refunds.push(pkt.flow);
+                }
+            } else {
+                link.offer(l, now, pkt, events);
+            }
+        }
         None => unreachable!(
             "validated scenario has a route from {} to {}",
             node, pkt.dst
@@ -129,6 +147,7 @@ impl Sim {
             intervals: IntervalColumns::default(),
             traces: TraceColumns::default(),
             events_processed: 0,
+            refunds: Vec::new(),
             last_interval: SimTime::ZERO,
             started: false,
             finished: false,
@@ -187,6 +206,9 @@ impl Sim {
             self.now = at;
             self.events_processed += 1;
             self.dispatch(ev);
+            while let Some(f) = self.refunds.pop() {
+                self.ipq_departed(f);
+            }
         }
         self.now = self.now.max(limit);
         if limit >= self.end && !self.finished {
@@ -198,7 +220,20 @@ impl Sim {
     fn dispatch(&mut self, ev: Event) {
         let now = self.now;
         match ev {
-            Event::LinkTxDone(l) => self.links[l as usize].tx_done(l, now, &mut self.events),
+            Event::LinkTxDone(l) => {
+                let link = &mut self.links[l as usize];
+                if link.backpressure.is_none() {
+                    link.tx_done(l, now, &mut self.events);
+                } else {
+                    // Backpressure: the sender refills the queue before the link picks
+                    // its next packet, so the new segment competes at the tail at once.
+                    let p = link.finish_tx(l, now, &mut self.events);
+                    if p.is_data() && p.src == link.from {
+                        self.ipq_departed(p.flow);
+                    }
+                    self.links[l as usize].start_next(l, now, &mut self.events);
+                }
+            }
             Event::LinkArrival(l) => {
                 let link = &mut self.links[l as usize];
                 let to = link.to;
@@ -212,13 +247,14 @@ impl Sim {
                     links,
                     events,
                     flows,
+                    refunds,
                     ..
                 } = self;
                 let fl = &mut flows[f as usize];
                 let src = fl.src;
                 let offered = fl.app.offered();
                 fl.sender.set_app_limit(now, offered, &mut |p| {
-                    route_out(nodes, links, events, now, src, p)
+                    route_out(nodes, links, events, refunds, now, src, p)
                 });
                 self.sync_timer(f);
             }
@@ -244,7 +280,15 @@ impl Sim {
     fn receive(&mut self, node: NodeId, p: Packet) {
         let now = self.now;
         if p.dst != node {
-            route_out(&self.nodes, &mut self.links, &mut self.events, now, node, p);
+            route_out(
+                &self.nodes,
+                &mut self.links,
+                &mut self.events,
+                &mut self.refunds,
+                now,
+                node,
+                p,
+            );
             return;
         }
         let f = p.flow;
@@ -253,19 +297,20 @@ impl Sim {
             links,
             events,
             flows,
+            refunds,
             ..
         } = self;
         let fl = &mut flows[f as usize];
         match p.kind {
             PacketKind::Data => {
                 let o = fl.receiver.on_data(now, &p, &mut |a| {
-                    route_out(nodes, links, events, now, node, a)
+                    route_out(nodes, links, events, refunds, now, node, a)
                 });
                 fl.counters.add(o.delivered, o.unique_wire);
             }
             PacketKind::Ack => {
                 fl.sender.on_ack(now, &p, &mut |d| {
-                    route_out(nodes, links, events, now, node, d)
+                    route_out(nodes, links, events, refunds, now, node, d)
                 });
                 if fl.completed_at.is_none() && fl.sender.is_complete() {
                     fl.completed_at = Some(now);
@@ -274,6 +319,28 @@ impl Sim {
                     fl.max_window_at = Some(now);
                 }
             }
+        }
+        self.sync_timer(f);
+    }
+
+    /// One of `f`'s data segments left its host's backpressured queue.
+    fn ipq_departed(&mut self, f: FlowId) {
+        let now = self.now;
+        let Sim {
+            nodes,
+            links,
+            events,
+            flows,
+            refunds,
+            ..
+        } = self;
+        let fl = &mut flows[f as usize];
+        let src = fl.src;
+        fl.sender.ipq_departed(now, &mut |d| {
+            route_out(nodes, links, events, refunds, now, src, d)
+        });
+        if fl.max_window_at.is_none() && fl.sender.window() >= fl.sender.max_window() {
+            fl.max_window_at = Some(now);
         }
         self.sync_timer(f);
     }
@@ -305,18 +372,19 @@ impl Sim {
             links,
             events,
             flows,
+            refunds,
             ..
         } = self;
         let fl = &mut flows[f as usize];
         if fl.receiver.delack_deadline.is_some_and(|d| d <= now) {
             let node = fl.dst;
             fl.receiver
-                .on_delack_timer(now, &mut |a| route_out(nodes, links, events, now, node, a));
+                .on_delack_timer(now, &mut |a| route_out(nodes, links, events, refunds, now, node, a));
         }
         if fl.sender.rto_deadline.is_some_and(|d| d <= now) {
             let node = fl.src;
             fl.sender
-                .on_timeout(now, &mut |d| route_out(nodes, links, events, now, node, d));
+                .on_timeout(now, &mut |d| route_out(nodes, links, events, refunds, now, node, d));
         }
         self.sync_timer(f);
     }

@@ -52,6 +52,10 @@ pub struct Link {
     pub(crate) pipe: VecDeque<(SimTime, Packet)>,
     pub stats: LinkStats,
     pub drops: DropLog,
+    /// End-host backpressure threshold (data segments per local connection), if any. The
+    /// link only carries the setting; the simulation returns credit to the sender when one
+    /// of its data segments leaves (or is dropped by) this queue.
+    pub backpressure: Option<u32>,
 }
 
 impl Link {
@@ -82,6 +86,7 @@ impl Link {
             pipe: VecDeque::with_capacity(64),
             stats: LinkStats::default(),
             drops: DropLog::default(),
+            backpressure: None,
         }
     }
 
@@ -167,6 +172,15 @@ impl Link {
     /// The transmitter finished its packet: put it on the wire and start the next one.
     #[inline]
     pub fn tx_done(&mut self, id: LinkId, now: SimTime, events: &mut EventQueue) {
+        self.finish_tx(id, now, events);
+        self.start_tx(id, now, events);
+    }
+
+    /// The transmitter finished its packet: put it on the wire (or lose it) and return a
+    /// copy of it. The link stays idle until [`Link::start_next`]; in between the caller may
+    /// enqueue packets that must compete for the next transmission (backpressure).
+    #[inline]
+    pub fn finish_tx(&mut self, id: LinkId, now: SimTime, events: &mut EventQueue) -> Packet {
         let p = self
             .busy
             .take()
@@ -189,7 +203,15 @@ impl Link {
                 events.schedule(at, Event::LinkArrival(id));
             }
         }
-        self.start_tx(id, now, events);
+        p
+    }
+
+    /// Start the next transmission if the transmitter is idle.
+    #[inline]
+    pub fn start_next(&mut self, id: LinkId, now: SimTime, events: &mut EventQueue) {
+        if self.busy.is_none() {
+            self.start_tx(id, now, events);
+        }
     }
 
     /// The head of the pipe reaches the far end; returns it.

@@ -12,6 +12,18 @@ pub enum Limit {
     Unlimited,
 }
 
+impl Limit {
+    /// Whether `p` fits in a queue holding `backlog`.
+    #[inline]
+    pub fn fits(&self, backlog: &Backlog, p: &Packet) -> bool {
+        match *self {
+            Limit::Packets(n) => backlog.packets < n,
+            Limit::Bytes(b) => backlog.bytes + p.size as u64 <= b,
+            Limit::Unlimited => true,
+        }
+    }
+}
+
 pub struct DropTail {
     q: VecDeque<Packet>,
     limit: Limit,
@@ -30,13 +42,6 @@ impl DropTail {
             backlog: Backlog::default(),
         }
     }
-    fn fits(&self, p: &Packet) -> bool {
-        match self.limit {
-            Limit::Packets(n) => self.backlog.packets < n,
-            Limit::Bytes(b) => self.backlog.bytes + p.size as u64 <= b,
-            Limit::Unlimited => true,
-        }
-    }
 }
 
 impl QueueDisc for DropTail {
@@ -45,7 +50,7 @@ impl QueueDisc for DropTail {
     }
     #[inline]
     fn enqueue(&mut self, pkt: Packet, cx: &mut QueueCx) {
-        if self.fits(&pkt) {
+        if self.limit.fits(&self.backlog, &pkt) {
             self.backlog.add(&pkt);
             self.q.push_back(pkt);
         } else {

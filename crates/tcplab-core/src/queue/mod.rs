@@ -5,8 +5,12 @@
 //! and reports its backlog. Drops go through [`QueueCx::drop`] so the accounting lives in one
 //! place. Built-ins sit in the closed enum [`AnyQueue`] and are dispatched with a `match`.
 
+mod ackprio;
+mod bwalloc;
 mod droptail;
 
+pub use ackprio::AckPriority;
+pub use bwalloc::BandwidthAllocation;
 pub use droptail::{DropTail, Limit};
 
 use crate::event::FlowId;
@@ -91,35 +95,38 @@ pub trait QueueDisc {
 /// The built-in disciplines, dispatched statically.
 pub enum AnyQueue {
     DropTail(DropTail),
+    AckPriority(AckPriority),
+    BandwidthAllocation(BandwidthAllocation),
+}
+
+/// Apply `$body` to whichever discipline `$q` holds.
+macro_rules! each_queue {
+    ($q:expr, $x:ident => $body:expr) => {
+        match $q {
+            AnyQueue::DropTail($x) => $body,
+            AnyQueue::AckPriority($x) => $body,
+            AnyQueue::BandwidthAllocation($x) => $body,
+        }
+    };
 }
 
 impl QueueDisc for AnyQueue {
     fn name(&self) -> &'static str {
-        match self {
-            AnyQueue::DropTail(q) => q.name(),
-        }
+        each_queue!(self, q => q.name())
     }
     #[inline]
     fn enqueue(&mut self, pkt: Packet, cx: &mut QueueCx) {
-        match self {
-            AnyQueue::DropTail(q) => q.enqueue(pkt, cx),
-        }
+        each_queue!(self, q => q.enqueue(pkt, cx))
     }
     #[inline]
     fn dequeue(&mut self, cx: &mut QueueCx) -> Option<Packet> {
-        match self {
-            AnyQueue::DropTail(q) => q.dequeue(cx),
-        }
+        each_queue!(self, q => q.dequeue(cx))
     }
     #[inline]
     fn backlog(&self) -> Backlog {
-        match self {
-            AnyQueue::DropTail(q) => q.backlog(),
-        }
+        each_queue!(self, q => q.backlog())
     }
     fn backlog_of(&self, flow: FlowId) -> Option<Backlog> {
-        match self {
-            AnyQueue::DropTail(q) => q.backlog_of(flow),
-        }
+        each_queue!(self, q => q.backlog_of(flow))
     }
 }

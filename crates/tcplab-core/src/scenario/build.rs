@@ -7,7 +7,7 @@ use crate::app::App;
 use crate::cc::CcConfig;
 use crate::event::{LinkId, NodeId};
 use crate::net::{routing, Link, Node, NodeKind};
-use crate::queue::{AnyQueue, DropTail, Limit};
+use crate::queue::{AckPriority, AnyQueue, BandwidthAllocation, DropTail, Limit};
 use crate::rng::{SimRng, Stream};
 use crate::sim::{Flow, MetricsConfig, Sim};
 use crate::tcp::receiver::TcpReceiver;
@@ -155,24 +155,50 @@ pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
                 format!("must be in [0, 1), got {}", l.loss),
             ));
         }
+        let lim = match l.queue {
+            QueueSpec::Droptail { limit }
+            | QueueSpec::Ackprio { limit }
+            | QueueSpec::Bwalloc { limit, .. } => match limit {
+                LimitSpec::Packets(0) | LimitSpec::Bytes(0) => {
+                    return Err(ScenarioError::new(
+                        format!("{f}.queue.limit"),
+                        "must be positive",
+                    ));
+                }
+                LimitSpec::Packets(n) => Limit::Packets(n),
+                LimitSpec::Bytes(b) => Limit::Bytes(b),
+                LimitSpec::Unlimited => Limit::Unlimited,
+            },
+        };
         let queue = match l.queue {
-            QueueSpec::Droptail { limit } => {
-                let lim = match limit {
-                    LimitSpec::Packets(0) | LimitSpec::Bytes(0) => {
-                        return Err(ScenarioError::new(
-                            format!("{f}.queue.limit"),
-                            "must be positive",
-                        ));
-                    }
-                    LimitSpec::Packets(n) => Limit::Packets(n),
-                    LimitSpec::Bytes(b) => Limit::Bytes(b),
-                    LimitSpec::Unlimited => Limit::Unlimited,
-                };
-                AnyQueue::DropTail(DropTail::new(lim))
+            QueueSpec::Droptail { .. } => AnyQueue::DropTail(DropTail::new(lim)),
+            QueueSpec::Ackprio { .. } => AnyQueue::AckPriority(AckPriority::new(lim)),
+            QueueSpec::Bwalloc { data_fraction, .. } => {
+                if !(data_fraction > 0.0 && data_fraction < 1.0) {
+                    return Err(ScenarioError::new(
+                        format!("{f}.queue.data_fraction"),
+                        format!("must be strictly between 0 and 1, got {data_fraction}"),
+                    ));
+                }
+                AnyQueue::BandwidthAllocation(BandwidthAllocation::new(lim, data_fraction))
             }
         };
+        if let Some(b) = l.backpressure {
+            if b == 0 {
+                return Err(ScenarioError::new(
+                    format!("{f}.backpressure"),
+                    "must be at least 1 data segment",
+                ));
+            }
+            if matches!(sc.nodes[&l.from], NodeKindSpec::Router) {
+                return Err(ScenarioError::new(
+                    format!("{f}.backpressure"),
+                    format!("'{}' is a router; backpressure applies to links leaving a host", l.from),
+                ));
+            }
+        }
         ends.push((from, to));
-        links.push(Link::new(
+        let mut link = Link::new(
             name.clone(),
             from,
             to,
@@ -182,7 +208,9 @@ pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
             l.loss,
             SimRng::derive(seed, Stream::Queue, i as u64),
             SimRng::derive(seed, Stream::LinkLoss, i as u64),
-        ));
+        );
+        link.backpressure = l.backpressure;
+        links.push(link);
     }
     let table = routing::shortest_paths(sc.nodes.len(), &ends);
     let nodes: Vec<Node> = sc
@@ -336,7 +364,10 @@ pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
         );
         use crate::cc::CongestionControl;
         let cc_name = algo.name().to_string();
-        let sender = TcpSender::new(fi as u32, src, dst, &tcp, algo);
+        let mut sender = TcpSender::new(fi as u32, src, dst, &tcp, algo);
+        if let Some(b) = links[path[0] as usize].backpressure {
+            sender.set_ipq_limit(b);
+        }
         let receiver = TcpReceiver::new(tcp.ack_size, tcp.delayed_ack);
         flows.push(Flow::new(
             name.clone(),

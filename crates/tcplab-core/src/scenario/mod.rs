@@ -101,6 +101,12 @@ pub struct LinkSpec {
     /// Bernoulli packet loss probability on the wire, in [0, 1).
     #[serde(default)]
     pub loss: f64,
+    /// End-host backpressure (seed 000 §5): each local TCP connection may have at most this
+    /// many data segments in this interface's queue, counting the one being transmitted;
+    /// the sender waits for a departure before handing over the next. Only on links leaving
+    /// a host. Absent = no backpressure.
+    #[serde(default)]
+    pub backpressure: Option<u32>,
 }
 
 fn zero_duration() -> DurationValue {
@@ -116,6 +122,26 @@ pub enum QueueSpec {
         #[serde(default = "default_limit")]
         limit: LimitSpec,
     },
+    /// End-host ack priority (seed 000 §4): pure acks are served before data,
+    /// non-preemptively; one shared capacity limit.
+    Ackprio {
+        #[serde(default = "default_limit")]
+        limit: LimitSpec,
+    },
+    /// End-host connection-level bandwidth allocation (seed 000 §6, Fig. 6.1): separate data
+    /// and ack queues and a byte-counter scheduler that guarantees data the fraction
+    /// `data_fraction` (f) of the link while both queues are backlogged.
+    Bwalloc {
+        #[serde(default = "default_limit")]
+        limit: LimitSpec,
+        /// f in (0, 1); the paper's default is 0.5.
+        #[serde(default = "default_data_fraction")]
+        data_fraction: f64,
+    },
+}
+
+fn default_data_fraction() -> f64 {
+    0.5
 }
 
 impl Default for QueueSpec {

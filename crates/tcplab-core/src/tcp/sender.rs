@@ -19,6 +19,12 @@
 //!   not a retransmission yields a per-ack sample for the algorithm (the receiver echoes the
 //!   segment's send time and retransmission flag, like a timestamp option).
 //!
+//! - **End-host backpressure** (seed 000 §5): with an IP-queue limit `b`, at most `b` of this
+//!   connection's data segments may sit in the first-hop interface queue, counting the one
+//!   being transmitted. A blocked sender keeps its window credit and sends as soon as the
+//!   simulation reports a departure ([`TcpSender::ipq_departed`]). A retransmission that
+//!   finds the gate closed waits and goes first when it opens.
+//!
 //! Per-ack work is O(1): no per-segment state is kept, since segments carry no payload and
 //! any byte range can be rebuilt from sequence numbers.
 
@@ -66,6 +72,12 @@ pub struct TcpSender {
     /// Retransmission timer deadline, if running.
     pub rto_deadline: Option<SimTime>,
     pub stats: SenderStats,
+    /// Backpressure: data segments allowed in the local IP queue (`u32::MAX` = no limit),
+    /// and how many are there now.
+    ipq_limit: u32,
+    ipq_count: u32,
+    /// A retransmission of `snd_una` waits for the IP queue gate.
+    retx_pending: bool,
 }
 
 impl TcpSender {
@@ -92,6 +104,42 @@ impl TcpSender {
             timed: None,
             rto_deadline: None,
             stats: SenderStats::default(),
+            ipq_limit: u32::MAX,
+            ipq_count: 0,
+            retx_pending: false,
+        }
+    }
+
+    /// Enable end-host backpressure: at most `b` data segments in the local IP queue.
+    pub fn set_ipq_limit(&mut self, b: u32) {
+        self.ipq_limit = b.max(1);
+    }
+
+    /// This connection's data segments in the local IP queue (backpressure only).
+    pub fn ipq_count(&self) -> u32 {
+        self.ipq_count
+    }
+
+    #[inline]
+    fn gate_open(&self) -> bool {
+        self.ipq_count < self.ipq_limit
+    }
+
+    /// One of this connection's data segments left the local IP queue (transmitted or
+    /// dropped): send whatever the window now allows.
+    pub fn ipq_departed(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
+        debug_assert!(self.ipq_count > 0, "departure without a queued segment");
+        self.ipq_count = self.ipq_count.saturating_sub(1);
+        self.output(now, out);
+    }
+
+    /// Retransmit the first unacknowledged segment now, or as soon as the gate opens.
+    fn retransmit_head(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
+        if self.gate_open() {
+            self.retx_pending = false;
+            self.send_segment(now, self.snd_una, out);
+        } else {
+            self.retx_pending = true;
         }
     }
 
@@ -170,6 +218,9 @@ impl TcpSender {
         if self.ecn {
             f |= flags::ECT;
         }
+        if self.ipq_limit != u32::MAX {
+            self.ipq_count += 1;
+        }
         let mut cc = CcHeader::default();
         let view = self.view();
         self.cc.on_send(now, len, &mut cc, &view);
@@ -197,8 +248,14 @@ impl TcpSender {
 
     /// Send whatever the window and the application allow.
     pub fn output(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
+        if self.retx_pending && self.gate_open() {
+            self.retx_pending = false;
+            if self.snd_una < self.snd_max {
+                self.send_segment(now, self.snd_una, out);
+            }
+        }
         loop {
-            if self.snd_nxt >= self.app_limit {
+            if !self.gate_open() || self.snd_nxt >= self.app_limit {
                 break;
             }
             let len = (self.app_limit - self.snd_nxt).min(self.mss as u64);
@@ -279,7 +336,7 @@ impl TcpSender {
                         self.cc.on_recovery_exit(now, &view);
                     } else {
                         // NewReno partial ack: retransmit the next hole, deflate, restart timer.
-                        self.send_segment(now, self.snd_una, out);
+                        self.retransmit_head(now, out);
                         self.rec_window = self.rec_window.saturating_sub(newly);
                         if newly >= self.mss as u64 {
                             self.rec_window += self.mss as u64;
@@ -322,7 +379,7 @@ impl TcpSender {
         self.state = CaState::Recovery;
         self.recover = self.snd_max;
         self.rec_window = self.cc.cwnd() + self.dupack_threshold as u64 * self.mss as u64;
-        self.send_segment(now, self.snd_una, out);
+        self.retransmit_head(now, out);
     }
 
     /// The retransmission timer expired (the caller checked the deadline).
@@ -339,6 +396,7 @@ impl TcpSender {
         self.recover = self.snd_max;
         self.dupacks = 0;
         self.snd_nxt = self.snd_una;
+        self.retx_pending = false; // go-back-N resends snd_una first anyway
         self.output(now, out);
         if self.rto_deadline.is_none() {
             self.arm_timer(now);

@@ -1,0 +1,114 @@
+//! Ack priority at an end host (seed 000, Kalampoukas, Varma & Ramakrishnan 1997, §4).
+//!
+//! Pure acks (segments without payload) and data wait in two FIFOs. When the link becomes
+//! free the oldest ack is sent if any ack waits, otherwise the oldest data segment:
+//! strict, **non-preemptive** priority (the segment in transmission is never interrupted;
+//! that is the link's job, which only asks for the next packet once it is idle).
+//! The capacity limit is shared by both queues. Closed forms: eqs. 4.1–4.5 in
+//! `analysis::kalampoukas97`.
+
+use super::{Backlog, DropReason, Limit, QueueCx, QueueDisc};
+use crate::event::FlowId;
+use crate::net::packet::Packet;
+use std::collections::VecDeque;
+
+pub struct AckPriority {
+    acks: VecDeque<Packet>,
+    data: VecDeque<Packet>,
+    limit: Limit,
+    backlog: Backlog,
+}
+
+impl AckPriority {
+    pub fn new(limit: Limit) -> Self {
+        AckPriority {
+            acks: VecDeque::with_capacity(64),
+            data: VecDeque::with_capacity(64),
+            limit,
+            backlog: Backlog::default(),
+        }
+    }
+}
+
+impl QueueDisc for AckPriority {
+    fn name(&self) -> &'static str {
+        "ackprio"
+    }
+    #[inline]
+    fn enqueue(&mut self, pkt: Packet, cx: &mut QueueCx) {
+        if !self.limit.fits(&self.backlog, &pkt) {
+            cx.drop(pkt, DropReason::Overflow);
+            return;
+        }
+        self.backlog.add(&pkt);
+        if pkt.is_data() {
+            self.data.push_back(pkt);
+        } else {
+            self.acks.push_back(pkt);
+        }
+    }
+    #[inline]
+    fn dequeue(&mut self, _cx: &mut QueueCx) -> Option<Packet> {
+        let p = match self.acks.pop_front() {
+            Some(a) => a,
+            None => self.data.pop_front()?,
+        };
+        self.backlog.remove(&p);
+        Some(p)
+    }
+    fn backlog(&self) -> Backlog {
+        self.backlog
+    }
+    fn backlog_of(&self, flow: FlowId) -> Option<Backlog> {
+        let mut b = Backlog::default();
+        for p in self.data.iter().filter(|p| p.flow == flow) {
+            b.add(p);
+        }
+        Some(b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::PacketKind;
+    use crate::queue::DropLog;
+    use crate::rng::{SimRng, Stream};
+    use crate::time::SimTime;
+
+    #[test]
+    fn acks_first_then_data_each_in_fifo_order() {
+        let mut q = AckPriority::new(Limit::Unlimited);
+        let mut rng = SimRng::derive(0, Stream::Queue, 0);
+        let mut log = DropLog::default();
+        let mut cx = QueueCx::new(SimTime::ZERO, &mut rng, &mut log);
+        let mut seq = 0;
+        for kind in [
+            PacketKind::Data,
+            PacketKind::Ack,
+            PacketKind::Data,
+            PacketKind::Ack,
+        ] {
+            let mut p = Packet::test(0, kind, if kind == PacketKind::Data { 1500 } else { 40 });
+            p.seq = seq;
+            seq += 1;
+            q.enqueue(p, &mut cx);
+        }
+        let order: Vec<u64> = std::iter::from_fn(|| q.dequeue(&mut cx).map(|p| p.seq)).collect();
+        assert_eq!(order, vec![1, 3, 0, 2]);
+        assert_eq!(q.backlog(), Backlog::default());
+    }
+
+    #[test]
+    fn shared_limit_drops_either_kind() {
+        let mut q = AckPriority::new(Limit::Packets(2));
+        let mut rng = SimRng::derive(0, Stream::Queue, 0);
+        let mut log = DropLog::default();
+        let mut cx = QueueCx::new(SimTime::ZERO, &mut rng, &mut log);
+        q.enqueue(Packet::test(0, PacketKind::Data, 1500), &mut cx);
+        q.enqueue(Packet::test(0, PacketKind::Ack, 40), &mut cx);
+        q.enqueue(Packet::test(0, PacketKind::Ack, 40), &mut cx);
+        assert_eq!(q.backlog().packets, 2);
+        assert_eq!((log.packets, log.data_packets), (1, 0));
+    }
+}
