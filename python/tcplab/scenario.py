@@ -27,22 +27,8 @@ from tcplab import _core
 ScenarioError = _core.ScenarioError
 
 
-def _scenario_error_str(self: BaseException) -> str:
-    """``str(err)`` is the message (``"field: reason"``), not the args tuple."""
-    if len(self.args) == 3:
-        return str(self.args[0])
-    return ValueError.__str__(self)
-
-
-# The core creates the class as ``_core.ScenarioError_`` whose str() is the args tuple;
-# present it as ``tcplab.ScenarioError`` with a readable message (tracebacks, logs).
-if getattr(ScenarioError, "__module__", None) != "tcplab":
-    try:
-        ScenarioError.__str__ = _scenario_error_str  # type: ignore[method-assign]
-        ScenarioError.__name__ = ScenarioError.__qualname__ = "ScenarioError"
-        ScenarioError.__module__ = "tcplab"
-    except (AttributeError, TypeError):  # an immutable type: keep the core's presentation
-        pass
+# The core defines the class as ``tcplab.ScenarioError`` (a ``ValueError``) with a readable
+# ``str()`` and ``.field`` / ``.reason`` / ``.file``; see crates/tcplab-py/src/lib.rs.
 
 __all__ = ["Scenario", "ScenarioError", "parse_override", "scenario_error", "split_key"]
 

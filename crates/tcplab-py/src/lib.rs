@@ -3,21 +3,61 @@
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
+use pyo3::ffi::c_str;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::time::Instant;
-use tcplab_core::scenario::{Built, ScenarioError};
+use tcplab_core::scenario::{Built, ScenarioError as CoreScenarioError};
 use tcplab_core::time::{SimDuration, SimTime};
 
+// The class is `tcplab.ScenarioError` (module "tcplab", where the package re-exports it),
+// so tracebacks, reprs and pickling name it the way users import it.
 create_exception!(
-    _core,
-    ScenarioError_,
+    tcplab,
+    ScenarioError,
     PyValueError,
-    "A scenario field is invalid: args = (message, field, reason)."
+    "A scenario field is invalid.\n\nargs = (message, field, reason); str() is the message \
+     (\"field: reason\"); .field and .reason are args[1] and args[2]; .file is the scenario \
+     file when known, else None."
 );
 
-fn scenario_err(e: ScenarioError) -> PyErr {
-    ScenarioError_::new_err((e.to_string(), e.field, e.reason))
+/// Python-level members of ScenarioError: a readable str() and named views of the args.
+const SCENARIO_ERROR_MEMBERS: &std::ffi::CStr = c_str!(
+    r#"
+def __str__(self):
+    if len(self.args) == 3:
+        return str(self.args[0])
+    return ValueError.__str__(self)
+
+def _field(self):
+    return str(self.args[1] or "") if len(self.args) == 3 else ""
+
+def _reason(self):
+    return str(self.args[2] or "") if len(self.args) == 3 else ValueError.__str__(self)
+
+field = property(_field, doc="Dotted path of the offending field ('' for file errors).")
+reason = property(_reason, doc="What is wrong with it.")
+"#
+);
+
+fn scenario_err(e: CoreScenarioError) -> PyErr {
+    ScenarioError::new_err((e.to_string(), e.field, e.reason))
+}
+
+fn add_scenario_error(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    let ty = py.get_type::<ScenarioError>();
+    let members = PyModule::from_code(
+        py,
+        SCENARIO_ERROR_MEMBERS,
+        c_str!("tcplab/_core/scenario_error.py"),
+        c_str!("tcplab._core_scenario_error"),
+    )?;
+    ty.setattr("__str__", members.getattr("__str__")?)?;
+    ty.setattr("field", members.getattr("field")?)?;
+    ty.setattr("reason", members.getattr("reason")?)?;
+    ty.setattr("file", py.None())?;
+    m.add("ScenarioError", ty)
 }
 
 /// Check a scenario given as JSON text; raises ScenarioError.
@@ -137,7 +177,7 @@ impl Simulation {
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add("ScenarioError", m.py().get_type::<ScenarioError_>())?;
+    add_scenario_error(m)?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(validate_toml, m)?)?;
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;
