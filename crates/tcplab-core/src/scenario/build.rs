@@ -193,7 +193,10 @@ pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
             if matches!(sc.nodes[&l.from], NodeKindSpec::Router) {
                 return Err(ScenarioError::new(
                     format!("{f}.backpressure"),
-                    format!("'{}' is a router; backpressure applies to links leaving a host", l.from),
+                    format!(
+                        "'{}' is a router; backpressure applies to links leaving a host",
+                        l.from
+                    ),
                 ));
             }
         }
@@ -412,25 +415,49 @@ pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
                     )
                 })
             };
-            let i = find("slow", &tw.slow)?;
-            let j = find("fast", &tw.fast)?;
-            if i == j {
+            let mut sides = Vec::new();
+            for (field, names) in [("slow", &tw.slow), ("fast", &tw.fast)] {
+                let names = names.names();
+                if names.is_empty() {
+                    return Err(ScenarioError::new(
+                        format!("analysis.two_way.{field}"),
+                        "names no flow",
+                    ));
+                }
+                let mut ids = Vec::new();
+                for n in &names {
+                    ids.push(find(field, n)?);
+                }
+                let f0 = &flows[ids[0]];
+                if ids
+                    .iter()
+                    .any(|&k| flows[k].src != f0.src || flows[k].dst != f0.dst)
+                {
+                    return Err(ScenarioError::new(
+                        format!("analysis.two_way.{field}"),
+                        "the flows of one side must share their source and destination hosts",
+                    ));
+                }
+                sides.push(ids);
+            }
+            let (si, sj) = (&sides[0], &sides[1]);
+            if si.iter().any(|k| sj.contains(k)) {
                 return Err(ScenarioError::new(
                     "analysis.two_way.fast",
-                    "must name a different flow than slow",
+                    "must name different flows than slow",
                 ));
             }
-            let (fi, fj) = (&flows[i], &flows[j]);
+            let (fi, fj) = (&flows[si[0]], &flows[sj[0]]);
             if fi.src != fj.dst || fi.dst != fj.src {
                 return Err(ScenarioError::new(
                     "analysis.two_way",
                     "the two flows must run in opposite directions between the same hosts",
                 ));
             }
-            if meta[i].path.len() != 1 || meta[j].path.len() != 1 {
+            if si.iter().chain(sj).any(|&k| meta[k].path.len() != 1) {
                 return Err(ScenarioError::new(
                     "analysis.two_way",
-                    "Theorems 1-2 model one link per direction; the flows' paths have more hops",
+                    "the two-way models have one link per direction; the flows' paths have more hops",
                 ));
             }
             Some(tw)

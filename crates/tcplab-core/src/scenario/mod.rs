@@ -422,10 +422,11 @@ pub struct AnalysisSpec {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TwoWaySpec {
-    /// Flow i: the connection sending on the slow link.
-    pub slow: String,
-    /// Flow j: the connection in the opposite direction.
-    pub fast: String,
+    /// Flow i: the connection sending on the slow link (or a list of flows in that
+    /// direction, analysed as one aggregate: their efficiencies add, their windows add).
+    pub slow: FlowNames,
+    /// Flow j: the connection(s) in the opposite direction.
+    pub fast: FlowNames,
     /// The paper's stated efficiencies, shown in the table (optional).
     #[serde(default)]
     pub paper_slow: Option<f64>,
@@ -434,6 +435,27 @@ pub struct TwoWaySpec {
     /// The paper's words for its claim, shown with the table.
     #[serde(default)]
     pub paper_note: Option<String>,
+}
+
+/// One flow name or a list of them.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum FlowNames {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl FlowNames {
+    pub fn names(&self) -> Vec<String> {
+        match self {
+            FlowNames::One(s) => vec![s.clone()],
+            FlowNames::Many(v) => v.clone(),
+        }
+    }
+    /// The names joined with "+", for tables.
+    pub fn label(&self) -> String {
+        self.names().join("+")
+    }
 }
 
 /// Parse a scenario from TOML text. Errors carry the field path.
