@@ -378,13 +378,15 @@ impl Sim {
         let fl = &mut flows[f as usize];
         if fl.receiver.delack_deadline.is_some_and(|d| d <= now) {
             let node = fl.dst;
-            fl.receiver
-                .on_delack_timer(now, &mut |a| route_out(nodes, links, events, refunds, now, node, a));
+            fl.receiver.on_delack_timer(now, &mut |a| {
+                route_out(nodes, links, events, refunds, now, node, a)
+            });
         }
         if fl.sender.rto_deadline.is_some_and(|d| d <= now) {
             let node = fl.src;
-            fl.sender
-                .on_timeout(now, &mut |d| route_out(nodes, links, events, refunds, now, node, d));
+            fl.sender.on_timeout(now, &mut |d| {
+                route_out(nodes, links, events, refunds, now, node, d)
+            });
         }
         self.sync_timer(f);
     }

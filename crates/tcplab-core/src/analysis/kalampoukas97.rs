@@ -196,7 +196,13 @@ pub fn ack_priority(p: &AsymParams) -> (Efficiencies, Efficiencies) {
         // The slow link's ack rate caps the fast connection; no room for slow data.
         let f_j = (p.td_j / p.ta_i).min(1.0);
         let e = Efficiencies { f_i: 0.0, f_j };
-        return (e, Efficiencies { f_i: (1.0 - f_j * a / b).max(0.0), f_j });
+        return (
+            e,
+            Efficiencies {
+                f_i: (1.0 - f_j * a / b).max(0.0),
+                f_j,
+            },
+        );
     }
     let r = a / b;
     let n_a = p.n_j.min(a);
@@ -453,10 +459,14 @@ mod tests {
         let e = backpressure(&pc);
         assert!(close(e.f_i, 0.0672, 1e-4) && close(e.f_j, 0.3412, 1e-4));
         assert_eq!(e, backpressure_printed(&pc)); // α ≥ β: both agree
-        // A window large enough for the uncapped steady state: both readings agree, F_j = 1.
+                                                  // A window large enough for the uncapped steady state: both readings agree, F_j = 1.
         let big = cfg(1500.0, 1500.0, 28.0, 800.0);
         assert_eq!(backpressure(&big).f_j, 1.0);
-        assert!(close(backpressure(&big).f_i, backpressure_printed(&big).f_i, 1e-12));
+        assert!(close(
+            backpressure(&big).f_i,
+            backpressure_printed(&big).f_i,
+            1e-12
+        ));
     }
 
     #[test]
@@ -470,7 +480,11 @@ mod tests {
         assert!(close(backpressure_q_k(&p, 5), sum, 1e-12));
         // Theorem 4 at b = 1 is Theorem 3 as printed.
         assert_eq!(backpressure_thm4(&p, 1.0), backpressure_printed(&p));
-        assert!(close(backpressure_thm4_q_s(&p, 1.0), backpressure_q_s(&p, false), 1e-12));
+        assert!(close(
+            backpressure_thm4_q_s(&p, 1.0),
+            backpressure_q_s(&p, false),
+            1e-12
+        ));
     }
 
     #[test]
@@ -497,9 +511,16 @@ mod tests {
         assert!(close(e.f_i, 0.18, 1e-3) && close(e.f_j, 0.8786, 1e-4));
         // (6.3)/(6.4) and (6.5) are the same function.
         for &f in &[0.1, 0.18, 0.5, 0.8] {
-            for p in [b, cfg(1500.0, 1500.0, 28.0, 43.0), cfg(256.0, 512.0, 28.0, 127.0)] {
+            for p in [
+                b,
+                cfg(1500.0, 1500.0, 28.0, 43.0),
+                cfg(256.0, 512.0, 28.0, 127.0),
+            ] {
                 let (x, y) = (bwalloc(&p, f), bwalloc_closed(&p, f));
-                assert!(close(x.f_i, y.f_i, 1e-9) && close(x.f_j, y.f_j, 1e-9), "f={f}");
+                assert!(
+                    close(x.f_i, y.f_i, 1e-9) && close(x.f_j, y.f_j, 1e-9),
+                    "f={f}"
+                );
             }
         }
         // Fig 6.2 (A28, f = .5): same as backpressure, the ack queue empties first.
