@@ -59,8 +59,8 @@ def plot_efficiency(result: Result, path: str | Path, title: str | None = None) 
     Efficiency is the flow's unique data wire bytes delivered per interval divided by
     what its efficiency link could carry in that interval (0..1, drawn as percent).
     When the summary has an ``analysis`` section, each analysed flow's closed-form
-    efficiency is a dashed horizontal line of the flow's colour, labelled e.g.
-    ``"fast (Theorem 1: 2.0%)"``. The warm-up before ``run.steady_start_s`` is shaded.
+    efficiency is a dashed horizontal line of the flow's colour, labelled with the closed
+    form used, e.g. ``"fast (Theorem 1: 2.0%)"``. The warm-up before ``run.steady_start_s`` is shaded.
     """
     summary = result.summary
     fig = _figure()
@@ -70,12 +70,12 @@ def plot_efficiency(result: Result, path: str | Path, title: str | None = None) 
     flows = [f["name"] for f in summary.get("flows") or []]
     flows += [f for f in iv["flow"].unique(maintain_order=True).to_list() if f not in flows]
     mean_eff = {f["name"]: f.get("efficiency") for f in summary.get("flows") or []}
-    analytic: dict[str, float] = {}
+    analytic: dict[str, tuple[float, str]] = {}
     analysis = summary.get("analysis")
     if analysis:
         for row in analysis.get("rows") or []:
             if row.get("analytic") is not None:
-                analytic[row["flow"]] = float(row["analytic"])
+                analytic[row["flow"]] = (float(row["analytic"]), str(row.get("analytic_label") or "Theorem 1"))
     for i, name in enumerate(flows):
         d = iv.filter(pl.col("flow") == name).sort("t_start")
         mid = ((d["t_start"] + d["t_end"]) / 2).to_list()
@@ -85,8 +85,8 @@ def plot_efficiency(result: Result, path: str | Path, title: str | None = None) 
             label = f"{name} (simulated, steady-state mean {m:.1%})"
         ax.plot(mid, d["efficiency"].to_list(), color=_colour(i), lw=1.3, marker="o", ms=2.2, label=label)
         if name in analytic:
-            a = analytic[name]
-            ax.axhline(a, color=_colour(i), ls="--", lw=1.2, label=f"{name} (Theorem 1: {a:.1%})")
+            a, how = analytic[name]
+            ax.axhline(a, color=_colour(i), ls="--", lw=1.2, label=f"{name} ({how}: {a:.1%})")
     ax.set_ylim(0.0, 1.05)
     ax.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
     end = float((summary.get("run") or {}).get("sim_seconds") or (iv["t_end"].max() if iv.height else 1.0))

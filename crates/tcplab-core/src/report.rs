@@ -285,7 +285,16 @@ fn two_way_analysis(
                 n_j: n_j / k,
                 ..asym
             };
-            let corrected = k97::backpressure(&per);
+            let corrected = if d > 0.0 {
+                alternatives.push(alt(
+                    "theorem3",
+                    "Theorem 3 (delay ignored)",
+                    k97::backpressure(&per),
+                ));
+                k97::backpressure_delay(&per)
+            } else {
+                k97::backpressure(&per)
+            };
             alternatives.push(alt(
                 "theorem3_printed",
                 "Theorem 3 as printed",
@@ -324,10 +333,12 @@ fn two_way_analysis(
             (
                     "kalampoukas97.backpressure",
                     "Kalampoukas, Varma, Ramakrishnan 1997, §5, Theorem 3 (eqs. 5.1-5.8), with the n_j cap on Q^S",
-                    if k > 1.0 {
-                        format!("Theorem 3 ({branch} branch, n_j/{k} per slow packet)")
-                    } else {
-                        format!("Theorem 3 ({branch} branch)")
+                    match (d > 0.0, k > 1.0) {
+                        (true, _) => "min(Theorem 3, window limit of eq. 5.15)".to_string(),
+                        (false, true) => {
+                            format!("Theorem 3 ({branch} branch, n_j/{k} per slow packet)")
+                        }
+                        (false, false) => format!("Theorem 3 ({branch} branch)"),
                     },
                     corrected,
                     json!({"threshold": bi, "slow_connections": si.len(), "q_s_s": k97::backpressure_q_s(&per, true),

@@ -340,6 +340,21 @@ pub fn backpressure_delay_text(p: &AsymParams) -> Efficiencies {
     }
 }
 
+/// Backpressure with propagation delay, our combination (not in the paper): the fast
+/// connection is bounded both by Theorem 3 (acks queued behind slow packets) and by its
+/// window over the round trip, the `n_j ≤ L_j` branch of (5.15):
+/// `F_j = min(F_j^Thm3, n_j·td_j/(L_j·max(td_j, ta_i)))`, and the slow link carries the rest,
+/// `F_i = 1 − F_j·α/β`. At D = 0 it is Theorem 3; at large D it is (5.14)/(5.15).
+pub fn backpressure_delay(p: &AsymParams) -> Efficiencies {
+    let t3 = backpressure(p);
+    let window = p.n_j * p.td_j / (l_j(p) * p.td_j.max(p.ta_i));
+    let f_j = t3.f_j.min(window);
+    Efficiencies {
+        f_i: (1.0 - f_j * p.alpha() / p.beta()).clamp(0.0, 1.0),
+        f_j,
+    }
+}
+
 /// (6.1): acks sent between two data packets when acks are plentiful.
 pub fn bwalloc_gamma(p: &AsymParams, f: f64) -> f64 {
     (1.0 - f) * p.beta() / f
@@ -496,6 +511,23 @@ mod tests {
         assert!(close(e.f_i, 0.0667, 1e-3) && close(e.f_j, 0.269, 1e-3));
         let e = backpressure_delay_text(&cfg(256.0, 512.0, 28.0, 127.0));
         assert!(close(e.f_i, 0.072, 1e-3) && close(e.f_j, 0.339, 1e-3));
+    }
+
+    #[test]
+    fn delay_combination_reduces_to_theorem3_and_to_eq_5_15() {
+        for p in [
+            cfg(1500.0, 1500.0, 28.0, 43.0),
+            cfg(256.0, 1500.0, 28.0, 43.0),
+            cfg(256.0, 512.0, 28.0, 127.0),
+        ] {
+            let e = backpressure_delay(&p);
+            let t = backpressure(&p);
+            assert!(close(e.f_i, t.f_i, 1e-9) && close(e.f_j, t.f_j, 1e-9));
+            let far = AsymParams { d: 2.0, ..p };
+            let e = backpressure_delay(&far);
+            let printed = backpressure_delay_printed(&far);
+            assert!(close(e.f_j, printed.f_j, 1e-9) && close(e.f_i, printed.f_i, 1e-9));
+        }
     }
 
     #[test]

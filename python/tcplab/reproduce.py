@@ -1,0 +1,409 @@
+"""Reproduce a paper's experiments: ``tcplab reproduce kalampoukas97``.
+
+A paper folder under ``scenarios/`` holds one scenario per experiment and a manifest,
+``reproduce.toml``, listing the figures: which scenario(s) each runs, what kind of figure it
+draws, and, where simulation and closed form (or the paper) differ, the explanation. This
+module runs every listed run (in parallel, one process per core), writes each run's results
+(``<out>/<figure>/<variant>/``: summary.json, intervals.parquet), one PNG per figure with
+the closed form drawn next to the simulated values, and a report:
+
+* ``report.md`` and ``report.html`` (figures inline): per figure and connection, the paper's
+  stated number, the closed form and which equation/branch it is, the simulated
+  steady-state mean, the difference, and a sentence where they disagree;
+* ``report.parquet``: the same table as data.
+
+Nothing in the report is typed in by hand except the paper's stated numbers (in the
+scenarios) and the explanations (in the manifest); every closed-form value is computed by the
+core from the simulated configuration.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import math
+import os
+import tomllib
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+from matplotlib.ticker import PercentFormatter
+
+from tcplab.plots import _colour, _figure, _save, plot_efficiency
+from tcplab.results import Result, load
+from tcplab.runner import run
+from tcplab.scenario import Scenario, ScenarioError, scenario_error
+
+__all__ = ["Figure", "Job", "load_manifest", "reproduce", "paper_dir", "AGREE_PT"]
+
+#: Simulated and closed form "agree" within this many percentage points (the issue's bar).
+AGREE_PT = 3.0
+KINDS = ("timeseries", "sweep")
+
+
+@dataclass
+class Figure:
+    id: str
+    title: str
+    kind: str
+    scenarios: list[Path]
+    x: list[float] = field(default_factory=list)
+    x_label: str = ""
+    vary: list[str] = field(default_factory=list)
+    unit: str = ""
+    metric: str = "efficiency"
+    aggregate: bool = False
+    explain: str | None = None
+
+    def jobs(self) -> list[Job]:
+        if self.kind == "timeseries":
+            return [Job(self.id, "run", self.scenarios[0], {})]
+        if len(self.scenarios) > 1:
+            return [Job(self.id, f"x{_fmt_x(x)}", s, {}) for x, s in zip(self.x, self.scenarios)]
+        return [
+            Job(self.id, f"x{_fmt_x(x)}", self.scenarios[0], {k: f"{_fmt_x(x)}{self.unit}" for k in self.vary})
+            for x in self.x
+        ]
+
+
+@dataclass
+class Job:
+    figure: str
+    variant: str
+    scenario: Path
+    overrides: dict[str, Any]
+
+
+def _fmt_x(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+def paper_dir(paper: str, root: str | Path | None = None) -> Path:
+    """The folder of ``paper`` under ``scenarios/`` (``paper`` may also be a folder path)."""
+    p = Path(paper)
+    if (p / "reproduce.toml").is_file():
+        return p
+    base = Path(root) if root else Path(__file__).resolve().parents[2] / "scenarios"
+    cand = base / paper
+    if (cand / "reproduce.toml").is_file():
+        return cand
+    cand = Path("scenarios") / paper
+    if (cand / "reproduce.toml").is_file():
+        return cand
+    known = sorted(d.name for d in base.iterdir() if (d / "reproduce.toml").is_file()) if base.is_dir() else []
+    raise scenario_error("paper", f"no reproduce.toml for '{paper}' (known: {', '.join(known) or 'none'})")
+
+
+def load_manifest(folder: Path) -> tuple[str, list[Figure]]:
+    """Read and check ``folder/reproduce.toml``; errors name the field."""
+    path = folder / "reproduce.toml"
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise scenario_error("", str(e), path) from None
+    figs: list[Figure] = []
+    seen: set[str] = set()
+    allowed = {"id", "title", "kind", "scenario", "x", "x_label", "vary", "unit", "metric", "aggregate", "explain"}
+    for i, raw in enumerate(data.get("figure") or []):
+        where = f"figure[{i}]"
+        extra = set(raw) - allowed
+        if extra:
+            raise scenario_error(f"{where}.{sorted(extra)[0]}", "unknown field", path)
+        for key in ("id", "title", "kind", "scenario"):
+            if key not in raw:
+                raise scenario_error(f"{where}.{key}", "missing", path)
+        if raw["id"] in seen:
+            raise scenario_error(f"{where}.id", f"duplicate id '{raw['id']}'", path)
+        seen.add(raw["id"])
+        if raw["kind"] not in KINDS:
+            raise scenario_error(f"{where}.kind", f"must be one of {', '.join(KINDS)}", path)
+        scen = raw["scenario"] if isinstance(raw["scenario"], list) else [raw["scenario"]]
+        files = [folder / s for s in scen]
+        for s in files:
+            if not s.is_file():
+                raise scenario_error(f"{where}.scenario", f"no such file: {s}", path)
+        fig = Figure(
+            id=raw["id"], title=raw["title"], kind=raw["kind"], scenarios=files,
+            x=[float(v) for v in raw.get("x", [])], x_label=raw.get("x_label", ""),
+            vary=list(raw.get("vary", [])), unit=raw.get("unit", ""),
+            metric=raw.get("metric", "efficiency"), aggregate=bool(raw.get("aggregate", False)),
+            explain=raw.get("explain"),
+        )
+        if fig.kind == "sweep":
+            if not fig.x:
+                raise scenario_error(f"{where}.x", "a sweep needs x values", path)
+            if len(files) > 1 and len(files) != len(fig.x):
+                raise scenario_error(f"{where}.scenario", "one scenario per x value, or one scenario with 'vary'", path)
+            if len(files) == 1 and not fig.vary:
+                raise scenario_error(f"{where}.vary", "a one-scenario sweep needs the fields to vary", path)
+        if fig.metric not in ("efficiency", "throughput_bps"):
+            raise scenario_error(f"{where}.metric", "must be efficiency or throughput_bps", path)
+        figs.append(fig)
+    if not figs:
+        raise scenario_error("figure", "the manifest lists no figure", path)
+    return str(data.get("paper", folder.name)), figs
+
+
+def _run_job(job: Job, out: str) -> str:
+    """Worker: run one job and save it (runs in a child process)."""
+    sc = Scenario.from_toml(job.scenario)
+    if job.overrides:
+        sc = sc.with_overrides(job.overrides)
+    res = run(sc, progress=False)
+    d = Path(out) / job.figure / job.variant
+    res.save(d)
+    return str(d)
+
+
+def _pt(x: float | None) -> str:
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f} %"
+
+
+def _rows_for(fig: Figure, variant: str, x: float | None, res: Result) -> list[dict[str, Any]]:
+    a = res.summary.get("analysis") or {}
+    rows = []
+    for r in a.get("rows") or []:
+        alts = {al["id"]: al for al in a.get("alternatives") or []}
+        key = "f_i" if r["role"].startswith("slow") else "f_j"
+        alt_vals = {alts[k]["label"]: al_v for k, al_v in (r.get("alternatives") or {}).items() if k in alts}
+        diff_pt = 100 * (r["simulated"] - r["analytic"])
+        sentences = []
+        if abs(diff_pt) > AGREE_PT:
+            matches = [f"{lbl} ({_pt(v)})" for lbl, v in alt_vals.items() if abs(100 * (r["simulated"] - v)) <= AGREE_PT]
+            if matches:
+                sentences.append("Simulation agrees with " + "; ".join(matches) + ".")
+        paper = r.get("paper")
+        paper_off = paper is not None and abs(100 * (r["simulated"] - paper)) > AGREE_PT
+        needs = abs(diff_pt) > AGREE_PT or paper_off
+        if needs:
+            sentences.append(fig.explain or "Unexplained: no explanation recorded in the manifest.")
+        rows.append({
+            "figure": fig.id, "variant": variant, "x": x, "flow": r["flow"], "role": r["role"],
+            "paper": paper, "closed_form": r["analytic_label"], "analytic": r["analytic"],
+            "simulated": r["simulated"], "difference_pt": diff_pt,
+            "agrees": not needs, "note": " ".join(sentences), "model_key": key,
+            "alternatives": "; ".join(f"{k}: {_pt(v)}" for k, v in alt_vals.items()),
+            "warnings": list(res.warnings),
+        })
+    return rows
+
+
+def _plot_aggregate(res: Result, path: Path, title: str) -> None:
+    fig = _figure()
+    ax = fig.add_subplot()
+    iv = res.intervals
+    for i, r in enumerate((res.summary.get("analysis") or {}).get("rows") or []):
+        names = r["flow"].split("+")
+        d = iv.filter(pl.col("flow").is_in(names)).group_by("t_start", "t_end").agg(pl.col("efficiency").sum()).sort("t_start")
+        mid = ((d["t_start"] + d["t_end"]) / 2).to_list()
+        ax.plot(mid, d["efficiency"].to_list(), color=_colour(i), marker="o", ms=2.2, lw=1.3,
+                label=f"{r['role']} aggregate (simulated mean {r['simulated']:.1%})")
+        ax.axhline(r["analytic"], color=_colour(i), ls="--", lw=1.2, label=f"{r['role']} {r['analytic_label']}: {r['analytic']:.1%}")
+        if r.get("paper") is not None:
+            ax.axhline(r["paper"], color=_colour(i), ls=":", lw=1.2, label=f"{r['role']} paper: {r['paper']:.1%}")
+    ax.set_ylim(0, 1.05)
+    ax.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("aggregate efficiency per interval")
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, loc="center right")
+    _save(fig, path)
+
+
+def _plot_sweep(fig_spec: Figure, results: list[tuple[float, Result]], path: Path) -> None:
+    fig = _figure()
+    ax = fig.add_subplot()
+    xs = [x for x, _ in results]
+    throughput = fig_spec.metric == "throughput_bps"
+    roles: dict[str, dict[str, list[float]]] = {}
+    for _, res in results:
+        a = res.summary.get("analysis") or {}
+        alts = {al["id"]: al["label"] for al in a.get("alternatives") or []}
+        for r in a.get("rows") or []:
+            scale = 1.0
+            if throughput:
+                flow = next(f for f in res.summary["flows"] if f["name"] == r["flow"].split("+")[0])
+                link = next(lk for lk in res.summary["links"] if lk["name"] == flow["efficiency_link"])
+                scale = link["rate_bps"] / 1e3
+            d = roles.setdefault(r["role"], {})
+            d.setdefault("simulated", []).append(r["simulated"] * scale)
+            d.setdefault(r["analytic_label"].split(" (")[0], []).append(r["analytic"] * scale)
+            for k, v in (r.get("alternatives") or {}).items():
+                d.setdefault(alts.get(k, k), []).append(v * scale)
+    styles = ["--", ":", "-.", (0, (5, 1)), (0, (1, 3))]
+    for i, (role, series) in enumerate(roles.items()):
+        for j, (name, ys) in enumerate(series.items()):
+            if len(ys) != len(xs):
+                continue
+            if name == "simulated":
+                ax.plot(xs, ys, color=_colour(i), marker="o", lw=0, ms=6, label=f"{role}: simulated")
+            else:
+                ax.plot(xs, ys, color=_colour(i), ls=styles[(j - 1) % len(styles)], lw=1.2, label=f"{role}: {name}")
+    ax.set_xlabel(fig_spec.x_label)
+    if throughput:
+        ax.set_ylabel("throughput (kb/s)")
+        ax.set_yscale("log")
+    else:
+        ax.set_ylim(0, 1.05)
+        ax.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
+        ax.set_ylabel("steady-state efficiency")
+    ax.set_title(fig_spec.title, fontsize=10)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, loc="best")
+    _save(fig, path)
+
+
+def _markdown(paper: str, figs: list[Figure], table: list[dict[str, Any]], images: dict[str, list[str]]) -> str:
+    n_agree = sum(r["agrees"] for r in table)
+    out = [f"# Reproduction: {paper}", "",
+           f"{len(table)} comparisons, {n_agree} within {AGREE_PT:g} points of the closed form and the paper's "
+           f"number; the others are explained below each table row.", "",
+           "Efficiencies are steady-state means (throughput / own link capacity). *closed form*: "
+           "computed by `tcplab.analysis` from the simulated configuration (windows in packets, "
+           "transmission times); *paper*: the number the paper states.", ""]
+    for fig in figs:
+        rows = [r for r in table if r["figure"] == fig.id]
+        out += [f"## {fig.title}", ""]
+        for img in images.get(fig.id, []):
+            out += [f"![{fig.id}]({img})", ""]
+        out += ["| variant | connection | paper | closed form | value | simulated | difference | alternatives |",
+                "|---|---|---|---|---|---|---|---|"]
+        for r in rows:
+            var = "" if r["x"] is None else f"{fig.x_label.split(' (')[0]} = {_fmt_x(r['x'])}"
+            mark = "" if r["agrees"] else " ⚠"
+            out.append(f"| {var} | {r['role']} {r['flow']} | {_pt(r['paper'])} | {r['closed_form']} | {_pt(r['analytic'])} | "
+                       f"{_pt(r['simulated'])} | {r['difference_pt']:+.1f} pt{mark} | {r['alternatives'] or '–'} |")
+        notes = []
+        for r in rows:
+            if r["note"] and r["note"] not in notes:
+                notes.append(r["note"])
+        for n in notes:
+            out += ["", f"> {n}"]
+        warns = sorted({w for r in rows for w in r.get("warnings", [])})
+        for w in warns:
+            out += ["", f"*warning:* {w}"]
+        out.append("")
+    return "\n".join(out)
+
+
+def _html(md_text: str, folder: Path) -> str:
+    """A self-contained HTML page from the Markdown report (images inline)."""
+    body: list[str] = []
+    in_table = False
+    for line in md_text.splitlines():
+        if line.startswith("|"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if set("".join(cells)) <= set("-"):
+                continue
+            tag = "th" if not in_table else "td"
+            if not in_table:
+                body.append("<table>")
+                in_table = True
+            body.append("<tr>" + "".join(f"<{tag}>{html.escape(c)}</{tag}>" for c in cells) + "</tr>")
+            continue
+        if in_table:
+            body.append("</table>")
+            in_table = False
+        if line.startswith("# "):
+            body.append(f"<h1>{html.escape(line[2:])}</h1>")
+        elif line.startswith("## "):
+            body.append(f"<h2>{html.escape(line[3:])}</h2>")
+        elif line.startswith("!["):
+            src = line[line.index("(") + 1 : -1]
+            data = base64.b64encode((folder / src).read_bytes()).decode()
+            body.append(f'<img src="data:image/png;base64,{data}" style="max-width:900px">')
+        elif line.startswith("> "):
+            body.append(f"<blockquote>{html.escape(line[2:])}</blockquote>")
+        elif line.startswith("*warning:*"):
+            body.append(f'<p class="warn">{html.escape(line)}</p>')
+        elif line.strip():
+            body.append(f"<p>{html.escape(line)}</p>")
+    if in_table:
+        body.append("</table>")
+    style = ("body{font-family:sans-serif;max-width:1000px;margin:2em auto}table{border-collapse:collapse;font-size:90%}"
+             "td,th{border:1px solid #ccc;padding:3px 6px}blockquote{color:#333;border-left:4px solid #d90;margin:0.5em 0;"
+             "padding-left:0.8em}.warn{color:#a60;font-size:85%}")
+    return f"<!doctype html><html><head><meta charset='utf-8'><title>tcplab reproduction</title><style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
+
+
+def reproduce(
+    paper: str,
+    out: str | Path,
+    only: Sequence[str] = (),
+    jobs: int | None = None,
+    on_progress: Callable[[int, int, str], None] | None = None,
+) -> pl.DataFrame:
+    """Run the experiments of ``paper`` (a folder name under ``scenarios/``), write the
+    figures and the report under ``out``, and return the comparison table."""
+    folder = paper_dir(paper)
+    title, figs = load_manifest(folder)
+    if only:
+        unknown = [o for o in only if o not in {f.id for f in figs}]
+        if unknown:
+            raise scenario_error("only", f"unknown figure '{unknown[0]}' (known: {', '.join(f.id for f in figs)})")
+        figs = [f for f in figs if f.id in only]
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    todo = [j for f in figs for j in f.jobs()]
+    # Validate every run before starting any.
+    for j in todo:
+        sc = Scenario.from_toml(j.scenario)
+        if j.overrides:
+            sc = sc.with_overrides(j.overrides)
+        sc.validate()
+    workers = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
+    done = 0
+    if workers == 1:
+        for j in todo:
+            _run_job(j, str(out))
+            done += 1
+            if on_progress:
+                on_progress(done, len(todo), f"{j.figure}/{j.variant}")
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futs = {pool.submit(_run_job, j, str(out)): j for j in todo}
+            for fut in as_completed(futs):
+                fut.result()
+                done += 1
+                if on_progress:
+                    j = futs[fut]
+                    on_progress(done, len(todo), f"{j.figure}/{j.variant}")
+    table: list[dict[str, Any]] = []
+    images: dict[str, list[str]] = {}
+    for fig in figs:
+        if fig.kind == "timeseries":
+            res = load(out / fig.id / "run")
+            png = f"{fig.id}.png"
+            plot_efficiency(res, out / png, title=fig.title)
+            images[fig.id] = [png]
+            if fig.aggregate:
+                agg = f"{fig.id}_aggregate.png"
+                _plot_aggregate(res, out / agg, fig.title + " (aggregate per direction)")
+                images[fig.id].append(agg)
+            table += _rows_for(fig, "run", None, res)
+        else:
+            results = [(x, load(out / fig.id / j.variant)) for x, j in zip(fig.x, fig.jobs())]
+            png = f"{fig.id}.png"
+            _plot_sweep(fig, results, out / png)
+            images[fig.id] = [png]
+            for (x, res), j in zip(results, fig.jobs()):
+                table += _rows_for(fig, j.variant, x, res)
+    md = _markdown(title, figs, table, images)
+    (out / "report.md").write_text(md)
+    (out / "report.html").write_text(_html(md, out))
+    df = pl.DataFrame(
+        [{k: v for k, v in r.items() if k not in ("warnings", "model_key")} for r in table],
+        schema={"figure": pl.String, "variant": pl.String, "x": pl.Float64, "flow": pl.String, "role": pl.String,
+                "paper": pl.Float64, "closed_form": pl.String, "analytic": pl.Float64, "simulated": pl.Float64,
+                "difference_pt": pl.Float64, "agrees": pl.Boolean, "note": pl.String, "alternatives": pl.String},
+    )
+    df.write_parquet(out / "report.parquet")
+    return df
+
+
+__all__ += ["ScenarioError"]
