@@ -265,12 +265,14 @@ fn two_way_analysis(
         }
         Scheme::AckPriority => {
             let (printed, refined) = k97::ack_priority(&asym);
-            alternatives.push(alt("eq4_refined", "eq. 4.5, F_i = 1 − F_j·α/β", refined));
+            // Eq. 4.1 assumes the fast connection at full rate; the slow link's time left
+            // after the acks that eq. 4.5's F_j implies is the consistent F_i.
+            alternatives.push(alt("eq4_1_printed", "eq. 4.1 as printed", printed));
             (
                 "kalampoukas97.ack_priority",
                 "Kalampoukas, Varma, Ramakrishnan 1997, §4.1, eqs. 4.1-4.5",
-                "eqs. 4.1/4.5".to_string(),
-                printed,
+                "eq. 4.5; F_i = 1 − F_j·α/β".to_string(),
+                refined,
                 json!({"n_a": asym.n_j.min(alpha), "eq_4_5_closed": k97::eq_4_5_closed(&asym),
                            "ack_limited": asym.ta_i >= asym.td_j}),
                 None,
@@ -348,23 +350,21 @@ fn two_way_analysis(
                 )
         }
         Scheme::BandwidthAllocation(f) => {
-            // If acks keep arriving while acks are sent (fast connection self-clocked at
-            // zero delay), the ack queue never empties and the counter binds at f.
+            // (6.2) caps the acks per slow packet at n_j; but acks keep arriving while acks
+            // are sent (the §4 burst), so the physically consistent cap is min(γ, burst).
             let g = k97::bwalloc_gamma(&asym, f);
             alternatives.push(alt(
-                "eq6_gamma_branch",
-                "eqs. 6.3/6.4 with the ack queue backlogged (γ acks per data packet)",
-                Efficiencies {
-                    f_i: asym.td_i / (g * asym.ta_i + asym.td_i),
-                    f_j: (g * asym.td_j / (g * asym.ta_i + asym.td_i)).min(1.0),
-                },
+                "eq6_printed",
+                "eqs. 6.3/6.4 as printed (min(n_j, γ) acks)",
+                k97::bwalloc(&asym, f),
             ));
             (
                 "kalampoukas97.bandwidth_allocation",
-                "Kalampoukas, Varma, Ramakrishnan 1997, §6, eqs. 6.1-6.5",
-                format!("eqs. 6.3/6.4 (f = {f})"),
-                k97::bwalloc(&asym, f),
-                json!({"data_fraction": f, "gamma": g}),
+                "Kalampoukas, Varma, Ramakrishnan 1997, §6, eqs. 6.1-6.5, with the ack burst of eq. 4.3",
+                format!("eqs. 6.3/6.4, min(γ, 4.3 burst) acks (f = {f})"),
+                k97::bwalloc_burst(&asym, f),
+                json!({"data_fraction": f, "gamma": g,
+                       "acks_per_packet": k97::bwalloc_acks_per_packet(&asym, f)}),
                 None,
             )
         }

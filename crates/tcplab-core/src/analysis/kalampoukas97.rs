@@ -355,6 +355,31 @@ pub fn backpressure_delay(p: &AsymParams) -> Efficiencies {
     }
 }
 
+/// Acks sent between two slow data packets under bandwidth allocation, physically: the
+/// scheduler stops them after `γ` (6.1), or the ack queue runs dry first. It does not run
+/// dry after the `n_j` acks of (6.2): while acks are sent the fast connection keeps sending
+/// and new acks arrive every `td_j`, exactly the §4 situation, so the burst is eq. 4.3's
+/// `N_a/(1 − α/β)` with `N_a = min(n_j, α)` (4.2), and endless when `ta_i ≥ td_j`.
+pub fn bwalloc_acks_per_packet(p: &AsymParams, f: f64) -> f64 {
+    let g = bwalloc_gamma(p, f);
+    let r = p.alpha() / p.beta();
+    if r >= 1.0 {
+        g
+    } else {
+        g.min(p.n_j.min(p.alpha()) / (1.0 - r))
+    }
+}
+
+/// Bandwidth allocation with the ack burst of [`bwalloc_acks_per_packet`] in place of
+/// (6.2)'s `min(n_j, γ)`: `F_i = td_i/(m·ta_i + td_i)`, `F_j = min(1, m·td_j/(m·ta_i + td_i))`.
+pub fn bwalloc_burst(p: &AsymParams, f: f64) -> Efficiencies {
+    let m = bwalloc_acks_per_packet(p, f);
+    Efficiencies {
+        f_i: p.td_i / (m * p.ta_i + p.td_i),
+        f_j: (m * p.td_j / (m * p.ta_i + p.td_i)).min(1.0),
+    }
+}
+
 /// (6.1): acks sent between two data packets when acks are plentiful.
 pub fn bwalloc_gamma(p: &AsymParams, f: f64) -> f64 {
     (1.0 - f) * p.beta() / f
@@ -555,8 +580,17 @@ mod tests {
                 );
             }
         }
-        // Fig 6.2 (A28, f = .5): same as backpressure, the ack queue empties first.
+        // Fig 6.2 (A28, f = .5): as printed, same as backpressure (the ack queue empties
+        // after n_j acks); with the §4 ack burst the counter binds first and data gets f.
         let a = cfg(1500.0, 1500.0, 28.0, 43.0);
         assert!(close(bwalloc(&a, 0.5).f_i, backpressure(&a).f_i, 1e-9));
+        assert!(close(bwalloc_burst(&a, 0.5).f_i, 0.5, 1e-9));
+        // Where the burst is below γ and n_j the burst decides: α = 20, β = 50, n_j = 30.
+        let mut q = cfg(1000.0, 1000.0, 20.0, 30.0);
+        q.td_i = 0.040;
+        q.td_j = 0.002;
+        q.ta_i = 0.0008;
+        assert!(close(bwalloc_acks_per_packet(&q, 0.5), 20.0 / 0.6, 1e-9));
+        assert!(close(bwalloc_burst(&q, 0.5).f_i, 0.6, 1e-9));
     }
 }

@@ -5,4 +5,5 @@ mod common;
 mod conservation;
 mod determinism;
 mod reliability;
+mod schemes;
 mod theorem1;
