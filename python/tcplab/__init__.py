@@ -8,6 +8,8 @@ handling, running with progress, results as polars DataFrames, plots, reports an
 >>> sc = tcplab.Scenario.from_toml("scenarios/kalampoukas97/fig2_3.toml")  # doctest: +SKIP
 >>> res = tcplab.run(sc.with_overrides({"duration": "60s"}))               # doctest: +SKIP
 >>> res.flows.select("name", "efficiency")                                  # doctest: +SKIP
+>>> sw = tcplab.sweep("examples/sweep_fig23.toml", "out/sweep_fig23")       # doctest: +SKIP
+>>> sw.summary                                                              # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from tcplab._core import ScenarioError, __version__
 from tcplab.results import Result, load
 from tcplab.runner import run
 from tcplab.scenario import Scenario
+from tcplab.sweep import SweepResult, SweepSpec, load_sweep, sweep
 
 
 def json_schema() -> str:
@@ -25,4 +28,16 @@ def json_schema() -> str:
     return _core.json_schema()
 
 
-__all__ = ["Result", "Scenario", "ScenarioError", "__version__", "json_schema", "load", "run"]
+__all__ = [
+    "Result",
+    "Scenario",
+    "ScenarioError",
+    "SweepResult",
+    "SweepSpec",
+    "__version__",
+    "json_schema",
+    "load",
+    "load_sweep",
+    "run",
+    "sweep",
+]

@@ -5,6 +5,8 @@
   of Kalampoukas, Varma & Ramakrishnan 1997).
 * :func:`plot_cwnd` – sampled congestion windows (needs ``metrics.trace``).
 * :func:`plot_queue` – sampled queue lengths per link (needs ``metrics.trace``).
+* :func:`plot_sweep` – a metric against a swept parameter, mean and 95 % confidence
+  interval over seeds (the ``summary`` table of :func:`tcplab.sweep`).
 
 Each function writes the image to ``path`` (format from the suffix, e.g. ``.png``,
 ``.pdf``, ``.svg``) and returns the :class:`~matplotlib.figure.Figure`.
@@ -22,7 +24,7 @@ from matplotlib.ticker import PercentFormatter
 
 from tcplab.results import Result
 
-__all__ = ["plot_efficiency", "plot_cwnd", "plot_queue"]
+__all__ = ["plot_efficiency", "plot_cwnd", "plot_queue", "plot_sweep", "sweep_stats"]
 
 _DPI = 120
 # Values at or above this are "unlimited" (e.g. ssthresh before the first loss).
@@ -159,4 +161,116 @@ def plot_queue(result: Result, path: str | Path, title: str | None = None) -> Fi
     ax.grid(True, alpha=0.3)
     ax.legend(loc="upper right", fontsize=8, framealpha=0.9)
     _save(fig, path)
+    return fig
+
+
+# -- sweeps -----------------------------------------------------------------------------------
+
+# Two-sided 95 % quantiles of Student's t for 1..30 degrees of freedom.
+_T975 = (
+    12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060, 2.2622, 2.2281,
+    2.2010, 2.1788, 2.1604, 2.1448, 2.1314, 2.1199, 2.1098, 2.1009, 2.0930, 2.0860,
+    2.0796, 2.0739, 2.0687, 2.0639, 2.0595, 2.0555, 2.0518, 2.0484, 2.0452, 2.0423,
+)  # fmt: skip
+
+
+def _t975(df: int) -> float:
+    """Student's t 0.975 quantile (Cornish-Fisher expansion beyond the table; error < 1e-4)."""
+    if df <= len(_T975):
+        return _T975[df - 1]
+    z = 1.959963984540054
+    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+
+
+def sweep_stats(df: Any, x: str, y: str, hue: str | None = None) -> pl.DataFrame:
+    """Mean and 95 % confidence interval of ``y`` per (``hue``, ``x``) over the seeds.
+
+    Returns columns ``[hue,] x, n, mean, std, ci95`` (``ci95`` is the half-width
+    t(0.975, n-1)·std/√n; null when n < 2), groups in order of first appearance.
+    Raises ValueError when a group holds the same seed twice: some other column (another
+    swept key, or ``flow``) varies too, so filter ``df`` or pass it as ``hue``.
+    """
+    d = df if isinstance(df, pl.DataFrame) else pl.from_pandas(df)
+    keys = [c for c in (hue, x) if c is not None]
+    for c in (*keys, y):
+        if c not in d.columns:
+            raise ValueError(f"no column {c!r} (columns: {', '.join(d.columns)})")
+    if "seed" in d.columns:
+        dup = d.group_by(*keys, "seed").len().filter(pl.col("len") > 1)
+        if dup.height:
+            # In a sweep summary the swept keys and `flow` come before the metrics.
+            cols = d.columns[: d.columns.index("flow") + 1] if "flow" in d.columns else d.columns
+            other = [c for c in cols if c not in (*keys, y, "seed", "run_id") and d[c].n_unique() > 1]
+            varying = [c for c in other if d.group_by(*keys, "seed").agg(pl.col(c).n_unique()).filter(pl.col(c) > 1).height]
+            raise ValueError(
+                f"each ({', '.join(keys)}) group holds a seed more than once: "
+                f"{', '.join(varying[:3]) or 'another column'} also varies; filter df or pass it as hue"
+            )
+    g = (
+        d.filter(pl.col(y).is_not_null())
+        .group_by(*keys, maintain_order=True)
+        .agg(n=pl.len(), mean=pl.col(y).cast(pl.Float64).mean(), std=pl.col(y).cast(pl.Float64).std())
+    )
+    t = pl.Series([_t975(int(n) - 1) if n > 1 else None for n in g["n"]], dtype=pl.Float64)
+    return g.with_columns(ci95=t * pl.col("std") / pl.col("n").cast(pl.Float64).sqrt())
+
+
+def plot_sweep(
+    df: Any,
+    x: str,
+    y: str,
+    hue: str | None = None,
+    path: str | Path | None = None,
+    title: str | None = None,
+) -> Figure:
+    """``y`` against the swept parameter ``x``: the mean over seeds with its 95 % CI.
+
+    ``df`` is a sweep's ``summary`` table (polars or pandas), usually filtered to one
+    flow, e.g. ``plot_sweep(res.summary.filter(pl.col("flow") == "fast"),
+    x="links.up.rate", y="efficiency", hue="flows.fast.ack_size")``. One line per value
+    of ``hue``; the band (numeric ``x``) or error bars (text ``x``, kept in the order of
+    the table) show the confidence interval. Writes the figure to ``path`` when given;
+    returns it. Raises ValueError as :func:`sweep_stats` does.
+    """
+    st = sweep_stats(df, x, y, hue)
+    fig = _figure()
+    ax = fig.add_subplot()
+    numeric = st[x].dtype.is_numeric()
+    if numeric:
+        positions: dict[Any, float] = {}
+    else:
+        order = st[x].unique(maintain_order=True).to_list()
+        positions = {v: float(i) for i, v in enumerate(order)}
+    groups = st[hue].unique(maintain_order=True).to_list() if hue else [None]
+    many = len(groups) > 1
+    for i, h in enumerate(groups):
+        d = st.filter(pl.col(hue) == h) if hue else st
+        if numeric:
+            d = d.sort(x)
+            xs = d[x].cast(pl.Float64).to_list()
+        else:
+            xs = [positions[v] + (i - (len(groups) - 1) / 2) * 0.04 * many for v in d[x].to_list()]
+        mean = d["mean"].to_list()
+        ci = [c if c is not None else 0.0 for c in d["ci95"].to_list()]
+        label = f"{hue} = {h}" if hue else y
+        c = _colour(i)
+        if numeric:
+            ax.plot(xs, mean, color=c, marker="o", ms=3.5, lw=1.3, label=label)
+            ax.fill_between(xs, [m - e for m, e in zip(mean, ci)], [m + e for m, e in zip(mean, ci)], color=c, alpha=0.2, lw=0)
+        else:
+            ax.errorbar(xs, mean, yerr=ci, color=c, marker="o", ms=3.5, lw=1.3, capsize=3, label=label)
+    if not numeric:
+        ax.set_xticks(list(positions.values()), [str(v) for v in positions])
+    n = st["n"]
+    seeds = f"{n.min()}" if n.min() == n.max() else f"{n.min()}–{n.max()}"
+    ax.set_xlabel(x)
+    ax.set_ylabel(f"{y} (mean, 95% CI over {seeds} seeds)")
+    if y == "efficiency":
+        ax.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
+    ax.set_title(title if title is not None else f"{y} vs {x}", fontsize=10)
+    ax.grid(True, alpha=0.3)
+    if hue or many:
+        ax.legend(fontsize=8, framealpha=0.9)
+    if path is not None:
+        _save(fig, path)
     return fig
