@@ -1,5 +1,5 @@
 # The two commands of README.md:
-#   make reproduce   – set up everything, run the flagship reproduction (Fig 2.3 of seed 000)
+#   make reproduce   – set up everything, reproduce every experiment of seed 000 (figures + report)
 #   make test        – set up everything, run every test (cargo + pytest)
 # Plus: make bench (speed figures), make schema (JSON Schema for editors).
 
@@ -27,7 +27,7 @@ $(BUILT): $(STAMP) $(RUST_SRC)
 develop: $(BUILT)
 
 reproduce: $(BUILT)
-	$(VENV)/bin/tcplab run scenarios/kalampoukas97/fig2_3.toml --out $(OUT)
+	$(VENV)/bin/tcplab reproduce kalampoukas97 --out $(OUT)
 
 test: $(BUILT) test-rust test-python
 
