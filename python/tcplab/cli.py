@@ -4,6 +4,7 @@
 
     tcplab run SCENARIO.toml --out DIR [--set KEY=VALUE]... [--seed N] [--quiet]
     tcplab validate SCENARIO.toml...
+    tcplab sweep SPEC.toml [--out DIR] [--jobs N] [--dask ADDRESS]
     tcplab reproduce PAPER [--out DIR] [--only FIGURE]... [--jobs N]
     tcplab schema
 
@@ -120,6 +121,66 @@ def validate(
             print(f"{path}: ok")
     if bad:
         raise typer.Exit(EXIT_BAD_INPUT)
+
+
+@app.command()
+def sweep(
+    spec: Annotated[Path, typer.Argument(help="Sweep spec TOML file (see docs/sweeps.md).", show_default=False)],
+    out: Annotated[
+        Optional[Path],
+        typer.Option("--out", "-o", help="Output directory (default out/<sweep name>); finished runs there are kept.", show_default=False),
+    ] = None,
+    jobs: Annotated[
+        Optional[int], typer.Option("--jobs", "-j", help="Worker processes (default: all cores).", min=1, show_default=False)
+    ] = None,
+    dask: Annotated[
+        Optional[str],
+        typer.Option("--dask", help="Run on this Dask scheduler (e.g. tcp://host:8786) instead of local processes.", show_default=False),
+    ] = None,
+    retries: Annotated[int, typer.Option(help="Retries of a run whose worker dies.", min=0)] = 2,
+    retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Run again the runs recorded as failed.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no table.")] = False,
+) -> None:
+    """Run a parameter sweep: every grid point x seed, in parallel, resumable.
+
+    Each finished run is written to OUT/runs/<id>/ at once; running the same command
+    again skips finished runs. Writes OUT/manifest.json and OUT/summary.parquet. Exit
+    status 1 when some run failed, 2 for a bad spec.
+    """
+    from tcplab.sweep import sweep as run_sweep
+
+    try:
+        res = run_sweep(spec, out, jobs=jobs, dask=dask, retries=retries, retry_failed=retry_failed, progress=not quiet)
+    except ScenarioError as e:
+        _fail(e)
+    except KeyboardInterrupt:
+        print("interrupted: finished runs are kept; run the same command again to resume", file=sys.stderr)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    except OSError as e:
+        print(f"error: {e.filename or res_out(spec, out)}: {e.strerror or e}", file=sys.stderr)
+        raise typer.Exit(1) from None
+    if not quiet:
+        console = Console()
+        console.print(res.table())
+        for row in res.runs.filter(res.runs["status"] == "failed").head(10).iter_rows(named=True):
+            point = ", ".join(f"{k}={row[k]}" for k in res.spec.params if row[k] is not None)
+            console.print(f"[red]failed[/red] {row['run_id']} ({point}, seed {row['seed']}): {row['error']}", highlight=False, markup=True, soft_wrap=True)
+        console.print(
+            f"{res.runs.height} runs: {res.executed} run now, {res.skipped} done earlier, {res.failed} failed "
+            f"({res.wall_seconds:.1f} s); summary in {res.out / 'summary.parquet'}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    if res.failed:
+        print(f"error: {res.failed} of {res.runs.height} runs failed (see {res.out / 'manifest.json'})", file=sys.stderr)
+        raise typer.Exit(1)
+
+
+def res_out(spec: Path, out: Optional[Path]) -> Path:
+    """The output directory a sweep uses (for messages)."""
+    if out is not None:
+        return out
+    return Path("out") / spec.stem
 
 
 @app.command()
