@@ -146,4 +146,8 @@ def run(
     finally:
         if bar is not None:
             bar.stop()
-    return Result.from_core(sim.results())
+    raw = sim.results()
+    # The simulation may only be freed on the thread that made it: drop it here rather than
+    # when this frame dies, which a sampling profiler (e.g. Dask's) can delay to its thread.
+    del sim
+    return Result.from_core(raw)

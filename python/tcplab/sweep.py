@@ -707,7 +707,7 @@ def _run_dask(runs: Sequence[SweepRun], tasks: Callable[[SweepRun], _Task], addr
             key = f"tcplab-sweep-{run.id}-{tag}"
             by_key[key] = run
             futures.append(client.submit(_execute, tasks(run), key=key, pure=False, retries=retries))
-        for fut in as_completed(futures):
+        for fut in as_completed(futures, loop=client.loop):
             run = by_key[fut.key]
             try:
                 outcome = fut.result()
