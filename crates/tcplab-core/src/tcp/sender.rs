@@ -447,6 +447,32 @@ mod tests {
     }
 
     #[test]
+    fn backpressure_gate_holds_segments_until_departures() {
+        let mut s = sender(4, true);
+        s.set_ipq_limit(1);
+        let out = collect(&mut s, |s, o| {
+            s.set_app_limit(SimTime::ZERO, u64::MAX, &mut |p| o(p))
+        });
+        assert_eq!(out.len(), 1, "window 4 but only 1 allowed in the IP queue");
+        assert_eq!(s.ipq_count(), 1);
+        let t = SimTime::ZERO + SimDuration::from_ms(1);
+        let out = collect(&mut s, |s, o| s.ipq_departed(t, &mut |p| o(p)));
+        assert_eq!(
+            out.iter().map(|p| p.seq).collect::<Vec<_>>(),
+            vec![MSS as u64]
+        );
+        // Three dupacks while the gate is closed: the retransmission waits, then goes first.
+        for _ in 0..3 {
+            let _ = collect(&mut s, |s, o| {
+                s.on_ack(t, &ack_pkt(0, SimTime::ZERO), &mut |p| o(p))
+            });
+        }
+        let out = collect(&mut s, |s, o| s.ipq_departed(t, &mut |p| o(p)));
+        assert_eq!(out.len(), 1);
+        assert!(out[0].has(flags::RETX) && out[0].seq == 0);
+    }
+
+    #[test]
     fn sends_initial_window_and_arms_timer() {
         let mut s = sender(4, true);
         let out = collect(&mut s, |s, o| {

@@ -139,6 +139,49 @@ fn each_mistake_names_its_field() {
 }
 
 #[test]
+fn end_host_scheme_mistakes_name_their_field() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "rate = \"100kbps\"\n",
+            "rate = \"100kbps\"\nqueue = { type = \"bwalloc\", data_fraction = 1.5 }\n",
+            "links.up.queue.data_fraction",
+        ),
+        (
+            "rate = \"100kbps\"\n",
+            "rate = \"100kbps\"\nqueue = { type = \"bwalloc\", data_fraction = 0 }\n",
+            "links.up.queue.data_fraction",
+        ),
+        (
+            "rate = \"100kbps\"\n",
+            "rate = \"100kbps\"\nqueue = { type = \"ackprio\", limit = 0 }\n",
+            "links.up.queue.limit",
+        ),
+        (
+            "rate = \"100kbps\"\n",
+            "rate = \"100kbps\"\nbackpressure = 0\n",
+            "links.up.backpressure",
+        ),
+        (
+            "rate = \"100kbps\"\n",
+            "rate = \"100kbps\"\nqueue = { type = \"fq\" }\n",
+            "links.up.queue",
+        ),
+    ];
+    for (from, to, field) in cases {
+        let (f, msg) = err(&GOOD.replacen(from, to, 1));
+        assert!(f.starts_with(field), "{field}: got field '{f}': {msg}");
+    }
+    // Backpressure only where a host sends.
+    let routed = GOOD.replace("b = \"host\"", "b = \"host\"\nr = \"router\"").replace(
+        "[links.up]\nfrom = \"a\"",
+        "[links.rb]\nfrom = \"r\"\nto = \"b\"\nrate = \"1Mbps\"\nbackpressure = 1\n[links.up]\nfrom = \"a\"",
+    );
+    let (f, msg) = err(&routed);
+    assert_eq!(f, "links.rb.backpressure", "{msg}");
+    assert!(msg.contains("router"), "{msg}");
+}
+
+#[test]
 fn missing_duration_and_syntax_errors() {
     let (f, msg) = err(&GOOD.replace("duration = \"10s\"", ""));
     assert!(msg.contains("duration"), "{f}: {msg}");
