@@ -1,13 +1,18 @@
-//! The event queue: a binary min-heap keyed by (time, insertion sequence).
+//! The event queue: a 4-ary min-heap keyed by (time, insertion sequence).
 //!
 //! Events with equal times run in the order they were scheduled (FIFO), which makes
 //! simultaneous events deterministic. Events are a small `Copy` enum dispatched with a
 //! `match` in [`crate::sim::Sim::run`]; there is no boxing and no dynamic dispatch.
 //! Timers are cancelled lazily: the owner keeps its deadline and ignores stale firings.
+//!
+//! Layout: the heap keeps one 128-bit key per entry, `time << 64 | seq`, so ordering is one
+//! integer comparison, and keys are unique, so the pop order is a total order that does not
+//! depend on the heap's shape: any correct priority queue gives the same run. A 4-ary heap is
+//! half as deep as a binary one and its four children are adjacent in memory; `pop` moves
+//! the hole down to a leaf choosing the least child, then sifts the last entry up
+//! (Floyd's trick, as `std`'s `BinaryHeap::pop` does). See docs/performance.md.
 
 use crate::time::SimTime;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 pub type LinkId = u32;
 pub type FlowId = u32;
@@ -36,33 +41,17 @@ pub enum Event {
 
 #[derive(Clone, Copy, Debug)]
 struct Entry {
-    time: SimTime,
-    seq: u64,
+    /// `time << 64 | seq`: earlier time first, then earlier scheduling.
+    key: u128,
     ev: Event,
 }
 
-impl PartialEq for Entry {
-    fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Entry {
-    // Reversed so that `BinaryHeap` (a max-heap) pops the earliest (time, seq).
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.time.cmp(&self.time).then(o.seq.cmp(&self.seq))
-    }
-}
+const ARITY: usize = 4;
 
 /// Pending events ordered by time, ties broken first-in-first-out.
 #[derive(Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
+    heap: Vec<Entry>,
     next_seq: u64,
 }
 
@@ -70,18 +59,81 @@ impl EventQueue {
     pub fn new() -> Self {
         Self::default()
     }
+
     #[inline]
     pub fn schedule(&mut self, time: SimTime, ev: Event) {
-        let seq = self.next_seq;
+        let key = ((time.0 as u128) << 64) | self.next_seq as u128;
         self.next_seq += 1;
-        self.heap.push(Entry { time, seq, ev });
+        // Sift up: move parents down until the new key's place is found.
+        let mut i = self.heap.len();
+        self.heap.push(Entry { key, ev });
+        let h = &mut self.heap[..];
+        while i > 0 {
+            let p = (i - 1) / ARITY;
+            if h[p].key <= key {
+                break;
+            }
+            h[i] = h[p];
+            i = p;
+        }
+        h[i] = Entry { key, ev };
     }
+
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        self.heap.pop().map(|e| (e.time, e.ev))
+        let last = self.heap.pop()?;
+        if self.heap.is_empty() {
+            return Some((SimTime((last.key >> 64) as u64), last.ev));
+        }
+        let h = &mut self.heap[..];
+        let top = h[0];
+        let n = h.len();
+        // Move the hole from the root to a leaf along the least children.
+        let mut i = 0;
+        loop {
+            let c = ARITY * i + 1;
+            if c + ARITY <= n {
+                let mut m = c;
+                let mut mk = h[c].key;
+                for j in c + 1..c + ARITY {
+                    let k = h[j].key;
+                    if k < mk {
+                        m = j;
+                        mk = k;
+                    }
+                }
+                h[i] = h[m];
+                i = m;
+            } else {
+                if c < n {
+                    let mut m = c;
+                    for j in c + 1..n {
+                        if h[j].key < h[m].key {
+                            m = j;
+                        }
+                    }
+                    h[i] = h[m];
+                    i = m;
+                }
+                break;
+            }
+        }
+        // Put the former last entry in the hole and sift it up.
+        while i > 0 {
+            let p = (i - 1) / ARITY;
+            if h[p].key <= last.key {
+                break;
+            }
+            h[i] = h[p];
+            i = p;
+        }
+        h[i] = last;
+        Some((SimTime((top.key >> 64) as u64), top.ev))
     }
+
+    #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| e.time)
+        self.heap.first().map(|e| SimTime((e.key >> 64) as u64))
     }
     pub fn len(&self) -> usize {
         self.heap.len()
@@ -112,5 +164,88 @@ mod tests {
                 (SimTime(5), Event::FlowTimer(4)),
             ]
         );
+    }
+
+    /// The reference order: sort by (time, scheduling order).
+    fn reference(ops: &[(u64, u32)]) -> Vec<(SimTime, Event)> {
+        let mut v: Vec<(u64, usize, u32)> = ops
+            .iter()
+            .enumerate()
+            .map(|(i, &(t, id))| (t, i, id))
+            .collect();
+        v.sort();
+        v.into_iter()
+            .map(|(t, _, id)| (SimTime(t), Event::LinkTxDone(id)))
+            .collect()
+    }
+
+    fn xorshift(s: &mut u64) -> u64 {
+        *s ^= *s << 13;
+        *s ^= *s >> 7;
+        *s ^= *s << 17;
+        *s
+    }
+
+    #[test]
+    fn matches_a_stable_sort_on_many_ties_and_sizes() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for n in [1usize, 2, 3, 4, 5, 6, 7, 16, 17, 63, 64, 65, 1000] {
+            for spread in [1u64, 3, 50, 1 << 40] {
+                let ops: Vec<(u64, u32)> = (0..n)
+                    .map(|i| (xorshift(&mut seed) % spread, i as u32))
+                    .collect();
+                let mut q = EventQueue::new();
+                for &(t, id) in &ops {
+                    q.schedule(SimTime(t), Event::LinkTxDone(id));
+                }
+                assert_eq!(q.len(), n);
+                assert_eq!(
+                    q.peek_time(),
+                    Some(SimTime(ops.iter().map(|o| o.0).min().unwrap()))
+                );
+                let got: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+                assert_eq!(got, reference(&ops), "n={n} spread={spread}");
+                assert!(q.is_empty() && q.pop().is_none() && q.peek_time().is_none());
+            }
+        }
+    }
+
+    #[test]
+    fn interleaved_schedule_and_pop_like_a_simulation() {
+        // Hold model: pop the earliest, schedule 0-2 events at or after it; compare with a
+        // reference that keeps (time, seq) pairs in a sorted vector.
+        let mut seed = 42u64;
+        let mut q = EventQueue::new();
+        let mut r: Vec<(u64, u64, u32)> = Vec::new();
+        let mut seq = 0u64;
+        let mut push = |q: &mut EventQueue, r: &mut Vec<(u64, u64, u32)>, t: u64, id: u32| {
+            q.schedule(SimTime(t), Event::LinkArrival(id));
+            r.push((t, seq, id));
+            seq += 1;
+        };
+        for i in 0..200 {
+            push(&mut q, &mut r, xorshift(&mut seed) % 1000, i);
+        }
+        for step in 0..20_000u32 {
+            r.sort();
+            let (t, _, id) = r.remove(0);
+            assert_eq!(
+                q.pop(),
+                Some((SimTime(t), Event::LinkArrival(id))),
+                "step {step}"
+            );
+            assert_eq!(q.len(), r.len());
+            for _ in 0..(xorshift(&mut seed) % 3) {
+                let dt = match xorshift(&mut seed) % 4 {
+                    0 => 0,
+                    1 => xorshift(&mut seed) % 4,
+                    _ => xorshift(&mut seed) % 5000,
+                };
+                push(&mut q, &mut r, t + dt, step);
+            }
+            if r.is_empty() {
+                break;
+            }
+        }
     }
 }

@@ -1,71 +1,542 @@
-//! `tcplab-bench [FLOWS RATE SECONDS]`: a dumbbell with N NewReno flows over one bottleneck
-//! (access links 10x the bottleneck, 40 ms RTT, 1500-byte packets, buffer 1 BDP). Prints
-//! wall time, events/s and bottleneck packets per wall second. No thresholds: this measures.
+//! `tcplab-bench`: the speed benchmark suite (`make bench`). It measures; it asserts nothing.
+//!
+//! ```text
+//! tcplab-bench [--quick] [--only a,b,..] [--json FILE] [--no-memcheck]
+//!                                  the suite: every scenario in its own child process
+//!                                  (so peak RSS is per scenario); TCPLAB_BENCH_QUICK=1 = --quick
+//! tcplab-bench run NAME SECONDS [--warmup S] [--access-limit N]
+//!                                  one scenario in this process; prints one JSON line
+//!                                  (used by the suite and by bench/ns3_compare.py)
+//! tcplab-bench toml NAME SECONDS [--access-limit N]
+//!                                  print the scenario as TOML
+//! tcplab-bench FLOWS RATE SECONDS  an ad hoc dumbbell (same shape as a-d)
+//! ```
+//!
+//! Scenarios (dumbbell, NewReno, no SACK, init_cwnd 10, every segment acked):
+//!
+//! | name | flows | bottleneck | RTT | packet | buffer |
+//! |---|---|---|---|---|---|
+//! | a | 1 | 100 Mb/s | 40 ms | 1500 B | 1 BDP (333) |
+//! | b | 16 | 1 Gb/s | 40 ms | 1500 B | 1 BDP (3333) |
+//! | c | 8 | 2.5 Gb/s | 40 ms | 1500 B | 1 BDP (8333) |
+//! | d | 64 | 10 Gb/s | 40 ms | 1500 B | 1 BDP (33333) |
+//! | e | 3 | 2.4 Gb/s (OC-48, seed 002) | 60 ms | 1000 B | 32 Mbit (4 MB) |
+//!
+//! Access links run at 10x the bottleneck with 1 ms delay; the bottleneck delay makes up the
+//! rest of the RTT. Host access queues hold 1000 packets (Linux's default txqueuelen; they
+//! never fill in these runs since the access links are 10x faster, see docs/performance.md).
 
+use std::io::Write;
+use std::process::Command;
 use std::time::Instant;
-use tcplab_core::time::Rate;
+use tcplab_core::time::{Rate, SimDuration, SimTime};
 
-fn dumbbell(n: usize, rate: &str, seconds: f64) -> String {
-    let r = tcplab_core::scenario::units::parse_rate(rate).expect("rate like 100Mbps");
-    let access = Rate(r.0 * 10);
-    // 40 ms RTT: bottleneck 18 ms + two 1 ms access hops each way.
-    let bdp_pkts = ((r.0 as f64 * 0.040) / (1500.0 * 8.0)).ceil().max(10.0) as u64;
-    let mut nodes = String::new();
-    for i in 0..n {
-        nodes += &format!("s{i} = \"host\"\nd{i} = \"host\"\n");
-    }
-    let mut s = format!(
-        "duration = \"{seconds}s\"\n[nodes]\nr1 = \"router\"\nr2 = \"router\"\n{nodes}\
-         [links.bottleneck]\nfrom = \"r1\"\nto = \"r2\"\nrate = \"{}bps\"\ndelay = \"18ms\"\nqueue = {{ type = \"droptail\", limit = {bdp_pkts} }}\n\
-         [links.bottleneck_rev]\nfrom = \"r2\"\nto = \"r1\"\nrate = \"{}bps\"\ndelay = \"18ms\"\n",
-        r.0, r.0
+/// One benchmark scenario.
+#[derive(Clone, Copy, Debug)]
+struct Spec {
+    name: &'static str,
+    flows: usize,
+    /// Bottleneck rate in bit/s.
+    rate: u64,
+    rtt_ms: u64,
+    /// Payload bytes per segment (wire size = mss + 40).
+    mss: u32,
+    /// Bottleneck buffer in packets (`None`: 1 BDP of full packets).
+    buffer_pkts: Option<u64>,
+    /// Bottleneck buffer in bytes, when given as bytes.
+    buffer_bytes: Option<u64>,
+    /// Simulated seconds: full run and quick run.
+    secs: f64,
+    quick_secs: f64,
+    /// Start of the measurement window for goodput and fairness (simulated seconds).
+    warmup: f64,
+    quick_warmup: f64,
+}
+
+const SUITE: &[Spec] = &[
+    Spec {
+        name: "a",
+        flows: 1,
+        rate: 100_000_000,
+        rtt_ms: 40,
+        mss: 1460,
+        buffer_pkts: None,
+        buffer_bytes: None,
+        secs: 100.0,
+        quick_secs: 10.0,
+        warmup: 10.0,
+        quick_warmup: 2.0,
+    },
+    Spec {
+        name: "b",
+        flows: 16,
+        rate: 1_000_000_000,
+        rtt_ms: 40,
+        mss: 1460,
+        buffer_pkts: None,
+        buffer_bytes: None,
+        secs: 30.0,
+        quick_secs: 5.0,
+        warmup: 10.0,
+        quick_warmup: 2.0,
+    },
+    Spec {
+        name: "c",
+        flows: 8,
+        rate: 2_500_000_000,
+        rtt_ms: 40,
+        mss: 1460,
+        buffer_pkts: None,
+        buffer_bytes: None,
+        secs: 20.0,
+        quick_secs: 3.0,
+        warmup: 5.0,
+        quick_warmup: 1.0,
+    },
+    Spec {
+        name: "d",
+        flows: 64,
+        rate: 10_000_000_000,
+        rtt_ms: 40,
+        mss: 1460,
+        buffer_pkts: None,
+        buffer_bytes: None,
+        secs: 5.0,
+        quick_secs: 1.0,
+        warmup: 2.0,
+        quick_warmup: 0.5,
+    },
+    Spec {
+        name: "e",
+        flows: 3,
+        rate: 2_400_000_000,
+        rtt_ms: 60,
+        mss: 960,
+        buffer_pkts: None,
+        buffer_bytes: Some(4_000_000),
+        secs: 500.0,
+        quick_secs: 20.0,
+        warmup: 50.0,
+        quick_warmup: 5.0,
+    },
+];
+
+/// The memory check runs this scenario for both durations and compares peak RSS.
+const MEMCHECK: (&str, f64, f64) = ("b", 10.0, 100.0);
+const DEFAULT_ACCESS_LIMIT: u64 = 1000;
+
+fn spec(name: &str) -> Spec {
+    *SUITE
+        .iter()
+        .find(|s| s.name == name)
+        .unwrap_or_else(|| die(&format!("unknown scenario '{name}' (a, b, c, d, e)")))
+}
+
+fn die(msg: &str) -> ! {
+    eprintln!("tcplab-bench: {msg}");
+    std::process::exit(2)
+}
+
+fn bdp_pkts(s: &Spec) -> u64 {
+    let wire = (s.mss + 40) as f64 * 8.0;
+    ((s.rate as f64 * s.rtt_ms as f64 / 1000.0) / wire)
+        .round()
+        .max(10.0) as u64
+}
+
+/// The dumbbell as scenario TOML: s_i → r1 → r2 → d_i, acks back the same way.
+fn dumbbell_toml(s: &Spec, seconds: f64, access_limit: u64) -> String {
+    let access = Rate(s.rate * 10);
+    // RTT = 2 * (1 ms + bottleneck delay + 1 ms).
+    let bdelay_us = s.rtt_ms * 1000 / 2 - 2000;
+    let bqueue = match (s.buffer_bytes, s.buffer_pkts) {
+        (Some(b), _) => format!("\"{b}B\""),
+        (None, Some(p)) => p.to_string(),
+        (None, None) => bdp_pkts(s).to_string(),
+    };
+    let mut t = format!(
+        "name = \"bench-{name}\"\nduration = \"{seconds}s\"\nseed = 1\n\
+         [metrics]\ninterval = \"1s\"\n\n[nodes]\nr1 = \"router\"\nr2 = \"router\"\n",
+        name = s.name
     );
-    for i in 0..n {
-        s += &format!(
-            "[links.s{i}_r1]\nfrom = \"s{i}\"\nto = \"r1\"\nrate = \"{a}bps\"\ndelay = \"1ms\"\nqueue = {{ type = \"droptail\", limit = 100000 }}\n\
+    for i in 0..s.flows {
+        t += &format!("s{i} = \"host\"\nd{i} = \"host\"\n");
+    }
+    t += &format!(
+        "\n[links.bottleneck]\nfrom = \"r1\"\nto = \"r2\"\nrate = \"{r}bps\"\ndelay = \"{bdelay_us}us\"\n\
+         queue = {{ type = \"droptail\", limit = {bqueue} }}\n\
+         [links.bottleneck_rev]\nfrom = \"r2\"\nto = \"r1\"\nrate = \"{r}bps\"\ndelay = \"{bdelay_us}us\"\n",
+        r = s.rate
+    );
+    for i in 0..s.flows {
+        t += &format!(
+            "[links.s{i}_r1]\nfrom = \"s{i}\"\nto = \"r1\"\nrate = \"{a}bps\"\ndelay = \"1ms\"\nqueue = {{ type = \"droptail\", limit = {access_limit} }}\n\
              [links.r1_s{i}]\nfrom = \"r1\"\nto = \"s{i}\"\nrate = \"{a}bps\"\ndelay = \"1ms\"\n\
              [links.r2_d{i}]\nfrom = \"r2\"\nto = \"d{i}\"\nrate = \"{a}bps\"\ndelay = \"1ms\"\n\
-             [links.d{i}_r2]\nfrom = \"d{i}\"\nto = \"r2\"\nrate = \"{a}bps\"\ndelay = \"1ms\"\nqueue = {{ type = \"droptail\", limit = 100000 }}\n\
-             [flows.f{i}]\nfrom = \"s{i}\"\nto = \"d{i}\"\ncc = \"newreno\"\nmss = 1460\ninit_cwnd = 10\napp = {{ type = \"bulk\", start = \"{st}ms\" }}\n",
+             [links.d{i}_r2]\nfrom = \"d{i}\"\nto = \"r2\"\nrate = \"{a}bps\"\ndelay = \"1ms\"\nqueue = {{ type = \"droptail\", limit = {access_limit} }}\n\
+             [flows.f{i}]\nfrom = \"s{i}\"\nto = \"d{i}\"\ncc = \"newreno\"\nmss = {mss}\nheader = 40\nack_size = 40\n\
+             init_cwnd = 10\nrto_min = \"200ms\"\nrto_initial = \"1s\"\napp = {{ type = \"bulk\", start = \"{st}ms\" }}\n",
             a = access.0,
+            mss = s.mss,
             st = i * 7 % 100
         );
     }
-    s
+    t
 }
 
-fn run(n: usize, rate: &str, seconds: f64) {
-    let text = dumbbell(n, rate, seconds);
+/// Peak resident set size of this process in KiB (VmHWM), 0 where /proc is missing.
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn jain(xs: &[f64]) -> f64 {
+    let s: f64 = xs.iter().sum();
+    let q: f64 = xs.iter().map(|x| x * x).sum();
+    if q == 0.0 {
+        1.0
+    } else {
+        s * s / (xs.len() as f64 * q)
+    }
+}
+
+/// FNV-1a over every counter the run produced: equal fingerprints = identical runs.
+struct Fnv(u64);
+impl Fnv {
+    fn new() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+    fn add(&mut self, v: u64) {
+        for b in v.to_le_bytes() {
+            self.0 ^= b as u64;
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+fn fingerprint(sim: &tcplab_core::sim::Sim) -> u64 {
+    let mut h = Fnv::new();
+    h.add(sim.events_processed);
+    for l in &sim.links {
+        let s = &l.stats;
+        for v in [
+            s.offered,
+            s.delivered,
+            s.lost,
+            s.tx_packets,
+            s.tx_bytes,
+            s.busy_ps,
+            s.max_queue_packets as u64,
+            s.max_queue_bytes,
+            l.drops.packets,
+        ] {
+            h.add(v);
+        }
+    }
+    for f in &sim.flows {
+        h.add(f.counters.goodput_bytes);
+        h.add(f.counters.wire_bytes);
+        h.add(f.sender.stats.segments_sent);
+        h.add(f.sender.stats.retransmits);
+        h.add(f.sender.stats.timeouts);
+        h.add(f.sender.window());
+    }
+    for v in &sim.intervals.goodput_bps {
+        h.add(v.to_bits());
+    }
+    h.0
+}
+
+/// Run one scenario here and return its figures as a JSON object.
+fn run_one(
+    s: &Spec,
+    seconds: f64,
+    warmup: f64,
+    access_limit: u64,
+    text: Option<String>,
+) -> serde_json::Value {
+    let text = text.unwrap_or_else(|| dumbbell_toml(s, seconds, access_limit));
+    let t_build = Instant::now();
     let mut b =
-        tcplab_core::load_toml(&text, None).unwrap_or_else(|e| panic!("bench scenario: {e}"));
+        tcplab_core::load_toml(&text, None).unwrap_or_else(|e| die(&format!("scenario: {e}")));
+    let build_s = t_build.elapsed().as_secs_f64();
+    let bott = b
+        .sim
+        .links
+        .iter()
+        .position(|l| l.name == "bottleneck")
+        .expect("bottleneck link");
+    let warm = SimTime(0) + SimDuration::from_secs_f64(warmup.min(seconds));
     let t0 = Instant::now();
+    b.sim.run_until(warm);
+    let g0: Vec<u64> = b
+        .sim
+        .flows
+        .iter()
+        .map(|f| f.counters.goodput_bytes)
+        .collect();
+    let busy0 = b.sim.links[bott].busy_time(warm).0;
+    let txb0 = b.sim.links[bott].stats.tx_bytes;
     b.sim.run();
     let wall = t0.elapsed().as_secs_f64();
-    let bott = b.sim.links.iter().find(|l| l.name == "bottleneck").unwrap();
-    let pkts = bott.stats.tx_packets;
-    let delivered: u64 = b.sim.links.iter().map(|l| l.stats.delivered).sum();
-    let util = bott.busy_time(b.sim.end).as_secs_f64() / seconds;
+    let sim = &b.sim;
+    let l = &sim.links[bott];
+    let window = seconds - warmup.min(seconds);
+    let per_flow: Vec<f64> = sim
+        .flows
+        .iter()
+        .zip(&g0)
+        .map(|(f, g)| (f.counters.goodput_bytes - g) as f64 * 8.0 / window.max(1e-12))
+        .collect();
+    let agg: f64 = per_flow.iter().sum();
+    let busy = l.busy_time(sim.end).0 - busy0;
+    let hops: u64 = sim.links.iter().map(|l| l.stats.delivered).sum();
+    let drops: u64 = sim.links.iter().map(|l| l.drops.packets).sum();
+    let max_access_q = sim
+        .links
+        .iter()
+        .filter(|l| l.name.starts_with('s') || l.name.starts_with('d'))
+        .map(|l| l.stats.max_queue_packets)
+        .max()
+        .unwrap_or(0);
+    let pkts = l.stats.tx_packets;
+    serde_json::json!({
+        "name": s.name,
+        "flows": s.flows,
+        "rate_bps": s.rate,
+        "rtt_ms": s.rtt_ms,
+        "packet_bytes": s.mss + 40,
+        "sim_seconds": seconds,
+        "warmup_seconds": warmup.min(seconds),
+        "build_seconds": build_s,
+        "wall_seconds": wall,
+        "events": sim.events_processed,
+        "events_per_s": sim.events_processed as f64 / wall,
+        "bottleneck_packets": pkts,
+        "bottleneck_pkts_per_s": pkts as f64 / wall,
+        "events_per_bottleneck_packet": sim.events_processed as f64 / pkts.max(1) as f64,
+        "hop_deliveries_per_s": hops as f64 / wall,
+        "wall_per_sim": wall / seconds,
+        "peak_rss_kib": peak_rss_kib(),
+        "utilization": busy as f64 / (window.max(1e-12) * 1e12),
+        "bottleneck_window_bytes": l.stats.tx_bytes - txb0,
+        "goodput_bps": agg,
+        "per_flow_goodput_bps": per_flow,
+        "jain": jain(&per_flow),
+        "drops": drops,
+        "bottleneck_drops": l.drops.packets,
+        "timeouts": sim.flows.iter().map(|f| f.sender.stats.timeouts).sum::<u64>(),
+        "fast_retransmits": sim.flows.iter().map(|f| f.sender.stats.fast_retransmits).sum::<u64>(),
+        "retransmits": sim.flows.iter().map(|f| f.sender.stats.retransmits).sum::<u64>(),
+        "max_access_queue_packets": max_access_q,
+        "max_bottleneck_queue_packets": l.stats.max_queue_packets,
+        "fingerprint": format!("{:016x}", fingerprint(sim)),
+    })
+}
+
+/// Run one scenario in a child process (fresh address space: its own peak RSS).
+fn run_child(name: &str, seconds: f64, warmup: f64, access_limit: u64) -> serde_json::Value {
+    let exe = std::env::current_exe().expect("own path");
+    let out = Command::new(exe)
+        .args([
+            "run",
+            name,
+            &seconds.to_string(),
+            "--warmup",
+            &warmup.to_string(),
+            "--access-limit",
+            &access_limit.to_string(),
+        ])
+        .output()
+        .expect("spawn child");
+    if !out.status.success() {
+        die(&format!(
+            "scenario {name} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let line = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(line.trim()).expect("child prints one JSON line")
+}
+
+fn fmt_row(v: &serde_json::Value) -> String {
+    let f = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
+    format!(
+        "{:>2} {:>3} {:>9} {:>7.1} | {:>7.3} {:>7.2} {:>7.3} {:>6.1} {:>8.4} {:>7.1} | {:>6.3} {:>9.1} {:>6.4}",
+        v["name"].as_str().unwrap_or("?"),
+        v["flows"],
+        rate_str(f("rate_bps")),
+        f("sim_seconds"),
+        f("wall_seconds"),
+        f("events_per_s") / 1e6,
+        f("bottleneck_pkts_per_s") / 1e6,
+        f("events_per_bottleneck_packet"),
+        f("wall_per_sim"),
+        f("peak_rss_kib") / 1024.0,
+        f("utilization"),
+        f("goodput_bps") / 1e6,
+        f("jain"),
+    )
+}
+
+fn rate_str(bps: f64) -> String {
+    if bps >= 1e9 {
+        format!("{}Gb/s", bps / 1e9)
+    } else {
+        format!("{}Mb/s", bps / 1e6)
+    }
+}
+
+const HEADER: &str = "sc  fl      rate   sim s |  wall s  Mev/s  Mpkt/s  ev/pkt wall/sim  RSS MiB |   util  goodput Mb/s  jain";
+
+fn suite(args: &[String]) {
+    let mut quick = std::env::var("TCPLAB_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
+    let mut only: Option<Vec<String>> = None;
+    let mut json_out: Option<String> = None;
+    let mut memcheck = true;
+    let mut access_limit = DEFAULT_ACCESS_LIMIT;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--quick" => quick = true,
+            "--only" => {
+                only = Some(
+                    it.next()
+                        .unwrap_or_else(|| die("--only needs a list"))
+                        .split(',')
+                        .map(str::to_string)
+                        .collect(),
+                )
+            }
+            "--json" => json_out = Some(it.next().unwrap_or_else(|| die("--json FILE")).clone()),
+            "--no-memcheck" => memcheck = false,
+            "--access-limit" => {
+                access_limit = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or_else(|| die("--access-limit N"))
+            }
+            other => die(&format!("unknown option '{other}'")),
+        }
+    }
     println!(
-        "{n:>4} flows {rate:>8} {seconds:>6.1} s sim | wall {wall:>7.3} s | {:>6.2} M events/s | {:>6.3} M bottleneck pkts/s | {:>6.2} M hop deliveries/s | util {:.3} | wall/sim {:.3}",
-        b.sim.events_processed as f64 / wall / 1e6,
-        pkts as f64 / wall / 1e6,
-        delivered as f64 / wall / 1e6,
-        util,
-        wall / seconds
+        "tcplab-bench{}: dumbbell, NewReno, access links 10x, host queues {access_limit} pkts; \
+         one child process per scenario",
+        if quick { " --quick" } else { "" }
     );
+    println!("{HEADER}");
+    let mut results = Vec::new();
+    for s in SUITE {
+        if only
+            .as_ref()
+            .is_some_and(|o| !o.iter().any(|n| n == s.name))
+        {
+            continue;
+        }
+        let (secs, warm) = if quick {
+            (s.quick_secs, s.quick_warmup)
+        } else {
+            (s.secs, s.warmup)
+        };
+        let v = run_child(s.name, secs, warm, access_limit);
+        println!("{}", fmt_row(&v));
+        std::io::stdout().flush().ok();
+        results.push(v);
+    }
+    let mut mem = serde_json::Value::Null;
+    if memcheck {
+        let (name, short, long) = MEMCHECK;
+        let (short, long) = if quick {
+            (short / 5.0, long / 5.0)
+        } else {
+            (short, long)
+        };
+        let a = run_child(name, short, 0.0, access_limit);
+        let b = run_child(name, long, 0.0, access_limit);
+        let ra = a["peak_rss_kib"].as_f64().unwrap_or(0.0);
+        let rb = b["peak_rss_kib"].as_f64().unwrap_or(0.0);
+        let growth = if ra > 0.0 { rb / ra - 1.0 } else { f64::NAN };
+        println!(
+            "memory: scenario {name} peak RSS {:.1} MiB at {short} s, {:.1} MiB at {long} s: {:+.1} % ({})",
+            ra / 1024.0,
+            rb / 1024.0,
+            growth * 100.0,
+            if growth.abs() <= 0.10 { "flat, within 10 %" } else { "NOT within 10 %" }
+        );
+        mem = serde_json::json!({"scenario": name, "short_s": short, "long_s": long,
+            "short_rss_kib": ra, "long_rss_kib": rb, "growth": growth});
+    }
+    if let Some(p) = json_out {
+        let doc = serde_json::json!({"quick": quick, "access_limit": access_limit,
+            "scenarios": results, "memory": mem});
+        std::fs::write(&p, serde_json::to_string_pretty(&doc).unwrap())
+            .unwrap_or_else(|e| die(&format!("{p}: {e}")));
+        println!("wrote {p}");
+    }
+}
+
+fn parse_opts(rest: &[String]) -> (f64, u64) {
+    let mut warmup = 0.0;
+    let mut access_limit = DEFAULT_ACCESS_LIMIT;
+    let mut it = rest.iter();
+    while let Some(a) = it.next() {
+        let v = it
+            .next()
+            .unwrap_or_else(|| die(&format!("{a} needs a value")));
+        match a.as_str() {
+            "--warmup" => warmup = v.parse().unwrap_or_else(|_| die("--warmup SECONDS")),
+            "--access-limit" => {
+                access_limit = v.parse().unwrap_or_else(|_| die("--access-limit N"))
+            }
+            _ => die(&format!("unknown option '{a}'")),
+        }
+    }
+    (warmup, access_limit)
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.len() == 3 {
-        let n = args[0].parse().expect("FLOWS must be an integer");
-        let secs = args[2].parse().expect("SECONDS must be a number");
-        run(n, &args[1], secs);
-        return;
+    match args.first().map(String::as_str) {
+        Some("run") | Some("toml") if args.len() >= 3 => {
+            let s = spec(&args[1]);
+            let secs: f64 = args[2]
+                .parse()
+                .unwrap_or_else(|_| die("SECONDS must be a number"));
+            let (warmup, access_limit) = parse_opts(&args[3..]);
+            if args[0] == "toml" {
+                print!("{}", dumbbell_toml(&s, secs, access_limit));
+            } else {
+                let v = run_one(&s, secs, warmup, access_limit, None);
+                println!("{v}");
+            }
+        }
+        Some(f) if args.len() == 3 && f.parse::<usize>().is_ok() => {
+            let n: usize = f.parse().unwrap();
+            let rate = tcplab_core::scenario::units::parse_rate(&args[1])
+                .unwrap_or_else(|e| die(&format!("RATE: {e}")));
+            let secs: f64 = args[2]
+                .parse()
+                .unwrap_or_else(|_| die("SECONDS must be a number"));
+            let s = Spec {
+                name: "adhoc",
+                flows: n,
+                rate: rate.0,
+                ..spec("a")
+            };
+            let text = dumbbell_toml(&s, secs, DEFAULT_ACCESS_LIMIT);
+            println!("{HEADER}");
+            println!(
+                "{}",
+                fmt_row(&run_one(&s, secs, 0.0, DEFAULT_ACCESS_LIMIT, Some(text)))
+            );
+        }
+        _ => suite(&args),
     }
-    println!("tcplab-bench: dumbbell, NewReno, 40 ms RTT, 1500 B packets, buffer 1 BDP");
-    run(1, "100Mbps", 20.0);
-    run(16, "1Gbps", 5.0);
-    run(8, "2.5Gbps", 2.0);
-    run(64, "10Gbps", 0.5);
 }
