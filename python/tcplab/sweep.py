@@ -596,10 +596,9 @@ def _rmtree(p: Path) -> None:
 
 
 def _mp_context() -> multiprocessing.context.BaseContext:
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["tcplab.sweep"])
-        return ctx
+    # "spawn": each worker is a child of this process, so it dies with it (see
+    # _worker_init). Forkserver children keep the server alive and would outlive a killed
+    # sweep; fork is unsafe with the threads of polars and rich.
     return multiprocessing.get_context("spawn")
 
 
@@ -676,29 +675,37 @@ def _run_local(runs: Sequence[SweepRun], tasks: Callable[[SweepRun], _Task], job
             ex.shutdown(wait=True, cancel_futures=True)
 
 
-def _run_dask(runs: Sequence[SweepRun], tasks: Callable[[SweepRun], _Task], address: Any, retries: int, done: Done) -> None:
+def _dask_client(address: Any) -> tuple[Any, bool]:
+    """A client of ``address`` (or ``address`` itself when it is a Client) and whether we own it.
+
+    The connection timeout is Dask's ``distributed.comm.timeouts.connect`` (env
+    ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT``).
+    """
+    try:
+        from distributed import Client
+    except ImportError:
+        raise scenario_error("dask", "needs the `distributed` package (pip install 'tcplab[dask]')") from None
+    if isinstance(address, Client):
+        return address, False
+    try:
+        return Client(address, set_as_default=False), True
+    except (OSError, TimeoutError, ValueError) as e:
+        raise scenario_error("dask", f"cannot connect to {address}: {e}") from None
+
+
+def _run_dask(runs: Sequence[SweepRun], tasks: Callable[[SweepRun], _Task], client: Any, retries: int, done: Done) -> None:
     """Run on an existing Dask cluster; results come back to this process, which writes them.
 
     A worker lost mid-run has its task rescheduled by the scheduler (up to its
     ``distributed.scheduler.allowed-failures``); ``retries`` re-runs tasks that raised
     outside the simulation (e.g. could not be deserialised).
     """
-    try:
-        from distributed import Client, as_completed
-    except ImportError:
-        raise scenario_error("dask", "needs the `distributed` package (pip install 'tcplab[dask]')") from None
+    from distributed import as_completed
+
     try:
         from distributed.scheduler import KilledWorker
     except ImportError:  # pragma: no cover - older layouts
         KilledWorker = RuntimeError  # type: ignore[misc,assignment]
-    if isinstance(address, Client):
-        client, own = address, False
-    else:
-        try:
-            client = Client(address, set_as_default=False, timeout="10s")
-        except (OSError, TimeoutError, ValueError) as e:
-            raise scenario_error("dask", f"cannot connect to {address}: {e}") from None
-        own = True
     tag = uuid.uuid4().hex[:8]
     by_key: dict[str, SweepRun] = {}
     futures = []
@@ -721,10 +728,6 @@ def _run_dask(runs: Sequence[SweepRun], tasks: Callable[[SweepRun], _Task], addr
         with contextlib.suppress(Exception):
             client.cancel(futures)
         raise
-    finally:
-        if own:
-            with contextlib.suppress(Exception):
-                client.close()
 
 
 # -- the result ----------------------------------------------------------------------------------
@@ -1012,10 +1015,14 @@ def sweep(
         def task(r: SweepRun) -> _Task:
             return _Task(r.id, base, r.overrides, r.seed, run_fn)
 
+        client, own_client = (None, False)
+        if pending and dask is not None:
+            client, own_client = _dask_client(dask)
         bar: Progress | None = None
         tid = None
         failed = sum(1 for x in records.values() if x["status"] == "failed")
-        if progress and pending:
+        console = console or Console(stderr=True)
+        if progress and pending and console.is_terminal:
             bar = Progress(
                 TextColumn("[bold]{task.description}"),
                 BarColumn(bar_width=24),
@@ -1023,7 +1030,7 @@ def sweep(
                 _FailedColumn(),
                 TimeElapsedColumn(),
                 _EtaColumn(),
-                console=console or Console(stderr=True),
+                console=console,
                 transient=True,
             )
             name = spec.name if len(spec.name) <= 24 else spec.name[:23] + "…"
@@ -1045,14 +1052,16 @@ def sweep(
                 last_manifest = now
 
         try:
-            if pending:
-                if dask is not None:
-                    _run_dask(pending, task, dask, retries, done)
-                else:
-                    _run_local(pending, task, jobs, retries, done)
+            if client is not None:
+                _run_dask(pending, task, client, retries, done)
+            elif pending:
+                _run_local(pending, task, jobs, retries, done)
         finally:
             if bar is not None:
                 bar.stop()
+            if own_client:
+                with contextlib.suppress(Exception):
+                    client.close()
             store.write_manifest(spec, runs, records)
         summary = _summary_frame(spec, runs, out_dir, records)
         _write_parquet(summary, out_dir / SUMMARY_FILE)
