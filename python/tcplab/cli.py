@@ -128,7 +128,7 @@ def sweep(
     spec: Annotated[Path, typer.Argument(help="Sweep spec TOML file (see docs/sweeps.md).", show_default=False)],
     out: Annotated[
         Optional[Path],
-        typer.Option("--out", "-o", help="Output directory (default out/<sweep name>); finished runs there are kept.", show_default=False),
+        typer.Option("--out", "-o", help="Output directory (default out/<sweep name>); finished runs there are not run again.", show_default=False),
     ] = None,
     jobs: Annotated[
         Optional[int], typer.Option("--jobs", "-j", help="Worker processes (default: all cores).", min=1, show_default=False)
@@ -157,7 +157,7 @@ def sweep(
         print("interrupted: finished runs are kept; run the same command again to resume", file=sys.stderr)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     except OSError as e:
-        print(f"error: {e.filename or res_out(spec, out)}: {e.strerror or e}", file=sys.stderr)
+        print(f"error: {e.filename or out or 'output directory'}: {e.strerror or e}", file=sys.stderr)
         raise typer.Exit(1) from None
     if not quiet:
         console = Console()
@@ -174,13 +174,6 @@ def sweep(
     if res.failed:
         print(f"error: {res.failed} of {res.runs.height} runs failed (see {res.out / 'manifest.json'})", file=sys.stderr)
         raise typer.Exit(1)
-
-
-def res_out(spec: Path, out: Optional[Path]) -> Path:
-    """The output directory a sweep uses (for messages)."""
-    if out is not None:
-        return out
-    return Path("out") / spec.stem
 
 
 @app.command()

@@ -65,7 +65,7 @@ from tcplab import _core
 from tcplab.results import Result, _write_parquet
 from tcplab.scenario import Scenario, ScenarioError, _plain, scenario_error, split_key
 
-__all__ = ["SweepSpec", "SweepRun", "SweepResult", "sweep", "load_sweep", "run_id"]
+__all__ = ["SweepSpec", "SweepRun", "SweepResult", "sweep", "load_sweep", "sweep_table", "run_id", "default_out"]
 
 #: Fields a sweep spec may have.
 SPEC_FIELDS = ("base", "name", "description", "seeds", "set", "grid", "list")
