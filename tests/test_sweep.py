@@ -451,3 +451,34 @@ def test_sweep_exports() -> None:
     mod = sys.modules["tcplab.sweep"]
     assert tcplab.sweep is mod.sweep and tcplab.load_sweep is mod.load_sweep
     assert tcplab.SweepSpec is mod.SweepSpec and tcplab.SweepResult is mod.SweepResult
+
+
+# -- docs -------------------------------------------------------------------------------------------
+
+
+def test_sweeps_doc_python_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ```python blocks of docs/sweeps.md run, in order, in one namespace."""
+    import re
+
+    text = (REPO / "docs" / "sweeps.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert blocks
+    (tmp_path / "scenarios").symlink_to(REPO / "scenarios")
+    monkeypatch.chdir(tmp_path)
+    ns: dict[str, object] = {}
+    for block in blocks:
+        exec(compile(block, "docs/sweeps.md", "exec"), ns)  # noqa: S102
+    assert (tmp_path / "out" / "sweep_doc" / "fast.png").exists()
+    assert repr(ns["sw"]) == "SweepResult(out='out/sweep_doc', runs=8, ok=8, failed=0, executed=8)"
+
+
+def test_example_spec_is_valid_and_documented() -> None:
+    spec = SweepSpec.from_toml(REPO / "examples" / "sweep_fig23.toml")
+    assert spec.name == "fig23-uplink-loss" and len(spec.runs()) == 18
+    doc = (REPO / "docs" / "sweeps.md").read_text()
+    for field in sweep_mod_fields():
+        assert f"| `{field}` |" in doc, field
+
+
+def sweep_mod_fields() -> tuple[str, ...]:
+    return sys.modules["tcplab.sweep"].SPEC_FIELDS
