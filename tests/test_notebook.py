@@ -1,0 +1,34 @@
+"""examples/tour.ipynb runs top to bottom."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from conftest import REPO
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_tour_notebook_executes(tmp_path: Path) -> None:
+    nb = nbformat.read(REPO / "examples" / "tour.ipynb", as_version=4)
+    (tmp_path / "scenarios").symlink_to(REPO / "scenarios")  # the notebook writes under ./out
+    t0 = time.perf_counter()
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    assert time.perf_counter() - t0 < 60
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert not errors
+    assert (tmp_path / "out" / "tour" / "efficiency.png").exists()
+    assert (tmp_path / "out" / "tour" / "sweep_fast.png").exists()
+    assert (tmp_path / "out" / "tour" / "sweep" / "summary.parquet").exists()
+    text = "\n".join(
+        str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", ""))
+        for c in nb.cells if c.cell_type == "code" for o in c.outputs
+    )  # fmt: skip
+    assert "runs=8, ok=8, failed=0, executed=8" in text
+    assert "links.up.rate" in text and "ci95" in text
+    images = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if "image/png" in o.get("data", {})]
+    assert len(images) == 2
