@@ -11,7 +11,7 @@ BUILT     := $(VENV)/.built-stamp
 RUST_SRC  := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 OUT       ?= out/kalampoukas97
 
-.PHONY: reproduce test test-rust test-python bench schema develop clean
+.PHONY: reproduce test test-rust test-python bench bench-ns3 bench-sweep schema develop clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -37,8 +37,28 @@ test-rust:
 test-python: $(BUILT)
 	$(VENV)/bin/pytest -q
 
+# Speed figures (docs/performance.md): scenarios a-e, each in a child process, plus the
+# peak-RSS check. `make bench QUICK=1` (or TCPLAB_BENCH_QUICK=1) runs shorter simulations.
 bench:
-	cargo run --release -p tcplab-core --bin tcplab-bench
+	cargo build --release -q -p tcplab-core --bin tcplab-bench
+	./target/release/tcplab-bench $(if $(QUICK),--quick)
+
+# tcplab next to ns-3 (PyPI `ns3`, in its own venv under target/) on scenarios a-d: speed per
+# packet, goodputs, and the a/b cross-check. Never part of `make test`.
+NS3_VENV := target/ns3-venv
+$(NS3_VENV)/.stamp:
+	$(PY) -m venv $(NS3_VENV)
+	$(NS3_VENV)/bin/python -m pip install -q ns3
+	touch $@
+
+bench-ns3: $(NS3_VENV)/.stamp
+	cargo build --release -q -p tcplab-core --bin tcplab-bench
+	$(NS3_VENV)/bin/python bench/ns3_compare.py $(if $(QUICK),--quick)
+
+# Serial vs parallel: N independent runs on every core (binary pool and tcplab.sweep).
+bench-sweep: $(BUILT)
+	cargo build --release -q -p tcplab-core --bin tcplab-bench
+	$(VPY) bench/sweep_speedup.py
 
 schema: $(BUILT)
 	$(VENV)/bin/tcplab schema > docs/scenario.schema.json

@@ -4,7 +4,7 @@
 //! tcplab-bench [--quick] [--only a,b,..] [--json FILE] [--no-memcheck]
 //!                                  the suite: every scenario in its own child process
 //!                                  (so peak RSS is per scenario); TCPLAB_BENCH_QUICK=1 = --quick
-//! tcplab-bench run NAME SECONDS [--warmup S] [--access-limit N]
+//! tcplab-bench run NAME SECONDS [--warmup S] [--access-limit N] [--init-ssthresh SIZE]
 //!                                  one scenario in this process; prints one JSON line
 //!                                  (used by the suite and by bench/ns3_compare.py)
 //! tcplab-bench toml NAME SECONDS [--access-limit N]
@@ -51,6 +51,8 @@ struct Spec {
     /// Start of the measurement window for goodput and fairness (simulated seconds).
     warmup: f64,
     quick_warmup: f64,
+    /// Initial slow-start threshold in bytes (`None`: unlimited, the default).
+    init_ssthresh: Option<u64>,
 }
 
 const SUITE: &[Spec] = &[
@@ -66,6 +68,7 @@ const SUITE: &[Spec] = &[
         quick_secs: 10.0,
         warmup: 10.0,
         quick_warmup: 2.0,
+        init_ssthresh: None,
     },
     Spec {
         name: "b",
@@ -79,6 +82,7 @@ const SUITE: &[Spec] = &[
         quick_secs: 5.0,
         warmup: 10.0,
         quick_warmup: 2.0,
+        init_ssthresh: None,
     },
     Spec {
         name: "c",
@@ -92,6 +96,7 @@ const SUITE: &[Spec] = &[
         quick_secs: 3.0,
         warmup: 5.0,
         quick_warmup: 1.0,
+        init_ssthresh: None,
     },
     Spec {
         name: "d",
@@ -105,6 +110,7 @@ const SUITE: &[Spec] = &[
         quick_secs: 1.0,
         warmup: 2.0,
         quick_warmup: 0.5,
+        init_ssthresh: None,
     },
     Spec {
         name: "e",
@@ -118,6 +124,7 @@ const SUITE: &[Spec] = &[
         quick_secs: 20.0,
         warmup: 50.0,
         quick_warmup: 5.0,
+        init_ssthresh: None,
     },
 ];
 
@@ -175,9 +182,12 @@ fn dumbbell_toml(s: &Spec, seconds: f64, access_limit: u64) -> String {
              [links.r2_d{i}]\nfrom = \"r2\"\nto = \"d{i}\"\nrate = \"{a}bps\"\ndelay = \"1ms\"\n\
              [links.d{i}_r2]\nfrom = \"d{i}\"\nto = \"r2\"\nrate = \"{a}bps\"\ndelay = \"1ms\"\nqueue = {{ type = \"droptail\", limit = {access_limit} }}\n\
              [flows.f{i}]\nfrom = \"s{i}\"\nto = \"d{i}\"\ncc = \"newreno\"\nmss = {mss}\nheader = 40\nack_size = 40\n\
-             init_cwnd = 10\nrto_min = \"200ms\"\nrto_initial = \"1s\"\napp = {{ type = \"bulk\", start = \"{st}ms\" }}\n",
+             init_cwnd = 10\n{ssthresh}rto_min = \"200ms\"\nrto_initial = \"1s\"\napp = {{ type = \"bulk\", start = \"{st}ms\" }}\n",
             a = access.0,
             mss = s.mss,
+            ssthresh = s
+                .init_ssthresh
+                .map_or(String::new(), |b| format!("init_ssthresh = {b}\n")),
             st = i * 7 % 100
         );
     }
@@ -313,6 +323,15 @@ fn run_one(
         "rate_bps": s.rate,
         "rtt_ms": s.rtt_ms,
         "packet_bytes": s.mss + 40,
+        "mss": s.mss,
+        "bottleneck_delay_us": s.rtt_ms * 1000 / 2 - 2000,
+        "bottleneck_buffer": match (s.buffer_bytes, s.buffer_pkts) {
+            (Some(b), _) => format!("{b}B"),
+            (None, Some(p)) => format!("{p}p"),
+            (None, None) => format!("{}p", bdp_pkts(s)),
+        },
+        "access_limit_packets": access_limit,
+        "init_ssthresh_bytes": s.init_ssthresh,
         "sim_seconds": seconds,
         "warmup_seconds": warmup.min(seconds),
         "build_seconds": build_s,
@@ -482,7 +501,7 @@ fn suite(args: &[String]) {
     }
 }
 
-fn parse_opts(rest: &[String]) -> (f64, u64) {
+fn parse_opts(rest: &[String], s: &mut Spec) -> (f64, u64) {
     let mut warmup = 0.0;
     let mut access_limit = DEFAULT_ACCESS_LIMIT;
     let mut it = rest.iter();
@@ -495,6 +514,12 @@ fn parse_opts(rest: &[String]) -> (f64, u64) {
             "--access-limit" => {
                 access_limit = v.parse().unwrap_or_else(|_| die("--access-limit N"))
             }
+            "--init-ssthresh" => {
+                s.init_ssthresh = Some(
+                    tcplab_core::scenario::units::parse_size(v)
+                        .unwrap_or_else(|e| die(&format!("--init-ssthresh: {e}"))),
+                )
+            }
             _ => die(&format!("unknown option '{a}'")),
         }
     }
@@ -505,11 +530,11 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("run") | Some("toml") if args.len() >= 3 => {
-            let s = spec(&args[1]);
+            let mut s = spec(&args[1]);
             let secs: f64 = args[2]
                 .parse()
                 .unwrap_or_else(|_| die("SECONDS must be a number"));
-            let (warmup, access_limit) = parse_opts(&args[3..]);
+            let (warmup, access_limit) = parse_opts(&args[3..], &mut s);
             if args[0] == "toml" {
                 print!("{}", dumbbell_toml(&s, secs, access_limit));
             } else {

@@ -1,0 +1,247 @@
+// The tcplab benchmark dumbbell (scenarios a-e of crates/tcplab-core/src/bin/bench.rs) built in
+// ns-3. Loaded by bench/ns3_compare.py with cppyy (the PyPI `ns3` package), so the whole setup
+// and the per-packet trace sinks are C++: Python does nothing while the simulation runs.
+//
+// Shape: s_i -> r1 -> r2 -> d_i, access links 10x the bottleneck with 1 ms delay, the
+// bottleneck delay makes up the RTT. DropTail device queues and no queue discs (traffic control
+// is uninstalled), so the queue is the device's FIFO like tcplab's link queue.
+//
+// TCP is configured to match tcplab (see docs/performance.md for what still differs):
+// TcpNewReno with TcpClassicRecovery, no SACK, no timestamps, no limited transmit, every
+// segment acked (DelAckCount 1), initial cwnd 10, the same initial ssthresh (unlimited unless given), RTO min 200 ms,
+// initial RTO 1 s, 1 ns clock granularity, 1 GiB receive buffer (tcplab's default receiver
+// window); the send buffer is explained below.
+
+#include <chrono>
+#include <cstdio>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tcplab_ns3
+{
+
+struct Result
+{
+    double wall_seconds = 0;    // Simulator::Run() only
+    double setup_seconds = 0;   // building the topology
+    uint64_t events = 0;        // Simulator::GetEventCount()
+    uint64_t bottleneck_packets = 0;
+    uint64_t bottleneck_bytes = 0;
+    uint64_t bottleneck_bytes_window = 0; // from warmup to the end
+    uint64_t bottleneck_drops = 0;
+    uint64_t access_drops = 0;
+    uint32_t bottleneck_max_queue = 0;     // packets waiting (not counting the one on the wire)
+    std::vector<double> rx_window_bytes;  // per flow, from warmup to the end
+    std::vector<double> rx_total_bytes;
+};
+
+static uint64_t g_bott_pkts = 0;
+static uint64_t g_bott_bytes = 0;
+static uint64_t g_bott_bytes0 = 0;
+static uint32_t g_bott_maxq = 0;
+static std::vector<ns3::Ptr<ns3::PacketSink>> g_sinks;
+static std::vector<double> g_rx0;
+
+static void
+BottTx(ns3::Ptr<const ns3::Packet> p)
+{
+    g_bott_pkts++;
+    g_bott_bytes += p->GetSize();
+}
+
+static void
+CountDrop(uint64_t* counter, ns3::Ptr<const ns3::Packet>)
+{
+    (*counter)++;
+}
+
+static void
+Must(bool ok, const char* what)
+{
+    NS_ABORT_MSG_UNLESS(ok, "could not connect trace source " << what);
+}
+
+static void
+BottQueue(uint32_t, uint32_t n)
+{
+    if (n > g_bott_maxq)
+    {
+        g_bott_maxq = n;
+    }
+}
+
+static void
+Snapshot()
+{
+    g_bott_bytes0 = g_bott_bytes;
+    for (size_t i = 0; i < g_sinks.size(); i++)
+    {
+        g_rx0[i] = (double)g_sinks[i]->GetTotalRx();
+    }
+}
+
+// rate_bps: bottleneck rate; bdelay_us: bottleneck one-way delay; buffer: bottleneck queue size
+// as an ns-3 QueueSize string ("333p" or "4000000B").
+Result
+Run(int flows,
+    uint64_t rate_bps,
+    uint64_t bdelay_us,
+    uint32_t mss,
+    std::string buffer,
+    uint32_t access_limit,
+    uint32_t snd_buf,
+    uint32_t init_ssthresh,
+    double seconds,
+    double warmup)
+{
+    using namespace ns3;
+    auto t_setup = std::chrono::steady_clock::now();
+    g_bott_pkts = g_bott_bytes = g_bott_bytes0 = 0;
+    g_bott_maxq = 0;
+    g_sinks.clear();
+    g_rx0.assign(flows, 0.0);
+
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                       TypeIdValue(TcpClassicRecovery::GetTypeId()));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
+    Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(NanoSeconds(1)));
+    Config::SetDefault("ns3::TcpSocketBase::ReTxThreshold", UintegerValue(3));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mss));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
+    Config::SetDefault("ns3::TcpSocket::InitialSlowStartThreshold", UintegerValue(init_ssthresh));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
+    // tcplab has no send buffer (the application offers data as the window opens). In ns-3,
+    // BulkSend keeps the socket's send buffer full, and every buffered segment is a Packet
+    // object: a 1 GiB buffer is ~700 k objects per flow (12 GB of RAM for scenario d). The
+    // send buffer is given by the caller (bench/ns3_compare.py: 8x the fair share of BDP +
+    // bottleneck buffer, at least 4 MB): it bounds the window only in long recoveries, where
+    // tcplab's inflated window can grow further.
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(snd_buf));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(1u << 30));
+    Config::SetDefault("ns3::TcpSocket::DataRetries", UintegerValue(1000000));
+    Config::SetDefault("ns3::RttEstimator::InitialEstimation", TimeValue(Seconds(1)));
+
+    NodeContainer routers;
+    routers.Create(2);
+    NodeContainer senders;
+    senders.Create(flows);
+    NodeContainer receivers;
+    receivers.Create(flows);
+    InternetStackHelper stack;
+    stack.Install(routers);
+    stack.Install(senders);
+    stack.Install(receivers);
+
+    PointToPointHelper bott;
+    bott.SetDeviceAttribute("DataRate", DataRateValue(DataRate(rate_bps)));
+    bott.SetChannelAttribute("Delay", TimeValue(MicroSeconds(bdelay_us)));
+    bott.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(QueueSize(buffer)));
+    PointToPointHelper access;
+    access.SetDeviceAttribute("DataRate", DataRateValue(DataRate(rate_bps * 10)));
+    access.SetChannelAttribute("Delay", TimeValue(MilliSeconds(1)));
+    access.SetQueue("ns3::DropTailQueue<Packet>",
+                    "MaxSize",
+                    QueueSizeValue(QueueSize(std::to_string(access_limit) + "p")));
+
+    Ipv4AddressHelper addr;
+    TrafficControlHelper tch;
+    uint32_t net = 0;
+    auto assign = [&](NetDeviceContainer& d) {
+        uint32_t base = (10u << 24) + 4 * net++;
+        addr.SetBase(Ipv4Address(base), Ipv4Mask("255.255.255.252"));
+        Ipv4InterfaceContainer ifs = addr.Assign(d);
+        tch.Uninstall(d); // no queue disc: the device FIFO is the queue, as in tcplab
+        return ifs;
+    };
+    NetDeviceContainer bd = bott.Install(routers.Get(0), routers.Get(1));
+    assign(bd);
+    std::vector<Ipv4Address> dst(flows);
+    std::vector<Ptr<Queue<Packet>>> access_queues;
+    uint64_t bott_drops = 0;   // at r1: the bottleneck (its acks toward senders never drop)
+    uint64_t access_drops = 0; // at the senders' and receivers' host queues
+    Must(routers.Get(0)->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
+             "TcDrop",
+             MakeBoundCallback(&CountDrop, &bott_drops)),
+         "TcDrop");
+    for (int i = 0; i < flows; i++)
+    {
+        for (Ptr<Node> n : {senders.Get(i), receivers.Get(i)})
+        {
+            Must(n->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
+                     "TcDrop",
+                     MakeBoundCallback(&CountDrop, &access_drops)),
+                 "TcDrop");
+        }
+    }
+    for (int i = 0; i < flows; i++)
+    {
+        NetDeviceContainer sd = access.Install(senders.Get(i), routers.Get(0));
+        assign(sd);
+        NetDeviceContainer dd = access.Install(routers.Get(1), receivers.Get(i));
+        Ipv4InterfaceContainer di = assign(dd);
+        dst[i] = di.GetAddress(1);
+        access_queues.push_back(sd.Get(0)->GetObject<PointToPointNetDevice>()->GetQueue());
+        access_queues.push_back(dd.Get(1)->GetObject<PointToPointNetDevice>()->GetQueue());
+    }
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    Ptr<PointToPointNetDevice> bdev = bd.Get(0)->GetObject<PointToPointNetDevice>();
+    Must(bdev->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&BottTx)), "PhyTxEnd");
+    Must(bdev->GetQueue()->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&BottQueue)),
+         "PacketsInQueue");
+
+    for (int i = 0; i < flows; i++)
+    {
+        uint16_t port = 5000;
+        PacketSinkHelper sink("ns3::TcpSocketFactory",
+                              InetSocketAddress(Ipv4Address::GetAny(), port));
+        ApplicationContainer sa = sink.Install(receivers.Get(i));
+        sa.Start(Seconds(0));
+        g_sinks.push_back(DynamicCast<PacketSink>(sa.Get(0)));
+        BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(dst[i], port));
+        bulk.SetAttribute("MaxBytes", UintegerValue(0));
+        bulk.SetAttribute("SendSize", UintegerValue(mss));
+        ApplicationContainer ba = bulk.Install(senders.Get(i));
+        ba.Start(MilliSeconds(i * 7 % 100)); // same start times as tcplab's bench
+    }
+    Simulator::Schedule(Seconds(warmup), &Snapshot);
+    Simulator::Stop(Seconds(seconds));
+
+    Result r;
+    r.setup_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t_setup).count();
+    auto t0 = std::chrono::steady_clock::now();
+    Simulator::Run();
+    r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.events = Simulator::GetEventCount();
+    r.bottleneck_packets = g_bott_pkts;
+    r.bottleneck_bytes = g_bott_bytes;
+    r.bottleneck_bytes_window = g_bott_bytes - g_bott_bytes0;
+    // Without a queue disc, a full device queue stops the device's transmit queue and the
+    // traffic-control layer drops the packet ("TcDrop" trace); the device queue itself only
+    // drops if a packet slips past the stopped-queue check.
+    r.bottleneck_drops = bott_drops + bdev->GetQueue()->GetTotalDroppedPackets();
+    r.access_drops = access_drops;
+    for (auto& q : access_queues)
+    {
+        r.access_drops += q->GetTotalDroppedPackets();
+    }
+    r.bottleneck_max_queue = g_bott_maxq;
+    for (int i = 0; i < flows; i++)
+    {
+        double tot = (double)g_sinks[i]->GetTotalRx();
+        r.rx_total_bytes.push_back(tot);
+        r.rx_window_bytes.push_back(tot - g_rx0[i]);
+    }
+    g_sinks.clear();
+    Simulator::Destroy();
+    return r;
+}
+
+} // namespace tcplab_ns3
