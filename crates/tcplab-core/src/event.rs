@@ -80,6 +80,7 @@ impl EventQueue {
     }
 
     #[inline]
+    #[allow(clippy::needless_range_loop)] // child indices are the heap's arithmetic
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
         let last = self.heap.pop()?;
         if self.heap.is_empty() {
