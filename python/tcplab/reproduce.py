@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import html
 import math
+import multiprocessing
 import os
 import tomllib
 from collections.abc import Callable, Sequence
@@ -365,7 +366,9 @@ def reproduce(
             if on_progress:
                 on_progress(done, len(todo), f"{j.figure}/{j.variant}")
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        # spawn, not fork: forking a process that runs threads (notebooks, Dask, pytest
+        # plugins) can deadlock the children.
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
             futs = {pool.submit(_run_job, j, str(out)): j for j in todo}
             for fut in as_completed(futs):
                 fut.result()
