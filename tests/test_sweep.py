@@ -372,6 +372,28 @@ duration = "12000s"
     assert all(json.loads((out / "runs" / k / "run.json").read_text())["attempts"] == 1 for k in after)
 
 
+def test_ctrl_c_stops_workers_and_keeps_finished_runs(spec_dir: Path, tmp_path: Path) -> None:
+    (spec_dir / "slow.toml").write_text(
+        'base = "lossy.toml"\nseeds = 4\n[set]\nduration = "12000s"\n"metrics.interval" = "60s"\n'
+        '[grid]\n"links.ab.loss" = [0.01, 0.02]\n'
+    )
+    out = tmp_path / "out"
+    cmd = [str(TCPLAB), "sweep", str(spec_dir / "slow.toml"), "--out", str(out), "--jobs", "2"]
+    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not (out / "runs").is_dir() or not any((out / "runs").iterdir()):
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.005)
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole process group
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert err == "interrupted: finished runs are kept; run the same command again to resume\n"
+    done = _snapshot(out)
+    assert 1 <= len(done) < 8
+    res = tcplab.sweep(spec_dir / "slow.toml", out, jobs=2, progress=False)
+    assert (res.skipped, res.executed, res.failed) == (len(done), 8 - len(done), 0)
+
+
 # -- Dask ------------------------------------------------------------------------------------------
 
 

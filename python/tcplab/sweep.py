@@ -48,7 +48,7 @@ import time
 import tomllib
 import uuid
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -433,6 +433,15 @@ class _Task:
     overrides: dict[str, Any]
     seed: int
     run_fn: Callable[[Scenario, int], Result] | None = None
+    #: When set (local workers), the worker writes the run's files into this new directory
+    #: and returns only a small outcome; otherwise (Dask) the Result travels back.
+    save_to: str | None = None
+
+
+#: Longest error message (UTF-8 bytes) a worker sends back. Local outcomes stay well under PIPE_BUF
+#: (4096 bytes), so each is one atomic pipe write: a worker killed mid-send cannot leave
+#: half a message for the pool to wait on forever.
+_MAX_ERROR = 1500
 
 
 def _execute(task: _Task) -> dict[str, Any]:
@@ -448,13 +457,43 @@ def _execute(task: _Task) -> dict[str, Any]:
         out["error"] = str(e)
     except Exception as e:  # a failing run is recorded, not raised
         out["error"] = f"{type(e).__name__}: {e}"
+    if task.save_to is not None:
+        try:
+            d = Path(task.save_to)
+            d.mkdir(parents=True)
+            if out["result"] is not None:
+                out["result"].save(d)
+            if out["scenario_toml"]:
+                (d / SCENARIO_FILE).write_text(out["scenario_toml"], encoding="utf-8")
+        except Exception as e:
+            out.update(status="failed", error=f"cannot write the run's files: {type(e).__name__}: {e}")
+        out.update(result=None, scenario_toml=None, saved=str(task.save_to))
+    if out["error"] is not None and len(out["error"].encode("utf-8")) > _MAX_ERROR:
+        out["error"] = out["error"].encode("utf-8")[: _MAX_ERROR - 3].decode("utf-8", errors="ignore") + "…"
     out["wall_seconds"] = time.perf_counter() - t0
     return out
+
+
+@contextlib.contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """Block SIGINT in this thread while starting workers: they inherit the mask, so a
+    Ctrl-C during their start-up stays pending until _worker_init ignores it (the sweep
+    process gets its KeyboardInterrupt when the block ends)."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _worker_init() -> None:
     """Pool workers leave Ctrl-C to the sweep process and die with it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     if sys.platform.startswith("linux"):
         with contextlib.suppress(Exception):
             import ctypes
@@ -531,12 +570,21 @@ class _Store:
             os.rename(d, gone)
             _rmtree(gone)
 
+    def scratch(self, rid: str) -> Path:
+        """A fresh, not yet existing directory under tmp/ for a run being written."""
+        self._n += 1
+        p = self.tmp / f"{rid}-{os.getpid()}-{self._n}"
+        _rmtree(p)
+        return p
+
     def write(self, run: SweepRun, outcome: dict[str, Any], attempts: int) -> dict[str, Any]:
         """Write a finished run into ``runs/<id>/`` atomically; returns its run.json record."""
-        self._n += 1
-        tmp = self.tmp / f"{run.id}-{os.getpid()}-{self._n}"
-        _rmtree(tmp)
-        tmp.mkdir()
+        if outcome.get("saved"):
+            tmp = Path(outcome["saved"])
+            tmp.mkdir(exist_ok=True)
+        else:
+            tmp = self.scratch(run.id)
+            tmp.mkdir()
         record = {
             "id": run.id,
             "overrides": run.overrides,
@@ -603,7 +651,11 @@ def _mp_context() -> multiprocessing.context.BaseContext:
 
 
 def _terminate(ex: ProcessPoolExecutor) -> None:
-    """Stop a pool now, killing a run in progress."""
+    """Stop a pool now, killing a run in progress, and wait for its manager thread.
+
+    Joining here (not at interpreter exit) matters: Python 3.11's exit hook can race the
+    manager thread closing its wake-up pipe ("Bad file descriptor").
+    """
     term = getattr(ex, "terminate_workers", None)  # Python >= 3.14
     if term is not None:
         with contextlib.suppress(Exception):
@@ -612,13 +664,17 @@ def _terminate(ex: ProcessPoolExecutor) -> None:
     for p in list((getattr(ex, "_processes", None) or {}).values()):
         with contextlib.suppress(Exception):
             p.terminate()
-    ex.shutdown(wait=False, cancel_futures=True)
+    # The manager thread sees the dead workers, fails the pending futures and cleans up;
+    # outcomes are single small pipe writes, so it never waits on half a message.
+    ex.shutdown(wait=True, cancel_futures=True)
 
 
 Done = Callable[[SweepRun, dict[str, Any], int], None]
 
 
-def _run_local(runs: Sequence[SweepRun], tasks: Callable[[SweepRun], _Task], jobs: int, retries: int, done: Done) -> None:
+def _run_local(
+    runs: Sequence[SweepRun], tasks: Callable[[SweepRun], _Task], jobs: int, retries: int, done: Done, store: _Store
+) -> None:
     """Run on ``jobs`` single-worker pools, one run in flight on each.
 
     One run per worker process means a dead worker is attributed to exactly one run:
@@ -628,7 +684,7 @@ def _run_local(runs: Sequence[SweepRun], tasks: Callable[[SweepRun], _Task], job
     queue = deque(runs)
     attempts: dict[str, int] = {}
     slots: list[ProcessPoolExecutor] = []
-    inflight: dict[Future[dict[str, Any]], tuple[int, SweepRun]] = {}
+    inflight: dict[Future[dict[str, Any]], tuple[int, SweepRun, str]] = {}
 
     def new_pool() -> ProcessPoolExecutor:
         return ProcessPoolExecutor(max_workers=1, mp_context=ctx, initializer=_worker_init)
@@ -641,19 +697,23 @@ def _run_local(runs: Sequence[SweepRun], tasks: Callable[[SweepRun], _Task], job
                 i = free.pop()
                 run = queue.popleft()
                 attempts[run.id] = attempts.get(run.id, 0) + 1
-                try:
-                    fut = slots[i].submit(_execute, tasks(run))
-                except BrokenProcessPool:
-                    slots[i] = new_pool()
-                    fut = slots[i].submit(_execute, tasks(run))
-                inflight[fut] = (i, run)
+                task = tasks(run)
+                task.save_to = str(store.scratch(run.id))
+                with _sigint_blocked():  # submit() starts the slot's worker process if needed
+                    try:
+                        fut = slots[i].submit(_execute, task)
+                    except BrokenProcessPool:
+                        slots[i] = new_pool()
+                        fut = slots[i].submit(_execute, task)
+                inflight[fut] = (i, run, task.save_to)
             finished, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
             for fut in finished:
-                i, run = inflight.pop(fut)
+                i, run, scratch = inflight.pop(fut)
                 try:
                     outcome = fut.result()
                 except BrokenProcessPool:
-                    slots[i].shutdown(wait=False, cancel_futures=True)
+                    _rmtree(Path(scratch))  # whatever the dead worker had written
+                    slots[i].shutdown(wait=True, cancel_futures=True)
                     slots[i] = new_pool()
                     if attempts[run.id] <= retries:
                         queue.appendleft(run)
@@ -1055,7 +1115,7 @@ def sweep(
             if client is not None:
                 _run_dask(pending, task, client, retries, done)
             elif pending:
-                _run_local(pending, task, jobs, retries, done)
+                _run_local(pending, task, jobs, retries, done, store)
         finally:
             if bar is not None:
                 bar.stop()
