@@ -261,8 +261,8 @@ def plot_sweep(
             ax.errorbar(xs, mean, yerr=ci, color=c, marker="o", ms=3.5, lw=1.3, capsize=3, label=label)
     if not numeric:
         ax.set_xticks(list(positions.values()), [str(v) for v in positions])
-    n = st["n"]
-    seeds = f"{n.min()}" if n.min() == n.max() else f"{n.min()}–{n.max()}"
+    n_min, n_max = int(st["n"].min() or 0), int(st["n"].max() or 0)  # type: ignore[arg-type]  # polars: Any scalar
+    seeds = f"{n_min}" if n_min == n_max else f"{n_min}–{n_max}"
     ax.set_xlabel(x)
     ax.set_ylabel(f"{y} (mean, 95% CI over {seeds} seeds)")
     if y == "efficiency":

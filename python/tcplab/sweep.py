@@ -296,7 +296,7 @@ class SweepSpec:
     def runs(self) -> list[SweepRun]:
         """Every run, point by point and, within a point, seed by seed."""
         base = self.base.to_dict()
-        out = []
+        out: list[SweepRun] = []
         for point in self.points:
             for seed in self.seeds:
                 out.append(SweepRun(run_id(base, point, seed), len(out), dict(point), seed))
@@ -932,7 +932,7 @@ def sweep_table(res: SweepResult, max_rows: int = 40) -> Table:
             break
         st = status[p * n_seeds : (p + 1) * n_seeds]
         n_ok = st.count("ok")
-        cells = [_cell(point.get(k)) for k in spec.params]
+        cells: list[str | Text] = [_cell(point.get(k)) for k in spec.params]
         style = "red" if "failed" in st else ("yellow" if n_ok < len(st) else "")
         cells.append(Text(f"{n_ok}/{len(st)}", style=style))
         for f in flows:
@@ -1119,7 +1119,7 @@ def sweep(
         finally:
             if bar is not None:
                 bar.stop()
-            if own_client:
+            if own_client and client is not None:
                 with contextlib.suppress(Exception):
                     client.close()
             store.write_manifest(spec, runs, records)
