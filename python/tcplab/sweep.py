@@ -51,7 +51,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -810,7 +810,6 @@ class SweepResult:
     runs: pl.DataFrame
     summary: pl.DataFrame
     wall_seconds: float = 0.0
-    _ids: list[str] = field(default_factory=list, repr=False)
 
     @property
     def ok(self) -> int:
@@ -1128,7 +1127,7 @@ def sweep(
         frame = _runs_frame(spec, runs, records, executed)
     finally:
         store.close()
-    return SweepResult(out_dir, spec, frame, summary, time.perf_counter() - t_start, [r.id for r in runs])
+    return SweepResult(out_dir, spec, frame, summary, time.perf_counter() - t_start)
 
 
 def load_sweep(out: str | Path, spec: SweepSpec | Mapping[str, Any] | str | Path | None = None) -> SweepResult:
@@ -1152,4 +1151,4 @@ def load_sweep(out: str | Path, spec: SweepSpec | Mapping[str, Any] | str | Path
     records = {r.id: rec for r in runs if (rec := store.status(r.id)) is not None}
     summary_path = out / SUMMARY_FILE
     summary = pl.read_parquet(summary_path) if summary_path.exists() else _summary_frame(sp, runs, out, records)
-    return SweepResult(out, sp, _runs_frame(sp, runs, records, set()), summary, 0.0, [r.id for r in runs])
+    return SweepResult(out, sp, _runs_frame(sp, runs, records, set()), summary, 0.0)
