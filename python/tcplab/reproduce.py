@@ -37,7 +37,7 @@ from matplotlib.ticker import PercentFormatter
 from tcplab.plots import _colour, _figure, _save, plot_efficiency
 from tcplab.results import Result, load
 from tcplab.runner import run
-from tcplab.scenario import Scenario, ScenarioError, scenario_error
+from tcplab.scenario import Scenario, scenario_error
 
 __all__ = ["Figure", "Job", "load_manifest", "reproduce", "paper_dir", "AGREE_PT"]
 
@@ -167,9 +167,8 @@ def _pt(x: float | None) -> str:
 def _rows_for(fig: Figure, variant: str, x: float | None, res: Result) -> list[dict[str, Any]]:
     a = res.summary.get("analysis") or {}
     rows = []
+    alts = {al["id"]: al for al in a.get("alternatives") or []}
     for r in a.get("rows") or []:
-        alts = {al["id"]: al for al in a.get("alternatives") or []}
-        key = "f_i" if r["role"].startswith("slow") else "f_j"
         alt_vals = {alts[k]["label"]: al_v for k, al_v in (r.get("alternatives") or {}).items() if k in alts}
         diff_pt = 100 * (r["simulated"] - r["analytic"])
         sentences = []
@@ -186,7 +185,7 @@ def _rows_for(fig: Figure, variant: str, x: float | None, res: Result) -> list[d
             "figure": fig.id, "variant": variant, "x": x, "flow": r["flow"], "role": r["role"],
             "paper": paper, "closed_form": r["analytic_label"], "analytic": r["analytic"],
             "simulated": r["simulated"], "difference_pt": diff_pt,
-            "agrees": not needs, "note": " ".join(sentences), "model_key": key,
+            "agrees": not needs, "note": " ".join(sentences),
             "alternatives": "; ".join(f"{k}: {_pt(v)}" for k, v in alt_vals.items()),
             "warnings": list(res.warnings),
         })
@@ -400,7 +399,7 @@ def reproduce(
     (out / "report.md").write_text(md)
     (out / "report.html").write_text(_html(md, out))
     df = pl.DataFrame(
-        [{k: v for k, v in r.items() if k not in ("warnings", "model_key")} for r in table],
+        [{k: v for k, v in r.items() if k != "warnings"} for r in table],
         schema={"figure": pl.String, "variant": pl.String, "x": pl.Float64, "flow": pl.String, "role": pl.String,
                 "paper": pl.Float64, "closed_form": pl.String, "analytic": pl.Float64, "simulated": pl.Float64,
                 "difference_pt": pl.Float64, "agrees": pl.Boolean, "note": pl.String, "alternatives": pl.String},
@@ -408,5 +407,3 @@ def reproduce(
     df.write_parquet(out / "report.parquet")
     return df
 
-
-__all__ += ["ScenarioError"]

@@ -93,38 +93,43 @@ pub struct Sim {
     finished: bool,
 }
 
-/// Hand `pkt` to the first-hop link from `node` towards its destination.
-///
-/// A data segment that its own host's backpressured queue drops still frees its place in
-/// that queue: its flow is pushed on `refunds` so the sender gets the credit back.
-/// (The end-host disciplines only ever drop the arriving packet.)
-#[inline]
-fn route_out(
-    nodes: &[Node],
-    links: &mut [Link],
-    events: &mut EventQueue,
-    refunds: &mut Vec<FlowId>,
+/// What a sender's or receiver's `out` touches: the network half of [`Sim`], borrowed
+/// apart from the flows so a flow can send while it is being updated.
+struct Net<'a> {
+    nodes: &'a [Node],
+    links: &'a mut [Link],
+    events: &'a mut EventQueue,
+    refunds: &'a mut Vec<FlowId>,
     now: SimTime,
-    node: NodeId,
-    pkt: Packet,
-) {
-    match nodes[node as usize].routes[pkt.dst as usize] {
-        Some(l) => {
-            let link = &mut links[l as usize];
-            if link.backpressure.is_some() && pkt.is_data() && pkt.src == node {
-                let before = link.drops.data_packets;
-                link.offer(l, now, pkt, events);
-                if link.drops.data_packets != before {
-                    refunds.push(pkt.flow);
+}
+
+impl Net<'_> {
+    /// Hand `pkt` to the first-hop link from `node` towards its destination.
+    ///
+    /// A data segment that its own host's backpressured queue drops still frees its place
+    /// in that queue: its flow is pushed on `refunds` so the sender gets the credit back.
+    /// (The end-host disciplines only ever drop the arriving packet.)
+    #[inline]
+    fn send(&mut self, node: NodeId, pkt: Packet) {
+        let now = self.now;
+        match self.nodes[node as usize].routes[pkt.dst as usize] {
+            Some(l) => {
+                let link = &mut self.links[l as usize];
+                if link.backpressure.is_some() && pkt.is_data() && pkt.src == node {
+                    let before = link.drops.data_packets;
+                    link.offer(l, now, pkt, self.events);
+                    if link.drops.data_packets != before {
+                        self.refunds.push(pkt.flow);
+                    }
+                } else {
+                    link.offer(l, now, pkt, self.events);
                 }
-            } else {
-                link.offer(l, now, pkt, events);
             }
+            None => unreachable!(
+                "validated scenario has a route from {} to {}",
+                node, pkt.dst
+            ),
         }
-        None => unreachable!(
-            "validated scenario has a route from {} to {}",
-            node, pkt.dst
-        ),
     }
 }
 
@@ -152,6 +157,30 @@ impl Sim {
             started: false,
             finished: false,
         }
+    }
+
+    /// The network (for sending) and the flows, borrowed apart.
+    #[inline]
+    fn split(&mut self) -> (Net<'_>, &mut [Flow]) {
+        let Sim {
+            nodes,
+            links,
+            events,
+            flows,
+            refunds,
+            now,
+            ..
+        } = self;
+        (
+            Net {
+                nodes,
+                links,
+                events,
+                refunds,
+                now: *now,
+            },
+            flows,
+        )
     }
 
     fn start(&mut self) {
@@ -242,20 +271,12 @@ impl Sim {
             }
             Event::FlowTimer(f) => self.flow_timer(f),
             Event::AppStart(f) => {
-                let Sim {
-                    nodes,
-                    links,
-                    events,
-                    flows,
-                    refunds,
-                    ..
-                } = self;
+                let (mut net, flows) = self.split();
                 let fl = &mut flows[f as usize];
                 let src = fl.src;
                 let offered = fl.app.offered();
-                fl.sender.set_app_limit(now, offered, &mut |p| {
-                    route_out(nodes, links, events, refunds, now, src, p)
-                });
+                fl.sender
+                    .set_app_limit(now, offered, &mut |p| net.send(src, p));
                 self.sync_timer(f);
             }
             Event::AppStop(f) => self.flows[f as usize].sender.stop_app(),
@@ -280,38 +301,19 @@ impl Sim {
     fn receive(&mut self, node: NodeId, p: Packet) {
         let now = self.now;
         if p.dst != node {
-            route_out(
-                &self.nodes,
-                &mut self.links,
-                &mut self.events,
-                &mut self.refunds,
-                now,
-                node,
-                p,
-            );
+            self.split().0.send(node, p);
             return;
         }
         let f = p.flow;
-        let Sim {
-            nodes,
-            links,
-            events,
-            flows,
-            refunds,
-            ..
-        } = self;
+        let (mut net, flows) = self.split();
         let fl = &mut flows[f as usize];
         match p.kind {
             PacketKind::Data => {
-                let o = fl.receiver.on_data(now, &p, &mut |a| {
-                    route_out(nodes, links, events, refunds, now, node, a)
-                });
+                let o = fl.receiver.on_data(now, &p, &mut |a| net.send(node, a));
                 fl.counters.add(o.delivered, o.unique_wire);
             }
             PacketKind::Ack => {
-                fl.sender.on_ack(now, &p, &mut |d| {
-                    route_out(nodes, links, events, refunds, now, node, d)
-                });
+                fl.sender.on_ack(now, &p, &mut |d| net.send(node, d));
                 if fl.completed_at.is_none() && fl.sender.is_complete() {
                     fl.completed_at = Some(now);
                 }
@@ -326,19 +328,10 @@ impl Sim {
     /// One of `f`'s data segments left its host's backpressured queue.
     fn ipq_departed(&mut self, f: FlowId) {
         let now = self.now;
-        let Sim {
-            nodes,
-            links,
-            events,
-            flows,
-            refunds,
-            ..
-        } = self;
+        let (mut net, flows) = self.split();
         let fl = &mut flows[f as usize];
         let src = fl.src;
-        fl.sender.ipq_departed(now, &mut |d| {
-            route_out(nodes, links, events, refunds, now, src, d)
-        });
+        fl.sender.ipq_departed(now, &mut |d| net.send(src, d));
         if fl.max_window_at.is_none() && fl.sender.window() >= fl.sender.max_window() {
             fl.max_window_at = Some(now);
         }
@@ -367,26 +360,15 @@ impl Sim {
             }
             fl.timer_event = None;
         }
-        let Sim {
-            nodes,
-            links,
-            events,
-            flows,
-            refunds,
-            ..
-        } = self;
+        let (mut net, flows) = self.split();
         let fl = &mut flows[f as usize];
         if fl.receiver.delack_deadline.is_some_and(|d| d <= now) {
             let node = fl.dst;
-            fl.receiver.on_delack_timer(now, &mut |a| {
-                route_out(nodes, links, events, refunds, now, node, a)
-            });
+            fl.receiver.on_delack_timer(now, &mut |a| net.send(node, a));
         }
         if fl.sender.rto_deadline.is_some_and(|d| d <= now) {
             let node = fl.src;
-            fl.sender.on_timeout(now, &mut |d| {
-                route_out(nodes, links, events, refunds, now, node, d)
-            });
+            fl.sender.on_timeout(now, &mut |d| net.send(node, d));
         }
         self.sync_timer(f);
     }

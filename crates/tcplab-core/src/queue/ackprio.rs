@@ -7,25 +7,18 @@
 //! The capacity limit is shared by both queues. Closed forms: eqs. 4.1–4.5 in
 //! `analysis::kalampoukas97`.
 
-use super::{Backlog, DropReason, Limit, QueueCx, QueueDisc};
+use super::{Backlog, DataAckQueues, Limit, QueueCx, QueueDisc};
 use crate::event::FlowId;
 use crate::net::packet::Packet;
-use std::collections::VecDeque;
 
 pub struct AckPriority {
-    acks: VecDeque<Packet>,
-    data: VecDeque<Packet>,
-    limit: Limit,
-    backlog: Backlog,
+    q: DataAckQueues,
 }
 
 impl AckPriority {
     pub fn new(limit: Limit) -> Self {
         AckPriority {
-            acks: VecDeque::with_capacity(64),
-            data: VecDeque::with_capacity(64),
-            limit,
-            backlog: Backlog::default(),
+            q: DataAckQueues::new(limit),
         }
     }
 }
@@ -36,35 +29,18 @@ impl QueueDisc for AckPriority {
     }
     #[inline]
     fn enqueue(&mut self, pkt: Packet, cx: &mut QueueCx) {
-        if !self.limit.fits(&self.backlog, &pkt) {
-            cx.drop(pkt, DropReason::Overflow);
-            return;
-        }
-        self.backlog.add(&pkt);
-        if pkt.is_data() {
-            self.data.push_back(pkt);
-        } else {
-            self.acks.push_back(pkt);
-        }
+        self.q.enqueue(pkt, cx);
     }
     #[inline]
     fn dequeue(&mut self, _cx: &mut QueueCx) -> Option<Packet> {
-        let p = match self.acks.pop_front() {
-            Some(a) => a,
-            None => self.data.pop_front()?,
-        };
-        self.backlog.remove(&p);
-        Some(p)
+        let ack = !self.q.acks.is_empty();
+        self.q.pop(ack)
     }
     fn backlog(&self) -> Backlog {
-        self.backlog
+        self.q.backlog
     }
     fn backlog_of(&self, flow: FlowId) -> Option<Backlog> {
-        let mut b = Backlog::default();
-        for p in self.data.iter().filter(|p| p.flow == flow) {
-            b.add(p);
-        }
-        Some(b)
+        Some(self.q.backlog_of(flow))
     }
 }
 

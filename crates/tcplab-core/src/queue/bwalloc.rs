@@ -25,19 +25,15 @@
 //! The capacity limit is shared by both queues. Closed forms: eqs. 6.1–6.5 in
 //! `analysis::kalampoukas97`.
 
-use super::{Backlog, DropReason, Limit, QueueCx, QueueDisc};
+use super::{Backlog, DataAckQueues, Limit, QueueCx, QueueDisc};
 use crate::event::FlowId;
 use crate::net::packet::Packet;
-use std::collections::VecDeque;
 
 /// Resolution of `f`: counters move in units of 1/SCALE byte.
 const SCALE: u64 = 1_000_000;
 
 pub struct BandwidthAllocation {
-    acks: VecDeque<Packet>,
-    data: VecDeque<Packet>,
-    limit: Limit,
-    backlog: Backlog,
+    q: DataAckQueues,
     /// Weight of one data byte, `(1 − f)·SCALE`, and of one ack byte, `f·SCALE`.
     data_weight: u64,
     ack_weight: u64,
@@ -54,10 +50,7 @@ impl BandwidthAllocation {
         );
         let ack_weight = ((data_fraction * SCALE as f64).round() as u64).clamp(1, SCALE - 1);
         BandwidthAllocation {
-            acks: VecDeque::with_capacity(64),
-            data: VecDeque::with_capacity(64),
-            limit,
-            backlog: Backlog::default(),
+            q: DataAckQueues::new(limit),
             data_weight: SCALE - ack_weight,
             ack_weight,
             data_cnt: 0,
@@ -77,65 +70,47 @@ impl QueueDisc for BandwidthAllocation {
     }
     #[inline]
     fn enqueue(&mut self, pkt: Packet, cx: &mut QueueCx) {
-        if !self.limit.fits(&self.backlog, &pkt) {
-            cx.drop(pkt, DropReason::Overflow);
-            return;
-        }
-        self.backlog.add(&pkt);
-        if pkt.is_data() {
-            self.data.push_back(pkt);
-        } else {
-            self.acks.push_back(pkt);
-        }
+        self.q.enqueue(pkt, cx);
     }
     #[inline]
     fn dequeue(&mut self, _cx: &mut QueueCx) -> Option<Packet> {
-        let p = match (self.data.is_empty(), self.acks.is_empty()) {
-            (true, true) => return None,
-            (false, true) => {
-                let d = self.data.pop_front().unwrap();
-                self.ack_cnt = 0;
-                self.data_cnt = d.size as u64 * self.data_weight;
-                d
-            }
+        let (data, acks) = (!self.q.data.is_empty(), !self.q.acks.is_empty());
+        // Which queue to serve, and the counter update of Fig 6.1 for that choice.
+        let send_ack = match (data, acks) {
+            (false, false) => return None,
             (true, false) => {
-                let a = self.acks.pop_front().unwrap();
+                self.ack_cnt = 0;
                 self.data_cnt = 0;
-                self.ack_cnt = a.size as u64 * self.ack_weight;
-                a
+                false
             }
-            (false, false) => {
-                if self.ack_cnt >= self.data_cnt {
-                    let d = self.data.pop_front().unwrap();
-                    self.data_cnt += d.size as u64 * self.data_weight;
-                    if self.data_cnt > self.ack_cnt {
-                        self.data_cnt -= self.ack_cnt;
-                        self.ack_cnt = 0;
-                    }
-                    d
-                } else {
-                    let a = self.acks.pop_front().unwrap();
-                    self.ack_cnt += a.size as u64 * self.ack_weight;
-                    if self.ack_cnt > self.data_cnt {
-                        self.ack_cnt -= self.data_cnt;
-                        self.data_cnt = 0;
-                    }
-                    a
-                }
+            (false, true) => {
+                self.data_cnt = 0;
+                self.ack_cnt = 0;
+                true
             }
+            (true, true) => self.ack_cnt < self.data_cnt,
         };
-        self.backlog.remove(&p);
+        let p = self.q.pop(send_ack).unwrap();
+        if send_ack {
+            self.ack_cnt += p.size as u64 * self.ack_weight;
+            if self.ack_cnt > self.data_cnt {
+                self.ack_cnt -= self.data_cnt;
+                self.data_cnt = 0;
+            }
+        } else {
+            self.data_cnt += p.size as u64 * self.data_weight;
+            if self.data_cnt > self.ack_cnt {
+                self.data_cnt -= self.ack_cnt;
+                self.ack_cnt = 0;
+            }
+        }
         Some(p)
     }
     fn backlog(&self) -> Backlog {
-        self.backlog
+        self.q.backlog
     }
     fn backlog_of(&self, flow: FlowId) -> Option<Backlog> {
-        let mut b = Backlog::default();
-        for p in self.data.iter().filter(|p| p.flow == flow) {
-            b.add(p);
-        }
-        Some(b)
+        Some(self.q.backlog_of(flow))
     }
 }
 
@@ -155,10 +130,10 @@ mod tests {
         let mut cx = QueueCx::new(SimTime::ZERO, &mut rng, &mut log);
         let (mut data_bytes, mut all) = (0u64, 0u64);
         for _ in 0..sends {
-            while q.data.len() < 2 {
+            while q.q.data.len() < 2 {
                 q.enqueue(Packet::test(0, PacketKind::Data, data_size), &mut cx);
             }
-            while q.acks.len() < 2 {
+            while q.q.acks.len() < 2 {
                 q.enqueue(Packet::test(0, PacketKind::Ack, ack_size), &mut cx);
             }
             let p = q.dequeue(&mut cx).unwrap();

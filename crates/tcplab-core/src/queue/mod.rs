@@ -92,6 +92,57 @@ pub trait QueueDisc {
     }
 }
 
+/// Data segments and pure acks in two FIFOs under one shared capacity limit: the storage
+/// of the end-host disciplines, which differ only in which head they send next.
+pub(crate) struct DataAckQueues {
+    pub(crate) acks: std::collections::VecDeque<Packet>,
+    pub(crate) data: std::collections::VecDeque<Packet>,
+    limit: Limit,
+    pub(crate) backlog: Backlog,
+}
+
+impl DataAckQueues {
+    pub(crate) fn new(limit: Limit) -> Self {
+        DataAckQueues {
+            acks: std::collections::VecDeque::with_capacity(64),
+            data: std::collections::VecDeque::with_capacity(64),
+            limit,
+            backlog: Backlog::default(),
+        }
+    }
+    #[inline]
+    pub(crate) fn enqueue(&mut self, pkt: Packet, cx: &mut QueueCx) {
+        if !self.limit.fits(&self.backlog, &pkt) {
+            cx.drop(pkt, DropReason::Overflow);
+            return;
+        }
+        self.backlog.add(&pkt);
+        if pkt.is_data() {
+            self.data.push_back(pkt);
+        } else {
+            self.acks.push_back(pkt);
+        }
+    }
+    /// Take the head of the ack queue (`ack = true`) or the data queue.
+    #[inline]
+    pub(crate) fn pop(&mut self, ack: bool) -> Option<Packet> {
+        let p = if ack {
+            self.acks.pop_front()
+        } else {
+            self.data.pop_front()
+        }?;
+        self.backlog.remove(&p);
+        Some(p)
+    }
+    pub(crate) fn backlog_of(&self, flow: FlowId) -> Backlog {
+        let mut b = Backlog::default();
+        for p in self.data.iter().filter(|p| p.flow == flow) {
+            b.add(p);
+        }
+        b
+    }
+}
+
 /// The built-in disciplines, dispatched statically.
 pub enum AnyQueue {
     DropTail(DropTail),

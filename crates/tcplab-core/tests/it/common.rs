@@ -39,6 +39,34 @@ loss = {loss}
     )
 }
 
+/// Two greedy Reno flows in opposite directions: `i` from `a` to `b`, `j` back, with
+/// windows in bytes and the given minimum RTO.
+pub fn opposite_flows(
+    mss_i: u32,
+    mss_j: u32,
+    ack: u32,
+    win_i: u64,
+    win_j: u64,
+    rto_min: &str,
+) -> String {
+    let flow = |name: &str, from: &str, to: &str, mss: u32, win: u64| {
+        format!(
+            r#"
+[flows.{name}]
+from = "{from}"
+to = "{to}"
+cc = "reno"
+mss = {mss}
+ack_size = {ack}
+max_window = {win}
+rto_min = "{rto_min}"
+rto_initial = "3s"
+"#
+        )
+    };
+    flow("i", "a", "b", mss_i, win_i) + &flow("j", "b", "a", mss_j, win_j)
+}
+
 pub fn build(toml: &str) -> Built {
     match tcplab_core::load_toml(toml, None) {
         Ok(b) => b,

@@ -1,7 +1,7 @@
 //! Seed 000's end-host schemes against their closed forms on parameter sets of our own
 //! (other rates, packet and ack sizes, windows, f), plus the properties §4–§6 claim.
 
-use super::common::{run, two_host};
+use super::common::{opposite_flows, run, two_host};
 use serde_json::Value;
 use tcplab_core::stats::jain_index;
 use tcplab_core::time::SimTime;
@@ -22,32 +22,14 @@ struct Case {
 
 fn scenario(c: &Case, queue: &str, backpressure: Option<u32>, limit: &str) -> String {
     let q = format!(r#"{{ {queue}, limit = {limit} }}"#);
-    let flows = format!(
-        r#"
-[flows.i]
-from = "a"
-to = "b"
-cc = "reno"
-mss = {mi}
-ack_size = {ack}
-max_window = {wi}
-rto_min = "1s"
-rto_initial = "3s"
-[flows.j]
-from = "b"
-to = "a"
-cc = "reno"
-mss = {mj}
-ack_size = {ack}
-max_window = {wj}
-rto_min = "1s"
-rto_initial = "3s"
-"#,
-        mi = c.data_slow - 40,
-        mj = c.data_fast - 40,
-        ack = c.ack,
-        wi = c.win_slow * (c.data_slow - 40) as u64,
-        wj = c.win_fast * (c.data_fast - 40) as u64,
+    let (mi, mj) = (c.data_slow - 40, c.data_fast - 40);
+    let flows = opposite_flows(
+        mi,
+        mj,
+        c.ack,
+        c.win_slow * mi as u64,
+        c.win_fast * mj as u64,
+        "1s",
     );
     let mut toml = two_host(
         c.rate_slow,

@@ -4,7 +4,7 @@
 //! data (≤ 2 % of a data packet's serialisation time); the tolerance is 3 percentage points on
 //! the steady-state mean, measured after both windows have reached their maximum.
 
-use super::common::{run, two_host};
+use super::common::{opposite_flows, run, two_host};
 use tcplab_core::analysis::kalampoukas97::Regime;
 
 struct Case {
@@ -96,32 +96,13 @@ const CASES: &[Case] = &[
 ];
 
 fn scenario(c: &Case) -> String {
-    let flows = format!(
-        r#"
-[flows.i]
-from = "a"
-to = "b"
-cc = "reno"
-mss = {mi}
-ack_size = {ack}
-max_window = {wi}
-rto_min = "0s"
-rto_initial = "3s"
-[flows.j]
-from = "b"
-to = "a"
-cc = "reno"
-mss = {mj}
-ack_size = {ack}
-max_window = {wj}
-rto_min = "0s"
-rto_initial = "3s"
-"#,
-        mi = c.mss_i,
-        mj = c.mss_j,
-        ack = c.ack,
-        wi = c.win_i * c.mss_i as u64,
-        wj = c.win_j * c.mss_j as u64,
+    let flows = opposite_flows(
+        c.mss_i,
+        c.mss_j,
+        c.ack,
+        c.win_i * c.mss_i as u64,
+        c.win_j * c.mss_j as u64,
+        "0s",
     );
     let extra = r#"
 [metrics]
