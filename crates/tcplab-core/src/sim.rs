@@ -137,10 +137,13 @@ impl Sim {
     pub fn new(
         end: SimTime,
         nodes: Vec<Node>,
-        links: Vec<Link>,
+        mut links: Vec<Link>,
         flows: Vec<Flow>,
         metrics: MetricsConfig,
     ) -> Self {
+        for l in &mut links {
+            l.prepare();
+        }
         Sim {
             now: SimTime::ZERO,
             end,
@@ -240,6 +243,9 @@ impl Sim {
             }
         }
         self.now = self.now.max(limit);
+        for l in &mut self.links {
+            l.settle(self.now);
+        }
         if limit >= self.end && !self.finished {
             self.finish();
         }
@@ -290,6 +296,7 @@ impl Sim {
                     f.timeouts_before_steady = f.sender.stats.timeouts;
                 }
                 for l in &mut self.links {
+                    l.settle(now);
                     l.reset_steady_max();
                 }
             }
@@ -419,7 +426,8 @@ impl Sim {
             tr.in_flight_bytes
                 .push(f.sender.snd_max() - f.sender.snd_una());
         }
-        for l in &self.links {
+        for l in &mut self.links {
+            l.settle(self.now);
             let (p, b) = l.occupancy();
             tr.queue_link.push(l.name.clone());
             tr.queue_t.push(t);

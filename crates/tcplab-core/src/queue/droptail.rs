@@ -31,16 +31,18 @@ pub struct DropTail {
 }
 
 impl DropTail {
+    /// Storage grows with the largest backlog seen (amortised doubling), so a big limit on a
+    /// queue that never fills costs nothing, and a run that has reached its largest backlog
+    /// allocates no more.
     pub fn new(limit: Limit) -> Self {
-        let cap = match limit {
-            Limit::Packets(n) => (n as usize).min(1 << 16),
-            _ => 64,
-        };
         DropTail {
-            q: VecDeque::with_capacity(cap),
+            q: VecDeque::new(),
             limit,
             backlog: Backlog::default(),
         }
+    }
+    pub fn limit(&self) -> Limit {
+        self.limit
     }
 }
 

@@ -55,6 +55,18 @@ pub struct DropLog {
     pub overflow: u64,
 }
 
+impl DropLog {
+    #[inline]
+    pub fn record(&mut self, pkt: &Packet, why: DropReason) {
+        self.packets += 1;
+        self.data_packets += pkt.is_data() as u64;
+        self.bytes += pkt.size as u64;
+        match why {
+            DropReason::Overflow => self.overflow += 1,
+        }
+    }
+}
+
 /// What a discipline may use besides its own state.
 pub struct QueueCx<'a> {
     pub now: SimTime,
@@ -69,12 +81,7 @@ impl<'a> QueueCx<'a> {
     }
     /// Discard `pkt`, counting it under `why`.
     pub fn drop(&mut self, pkt: Packet, why: DropReason) {
-        self.drops.packets += 1;
-        self.drops.data_packets += pkt.is_data() as u64;
-        self.drops.bytes += pkt.size as u64;
-        match why {
-            DropReason::Overflow => self.drops.overflow += 1,
-        }
+        self.drops.record(&pkt, why);
     }
 }
 
@@ -159,6 +166,18 @@ macro_rules! each_queue {
             AnyQueue::BandwidthAllocation($x) => $body,
         }
     };
+}
+
+impl AnyQueue {
+    /// `Some(limit)` when the discipline decides everything when a packet arrives (drop or
+    /// keep) and serves in arrival order: then the link can compute each departure time at
+    /// enqueue and needs no event per departure (see `net::link`).
+    pub fn fifo_limit(&self) -> Option<Limit> {
+        match self {
+            AnyQueue::DropTail(q) => Some(q.limit()),
+            _ => None,
+        }
+    }
 }
 
 impl QueueDisc for AnyQueue {
