@@ -112,6 +112,19 @@ pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
     if sc.nodes.is_empty() {
         return Err(ScenarioError::new("nodes", "at least one node is needed"));
     }
+    let max_ids = crate::event::MAX_EVENT_ID as usize + 1;
+    if sc.links.len() > max_ids {
+        return Err(ScenarioError::new(
+            "links",
+            format!("at most {max_ids} link directions"),
+        ));
+    }
+    if sc.flows.len() > max_ids {
+        return Err(ScenarioError::new(
+            "flows",
+            format!("at most {max_ids} flows"),
+        ));
+    }
     let node_ids: BTreeMap<&str, NodeId> = sc
         .nodes
         .keys()

@@ -12,6 +12,7 @@
 
 use crate::net::packet::{flags, CcHeader, Packet, PacketKind};
 use crate::time::{SimDuration, SimTime};
+use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ReceiverStats {
@@ -37,7 +38,7 @@ pub struct TcpReceiver {
     delayed_ack: Option<SimDuration>,
     rcv_nxt: u64,
     /// Out-of-order ranges `[start, end)` above `rcv_nxt`, sorted and disjoint.
-    ooo: Vec<(u64, u64)>,
+    ooo: VecDeque<(u64, u64)>,
     unacked: u32,
     echo: Packet,
     pub delack_deadline: Option<SimTime>,
@@ -50,7 +51,7 @@ impl TcpReceiver {
             ack_size,
             delayed_ack,
             rcv_nxt: 0,
-            ooo: Vec::with_capacity(8),
+            ooo: VecDeque::with_capacity(8),
             unacked: 0,
             echo: Packet::test(0, PacketKind::Ack, 0),
             delack_deadline: None,
@@ -68,6 +69,16 @@ impl TcpReceiver {
 
     /// Record `[s, e)` above `rcv_nxt`; returns whether any byte was new.
     fn insert_ooo(&mut self, s: u64, e: u64) -> bool {
+        // Fast path: the segment extends (or repeats part of) the last range.
+        if let Some(last) = self.ooo.back_mut() {
+            if last.0 <= s && s <= last.1 {
+                if e <= last.1 {
+                    return false;
+                }
+                last.1 = e;
+                return true;
+            }
+        }
         // First range that ends at or after s.
         let i = self.ooo.partition_point(|&(_, re)| re < s);
         if i < self.ooo.len() && self.ooo[i].0 <= s && self.ooo[i].1 >= e {
@@ -81,7 +92,18 @@ impl TcpReceiver {
             ne = ne.max(self.ooo[j].1);
             j += 1;
         }
-        self.ooo.splice(i..j, std::iter::once((ns, ne)));
+        // Replace ranges i..j by the merged one. The common cases are O(1): extending the
+        // last range (in-order arrivals behind a hole), a new range at the end, and (in
+        // on_data) a retransmission filling the first hole; only a new hole in the middle
+        // shifts ranges.
+        if j > i {
+            self.ooo[i] = (ns, ne);
+            if j > i + 1 {
+                self.ooo.drain(i + 1..j);
+            }
+        } else {
+            self.ooo.insert(i, (ns, ne));
+        }
         true
     }
 
