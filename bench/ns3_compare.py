@@ -8,7 +8,8 @@ creates target/ns3-venv with it. Where ns-3 cannot be imported it prints why and
 
 Per scenario it runs, each in its own child process:
   * ns-3 for a shorter simulated time (ns-3 is slow) -> speed per bottleneck packet, goodput;
-  * tcplab for the same simulated time and window   -> the cross-check numbers;
+  * tcplab for the same simulated time and window   -> the cross-check numbers (with
+    `partial_ack_timer = "first"`, ns-3's NewReno timer behaviour);
   * tcplab for its benchmark length                 -> tcplab's speed figure.
 The topology, queue sizes and start times come from `tcplab-bench run` (one definition);
 bench/ns3_dumbbell.cc builds the same dumbbell in ns-3, configured to match tcplab's TCP.
@@ -138,8 +139,10 @@ def ns3_importable(python: str) -> tuple[bool, str]:
     return False, " | ".join(tail) or f"exit {p.returncode}"
 
 
-def run_tcplab(exe: str, name: str, secs: float, warmup: float, ssthresh: int | None = None) -> dict:
+def run_tcplab(exe: str, name: str, secs: float, warmup: float, ssthresh: int | None = None,
+               partial_ack_timer: str = "every") -> dict:
     extra = ["--init-ssthresh", str(ssthresh)] if ssthresh else []
+    extra += ["--partial-ack-timer", partial_ack_timer]
     out = subprocess.run([exe, "run", name, str(secs), "--warmup", str(warmup), *extra],
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
@@ -200,7 +203,8 @@ def main() -> int:
         if ss:
             probe = run_tcplab(a.tcplab_bench, n, 0.001, 0.0)
             ssth = int(bdp_bytes(probe) / probe["flows"])
-        same = run_tcplab(a.tcplab_bench, n, secs, warm, ssth)
+        # Same TCP as ns-3: its timer restarts on the first partial ack only ("impatient").
+        same = run_tcplab(a.tcplab_bench, n, secs, warm, ssth, "first")
         nsr = run_ns3(a.ns3_python, same, secs, warm)
         label = n + ("*" if ss else "")
         ratio = speed["bottleneck_pkts_per_s"] / nsr["bottleneck_pkts_per_s"]

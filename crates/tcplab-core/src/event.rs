@@ -5,12 +5,14 @@
 //! `match` in [`crate::sim::Sim::run`]; there is no boxing and no dynamic dispatch.
 //! Timers are cancelled lazily: the owner keeps its deadline and ignores stale firings.
 //!
-//! Layout: the heap keeps one 128-bit key per entry, `time << 64 | seq`, so ordering is one
+//! Layout: each entry orders by the 128-bit key `time << 64 | seq << 24 | event`, so ordering is one
 //! integer comparison, and keys are unique, so the pop order is a total order that does not
-//! depend on the heap's shape: any correct priority queue gives the same run. A 4-ary heap is
-//! half as deep as a binary one and its four children are adjacent in memory; `pop` moves
-//! the hole down to a leaf choosing the least child, then sifts the last entry up
-//! (Floyd's trick, as `std`'s `BinaryHeap::pop` does). See docs/performance.md.
+//! depend on the heap's shape: any correct priority queue gives the same run. Entries are 16
+//! bytes (time, then the sequence number and the event packed in one word), so a node's four
+//! children share a cache line; a 4-ary heap is half as deep as a binary one. Removal moves
+//! the hole down to a leaf choosing the least child, then sifts an entry up (Floyd's trick,
+//! as `std`'s `BinaryHeap::pop` does), and a popped root is refilled by the next `schedule`
+//! when there is one (see [`EventQueue`]). See docs/performance.md.
 
 use crate::time::SimTime;
 
@@ -105,10 +107,18 @@ impl Entry {
 const ARITY: usize = 4;
 
 /// Pending events ordered by time, ties broken first-in-first-out.
+///
+/// "Hold" optimisation: `pop` leaves the returned entry at the root as a hole; an event
+/// handler almost always schedules something, and the first `schedule` after a `pop` drops
+/// the new entry into the hole and sifts it down once, instead of a full removal (sift down
+/// and up) followed by an insertion (sift up). `peek_time`/`pop`/`len` remove a hole that no
+/// `schedule` filled. The pop order is the same total order either way.
 #[derive(Default)]
 pub struct EventQueue {
     heap: Vec<Entry>,
     next_seq: u64,
+    /// `heap[0]` was already returned by `pop`.
+    hole: bool,
 }
 
 impl EventQueue {
@@ -126,6 +136,11 @@ impl EventQueue {
             tie: self.next_seq << EV_BITS | ev.encode(),
         };
         self.next_seq += 1;
+        if self.hole {
+            self.hole = false;
+            self.sift_down_from_root(e);
+            return;
+        }
         let key = e.key();
         // Sift up: move parents down until the new key's place is found.
         let mut i = self.heap.len();
@@ -146,6 +161,7 @@ impl EventQueue {
     /// array is a valid heap), so scheduling can go on without changing any order.
     #[cold]
     fn renumber(&mut self) {
+        self.fill_hole();
         self.heap.sort_unstable_by_key(|e| e.key());
         for (i, e) in self.heap.iter_mut().enumerate() {
             e.tie = (i as u64) << EV_BITS | (e.tie & ((1 << EV_BITS) - 1));
@@ -153,18 +169,15 @@ impl EventQueue {
         self.next_seq = self.heap.len() as u64;
     }
 
+    /// Place `e` at the root's position (the root is free): move the hole down to a leaf
+    /// along the least children, then sift `e` up from there (Floyd's trick: new entries
+    /// are usually later than most, so they belong near the leaves).
     #[inline]
     #[allow(clippy::needless_range_loop)] // child indices are the heap's arithmetic
-    pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        let last = self.heap.pop()?;
-        if self.heap.is_empty() {
-            return Some(last.unpack());
-        }
+    fn sift_down_from_root(&mut self, e: Entry) {
         let h = &mut self.heap[..];
-        let top = h[0];
         let n = h.len();
-        let last_key = last.key();
-        // Move the hole from the root to a leaf along the least children.
+        let key = e.key();
         let mut i = 0;
         loop {
             let c = ARITY * i + 1;
@@ -195,28 +208,47 @@ impl EventQueue {
                 break;
             }
         }
-        // Put the former last entry in the hole and sift it up.
         while i > 0 {
             let p = (i - 1) / ARITY;
-            if h[p].key() <= last_key {
+            if h[p].key() <= key {
                 break;
             }
             h[i] = h[p];
             i = p;
         }
-        h[i] = last;
+        h[i] = e;
+    }
+
+    /// Remove a hole left by `pop` that no `schedule` filled.
+    #[inline]
+    fn fill_hole(&mut self) {
+        if self.hole {
+            self.hole = false;
+            let last = self.heap.pop().expect("a hole is a heap entry");
+            if !self.heap.is_empty() {
+                self.sift_down_from_root(last);
+            }
+        }
+    }
+
+    #[inline]
+    pub fn pop(&mut self) -> Option<(SimTime, Event)> {
+        self.fill_hole();
+        let top = *self.heap.first()?;
+        self.hole = true;
         Some(top.unpack())
     }
 
     #[inline]
-    pub fn peek_time(&self) -> Option<SimTime> {
+    pub fn peek_time(&mut self) -> Option<SimTime> {
+        self.fill_hole();
         self.heap.first().map(|e| SimTime(e.time))
     }
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() - self.hole as usize
     }
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 }
 

@@ -5,6 +5,7 @@
 //!                                  the suite: every scenario in its own child process
 //!                                  (so peak RSS is per scenario); TCPLAB_BENCH_QUICK=1 = --quick
 //! tcplab-bench run NAME SECONDS [--warmup S] [--access-limit N] [--init-ssthresh SIZE]
+//!                                  [--partial-ack-timer first|every]
 //!                                  one scenario in this process; prints one JSON line
 //!                                  (used by the suite and by bench/ns3_compare.py)
 //! tcplab-bench toml NAME SECONDS [--access-limit N]
@@ -53,6 +54,8 @@ struct Spec {
     quick_warmup: f64,
     /// Initial slow-start threshold in bytes (`None`: unlimited, the default).
     init_ssthresh: Option<u64>,
+    /// NewReno timer restarted only on the first partial ack (ns-3's behaviour).
+    impatient: bool,
 }
 
 const SUITE: &[Spec] = &[
@@ -69,6 +72,7 @@ const SUITE: &[Spec] = &[
         warmup: 10.0,
         quick_warmup: 2.0,
         init_ssthresh: None,
+        impatient: false,
     },
     Spec {
         name: "b",
@@ -83,6 +87,7 @@ const SUITE: &[Spec] = &[
         warmup: 10.0,
         quick_warmup: 2.0,
         init_ssthresh: None,
+        impatient: false,
     },
     Spec {
         name: "c",
@@ -97,6 +102,7 @@ const SUITE: &[Spec] = &[
         warmup: 5.0,
         quick_warmup: 1.0,
         init_ssthresh: None,
+        impatient: false,
     },
     Spec {
         name: "d",
@@ -111,6 +117,7 @@ const SUITE: &[Spec] = &[
         warmup: 2.0,
         quick_warmup: 0.5,
         init_ssthresh: None,
+        impatient: false,
     },
     Spec {
         name: "e",
@@ -125,6 +132,7 @@ const SUITE: &[Spec] = &[
         warmup: 50.0,
         quick_warmup: 5.0,
         init_ssthresh: None,
+        impatient: false,
     },
 ];
 
@@ -182,12 +190,17 @@ fn dumbbell_toml(s: &Spec, seconds: f64, access_limit: u64) -> String {
              [links.r2_d{i}]\nfrom = \"r2\"\nto = \"d{i}\"\nrate = \"{a}bps\"\ndelay = \"1ms\"\n\
              [links.d{i}_r2]\nfrom = \"d{i}\"\nto = \"r2\"\nrate = \"{a}bps\"\ndelay = \"1ms\"\nqueue = {{ type = \"droptail\", limit = {access_limit} }}\n\
              [flows.f{i}]\nfrom = \"s{i}\"\nto = \"d{i}\"\ncc = \"newreno\"\nmss = {mss}\nheader = 40\nack_size = 40\n\
-             init_cwnd = 10\n{ssthresh}rto_min = \"200ms\"\nrto_initial = \"1s\"\napp = {{ type = \"bulk\", start = \"{st}ms\" }}\n",
+             init_cwnd = 10\n{ssthresh}{pat}rto_min = \"200ms\"\nrto_initial = \"1s\"\napp = {{ type = \"bulk\", start = \"{st}ms\" }}\n",
             a = access.0,
             mss = s.mss,
             ssthresh = s
                 .init_ssthresh
                 .map_or(String::new(), |b| format!("init_ssthresh = {b}\n")),
+            pat = if s.impatient {
+                "partial_ack_timer = \"first\"\n"
+            } else {
+                ""
+            },
             st = i * 7 % 100
         );
     }
@@ -332,6 +345,7 @@ fn run_one(
         },
         "access_limit_packets": access_limit,
         "init_ssthresh_bytes": s.init_ssthresh,
+        "partial_ack_timer": if s.impatient { "first" } else { "every" },
         "sim_seconds": seconds,
         "warmup_seconds": warmup.min(seconds),
         "build_seconds": build_s,
@@ -519,6 +533,13 @@ fn parse_opts(rest: &[String], s: &mut Spec) -> (f64, u64) {
                     tcplab_core::scenario::units::parse_size(v)
                         .unwrap_or_else(|e| die(&format!("--init-ssthresh: {e}"))),
                 )
+            }
+            "--partial-ack-timer" => {
+                s.impatient = match v.as_str() {
+                    "first" => true,
+                    "every" => false,
+                    _ => die("--partial-ack-timer first|every"),
+                }
             }
             _ => die(&format!("unknown option '{a}'")),
         }

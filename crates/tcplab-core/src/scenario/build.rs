@@ -1,7 +1,8 @@
 //! From a parsed [`Scenario`] to a runnable [`Sim`], with semantic validation.
 
 use super::{
-    AppSpec, CcSpec, LimitSpec, NodeKindSpec, QueueSpec, Scenario, ScenarioError, TwoWaySpec,
+    AppSpec, CcSpec, LimitSpec, NodeKindSpec, PartialAckTimerSpec, QueueSpec, Scenario,
+    ScenarioError, TwoWaySpec,
 };
 use crate::app::App;
 use crate::cc::CcConfig;
@@ -12,7 +13,7 @@ use crate::rng::{SimRng, Stream};
 use crate::sim::{Flow, MetricsConfig, Sim};
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
-use crate::tcp::TcpConfig;
+use crate::tcp::{PartialAckTimer, TcpConfig};
 use crate::time::{SimDuration, SimTime};
 use std::collections::BTreeMap;
 
@@ -372,6 +373,10 @@ pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
             dupack_threshold: fl.dupack_threshold,
             delayed_ack: fl.delayed_ack.map(|d| d.0),
             ecn: false,
+            partial_ack_timer: match fl.partial_ack_timer {
+                PartialAckTimerSpec::Every => PartialAckTimer::Every,
+                PartialAckTimerSpec::First => PartialAckTimer::First,
+            },
         };
         let algo = cc.build(
             tcp.mss,

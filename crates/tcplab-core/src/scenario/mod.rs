@@ -261,6 +261,10 @@ pub struct FlowSpec {
     pub delayed_ack: Option<DurationValue>,
     #[serde(default = "default_dupthresh")]
     pub dupack_threshold: u32,
+    /// NewReno partial acks that restart the retransmission timer (RFC 6582 §4): "every"
+    /// (Slow-but-Steady, default) or "first" (Impatient, as RFC 6582 §3.2 and ns-3).
+    #[serde(default)]
+    pub partial_ack_timer: PartialAckTimerSpec,
     /// Application: bulk (greedy) or a finite transfer.
     #[serde(default)]
     pub app: AppSpec,
@@ -295,6 +299,14 @@ fn default_rto_max() -> DurationValue {
 }
 fn default_dupthresh() -> u32 {
     3
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum PartialAckTimerSpec {
+    #[default]
+    Every,
+    First,
 }
 
 /// Congestion-control choice. `cc = "reno"` is short for `cc = { algorithm = "reno" }`.

@@ -41,6 +41,23 @@ pub struct TcpConfig {
     pub delayed_ack: Option<SimDuration>,
     /// Mark data segments ECN-capable.
     pub ecn: bool,
+    /// Which NewReno partial acks restart the retransmission timer.
+    pub partial_ack_timer: PartialAckTimer,
+}
+
+/// RFC 6582 §4 ("Resetting the Retransmit Timer in Response to Partial Acknowledgments")
+/// allows two behaviours for the retransmission timer during NewReno recovery.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PartialAckTimer {
+    /// "Slow-but-Steady": every partial ack restarts the timer (as RFC 6298 §5.3 does for
+    /// any ack of new data), so recovery repairs one hole per round trip however many were
+    /// lost. tcplab's default (seed 000's reproductions use it).
+    #[default]
+    Every,
+    /// "Impatient": only the first partial ack of a recovery restarts it (RFC 6582 §3.2
+    /// step 5 as written; ns-3's TcpSocketBase behaves this way). With many holes the timer
+    /// fires and go-back-N slow start repairs the rest.
+    First,
 }
 
 impl Default for TcpConfig {
@@ -58,6 +75,7 @@ impl Default for TcpConfig {
             dupack_threshold: 3,
             delayed_ack: None,
             ecn: false,
+            partial_ack_timer: PartialAckTimer::Every,
         }
     }
 }

@@ -8,7 +8,8 @@
 //! - **Reno** recovery ends at the first ack of new data. **NewReno** (RFC 6582) treats an ack
 //!   below `recover` as partial: it retransmits the next hole, deflates the window by the
 //!   amount acknowledged (adding back one MSS if at least one MSS was acked), restarts the
-//!   timer and stays in recovery until `recover` is acknowledged.
+//!   timer (every partial ack, or only the first: [`crate::tcp::PartialAckTimer`]) and
+//!   stays in recovery until `recover` is acknowledged.
 //! - **Timeout** (RFC 6298 §5): the timer runs while data is outstanding, restarts on every
 //!   ack of new data, and on expiry backs off, calls `on_congestion(Timeout)` and goes back
 //!   to `snd_una` (go-back-N from the first unacknowledged byte). Duplicate acks do not start
@@ -34,7 +35,7 @@ use crate::cc::{
 use crate::event::{FlowId, NodeId};
 use crate::net::packet::{flags, CcHeader, Packet, PacketKind};
 use crate::tcp::rtt::RttEstimator;
-use crate::tcp::TcpConfig;
+use crate::tcp::{PartialAckTimer, TcpConfig};
 use crate::time::SimTime;
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -55,6 +56,9 @@ pub struct TcpSender {
     max_window: u64,
     dupack_threshold: u32,
     ecn: bool,
+    partial_ack_timer: PartialAckTimer,
+    /// Partial acks seen in the current recovery.
+    partial_acks: u32,
     pub cc: AnyCc,
     pub rtt: RttEstimator,
     snd_una: u64,
@@ -91,6 +95,8 @@ impl TcpSender {
             max_window: cfg.max_window,
             dupack_threshold: cfg.dupack_threshold,
             ecn: cfg.ecn,
+            partial_ack_timer: cfg.partial_ack_timer,
+            partial_acks: 0,
             cc,
             rtt: RttEstimator::new(cfg.rto_initial, cfg.rto_min, cfg.rto_max),
             snd_una: 0,
@@ -323,6 +329,9 @@ impl TcpSender {
         let view = self.view();
         self.cc.on_ack(now, &sample, &view);
 
+        // RFC 6298 5.3: restart the timer on an ack of new data (NewReno partial acks: per
+        // `partial_ack_timer`).
+        let mut restart = newly > 0;
         match self.state {
             CaState::Recovery => {
                 if dup {
@@ -341,7 +350,9 @@ impl TcpSender {
                         if newly >= self.mss as u64 {
                             self.rec_window += self.mss as u64;
                         }
-                        self.arm_timer(now);
+                        self.partial_acks += 1;
+                        restart = self.partial_ack_timer == PartialAckTimer::Every
+                            || self.partial_acks == 1;
                     }
                 }
             }
@@ -364,7 +375,7 @@ impl TcpSender {
         if newly > 0 {
             if self.snd_una >= self.snd_max {
                 self.rto_deadline = None;
-            } else {
+            } else if restart {
                 self.arm_timer(now);
             }
         }
@@ -377,6 +388,7 @@ impl TcpSender {
         self.cc
             .on_congestion(now, Congestion::FastRetransmit, &view);
         self.state = CaState::Recovery;
+        self.partial_acks = 0;
         self.recover = self.snd_max;
         self.rec_window = self.cc.cwnd() + self.dupack_threshold as u64 * self.mss as u64;
         self.retransmit_head(now, out);
@@ -539,6 +551,42 @@ mod tests {
         assert_eq!(s.state(), CaState::Open);
         assert_eq!(s.window(), 5_500);
         assert_eq!(s.stats.fast_retransmits, 1);
+    }
+
+    /// Three holes (1000, 3000, 5000): the timer after each partial ack, per variant.
+    fn timer_after_partial_acks(variant: PartialAckTimer) -> Vec<Option<SimTime>> {
+        let mut s = sender(10, true);
+        s.partial_ack_timer = variant;
+        let t0 = SimTime::ZERO;
+        collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+        let ms = |k: u64| SimTime(k * 1_000_000_000);
+        for _ in 0..4 {
+            collect(&mut s, |s, o| {
+                s.on_ack(ms(10), &ack_pkt(1000, t0), &mut |p| o(p))
+            });
+        }
+        assert_eq!(s.state(), CaState::Recovery);
+        let mut deadlines = vec![s.rto_deadline];
+        for (k, ack) in [(20, 3000), (30, 5000)] {
+            collect(&mut s, |s, o| {
+                s.on_ack(ms(k), &ack_pkt(ack, t0), &mut |p| o(p))
+            });
+            assert_eq!(s.state(), CaState::Recovery);
+            deadlines.push(s.rto_deadline);
+        }
+        deadlines
+    }
+
+    #[test]
+    fn partial_ack_timer_variants() {
+        let every = timer_after_partial_acks(PartialAckTimer::Every);
+        let first = timer_after_partial_acks(PartialAckTimer::First);
+        // Both restart on the first partial ack (at 20 ms).
+        assert_eq!(every[1], first[1]);
+        assert!(every[1] > every[0]);
+        // Only Slow-but-Steady restarts on the second (at 30 ms).
+        assert!(every[2] > every[1]);
+        assert_eq!(first[2], first[1]);
     }
 
     #[test]
