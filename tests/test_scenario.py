@@ -160,6 +160,7 @@ BAD_OVERRIDES: list[tuple[str, dict[str, Any], str, str]] = [
     ("unknown algorithm", {"flows.slow.cc": "cubic"}, "flows.slow.cc.algorithm", "unknown algorithm"),
     ("zero duration", {"duration": "0s"}, "duration", "positive"),
     ("steady start after end", {"duration": "20s", "metrics.steady_start": "30s"}, "metrics.steady_start", "before the end"),
+    ("unknown partial-ack timer", {"flows.slow.partial_ack_timer": "sometimes"}, "flows.slow.partial_ack_timer", "expected `every` or `first`"),
 ]
 
 
