@@ -441,6 +441,11 @@ impl Sim {
             self.push_interval_rows(self.last_interval, self.end);
             self.last_interval = self.end;
         }
+        for l in &mut self.links {
+            if let Some(c) = &mut l.capture {
+                c.finish();
+            }
+        }
     }
 
     /// Packets held anywhere in the network for flow-agnostic conservation checks.

@@ -4,6 +4,7 @@ use crate::event::{Event, EventQueue, LinkId, NodeId};
 use crate::net::packet::Packet;
 use crate::queue::{AnyQueue, DropLog, QueueCx, QueueDisc};
 use crate::rng::SimRng;
+use crate::stats::pcap::PcapWriter;
 use crate::time::{Rate, SimDuration, SimTime};
 use std::collections::VecDeque;
 
@@ -56,6 +57,9 @@ pub struct Link {
     /// link only carries the setting; the simulation returns credit to the sender when one
     /// of its data segments leaves (or is dropped by) this queue.
     pub backpressure: Option<u32>,
+    /// Packet capture of this direction (`links.NAME.pcap`): every packet is recorded when
+    /// its transmission starts. Boxed so an uncaptured link stays small.
+    pub capture: Option<Box<PcapWriter>>,
 }
 
 impl Link {
@@ -87,6 +91,7 @@ impl Link {
             stats: LinkStats::default(),
             drops: DropLog::default(),
             backpressure: None,
+            capture: None,
         }
     }
 
@@ -161,6 +166,9 @@ impl Link {
         if let Some(mut p) = self.queue.dequeue(&mut cx) {
             if p.tx_start == SimTime::MAX {
                 p.tx_start = now;
+            }
+            if let Some(c) = &mut self.capture {
+                c.record(now, &p);
             }
             let dt = self.rate.tx_time(p.size);
             self.busy = Some(p);
