@@ -128,20 +128,61 @@ impl Built {
             .into_iter()
             .map(|(i, p)| (i, self.sim.links[i].name.clone(), p.to_string()))
             .collect();
-        for (i, name, p) in specs {
-            let path = match dir {
-                Some(d) if Path::new(&p).is_relative() => d.join(&p),
-                _ => PathBuf::from(&p),
+        let resolved: Vec<(usize, String, PathBuf)> = specs
+            .into_iter()
+            .map(|(i, name, p)| {
+                let path = match dir {
+                    Some(d) if Path::new(&p).is_relative() => d.join(&p),
+                    _ => PathBuf::from(&p),
+                };
+                (i, name, path)
+            })
+            .collect();
+        // Check every path before creating any file, so a bad one leaves nothing behind.
+        for (_, name, path) in &resolved {
+            let field = format!("links.{name}.pcap");
+            let parent = match path.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p,
+                _ => Path::new("."),
             };
-            let mut w = PcapWriter::create(&path, &rwnd).map_err(|e| {
-                ScenarioError::new(
-                    format!("links.{name}.pcap"),
-                    format!("cannot create '{}': {e}", path.display()),
-                )
-            })?;
+            if !parent.is_dir() {
+                return Err(ScenarioError::new(
+                    field,
+                    format!(
+                        "cannot create '{}': directory '{}' does not exist",
+                        path.display(),
+                        parent.display()
+                    ),
+                ));
+            }
+            if path.is_dir() {
+                return Err(ScenarioError::new(
+                    field,
+                    format!("cannot create '{}': it is a directory", path.display()),
+                ));
+            }
+        }
+        let mut created: Vec<PathBuf> = Vec::new();
+        for (i, name, path) in resolved {
+            let mut w = match PcapWriter::create(&path, &rwnd) {
+                Ok(w) => w,
+                Err(e) => {
+                    for l in &mut self.sim.links {
+                        l.capture = None;
+                    }
+                    for p in &created {
+                        let _ = std::fs::remove_file(p);
+                    }
+                    return Err(ScenarioError::new(
+                        format!("links.{name}.pcap"),
+                        format!("cannot create '{}': {e}", path.display()),
+                    ));
+                }
+            };
             if log {
                 w.enable_log();
             }
+            created.push(path);
             self.sim.links[i].capture = Some(Box::new(w));
         }
         Ok(())

@@ -189,13 +189,25 @@ fn bad_pcap_values_name_the_field() {
 #[test]
 fn unwritable_paths_are_errors_naming_the_field() {
     let d = scratch("missing");
-    let mut b = build(&scenario("no/such/dir/ab.pcap", "ba.pcap"));
+    let mut b = build(&scenario("ab.pcap", "no/such/dir/ba.pcap"));
     let e = b.open_pcaps(Some(&d), false).unwrap_err();
-    assert_eq!(e.field, "links.ab.pcap");
+    assert_eq!(e.field, "links.ba.pcap");
     assert!(
-        e.reason.contains("cannot create") && e.reason.contains("no/such/dir/ab.pcap"),
+        e.reason.contains("cannot create")
+            && e.reason.contains("no/such/dir/ba.pcap")
+            && e.reason.contains("does not exist"),
         "{e}"
     );
+    assert!(
+        !d.join("ab.pcap").exists(),
+        "a bad path leaves no file behind"
+    );
+    assert!(b.sim.links.iter().all(|l| l.capture.is_none()));
+    std::fs::create_dir(d.join("dir.pcap")).unwrap();
+    let mut b = build(&scenario("dir.pcap", "ba.pcap"));
+    let e = b.open_pcaps(Some(&d), false).unwrap_err();
+    assert_eq!(e.field, "links.ab.pcap");
+    assert!(e.reason.contains("is a directory"), "{e}");
     let _ = std::fs::remove_dir_all(&d);
 }
 
