@@ -194,6 +194,11 @@ def test_cli_writes_pcaps_into_out_and_save_copies_them(cli: CliRunner, tmp_path
     assert (copy / "rb.pcap").read_bytes() == (out / "rb.pcap").read_bytes()
     assert (copy / "br.pcap").exists()
     assert tcplab.load(copy).pcaps["br"] == copy / "br.pcap"
+    # Re-running into the same directory without traces removes the old ones.
+    r = cli("run", EXAMPLE, "--out", copy, "--set", "duration=2s", "--set", "links.rb.pcap=rb2.pcap", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in copy.glob("*.pcap")) == ["br.pcap", "rb2.pcap"]
+    assert len(rdpcap(str(copy / "br.pcap"))) == tcplab.load(copy).summary["pcap"]["files"][0]["packets"]
 
 
 def test_bad_values_name_the_field(cli: CliRunner, tmp_path: Path) -> None:
@@ -279,3 +284,15 @@ def test_tshark_reads_it(example_run: tuple[tcplab.Result, dict[str, Any], Path]
         if kind == "data":
             assert int(row[1]) == (SENDER_ISN + seq) % MOD
             assert int(row[2]) == ln
+
+
+def test_default_pcap_dir_is_the_current_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    sc = tcplab.Scenario.from_toml(EXAMPLE).with_overrides({"duration": "2s"})
+    res = tcplab.run(sc, progress=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["br.pcap", "rb.pcap"]
+    assert res.pcaps["rb"] == tmp_path / "rb.pcap"
+    n = len(rdpcap(str(res.pcaps["rb"])))
+    # Cut off mid-run: the packet in transmission at the end is recorded but not counted.
+    assert _link(res, "rb")["tx_packets"] <= n <= _link(res, "rb")["tx_packets"] + 1
+    assert n == {f["link"]: f for f in res.summary["pcap"]["files"]}["rb"]["packets"]

@@ -155,12 +155,14 @@ class Result:
         """Write the result files into ``directory`` (created if needed); returns it.
 
         Trace files of traces that are absent are removed if left over from an earlier
-        run in the same directory, so the directory always describes this result. Pcap
+        run in the same directory, and so are pcap files an earlier result saved there
+        listed, so the directory always describes this result. Pcap
         files with relative paths are copied into ``directory`` (at the same relative
         path) unless they are there already; absolute ones stay where they are.
         """
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
+        self._remove_stale_pcaps(d)
         text = json.dumps(self.summary, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
         (d / SUMMARY_FILE).write_text(text, encoding="utf-8")
         _write_parquet(self.intervals, d / INTERVALS_FILE)
@@ -178,6 +180,20 @@ class Result:
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, dst)
         return d
+
+    def _remove_stale_pcaps(self, d: Path) -> None:
+        """Remove pcap files (relative paths) that an earlier result saved in ``d`` listed
+        and this one does not."""
+        try:
+            old = json.loads((d / SUMMARY_FILE).read_text(encoding="utf-8"))
+            old_files = {f["file"] for f in (old.get("pcap") or {}).get("files") or []}
+        except (OSError, ValueError, AttributeError, KeyError, TypeError):
+            return
+        keep = {f["file"] for f in (self.summary.get("pcap") or {}).get("files") or []}
+        for f in sorted(old_files - keep):
+            rel = Path(f)
+            if not rel.is_absolute() and ".." not in rel.parts:
+                (d / rel).unlink(missing_ok=True)
 
     @classmethod
     def load(cls, directory: str | Path) -> Result:

@@ -109,7 +109,8 @@ def run(
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64):
         raise scenario_error("seed", f"must be an integer in [0, 2^64), got {seed!r}")
     try:
-        sim = _core.Simulation(sc.to_json(), seed, None if pcap_dir is None else str(pcap_dir))
+        extra = {} if pcap_dir is None else {"pcap_dir": str(pcap_dir)}
+        sim = _core.Simulation(sc.to_json(), seed, **extra)
     except ScenarioError as e:
         e.file = sc.source
         raise
