@@ -57,6 +57,20 @@ class _QueueTraceColumns(TypedDict):
     packets: list[int]
     bytes: list[int]
 
+class _PcapLogColumns(TypedDict):
+    """The packets one capture recorded, as the simulation had them (``pcap_log=True``)."""
+
+    t_ns: list[int]  # start of transmission, ns (the pcap record time)
+    flow: list[str]
+    kind: list[str]  # "data" or "ack"
+    seq: list[int]  # data: first payload byte (simulated, from 0)
+    ack: list[int]  # ack: next byte expected
+    len: list[int]  # payload bytes
+    size: list[int]  # simulated on-the-wire size
+    flags: list[int]  # tcplab_core::net::packet::flags bits
+    ts_ns: list[int]  # data: send time; ack: the echoed send time
+    rx_ns: list[int]  # ack: when the acknowledged segment arrived
+
 class _RawResults(TypedDict):
     """What :meth:`Simulation.results` returns (turn it into a ``tcplab.Result`` with
     ``tcplab.Result.from_core``)."""
@@ -65,6 +79,7 @@ class _RawResults(TypedDict):
     intervals: _IntervalColumns
     cwnd_trace: _CwndTraceColumns
     queue_trace: _QueueTraceColumns
+    pcap_log: dict[str, _PcapLogColumns]  # per captured link; empty without pcap_log=True
 
 @final
 class Simulation:
@@ -73,10 +88,17 @@ class Simulation:
     Not thread-safe: use each instance from the thread that created it.
     """
 
-    def __new__(cls, scenario_json: str, seed: int | None = None) -> Simulation:
+    def __new__(
+        cls, scenario_json: str, seed: int | None = None, pcap_dir: str | None = None, pcap_log: bool = False
+    ) -> Simulation:
         """Build from scenario JSON text; ``seed`` (in [0, 2^64)) replaces the scenario's.
 
-        Raises :class:`ScenarioError` for an invalid scenario.
+        Creates the files of ``links.*.pcap`` (relative paths in ``pcap_dir``, default the
+        current directory). ``pcap_log`` also keeps every captured packet in memory for
+        ``results()["pcap_log"]`` (a test and debugging aid).
+
+        Raises :class:`ScenarioError` for an invalid scenario or a pcap file that cannot
+        be created (field ``links.NAME.pcap``).
         """
     @property
     def duration(self) -> float:

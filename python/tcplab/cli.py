@@ -77,7 +77,16 @@ def run(
 
     try:
         sc = _load(scenario, set_ or [])
-        result = run_scenario(sc, seed=seed, progress=not quiet)
+        links = sc.to_dict().get("links")
+        pcap = isinstance(links, dict) and any(isinstance(v, dict) and "pcap" in v for v in links.values())
+        if pcap:  # the pcap files are written into --out while the run goes
+            sc.validate()
+            try:
+                out.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                print(f"error: {e.filename or out}: cannot write: {e.strerror or e}", file=sys.stderr)
+                raise typer.Exit(1) from None
+        result = run_scenario(sc, seed=seed, progress=not quiet, pcap_dir=out)
     except ScenarioError as e:
         _fail(e, scenario)
     except KeyboardInterrupt:
@@ -99,6 +108,11 @@ def run(
         console = Console()
         print_run(result.summary, console)
         console.print(f"results in {out}/", highlight=False)
+    failed = [f for f in (result.summary.get("pcap") or {}).get("files") or [] if f.get("error")]
+    for f in failed:
+        print(f"error: links.{f['link']}.pcap: {f['error']}", file=sys.stderr)
+    if failed:
+        raise typer.Exit(1)
 
 
 @app.command()

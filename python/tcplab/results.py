@@ -6,6 +6,7 @@ A results directory holds (see ``docs/outputs.md``)::
     intervals.parquet     per flow and interval: goodput, throughput, efficiency, cwnd, srtt
     cwnd_trace.parquet    sampled cwnd / ssthresh / in-flight (only when metrics.trace is set)
     queue_trace.parquet   sampled queue lengths per link (only when metrics.trace is set)
+    *.pcap                packet traces of links.NAME.pcap (relative paths live here)
 
 Every file is a function of (scenario, seed) except ``summary.json``'s
 ``run.wall_seconds``. Parquet files are written with fixed settings, so identical data
@@ -15,6 +16,7 @@ gives identical bytes.
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -90,6 +92,8 @@ class Result:
         summary: the parsed ``summary.json`` (see ``docs/outputs.md``).
         intervals: per-flow interval series (one row per flow and interval).
         traces: sampled traces by name (``"cwnd"``, ``"queue"``); only non-empty ones.
+        pcap_dir: the directory relative pcap paths of ``summary["pcap"]`` are in (the
+            run's ``pcap_dir``, or the directory the result was loaded from).
     """
 
     def __init__(
@@ -97,21 +101,24 @@ class Result:
         summary: dict[str, Any],
         intervals: pl.DataFrame,
         traces: Mapping[str, pl.DataFrame] | None = None,
+        pcap_dir: str | Path | None = None,
     ) -> None:
         self.summary = summary
         self.intervals = intervals
         self.traces: dict[str, pl.DataFrame] = {k: v for k, v in (traces or {}).items() if v.height > 0}
+        self.pcap_dir = Path(pcap_dir) if pcap_dir is not None else Path.cwd()
 
     @classmethod
-    def from_core(cls, raw: Mapping[str, Any]) -> Result:
-        """Build from ``tcplab._core.Simulation.results()``."""
+    def from_core(cls, raw: Mapping[str, Any], pcap_dir: str | Path | None = None) -> Result:
+        """Build from ``tcplab._core.Simulation.results()``; ``pcap_dir`` as given to the
+        simulation (default: the current directory)."""
         summary = json.loads(raw["summary"])
         intervals = _frame(raw["intervals"], INTERVAL_SCHEMA)
         traces = {
             "cwnd": _frame(raw["cwnd_trace"], TRACE_SCHEMAS["cwnd"]),
             "queue": _frame(raw["queue_trace"], TRACE_SCHEMAS["queue"]),
         }
-        return cls(summary, intervals, traces)
+        return cls(summary, intervals, traces, pcap_dir=pcap_dir)
 
     # -- convenient views -----------------------------------------------------------------
 
@@ -131,6 +138,13 @@ class Result:
         return self.summary.get("analysis")
 
     @property
+    def pcaps(self) -> dict[str, Path]:
+        """Link name → pcap file written by the run (``links.NAME.pcap``); relative paths
+        are resolved against :attr:`pcap_dir`. Empty when the run wrote none."""
+        files = (self.summary.get("pcap") or {}).get("files") or []
+        return {f["link"]: self.pcap_dir / f["file"] for f in files}
+
+    @property
     def warnings(self) -> list[str]:
         """Warnings the core attached to the run."""
         return list(self.summary.get("warnings") or [])
@@ -141,10 +155,14 @@ class Result:
         """Write the result files into ``directory`` (created if needed); returns it.
 
         Trace files of traces that are absent are removed if left over from an earlier
-        run in the same directory, so the directory always describes this result.
+        run in the same directory, and so are pcap files an earlier result saved there
+        listed, so the directory always describes this result. Pcap
+        files with relative paths are copied into ``directory`` (at the same relative
+        path) unless they are there already; absolute ones stay where they are.
         """
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
+        self._remove_stale_pcaps(d)
         text = json.dumps(self.summary, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
         (d / SUMMARY_FILE).write_text(text, encoding="utf-8")
         _write_parquet(self.intervals, d / INTERVALS_FILE)
@@ -154,7 +172,28 @@ class Result:
                 _write_parquet(self.traces[name], p)
             elif p.exists():
                 p.unlink()
+        for f in (self.summary.get("pcap") or {}).get("files") or []:
+            rel = Path(f["file"])
+            src, dst = self.pcap_dir / rel, d / rel
+            if rel.is_absolute() or not src.exists() or (dst.exists() and src.samefile(dst)):
+                continue
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dst)
         return d
+
+    def _remove_stale_pcaps(self, d: Path) -> None:
+        """Remove pcap files (relative paths) that an earlier result saved in ``d`` listed
+        and this one does not."""
+        try:
+            old = json.loads((d / SUMMARY_FILE).read_text(encoding="utf-8"))
+            old_files = {f["file"] for f in (old.get("pcap") or {}).get("files") or []}
+        except (OSError, ValueError, AttributeError, KeyError, TypeError):
+            return
+        keep = {f["file"] for f in (self.summary.get("pcap") or {}).get("files") or []}
+        for f in sorted(old_files - keep):
+            rel = Path(f)
+            if not rel.is_absolute() and ".." not in rel.parts:
+                (d / rel).unlink(missing_ok=True)
 
     @classmethod
     def load(cls, directory: str | Path) -> Result:
@@ -163,7 +202,7 @@ class Result:
         summary = json.loads((d / SUMMARY_FILE).read_text(encoding="utf-8"))
         intervals = pl.read_parquet(d / INTERVALS_FILE)
         traces = {name: pl.read_parquet(d / f) for name, f in TRACE_FILES.items() if (d / f).exists()}
-        return cls(summary, intervals, traces)
+        return cls(summary, intervals, traces, pcap_dir=d)
 
     # -- comparison -----------------------------------------------------------------------
 

@@ -87,6 +87,7 @@ def run(
     progress: bool = True,
     *,
     console: Console | None = None,
+    pcap_dir: str | Path | None = None,
 ) -> Result:
     """Run ``scenario`` to completion and return its :class:`Result`.
 
@@ -96,6 +97,9 @@ def run(
         progress: show a progress bar (on stderr) once the run has taken more than
             ``PROGRESS_AFTER_S`` wall seconds; short runs print nothing.
         console: where the progress bar goes (default: a stderr console).
+        pcap_dir: the directory relative ``links.*.pcap`` paths are written in (default:
+            the current directory; ``tcplab run`` uses its ``--out``). It must exist. The
+            files are listed in ``result.pcaps``; ``result.save(dir)`` copies them along.
 
     Raises:
         ScenarioError: the scenario is invalid (the field is ``err.args[1]``).
@@ -105,7 +109,8 @@ def run(
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64):
         raise scenario_error("seed", f"must be an integer in [0, 2^64), got {seed!r}")
     try:
-        sim = _core.Simulation(sc.to_json(), seed)
+        extra = {} if pcap_dir is None else {"pcap_dir": str(pcap_dir)}
+        sim = _core.Simulation(sc.to_json(), seed, **extra)
     except ScenarioError as e:
         e.file = sc.source
         raise
@@ -150,4 +155,4 @@ def run(
     # The simulation may only be freed on the thread that made it: drop it here rather than
     # when this frame dies, which a sampling profiler (e.g. Dask's) can delay to its thread.
     del sim
-    return Result.from_core(raw)
+    return Result.from_core(raw, pcap_dir=Path(pcap_dir) if pcap_dir is not None else Path.cwd())

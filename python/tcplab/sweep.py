@@ -275,6 +275,20 @@ class SweepSpec:
                     raise _spec_error(f"list[{i}]", f"repeats list[{seen[key]}]", src)
                 seen[key] = i
 
+        # Packet traces: every run of a sweep would write the same file.
+        why = "pcap traces are not written in sweeps (every run would write the same file); run one point with `tcplab run` instead"
+        for lname, link in (base.to_dict().get("links") or {}).items():
+            if isinstance(link, Mapping) and "pcap" in link:
+                key = f"links.{lname}.pcap"
+                if any(split_key(k) == ["links", lname, "pcap"] for k in fixed):
+                    raise _spec_error(f"set.{key}", why, src)
+                where = f"{base_path}: " if base_path else ""
+                raise _spec_error("base", f"{where}{key}: {why}", src)
+        for k in params:
+            parts = split_key(k)
+            if len(parts) == 3 and parts[0] == "links" and parts[2] == "pcap":
+                raise _spec_error("grid" if has_grid else "list", f"{k}: {why}", src)
+
         # seeds
         seeds = _seeds(data.get("seeds"), base, src)
 

@@ -90,6 +90,8 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
         .as_ref()
         .map(|tw| two_way_analysis(b, tw, &flows, &mut warnings));
 
+    let pcap = pcap_summary(b, &mut warnings);
+
     let total_drops: u64 = sim
         .links
         .iter()
@@ -108,8 +110,63 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
         "flows": flows,
         "links": links,
         "analysis": analysis,
+        "pcap": pcap,
         "warnings": warnings,
     })
+}
+
+/// The pcap files of the run (null when none was asked for): per file the link, the path
+/// as the scenario wrote it, the records written and the first I/O error; and the address
+/// and port mapping of the synthesized headers. A failed file also becomes a warning.
+fn pcap_summary(b: &Built, warnings: &mut Vec<String>) -> Value {
+    use crate::stats::pcap::{node_addr, sender_port, RECEIVER_PORT};
+    let specs = b.pcap_specs();
+    if specs.is_empty() {
+        return Value::Null;
+    }
+    let sim = &b.sim;
+    let files: Vec<Value> = specs
+        .iter()
+        .map(|&(i, file)| {
+            let l = &sim.links[i];
+            let (packets, error) = match &l.capture {
+                Some(c) => (
+                    c.records(),
+                    c.error()
+                        .map(|e| format!("writing '{}' failed: {e}", c.path().display())),
+                ),
+                None => (0, Some("not written: the file was not opened".to_string())),
+            };
+            if let Some(e) = &error {
+                warnings.push(format!("links.{}.pcap: {e}", l.name));
+            }
+            json!({"link": l.name, "file": file, "packets": packets, "error": error})
+        })
+        .collect();
+    let addresses: serde_json::Map<String, Value> = sim
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let a = node_addr(i as u32);
+            (
+                n.name.clone(),
+                json!(format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3])),
+            )
+        })
+        .collect();
+    let ports: serde_json::Map<String, Value> = sim
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            (
+                f.name.clone(),
+                json!({"sender": sender_port(i as u32), "receiver": RECEIVER_PORT}),
+            )
+        })
+        .collect();
+    json!({"files": files, "addresses": addresses, "ports": ports})
 }
 
 /// Which end-host scheme the slow node runs, and so which closed form applies.

@@ -142,7 +142,7 @@ impl Sim {
         metrics: MetricsConfig,
     ) -> Self {
         for l in &mut links {
-            l.prepare();
+            l.prepare(end);
         }
         Sim {
             now: SimTime::ZERO,
@@ -448,6 +448,11 @@ impl Sim {
         if self.last_interval < self.end {
             self.push_interval_rows(self.last_interval, self.end);
             self.last_interval = self.end;
+        }
+        for l in &mut self.links {
+            if let Some(c) = &mut l.capture {
+                c.finish();
+            }
         }
     }
 

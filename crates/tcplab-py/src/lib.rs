@@ -6,9 +6,10 @@ use pyo3::exceptions::PyValueError;
 use pyo3::ffi::c_str;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use std::path::PathBuf;
 use std::time::Instant;
 use tcplab_core::scenario::{Built, ScenarioError as CoreScenarioError};
-use tcplab_core::time::{SimDuration, SimTime};
+use tcplab_core::time::{SimDuration, SimTime, PS_PER_NS};
 
 // The class is `tcplab.ScenarioError` (module "tcplab", where the package re-exports it),
 // so tracebacks, reprs and pickling name it the way users import it.
@@ -91,11 +92,21 @@ struct Simulation {
 
 #[pymethods]
 impl Simulation {
-    /// Build from scenario JSON text; `seed` overrides the scenario's seed.
+    /// Build from scenario JSON text; `seed` overrides the scenario's seed. The pcap files
+    /// of `links.*.pcap` are created here, relative paths in `pcap_dir` (default: the
+    /// current directory); `pcap_log` also keeps every captured packet for `results()`.
     #[new]
-    #[pyo3(signature = (scenario_json, seed=None))]
-    fn new(scenario_json: &str, seed: Option<u64>) -> PyResult<Self> {
-        let built = tcplab_core::load_json(scenario_json, seed).map_err(scenario_err)?;
+    #[pyo3(signature = (scenario_json, seed=None, pcap_dir=None, pcap_log=false))]
+    fn new(
+        scenario_json: &str,
+        seed: Option<u64>,
+        pcap_dir: Option<PathBuf>,
+        pcap_log: bool,
+    ) -> PyResult<Self> {
+        let mut built = tcplab_core::load_json(scenario_json, seed).map_err(scenario_err)?;
+        built
+            .open_pcaps(pcap_dir.as_deref(), pcap_log)
+            .map_err(scenario_err)?;
         Ok(Simulation { built, wall: 0.0 })
     }
 
@@ -171,7 +182,52 @@ impl Simulation {
         q.set_item("packets", tr.queue_packets.clone())?;
         q.set_item("bytes", tr.queue_bytes.clone())?;
         d.set_item("queue_trace", q)?;
+        d.set_item("pcap_log", self.pcap_log(py)?)?;
         Ok(d)
+    }
+}
+
+impl Simulation {
+    /// Per captured link with `pcap_log`: the packets as the simulation recorded them.
+    fn pcap_log<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(py);
+        let sim = &self.built.sim;
+        for l in &sim.links {
+            let Some(log) = l.capture.as_ref().and_then(|c| c.log()) else {
+                continue;
+            };
+            let ns = |t: SimTime| t.0 / PS_PER_NS;
+            let cols = PyDict::new(py);
+            cols.set_item("t_ns", log.iter().map(|(t, _)| ns(*t)).collect::<Vec<_>>())?;
+            let flow: Vec<&str> = log
+                .iter()
+                .map(|(_, p)| sim.flows[p.flow as usize].name.as_str())
+                .collect();
+            cols.set_item("flow", flow)?;
+            let kind: Vec<&str> = log
+                .iter()
+                .map(|(_, p)| if p.is_data() { "data" } else { "ack" })
+                .collect();
+            cols.set_item("kind", kind)?;
+            cols.set_item("seq", log.iter().map(|(_, p)| p.seq).collect::<Vec<_>>())?;
+            cols.set_item("ack", log.iter().map(|(_, p)| p.ack).collect::<Vec<_>>())?;
+            cols.set_item("len", log.iter().map(|(_, p)| p.len).collect::<Vec<_>>())?;
+            cols.set_item("size", log.iter().map(|(_, p)| p.size).collect::<Vec<_>>())?;
+            cols.set_item(
+                "flags",
+                log.iter().map(|(_, p)| p.flags).collect::<Vec<_>>(),
+            )?;
+            cols.set_item(
+                "ts_ns",
+                log.iter().map(|(_, p)| ns(p.ts)).collect::<Vec<_>>(),
+            )?;
+            cols.set_item(
+                "rx_ns",
+                log.iter().map(|(_, p)| ns(p.rx_time)).collect::<Vec<_>>(),
+            )?;
+            out.set_item(&l.name, cols)?;
+        }
+        Ok(out)
     }
 }
 

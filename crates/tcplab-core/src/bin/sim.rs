@@ -1,4 +1,5 @@
 //! Minimal Rust-only runner: `tcplab-sim SCENARIO.toml [SEED]` prints summary.json.
+//! Relative `links.*.pcap` paths are written relative to the current directory.
 use std::time::Instant;
 
 fn main() {
@@ -24,6 +25,10 @@ fn main() {
             std::process::exit(2);
         }
     };
+    if let Err(e) = b.open_pcaps(None, false) {
+        eprintln!("{}: {e}", args[1]);
+        std::process::exit(2);
+    }
     let t = Instant::now();
     b.sim.run();
     let s = tcplab_core::report::summary(&b, t.elapsed().as_secs_f64());

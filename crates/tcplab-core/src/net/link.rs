@@ -20,6 +20,7 @@ use crate::event::{Event, EventQueue, LinkId, NodeId};
 use crate::net::packet::Packet;
 use crate::queue::{AnyQueue, Backlog, DropLog, DropReason, Limit, QueueCx, QueueDisc};
 use crate::rng::SimRng;
+use crate::stats::pcap::PcapWriter;
 use crate::time::{Rate, SimDuration, SimTime};
 use std::collections::VecDeque;
 
@@ -91,6 +92,11 @@ pub struct Link {
     free_at: SimTime,
     /// Serialisation times of the two most recent packet sizes (data and ack, typically).
     tx_cache: [(u32, SimDuration); 2],
+    /// End of the run (fast-path captures stop there).
+    end: SimTime,
+    /// Packet capture of this direction (`links.NAME.pcap`): every packet is recorded when
+    /// its transmission starts. Boxed so an uncaptured link stays small.
+    pub capture: Option<Box<PcapWriter>>,
 }
 
 impl Link {
@@ -127,12 +133,15 @@ impl Link {
             txs_bytes: 0,
             free_at: SimTime::ZERO,
             tx_cache: [(u32::MAX, SimDuration::ZERO); 2],
+            end: SimTime::MAX,
+            capture: None,
         }
     }
 
     /// Choose the fast or the scheduled path from the discipline and the backpressure
-    /// setting. Call once, before the first packet.
-    pub fn prepare(&mut self) {
+    /// setting, and note when the run ends. Call once, before the first packet.
+    pub fn prepare(&mut self, end: SimTime) {
+        self.end = end;
         self.fifo_limit = match self.backpressure {
             None => self.queue.fifo_limit(),
             Some(_) => None,
@@ -307,6 +316,13 @@ impl Link {
         if pkt.tx_start == SimTime::MAX {
             pkt.tx_start = start;
         }
+        // Captured now, stamped with its start time (FIFO: starts are in enqueue order);
+        // a start after the end of the run never happens, so it is not recorded.
+        if let Some(c) = &mut self.capture {
+            if start <= self.end {
+                c.record(start, &pkt);
+            }
+        }
         let lost = self.loss > 0.0 && self.loss_rng.bernoulli(self.loss);
         self.txs.push_back(Tx {
             start,
@@ -334,6 +350,9 @@ impl Link {
                 p.tx_start = now;
             }
             let dt = self.tx_time(p.size);
+            if let Some(c) = &mut self.capture {
+                c.record(now, &p);
+            }
             self.busy = Some(p);
             self.busy_since = now;
             events.schedule(now + dt, Event::LinkTxDone(id));
@@ -415,7 +434,7 @@ mod tests {
             SimRng::derive(1, Stream::Queue, 0),
             SimRng::derive(1, Stream::LinkLoss, 0),
         );
-        l.prepare();
+        l.prepare(SimTime::MAX);
         assert!(l.fifo_limit.is_some());
         if scheduled {
             l.force_scheduled();
@@ -538,7 +557,7 @@ mod tests {
             SimRng::derive(1, Stream::Queue, 0),
             SimRng::derive(1, Stream::LinkLoss, 0),
         );
-        l.prepare();
+        l.prepare(SimTime::MAX);
         let mut ev = EventQueue::new();
         l.offer(
             0,

@@ -107,6 +107,12 @@ pub struct LinkSpec {
     /// a host. Absent = no backpressure.
     #[serde(default)]
     pub backpressure: Option<u32>,
+    /// Write every packet this direction transmits to this pcap file (synthesized IPv4/TCP
+    /// headers, nanosecond timestamps; see docs/outputs.md). A relative path is relative to
+    /// the run's output directory (`tcplab run --out DIR`; the current directory for
+    /// `tcplab.run` without `pcap_dir`).
+    #[serde(default)]
+    pub pcap: Option<String>,
 }
 
 fn zero_duration() -> DurationValue {

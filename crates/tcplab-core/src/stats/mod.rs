@@ -5,6 +5,8 @@
 //! Interval and trace rows are produced at interval granularity, so their memory grows with
 //! `duration / interval`, never with the packet count.
 
+pub mod pcap;
+
 use serde::Serialize;
 
 #[derive(Clone, Copy, Debug, Default)]

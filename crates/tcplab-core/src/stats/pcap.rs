@@ -1,0 +1,568 @@
+//! Packet traces: a classic libpcap file per captured link direction.
+//!
+//! The simulator's packets carry no bytes, so each record is a **synthesized wire image**:
+//! an IPv4 header and a TCP header with a timestamps option (52 bytes), built from the
+//! packet's fields. Only these headers are stored (the capture length is 52); the IPv4
+//! total length and the record's original length say how long the packet is, so readers
+//! (Wireshark/tshark, tcptrace, scapy, dpkt) see the right TCP payload length and follow
+//! the sequence space exactly. The mapping (documented in `docs/outputs.md`):
+//!
+//! - file: libpcap 2.4, magic `0xa1b23c4d` (nanosecond timestamps), link type
+//!   `LINKTYPE_RAW` (101: each record starts with the IPv4 header), snaplen 52, little-endian;
+//! - record time: the simulated time the packet **starts transmission** on the link
+//!   direction (a capture on the sending interface), in ns since t = 0, written as
+//!   seconds since the Unix epoch (t = 0 is 1970-01-01T00:00:00Z); picoseconds are truncated;
+//! - IPv4: addresses `10.a.b.c` with `a.b.c` = node id + 1 as 24 bits (node ids follow the
+//!   sorted node names: the first node is 10.0.0.1); protocol 6; TTL 64; DF; DSCP 0; ECN
+//!   field ECT(0) when the packet has `flags::ECT`, CE (0b11) when it has `flags::CE`;
+//!   total length = 52 + payload bytes; **identification = the simulated on-the-wire size**
+//!   (`Packet::size`, saturated at 65535), which differs from the total length by the
+//!   flow's configured header size (`header` / `ack_size`) minus 52; correct checksum;
+//! - TCP: sender port `10000 + flow id` (flow ids follow the sorted flow names), receiver
+//!   port 5001; data segments go sender → receiver with seq = ([`SENDER_ISN`] + simulated
+//!   seq) mod 2^32 and ack = [`RECEIVER_ISN`] (the receiver sends no data); acks go
+//!   receiver → sender with seq = [`RECEIVER_ISN`] and ack = ([`SENDER_ISN`] + simulated
+//!   ack) mod 2^32; flags ACK always, plus ECE / CWR from the packet's flags; window =
+//!   65535 from the sender, min(receiver window, 65535) from the receiver (no window scale:
+//!   no SYN is synthesized); options NOP, NOP, timestamps (kind 8): data TSval = the time the
+//!   sender sent the segment (`Packet::ts`), TSecr = 0; ack TSval = the time the
+//!   acknowledged segment reached the receiver (`Packet::rx_time`), TSecr = the echoed
+//!   data timestamp (`Packet::ts`); both in **microseconds** of simulated time mod 2^32;
+//!   checksum computed as if the payload were all zero bytes.
+//!
+//! Writing never panics: the first I/O error is remembered, later records are skipped, and
+//! the run's summary reports it (see [`PcapWriter::error`]). Records are built in a fixed
+//! array and written through a `BufWriter`: no allocation per packet.
+
+use crate::event::{FlowId, NodeId};
+use crate::net::packet::{flags, Packet, PacketKind};
+use crate::time::{SimTime, PS_PER_NS, PS_PER_US};
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// Sequence number (mod 2^32) of the sender's simulated byte 0. Chosen 1 MiB below 2^32,
+/// so every capture of more than a MiB of data exercises the wrap-around.
+pub const SENDER_ISN: u32 = 0xFFF0_0000;
+/// Sequence number the receiver's (data-less) segments carry.
+pub const RECEIVER_ISN: u32 = 0x0010_0000;
+/// TCP port of every flow's receiver.
+pub const RECEIVER_PORT: u16 = 5001;
+/// A flow's sender port is `SENDER_PORT_BASE + flow id` (mod 55,536 flows).
+pub const SENDER_PORT_BASE: u16 = 10000;
+/// `LINKTYPE_RAW`: records begin with the IP header.
+pub const LINKTYPE_RAW: u32 = 101;
+/// Nanosecond-resolution libpcap magic.
+pub const MAGIC_NS: u32 = 0xa1b2_3c4d;
+/// Synthesized header bytes per record: IPv4 (20) + TCP (20) + NOP, NOP, timestamps (12).
+pub const HEADER_LEN: usize = 52;
+/// Bytes per record on disk: the 16-byte record header and the synthesized headers.
+pub const RECORD_LEN: usize = 16 + HEADER_LEN;
+/// Bytes of the file header.
+pub const FILE_HEADER_LEN: usize = 24;
+
+/// The IPv4 address of node `n`: 10.a.b.c with a.b.c = n + 1.
+pub fn node_addr(n: NodeId) -> [u8; 4] {
+    let k = (n as u64 + 1) & 0xFF_FFFF;
+    [10, (k >> 16) as u8, (k >> 8) as u8, k as u8]
+}
+
+/// The TCP port of flow `f`'s sender.
+pub fn sender_port(f: FlowId) -> u16 {
+    SENDER_PORT_BASE + (f % (u16::MAX as u32 + 1 - SENDER_PORT_BASE as u32)) as u16
+}
+
+/// A 32-bit TCP sequence number: `(isn + seq) mod 2^32`.
+#[inline]
+pub fn wire_seq(isn: u32, seq: u64) -> u32 {
+    isn.wrapping_add(seq as u32)
+}
+
+/// Microseconds of simulated time mod 2^32 (a TSval / TSecr).
+#[inline]
+fn ts_us(t: SimTime) -> u32 {
+    (t.0 / PS_PER_US) as u32
+}
+
+/// One's-complement sum of big-endian 16-bit words, not yet folded.
+#[inline]
+fn sum16(bytes: &[u8]) -> u32 {
+    bytes
+        .chunks(2)
+        .map(|c| u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]) as u32)
+        .sum()
+}
+
+#[inline]
+fn fold(mut s: u32) -> u16 {
+    while s > 0xFFFF {
+        s = (s & 0xFFFF) + (s >> 16);
+    }
+    !(s as u16)
+}
+
+/// The Internet checksum of `bytes` (RFC 1071).
+pub fn checksum(bytes: &[u8]) -> u16 {
+    fold(sum16(bytes))
+}
+
+/// The libpcap file header.
+pub fn file_header() -> [u8; FILE_HEADER_LEN] {
+    let mut h = [0u8; FILE_HEADER_LEN];
+    h[0..4].copy_from_slice(&MAGIC_NS.to_le_bytes());
+    h[4..6].copy_from_slice(&2u16.to_le_bytes());
+    h[6..8].copy_from_slice(&4u16.to_le_bytes());
+    // thiszone = 0, sigfigs = 0
+    h[16..20].copy_from_slice(&(HEADER_LEN as u32).to_le_bytes());
+    h[20..24].copy_from_slice(&LINKTYPE_RAW.to_le_bytes());
+    h
+}
+
+/// Build one record (record header + IPv4 + TCP headers) for `p` starting transmission at
+/// `now`. `rwnd` is the window the flow's receiver advertises.
+pub fn encode(buf: &mut [u8; RECORD_LEN], now: SimTime, p: &Packet, rwnd: u16) {
+    let data = p.kind == PacketKind::Data;
+    let payload = if data { p.len as usize } else { 0 };
+    let total = (HEADER_LEN + payload).min(u16::MAX as usize) as u16;
+
+    // Record header: seconds, nanoseconds, captured length, original length.
+    let ns = now.0 / PS_PER_NS;
+    buf[0..4].copy_from_slice(&((ns / 1_000_000_000) as u32).to_le_bytes());
+    buf[4..8].copy_from_slice(&((ns % 1_000_000_000) as u32).to_le_bytes());
+    buf[8..12].copy_from_slice(&(HEADER_LEN as u32).to_le_bytes());
+    buf[12..16].copy_from_slice(&(total as u32).to_le_bytes());
+
+    // IPv4.
+    let ecn = if p.has(flags::CE) {
+        0b11
+    } else if p.has(flags::ECT) {
+        0b10
+    } else {
+        0
+    };
+    let (src, dst) = (node_addr(p.src), node_addr(p.dst));
+    let ip = &mut buf[16..36];
+    ip[0] = 0x45;
+    ip[1] = ecn;
+    ip[2..4].copy_from_slice(&total.to_be_bytes());
+    ip[4..6].copy_from_slice(&(p.size.min(u16::MAX as u32) as u16).to_be_bytes());
+    ip[6..8].copy_from_slice(&0x4000u16.to_be_bytes()); // DF, offset 0
+    ip[8] = 64;
+    ip[9] = 6;
+    ip[10..12].copy_from_slice(&[0, 0]);
+    ip[12..16].copy_from_slice(&src);
+    ip[16..20].copy_from_slice(&dst);
+    let c = checksum(ip);
+    ip[10..12].copy_from_slice(&c.to_be_bytes());
+
+    // TCP.
+    let (sport, dport, seq, ack, tsval, tsecr, win) = if data {
+        (
+            sender_port(p.flow),
+            RECEIVER_PORT,
+            wire_seq(SENDER_ISN, p.seq),
+            RECEIVER_ISN,
+            ts_us(p.ts),
+            0,
+            u16::MAX,
+        )
+    } else {
+        (
+            RECEIVER_PORT,
+            sender_port(p.flow),
+            RECEIVER_ISN,
+            wire_seq(SENDER_ISN, p.ack),
+            ts_us(p.rx_time),
+            ts_us(p.ts),
+            rwnd,
+        )
+    };
+    let mut tcp_flags = 0x10u8; // ACK
+    if p.has(flags::ECE) {
+        tcp_flags |= 0x40;
+    }
+    if p.has(flags::CWR) {
+        tcp_flags |= 0x80;
+    }
+    let tcp = &mut buf[36..RECORD_LEN];
+    tcp[0..2].copy_from_slice(&sport.to_be_bytes());
+    tcp[2..4].copy_from_slice(&dport.to_be_bytes());
+    tcp[4..8].copy_from_slice(&seq.to_be_bytes());
+    tcp[8..12].copy_from_slice(&ack.to_be_bytes());
+    tcp[12] = (32 / 4) << 4; // data offset: 8 words
+    tcp[13] = tcp_flags;
+    tcp[14..16].copy_from_slice(&win.to_be_bytes());
+    tcp[16..20].copy_from_slice(&[0, 0, 0, 0]); // checksum, urgent pointer
+    tcp[20..24].copy_from_slice(&[1, 1, 8, 10]); // NOP, NOP, kind 8, length 10
+    tcp[24..28].copy_from_slice(&tsval.to_be_bytes());
+    tcp[28..32].copy_from_slice(&tsecr.to_be_bytes());
+    // Pseudo-header + TCP header; the (absent) payload counts as zero bytes.
+    let tcp_len = total as u32 - 20;
+    let pseudo = sum16(&src) + sum16(&dst) + 6 + tcp_len;
+    let c = fold(pseudo + sum16(tcp));
+    tcp[16..18].copy_from_slice(&c.to_be_bytes());
+}
+
+/// Writes one link direction's packets to a pcap file.
+pub struct PcapWriter<W: Write = BufWriter<File>> {
+    out: W,
+    path: PathBuf,
+    buf: [u8; RECORD_LEN],
+    /// Receiver window per flow id (what acks advertise).
+    rwnd: Vec<u16>,
+    records: u64,
+    error: Option<String>,
+    /// When enabled, every recorded packet with its time, as the simulation had it (a test
+    /// and debugging aid: grows with the packet count).
+    log: Option<Vec<(SimTime, Packet)>>,
+}
+
+impl PcapWriter<BufWriter<File>> {
+    /// Create (or truncate) `path` and write the file header. `rwnd[f]` is the receiver
+    /// window of flow `f` in bytes.
+    pub fn create(path: &Path, rwnd: &[u64]) -> io::Result<Self> {
+        let f = File::create(path)?;
+        Ok(Self::new(
+            BufWriter::with_capacity(64 * 1024, f),
+            path.to_path_buf(),
+            rwnd,
+        ))
+    }
+}
+
+impl<W: Write> PcapWriter<W> {
+    /// Wrap any writer (tests use a `Vec<u8>`); writes the file header.
+    pub fn new(out: W, path: PathBuf, rwnd: &[u64]) -> Self {
+        let mut w = PcapWriter {
+            out,
+            path,
+            buf: [0; RECORD_LEN],
+            rwnd: rwnd
+                .iter()
+                .map(|&r| r.min(u16::MAX as u64) as u16)
+                .collect(),
+            records: 0,
+            error: None,
+            log: None,
+        };
+        let h = file_header();
+        w.write(&h);
+        w
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        if self.error.is_none() {
+            if let Err(e) = self.out.write_all(bytes) {
+                self.error = Some(e.to_string());
+            }
+        }
+    }
+
+    /// Keep every recorded packet in memory too (see [`PcapWriter::log`]).
+    pub fn enable_log(&mut self) {
+        self.log = Some(Vec::new());
+    }
+
+    /// Record `p`, which starts transmission at `now`.
+    #[inline]
+    pub fn record(&mut self, now: SimTime, p: &Packet) {
+        if let Some(log) = &mut self.log {
+            log.push((now, *p));
+        }
+        if self.error.is_some() {
+            return;
+        }
+        let rwnd = self.rwnd.get(p.flow as usize).copied().unwrap_or(u16::MAX);
+        encode(&mut self.buf, now, p, rwnd);
+        if let Err(e) = self.out.write_all(&self.buf) {
+            self.error = Some(e.to_string());
+            return;
+        }
+        self.records += 1;
+    }
+
+    /// Flush buffered records (at the end of the run).
+    pub fn finish(&mut self) {
+        if self.error.is_none() {
+            if let Err(e) = self.out.flush() {
+                self.error = Some(e.to_string());
+            }
+        }
+    }
+
+    /// The file written to.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Records handed to the writer without error.
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+
+    /// The first I/O error, if any (later records were skipped).
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    /// The packets recorded, when [`PcapWriter::enable_log`] was called.
+    pub fn log(&self) -> Option<&[(SimTime, Packet)]> {
+        self.log.as_deref()
+    }
+
+    /// The underlying writer (tests).
+    pub fn get_ref(&self) -> &W {
+        &self.out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::SimDuration;
+
+    fn data(flow: FlowId, seq: u64, len: u32) -> Packet {
+        let mut p = Packet::test(flow, PacketKind::Data, len + 40);
+        p.src = 0;
+        p.dst = 2;
+        p.seq = seq;
+        p.len = len;
+        p.ts = SimTime(1_234_567_000_000); // 1.234567 s
+        p
+    }
+
+    fn ack(flow: FlowId, ack: u64) -> Packet {
+        let mut p = Packet::test(flow, PacketKind::Ack, 40);
+        p.src = 2;
+        p.dst = 0;
+        p.ack = ack;
+        p.ts = SimTime(1_000_000_000_000);
+        p.rx_time = SimTime(1_500_000_000_000);
+        p
+    }
+
+    fn be16(b: &[u8]) -> u16 {
+        u16::from_be_bytes([b[0], b[1]])
+    }
+    fn be32(b: &[u8]) -> u32 {
+        u32::from_be_bytes([b[0], b[1], b[2], b[3]])
+    }
+    fn le32(b: &[u8]) -> u32 {
+        u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    }
+
+    #[test]
+    fn checksum_matches_rfc1071_example() {
+        // RFC 1071 §3's example words sum to 0xddf2; the checksum is its complement.
+        let b = [0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7];
+        assert_eq!(checksum(&b), !0xddf2);
+        // A well-known IPv4 header (Wikipedia's example) has checksum 0xb861.
+        let mut h = [
+            0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0x00, 0x00, 0xc0, 0xa8,
+            0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7,
+        ];
+        assert_eq!(checksum(&h), 0xb861);
+        h[10..12].copy_from_slice(&0xb861u16.to_be_bytes());
+        assert_eq!(checksum(&h), 0, "a header with its checksum sums to 0xffff");
+    }
+
+    #[test]
+    fn file_header_layout() {
+        let h = file_header();
+        assert_eq!(&h[0..4], &[0x4d, 0x3c, 0xb2, 0xa1]);
+        assert_eq!(&h[4..8], &[2, 0, 4, 0]);
+        assert_eq!(&h[8..16], &[0; 8]);
+        assert_eq!(le32(&h[16..20]), 52);
+        assert_eq!(le32(&h[20..24]), 101);
+    }
+
+    #[test]
+    fn data_record_layout() {
+        let mut b = [0u8; RECORD_LEN];
+        let mut p = data(3, 5000, 1460);
+        p.flags = flags::ECT | flags::CWR;
+        let now = SimTime(2_000_000_123_456); // 2.000000123456 s
+        encode(&mut b, now, &p, 1000);
+        // Record header: 2 s, 123 ns (picoseconds truncated), caplen 52, orig 52 + 1460.
+        assert_eq!(le32(&b[0..4]), 2);
+        assert_eq!(le32(&b[4..8]), 123);
+        assert_eq!(le32(&b[8..12]), 52);
+        assert_eq!(le32(&b[12..16]), 1512);
+        let ip = &b[16..36];
+        assert_eq!(ip[0], 0x45);
+        assert_eq!(ip[1], 0b10, "ECT(0)");
+        assert_eq!(be16(&ip[2..4]), 1512);
+        assert_eq!(
+            be16(&ip[4..6]),
+            1500,
+            "identification carries the simulated size"
+        );
+        assert_eq!(be16(&ip[6..8]), 0x4000);
+        assert_eq!((ip[8], ip[9]), (64, 6));
+        assert_eq!(&ip[12..16], &[10, 0, 0, 1]);
+        assert_eq!(&ip[16..20], &[10, 0, 0, 3]);
+        assert_eq!(checksum(ip), 0, "valid IPv4 header checksum");
+        let tcp = &b[36..];
+        assert_eq!(be16(&tcp[0..2]), 10003);
+        assert_eq!(be16(&tcp[2..4]), 5001);
+        assert_eq!(be32(&tcp[4..8]), SENDER_ISN.wrapping_add(5000));
+        assert_eq!(be32(&tcp[8..12]), RECEIVER_ISN);
+        assert_eq!(tcp[12], 0x80);
+        assert_eq!(tcp[13], 0x10 | 0x80, "ACK + CWR");
+        assert_eq!(be16(&tcp[14..16]), 65535);
+        assert_eq!(&tcp[20..24], &[1, 1, 8, 10]);
+        assert_eq!(be32(&tcp[24..28]), 1_234_567, "TSval in µs");
+        assert_eq!(be32(&tcp[28..32]), 0);
+        // TCP checksum over pseudo-header + header + 1460 zero bytes.
+        let mut seg = tcp.to_vec();
+        seg.resize(32 + 1460, 0);
+        let mut pseudo = Vec::new();
+        pseudo.extend_from_slice(&ip[12..20]);
+        pseudo.extend_from_slice(&[0, 6]);
+        pseudo.extend_from_slice(&((32 + 1460) as u16).to_be_bytes());
+        pseudo.extend_from_slice(&seg);
+        assert_eq!(checksum(&pseudo), 0, "valid TCP checksum");
+    }
+
+    #[test]
+    fn ack_record_layout_and_ecn() {
+        let mut b = [0u8; RECORD_LEN];
+        let mut p = ack(0, 1460);
+        p.size = 28; // compressed ack: smaller than the synthesized headers
+        p.flags = flags::ECE;
+        encode(&mut b, SimTime(0), &p, 8192);
+        assert_eq!(le32(&b[12..16]), 52);
+        let ip = &b[16..36];
+        assert_eq!(ip[1], 0);
+        assert_eq!(be16(&ip[2..4]), 52);
+        assert_eq!(be16(&ip[4..6]), 28);
+        assert_eq!(&ip[12..16], &[10, 0, 0, 3]);
+        assert_eq!(&ip[16..20], &[10, 0, 0, 1]);
+        assert_eq!(checksum(ip), 0);
+        let tcp = &b[36..];
+        assert_eq!(be16(&tcp[0..2]), 5001);
+        assert_eq!(be16(&tcp[2..4]), 10000);
+        assert_eq!(be32(&tcp[4..8]), RECEIVER_ISN);
+        assert_eq!(be32(&tcp[8..12]), SENDER_ISN.wrapping_add(1460));
+        assert_eq!(tcp[13], 0x10 | 0x40, "ACK + ECE");
+        assert_eq!(be16(&tcp[14..16]), 8192);
+        assert_eq!(
+            be32(&tcp[24..28]),
+            1_500_000,
+            "TSval: when the segment arrived"
+        );
+        assert_eq!(
+            be32(&tcp[28..32]),
+            1_000_000,
+            "TSecr: the echoed data timestamp"
+        );
+        // CE marks the IP ECN field 0b11.
+        let mut d = data(0, 0, 100);
+        d.flags = flags::ECT | flags::CE;
+        encode(&mut b, SimTime(0), &d, 0);
+        assert_eq!(b[17] & 0b11, 0b11);
+        assert_eq!(checksum(&b[16..36]), 0);
+    }
+
+    #[test]
+    fn seq_wraps_mod_2_32() {
+        let wrap = (1u64 << 32) - SENDER_ISN as u64; // sim seq where the wire seq wraps
+        assert_eq!(wire_seq(SENDER_ISN, wrap - 1), u32::MAX);
+        assert_eq!(wire_seq(SENDER_ISN, wrap), 0);
+        assert_eq!(wire_seq(SENDER_ISN, wrap + 7), 7);
+        assert_eq!(wire_seq(SENDER_ISN, (5u64 << 32) + 9), SENDER_ISN + 9);
+        let mut b = [0u8; RECORD_LEN];
+        encode(&mut b, SimTime(0), &data(0, wrap + 1460, 1460), 0);
+        assert_eq!(be32(&b[40..44]), 1460);
+        encode(&mut b, SimTime(0), &ack(0, (3u64 << 32) + wrap + 5), 0);
+        assert_eq!(be32(&b[44..48]), 5);
+    }
+
+    #[test]
+    fn addresses_and_ports() {
+        assert_eq!(node_addr(0), [10, 0, 0, 1]);
+        assert_eq!(node_addr(255), [10, 0, 1, 0]);
+        assert_eq!(node_addr(70_000), [10, 1, 17, 113]);
+        assert_eq!(sender_port(0), 10000);
+        assert_eq!(sender_port(55_535), 65535);
+        assert_eq!(sender_port(55_536), 10000);
+    }
+
+    #[test]
+    fn writer_appends_records_and_is_deterministic() {
+        let run = || {
+            let mut w = PcapWriter::new(Vec::new(), PathBuf::from("t.pcap"), &[1 << 30]);
+            w.enable_log();
+            let mut t = SimTime(0);
+            for i in 0..5u64 {
+                w.record(t, &data(0, i * 1460, 1460));
+                w.record(t, &ack(0, i * 1460));
+                t += SimDuration::from_us(120);
+            }
+            w.finish();
+            assert_eq!(w.records(), 10);
+            assert_eq!(w.log().unwrap().len(), 10);
+            assert!(w.error().is_none());
+            w.get_ref().clone()
+        };
+        let bytes = run();
+        assert_eq!(bytes.len(), FILE_HEADER_LEN + 10 * RECORD_LEN);
+        assert_eq!(bytes, run());
+        // Receiver window capped at 65535 without window scaling.
+        let ack1 = &bytes[FILE_HEADER_LEN + RECORD_LEN..][..RECORD_LEN];
+        assert_eq!(be16(&ack1[50..52]), 65535);
+    }
+
+    /// A writer that fails after `ok` bytes.
+    struct Failing {
+        ok: usize,
+    }
+    impl Write for Failing {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            if self.ok < b.len() {
+                return Err(io::Error::new(io::ErrorKind::StorageFull, "disk full"));
+            }
+            self.ok -= b.len();
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn io_errors_are_remembered_not_raised() {
+        let mut w = PcapWriter::new(
+            Failing {
+                ok: FILE_HEADER_LEN + 2 * RECORD_LEN,
+            },
+            PathBuf::from("full.pcap"),
+            &[],
+        );
+        for i in 0..5 {
+            w.record(SimTime(i), &data(0, 0, 10));
+        }
+        w.finish();
+        assert_eq!(w.records(), 2);
+        assert_eq!(w.error(), Some("disk full"));
+    }
+
+    #[test]
+    fn dev_full_reports_the_error_at_finish() {
+        let p = Path::new("/dev/full");
+        if !p.exists() {
+            return;
+        }
+        let mut w = PcapWriter::create(p, &[]).unwrap();
+        for i in 0..10 {
+            w.record(SimTime(i), &data(0, 0, 10));
+        }
+        assert!(w.error().is_none(), "buffered so far");
+        w.finish();
+        assert!(
+            w.error().unwrap().contains("No space left"),
+            "{:?}",
+            w.error()
+        );
+    }
+}
