@@ -5,7 +5,10 @@
 //!   the first unacknowledged segment; the algorithm's `on_congestion(FastRetransmit)` sets
 //!   `ssthresh`, and the recovery window starts at `cwnd + 3·MSS`, growing one MSS per
 //!   further duplicate ack.
-//! - **Reno** recovery ends at the first ack of new data. **NewReno** (RFC 6582) treats an ack
+//! - **Reno** recovery ends at the first ack of new data. **NewReno** (RFC 6582) enters fast
+//!   retransmit only when the duplicate acks cover more than `recover`, the highest sequence
+//!   sent when the previous recovery or timeout began (§3.2 step 1: duplicate acks at or
+//!   below it come from unnecessary retransmissions, §4), and treats an ack
 //!   below `recover` as partial: it retransmits the next hole, deflates the window by the
 //!   amount acknowledged (adding back one MSS if at least one MSS was acked), restarts the
 //!   timer (every partial ack, or only the first: [`crate::tcp::PartialAckTimer`]) and
@@ -69,6 +72,9 @@ pub struct TcpSender {
     dupacks: u32,
     state: CaState,
     recover: u64,
+    /// `recover` was set by a recovery or a timeout (before that, like RFC 6582's initial
+    /// value ISS, it lies below the first data byte).
+    recover_set: bool,
     /// Send window while in fast recovery (inflated by duplicate acks).
     rec_window: u64,
     /// The segment being timed for the RTO estimator: (end sequence, send time).
@@ -106,6 +112,7 @@ impl TcpSender {
             dupacks: 0,
             state: CaState::Open,
             recover: 0,
+            recover_set: false,
             rec_window: 0,
             timed: None,
             rto_deadline: None,
@@ -364,7 +371,15 @@ impl TcpSender {
                     }
                 } else if dup {
                     self.dupacks += 1;
-                    if self.dupacks == self.dupack_threshold && self.state == CaState::Open {
+                    // RFC 6582 §3.2 step 1: NewReno starts a fast retransmit only if the
+                    // ack covers more than `recover` (the highest sequence sent when the
+                    // last recovery or timeout began); duplicate acks at or below it are
+                    // most likely caused by unnecessary retransmissions (§4).
+                    let careful = self.cc.recovery_style() == RecoveryStyle::NewReno;
+                    if self.dupacks == self.dupack_threshold
+                        && self.state == CaState::Open
+                        && (!careful || !self.recover_set || ack > self.recover)
+                    {
                         self.enter_recovery(now, out);
                     }
                 }
@@ -390,6 +405,7 @@ impl TcpSender {
         self.state = CaState::Recovery;
         self.partial_acks = 0;
         self.recover = self.snd_max;
+        self.recover_set = true;
         self.rec_window = self.cc.cwnd() + self.dupack_threshold as u64 * self.mss as u64;
         self.retransmit_head(now, out);
     }
@@ -406,6 +422,7 @@ impl TcpSender {
         self.rtt.back_off();
         self.state = CaState::Loss;
         self.recover = self.snd_max;
+        self.recover_set = true;
         self.dupacks = 0;
         self.snd_nxt = self.snd_una;
         self.retx_pending = false; // go-back-N resends snd_una first anyway
@@ -587,6 +604,39 @@ mod tests {
         // Only Slow-but-Steady restarts on the second (at 30 ms).
         assert!(every[2] > every[1]);
         assert_eq!(first[2], first[1]);
+    }
+
+    #[test]
+    fn newreno_ignores_dupacks_at_recover() {
+        // RFC 6582 §3.2 step 1: after a recovery that ended at `recover` = 12 000, three
+        // duplicate acks of 12 000 do not start another one; duplicates above it do.
+        let mut s = sender(10, true);
+        let t0 = SimTime::ZERO;
+        let t1 = SimTime(1_000_000);
+        collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+        for _ in 0..4 {
+            collect(&mut s, |s, o| {
+                s.on_ack(t1, &ack_pkt(1000, t0), &mut |p| o(p))
+            });
+        }
+        assert_eq!(s.stats.fast_retransmits, 1);
+        collect(&mut s, |s, o| {
+            s.on_ack(t1, &ack_pkt(12_000, t0), &mut |p| o(p))
+        });
+        assert_eq!(s.state(), CaState::Open);
+        assert!(s.snd_max() > 13_000);
+        for _ in 0..5 {
+            collect(&mut s, |s, o| {
+                s.on_ack(t1, &ack_pkt(12_000, t0), &mut |p| o(p))
+            });
+        }
+        assert_eq!(s.stats.fast_retransmits, 1, "dupacks at recover");
+        for _ in 0..4 {
+            collect(&mut s, |s, o| {
+                s.on_ack(t1, &ack_pkt(13_000, t0), &mut |p| o(p))
+            });
+        }
+        assert_eq!(s.stats.fast_retransmits, 2, "dupacks above recover");
     }
 
     #[test]
