@@ -135,7 +135,8 @@ impl Simulation {
     /// Advance by `seconds` of simulated time with the GIL released. Returns whether the
     /// run has finished.
     fn advance(&mut self, py: Python<'_>, seconds: f64) -> PyResult<bool> {
-        if !(seconds > 0.0) {
+        // Written so that NaN is rejected too.
+        if seconds.is_nan() || seconds <= 0.0 {
             return Err(PyValueError::new_err("seconds: must be positive"));
         }
         let built = &mut self.built;

@@ -58,16 +58,17 @@ mod tests {
         let mut rng = SimRng::derive(0, Stream::Queue, 0);
         let mut log = DropLog::default();
         let mut cx = QueueCx::new(SimTime::ZERO, &mut rng, &mut log);
-        let mut seq = 0;
-        for kind in [
+        for (seq, kind) in [
             PacketKind::Data,
             PacketKind::Ack,
             PacketKind::Data,
             PacketKind::Ack,
-        ] {
+        ]
+        .into_iter()
+        .enumerate()
+        {
             let mut p = Packet::test(0, kind, if kind == PacketKind::Data { 1500 } else { 40 });
-            p.seq = seq;
-            seq += 1;
+            p.seq = seq as u64;
             q.enqueue(p, &mut cx);
         }
         let order: Vec<u64> = std::iter::from_fn(|| q.dequeue(&mut cx).map(|p| p.seq)).collect();

@@ -251,7 +251,7 @@ fn schedulers_never_idle_and_window_sized_queues_lose_nothing() {
         let mut t = SimTime::ZERO;
         let step = tcplab_core::time::SimDuration::from_ms(1);
         while !b.sim.is_finished() {
-            t = t + step;
+            t += step;
             b.sim.run_until(t);
             for l in &b.sim.links {
                 let (occ, _) = l.occupancy();
