@@ -161,6 +161,7 @@ BAD_OVERRIDES: list[tuple[str, dict[str, Any], str, str]] = [
     ("zero duration", {"duration": "0s"}, "duration", "positive"),
     ("steady start after end", {"duration": "20s", "metrics.steady_start": "30s"}, "metrics.steady_start", "before the end"),
     ("unknown partial-ack timer", {"flows.slow.partial_ack_timer": "sometimes"}, "flows.slow.partial_ack_timer", "expected `every` or `first`"),
+    ("unknown recovery exit", {"flows.slow.recovery_exit": "cwnd"}, "flows.slow.recovery_exit", "expected `ssthresh` or `flightsize`"),
 ]
 
 

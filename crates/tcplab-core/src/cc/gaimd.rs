@@ -12,10 +12,14 @@
 //! - slow start (W < ssthresh): `W += S` per ack of new data (standard)
 //! - congestion avoidance: `W += α·S·S/W` per ack of new data (α segments per round trip)
 //! - fast retransmit or ECN: `ssthresh = max(β·W, 2S)`, `W = ssthresh`
+//! - end of fast recovery: `W = ssthresh` (or `min(ssthresh, max(flight, S) + S)` with
+//!   `recovery_exit = "flightsize"`, RFC 6582 §3.2 step 3)
 //! - timeout: `ssthresh = max(β·W, 2S)`, `W = S` (P3 §3: floor of two segments)
 //! - TCP-friendly pairs (P3 eq. 3): `α = 4(1 − β²)/3`
 
-use super::{AckSample, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle};
+use super::{
+    recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle,
+};
 use crate::time::SimTime;
 
 #[derive(Clone, Debug)]
@@ -92,8 +96,9 @@ impl CongestionControl for Gaimd {
             Congestion::FastRetransmit | Congestion::Ecn => self.ssthresh,
         };
     }
-    fn on_recovery_exit(&mut self, _now: SimTime, _c: &ConnView) {
-        self.cwnd = self.ssthresh;
+    fn on_recovery_exit(&mut self, _now: SimTime, c: &ConnView) {
+        // min(ssthresh, cap): cap is u64::MAX unless the connection caps by its flight.
+        self.cwnd = self.ssthresh.min(recovery_exit_cwnd(u64::MAX, c) as f64);
     }
 }
 

@@ -22,6 +22,7 @@ pub use gaimd::Gaimd;
 pub use reno::Reno;
 
 use crate::net::packet::CcHeader;
+use crate::tcp::RecoveryExit;
 use crate::time::{SimDuration, SimTime};
 
 /// The transport's loss-recovery state (Linux `tcp_ca_state`, reduced).
@@ -55,6 +56,21 @@ pub struct ConnView {
     pub state: CaState,
     /// The receiver's window (the maximum window) in bytes.
     pub max_window: u64,
+    /// The connection's choice of window when fast recovery ends.
+    pub recovery_exit: RecoveryExit,
+}
+
+/// The congestion window on leaving fast recovery (RFC 6582 §3.2 step 3), for algorithms
+/// whose post-recovery window is `ssthresh`: `ssthresh`, or with
+/// [`RecoveryExit::FlightSize`] `min(ssthresh, max(FlightSize, S) + S)`.
+pub fn recovery_exit_cwnd(ssthresh: u64, c: &ConnView) -> u64 {
+    match c.recovery_exit {
+        RecoveryExit::Ssthresh => ssthresh,
+        RecoveryExit::FlightSize => {
+            let s = c.mss as u64;
+            ssthresh.min(c.in_flight.max(s) + s)
+        }
+    }
 }
 
 /// What one arriving ack tells the algorithm.
@@ -208,6 +224,7 @@ pub(crate) mod testkit {
             min_rtt: None,
             state,
             max_window: u64::MAX,
+            recovery_exit: RecoveryExit::Ssthresh,
         }
     }
 

@@ -11,10 +11,14 @@
 //!   counter: one `S` per `W` bytes' worth of acks (Linux `cwnd_cnt`)
 //! - fast retransmit (3rd dupack): `ssthresh = max(flight/2, 2S)`, `W = ssthresh`; the
 //!   transport inflates the window by 3S and then S per further dupack during recovery
+//! - end of fast recovery (RFC 6582 §3.2 step 3): `W = ssthresh`, or with
+//!   `recovery_exit = "flightsize"` `W = min(ssthresh, max(flight, S) + S)`
 //! - timeout: `ssthresh = max(flight/2, 2S)`, `W = S`
 //! - ECN echo: as fast retransmit, without the retransmission
 
-use super::{AckSample, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle};
+use super::{
+    recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle,
+};
 use crate::time::SimTime;
 
 #[derive(Clone, Debug)]
@@ -92,8 +96,8 @@ impl CongestionControl for Reno {
             Congestion::FastRetransmit | Congestion::Ecn => self.ssthresh,
         };
     }
-    fn on_recovery_exit(&mut self, _now: SimTime, _c: &ConnView) {
-        self.cwnd = self.ssthresh;
+    fn on_recovery_exit(&mut self, _now: SimTime, c: &ConnView) {
+        self.cwnd = recovery_exit_cwnd(self.ssthresh, c);
     }
 }
 
@@ -101,6 +105,7 @@ impl CongestionControl for Reno {
 mod tests {
     use super::*;
     use crate::cc::testkit::{ack, view};
+    use crate::tcp::RecoveryExit;
 
     const S: u64 = 1000;
 
@@ -150,6 +155,27 @@ mod tests {
         assert_eq!(r.cwnd(), 10 * S);
         r.on_recovery_exit(SimTime::ZERO, &view(1000, 0, CaState::Recovery));
         assert_eq!(r.cwnd(), 10 * S);
+    }
+
+    #[test]
+    fn recovery_exit_window_per_rfc6582_options() {
+        let exit = |flight: u64, how: RecoveryExit| {
+            let mut r = Reno::new(1000, 20 * S, u64::MAX, true);
+            r.on_congestion(
+                SimTime::ZERO,
+                Congestion::FastRetransmit,
+                &view(1000, 20 * S, CaState::Open),
+            );
+            let mut v = view(1000, flight, CaState::Recovery);
+            v.recovery_exit = how;
+            r.on_recovery_exit(SimTime::ZERO, &v);
+            r.cwnd()
+        };
+        // ssthresh is 10 segments.
+        assert_eq!(exit(2 * S, RecoveryExit::Ssthresh), 10 * S);
+        assert_eq!(exit(2 * S, RecoveryExit::FlightSize), 3 * S);
+        assert_eq!(exit(0, RecoveryExit::FlightSize), 2 * S);
+        assert_eq!(exit(15 * S, RecoveryExit::FlightSize), 10 * S);
     }
 
     #[test]

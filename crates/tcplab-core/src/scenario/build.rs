@@ -1,8 +1,8 @@
 //! From a parsed [`Scenario`] to a runnable [`Sim`], with semantic validation.
 
 use super::{
-    AppSpec, CcSpec, LimitSpec, NodeKindSpec, PartialAckTimerSpec, QueueSpec, Scenario,
-    ScenarioError, TwoWaySpec,
+    AppSpec, CcSpec, LimitSpec, NodeKindSpec, PartialAckTimerSpec, QueueSpec, RecoveryExitSpec,
+    Scenario, ScenarioError, TwoWaySpec,
 };
 use crate::app::App;
 use crate::cc::CcConfig;
@@ -14,7 +14,7 @@ use crate::sim::{Flow, MetricsConfig, Sim};
 use crate::stats::pcap::PcapWriter;
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
-use crate::tcp::{PartialAckTimer, TcpConfig};
+use crate::tcp::{PartialAckTimer, RecoveryExit, TcpConfig};
 use crate::time::{SimDuration, SimTime};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -492,6 +492,10 @@ pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
             partial_ack_timer: match fl.partial_ack_timer {
                 PartialAckTimerSpec::Every => PartialAckTimer::Every,
                 PartialAckTimerSpec::First => PartialAckTimer::First,
+            },
+            recovery_exit: match fl.recovery_exit {
+                RecoveryExitSpec::Ssthresh => RecoveryExit::Ssthresh,
+                RecoveryExitSpec::Flightsize => RecoveryExit::FlightSize,
             },
         };
         let algo = cc.build(

@@ -271,6 +271,10 @@ pub struct FlowSpec {
     /// (Slow-but-Steady, default) or "first" (Impatient, as RFC 6582 §3.2 and ns-3).
     #[serde(default)]
     pub partial_ack_timer: PartialAckTimerSpec,
+    /// Congestion window when NewReno/Reno fast recovery ends (RFC 6582 §3.2 step 3):
+    /// "ssthresh" (default) or "flightsize" (min(ssthresh, max(flight, MSS) + MSS): no burst).
+    #[serde(default)]
+    pub recovery_exit: RecoveryExitSpec,
     /// Application: bulk (greedy) or a finite transfer.
     #[serde(default)]
     pub app: AppSpec,
@@ -313,6 +317,14 @@ pub enum PartialAckTimerSpec {
     #[default]
     Every,
     First,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum RecoveryExitSpec {
+    #[default]
+    Ssthresh,
+    Flightsize,
 }
 
 /// Congestion-control choice. `cc = "reno"` is short for `cc = { algorithm = "reno" }`.

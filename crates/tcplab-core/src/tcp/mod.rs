@@ -43,6 +43,22 @@ pub struct TcpConfig {
     pub ecn: bool,
     /// Which NewReno partial acks restart the retransmission timer.
     pub partial_ack_timer: PartialAckTimer,
+    /// The congestion window when fast recovery ends.
+    pub recovery_exit: RecoveryExit,
+}
+
+/// RFC 6582 §3.2 step 3 (full acknowledgment) offers two congestion windows for leaving
+/// fast recovery.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RecoveryExit {
+    /// Option 2: `cwnd = ssthresh` (RFC 5681, ns-3; tcplab's default). If little is in
+    /// flight when the full ack arrives (after a long recovery the receiver holds most of
+    /// the window), the sender may send nearly `ssthresh` bytes at once.
+    #[default]
+    Ssthresh,
+    /// Option 1: `cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS)`, the burst-free choice;
+    /// the window then grows back to `ssthresh` in slow start.
+    FlightSize,
 }
 
 /// RFC 6582 §4 ("Resetting the Retransmit Timer in Response to Partial Acknowledgments")
@@ -76,6 +92,7 @@ impl Default for TcpConfig {
             delayed_ack: None,
             ecn: false,
             partial_ack_timer: PartialAckTimer::Every,
+            recovery_exit: RecoveryExit::Ssthresh,
         }
     }
 }

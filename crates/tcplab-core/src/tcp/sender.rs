@@ -38,7 +38,7 @@ use crate::cc::{
 use crate::event::{FlowId, NodeId};
 use crate::net::packet::{flags, CcHeader, Packet, PacketKind};
 use crate::tcp::rtt::RttEstimator;
-use crate::tcp::{PartialAckTimer, TcpConfig};
+use crate::tcp::{PartialAckTimer, RecoveryExit, TcpConfig};
 use crate::time::SimTime;
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -60,6 +60,7 @@ pub struct TcpSender {
     dupack_threshold: u32,
     ecn: bool,
     partial_ack_timer: PartialAckTimer,
+    recovery_exit: RecoveryExit,
     /// Partial acks seen in the current recovery.
     partial_acks: u32,
     pub cc: AnyCc,
@@ -102,6 +103,7 @@ impl TcpSender {
             dupack_threshold: cfg.dupack_threshold,
             ecn: cfg.ecn,
             partial_ack_timer: cfg.partial_ack_timer,
+            recovery_exit: cfg.recovery_exit,
             partial_acks: 0,
             cc,
             rtt: RttEstimator::new(cfg.rto_initial, cfg.rto_min, cfg.rto_max),
@@ -198,6 +200,7 @@ impl TcpSender {
             min_rtt: self.rtt.min_rtt(),
             state: self.state,
             max_window: self.max_window,
+            recovery_exit: self.recovery_exit,
         }
     }
 
