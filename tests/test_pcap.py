@@ -79,6 +79,7 @@ def test_records_match_the_simulation(example_run: tuple[tcplab.Result, dict[str
     flows = {f["name"]: f for f in res.summary["flows"]}
     addr, ports = pcap_meta["addresses"], pcap_meta["ports"]
     rate = link["rate_bps"]
+    flow_cfg = tcplab.Scenario.from_toml(EXAMPLE).to_dict()["flows"]
     last_ns, busy_ns = -1, 0.0
     data_bytes = ack_bytes = 0
     wrapped = False
@@ -92,9 +93,13 @@ def test_records_match_the_simulation(example_run: tuple[tcplab.Result, dict[str
         assert t >= last_ns
         if i:
             assert t - last_ns >= int(prev_size * 8 / rate * 1e9) - 1
-        last_ns, prev_size = t, ip.id  # ip.id carries the simulated size
-        assert ip.id == row["size"]
-        busy_ns += ip.id * 8 / rate * 1e9
+        # The simulated wire size follows from the IPv4 length and the flow's configuration.
+        cfg = flow_cfg[row["flow"]]
+        size = ip.len - 52 + cfg.get("header", 40) if row["kind"] == "data" else cfg.get("ack_size", 40)
+        assert size == row["size"]
+        assert ip.id == i % 65536, "identification counts the file's records"
+        last_ns, prev_size = t, size
+        busy_ns += size * 8 / rate * 1e9
         # IPv4 checksum valid (scapy recomputes it when the field is deleted).
         check = ip.copy()
         del check.chksum
@@ -107,7 +112,7 @@ def test_records_match_the_simulation(example_run: tuple[tcplab.Result, dict[str
         opts = dict(tcp.options)
         assert "Timestamp" in opts
         if row["kind"] == "data":
-            data_bytes += ip.id
+            data_bytes += size
             assert (ip.src, ip.dst) == (addr[f["from"]], addr[f["to"]])
             assert (tcp.sport, tcp.dport) == (sport, dport)
             assert tcp.seq == (SENDER_ISN + row["seq"]) % MOD
@@ -116,7 +121,7 @@ def test_records_match_the_simulation(example_run: tuple[tcplab.Result, dict[str
             assert ip.len - 52 == row["len"], "payload length as simulated"
             assert opts["Timestamp"] == (row["ts_ns"] // 1000 % MOD, 0)
         else:
-            ack_bytes += ip.id
+            ack_bytes += size
             assert (ip.src, ip.dst) == (addr[f["to"]], addr[f["from"]])
             assert (tcp.sport, tcp.dport) == (dport, sport)
             assert tcp.seq == RECEIVER_ISN

@@ -15,9 +15,11 @@
 //! - IPv4: addresses `10.a.b.c` with `a.b.c` = node id + 1 as 24 bits (node ids follow the
 //!   sorted node names: the first node is 10.0.0.1); protocol 6; TTL 64; DF; DSCP 0; ECN
 //!   field ECT(0) when the packet has `flags::ECT`, CE (0b11) when it has `flags::CE`;
-//!   total length = 52 + payload bytes; **identification = the simulated on-the-wire size**
-//!   (`Packet::size`, saturated at 65535), which differs from the total length by the
-//!   flow's configured header size (`header` / `ack_size`) minus 52; correct checksum;
+//!   total length = 52 + payload bytes (the simulated on-the-wire size is `payload +
+//!   header` for data and `ack_size` for acks, from the flow's configuration);
+//!   identification = the record's number in the file mod 2^16 (distinct for consecutive
+//!   packets, as a real sender's counter; tcptrace takes equal sequence number *and*
+//!   identification for a hardware duplicate); correct checksum;
 //! - TCP: sender port `10000 + flow id` (flow ids follow the sorted flow names), receiver
 //!   port 5001; data segments go sender → receiver with seq = ([`SENDER_ISN`] + simulated
 //!   seq) mod 2^32 and ack = [`RECEIVER_ISN`] (the receiver sends no data); acks go
@@ -119,8 +121,9 @@ pub fn file_header() -> [u8; FILE_HEADER_LEN] {
 }
 
 /// Build one record (record header + IPv4 + TCP headers) for `p` starting transmission at
-/// `now`. `rwnd` is the window the flow's receiver advertises.
-pub fn encode(buf: &mut [u8; RECORD_LEN], now: SimTime, p: &Packet, rwnd: u16) {
+/// `now`. `rwnd` is the window the flow's receiver advertises, `ip_id` the IPv4
+/// identification.
+pub fn encode(buf: &mut [u8; RECORD_LEN], now: SimTime, p: &Packet, rwnd: u16, ip_id: u16) {
     let data = p.kind == PacketKind::Data;
     let payload = if data { p.len as usize } else { 0 };
     let total = (HEADER_LEN + payload).min(u16::MAX as usize) as u16;
@@ -145,7 +148,7 @@ pub fn encode(buf: &mut [u8; RECORD_LEN], now: SimTime, p: &Packet, rwnd: u16) {
     ip[0] = 0x45;
     ip[1] = ecn;
     ip[2..4].copy_from_slice(&total.to_be_bytes());
-    ip[4..6].copy_from_slice(&(p.size.min(u16::MAX as u32) as u16).to_be_bytes());
+    ip[4..6].copy_from_slice(&ip_id.to_be_bytes());
     ip[6..8].copy_from_slice(&0x4000u16.to_be_bytes()); // DF, offset 0
     ip[8] = 64;
     ip[9] = 6;
@@ -273,7 +276,7 @@ impl<W: Write> PcapWriter<W> {
             return;
         }
         let rwnd = self.rwnd.get(p.flow as usize).copied().unwrap_or(u16::MAX);
-        encode(&mut self.buf, now, p, rwnd);
+        encode(&mut self.buf, now, p, rwnd, self.records as u16);
         if let Err(e) = self.out.write_all(&self.buf) {
             self.error = Some(e.to_string());
             return;
@@ -382,7 +385,7 @@ mod tests {
         let mut p = data(3, 5000, 1460);
         p.flags = flags::ECT | flags::CWR;
         let now = SimTime(2_000_000_123_456); // 2.000000123456 s
-        encode(&mut b, now, &p, 1000);
+        encode(&mut b, now, &p, 1000, 7);
         // Record header: 2 s, 123 ns (picoseconds truncated), caplen 52, orig 52 + 1460.
         assert_eq!(le32(&b[0..4]), 2);
         assert_eq!(le32(&b[4..8]), 123);
@@ -392,11 +395,7 @@ mod tests {
         assert_eq!(ip[0], 0x45);
         assert_eq!(ip[1], 0b10, "ECT(0)");
         assert_eq!(be16(&ip[2..4]), 1512);
-        assert_eq!(
-            be16(&ip[4..6]),
-            1500,
-            "identification carries the simulated size"
-        );
+        assert_eq!(be16(&ip[4..6]), 7, "identification as given");
         assert_eq!(be16(&ip[6..8]), 0x4000);
         assert_eq!((ip[8], ip[9]), (64, 6));
         assert_eq!(&ip[12..16], &[10, 0, 0, 1]);
@@ -430,12 +429,12 @@ mod tests {
         let mut p = ack(0, 1460);
         p.size = 28; // compressed ack: smaller than the synthesized headers
         p.flags = flags::ECE;
-        encode(&mut b, SimTime(0), &p, 8192);
+        encode(&mut b, SimTime(0), &p, 8192, 8);
         assert_eq!(le32(&b[12..16]), 52);
         let ip = &b[16..36];
         assert_eq!(ip[1], 0);
         assert_eq!(be16(&ip[2..4]), 52);
-        assert_eq!(be16(&ip[4..6]), 28);
+        assert_eq!(be16(&ip[4..6]), 8);
         assert_eq!(&ip[12..16], &[10, 0, 0, 3]);
         assert_eq!(&ip[16..20], &[10, 0, 0, 1]);
         assert_eq!(checksum(ip), 0);
@@ -459,7 +458,7 @@ mod tests {
         // CE marks the IP ECN field 0b11.
         let mut d = data(0, 0, 100);
         d.flags = flags::ECT | flags::CE;
-        encode(&mut b, SimTime(0), &d, 0);
+        encode(&mut b, SimTime(0), &d, 0, 0);
         assert_eq!(b[17] & 0b11, 0b11);
         assert_eq!(checksum(&b[16..36]), 0);
     }
@@ -472,9 +471,9 @@ mod tests {
         assert_eq!(wire_seq(SENDER_ISN, wrap + 7), 7);
         assert_eq!(wire_seq(SENDER_ISN, (5u64 << 32) + 9), SENDER_ISN + 9);
         let mut b = [0u8; RECORD_LEN];
-        encode(&mut b, SimTime(0), &data(0, wrap + 1460, 1460), 0);
+        encode(&mut b, SimTime(0), &data(0, wrap + 1460, 1460), 0, 0);
         assert_eq!(be32(&b[40..44]), 1460);
-        encode(&mut b, SimTime(0), &ack(0, (3u64 << 32) + wrap + 5), 0);
+        encode(&mut b, SimTime(0), &ack(0, (3u64 << 32) + wrap + 5), 0, 0);
         assert_eq!(be32(&b[44..48]), 5);
     }
 
