@@ -126,11 +126,16 @@ impl Heap {
             self.sift_down_from_root(e);
             return;
         }
-        let key = e.key();
-        // Sift up: move parents down until the new key's place is found.
-        let mut i = self.heap.len();
+        let i = self.heap.len();
         self.heap.push(e);
+        self.sift_up(i, e);
+    }
+
+    /// Put `e` at the free slot `i` or above: move parents down until its place is found.
+    #[inline(always)]
+    fn sift_up(&mut self, mut i: usize, e: Entry) {
         let h = &mut self.heap[..];
+        let key = e.key();
         while i > 0 {
             let p = (i - 1) / ARITY;
             if h[p].key() <= key {
@@ -150,7 +155,6 @@ impl Heap {
     fn sift_down_from_root(&mut self, e: Entry) {
         let h = &mut self.heap[..];
         let n = h.len();
-        let key = e.key();
         let mut i = 0;
         loop {
             let c = ARITY * i + 1;
@@ -181,15 +185,7 @@ impl Heap {
                 break;
             }
         }
-        while i > 0 {
-            let p = (i - 1) / ARITY;
-            if h[p].key() <= key {
-                break;
-            }
-            h[i] = h[p];
-            i = p;
-        }
-        h[i] = e;
+        self.sift_up(i, e);
     }
 
     /// Remove a hole left by `pop` that no `push` filled.
