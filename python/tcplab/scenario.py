@@ -246,7 +246,7 @@ class Scenario:
                     here = ".".join(parts[: i + 1])
                     raise scenario_error(
                         key,
-                        f"'{here}' is {_describe(nxt)}, not a table, so it has no field '{parts[i + 1]}'",
+                        f"'{here}' is {describe_value(nxt)}, not a table, so it has no field '{parts[i + 1]}'",
                         self.source,
                     )
                 node = nxt
@@ -286,13 +286,16 @@ def _check_finite(value: Any, path: list[str], source: str | None) -> None:
             _check_finite(v, [*path, str(i)], source)
 
 
-def _describe(value: Any) -> str:
+def describe_value(value: Any) -> str:
+    """How error messages name a TOML value's kind: "a number (3)", "a table", ..."""
     if isinstance(value, bool):
         return f"a boolean ({str(value).lower()})"
     if isinstance(value, (int, float)):
         return f"a number ({value})"
     if isinstance(value, str):
-        return f"a string ('{value}')"
+        return f"a string ({json.dumps(value, ensure_ascii=False)})"
     if isinstance(value, list):
         return "an array"
+    if isinstance(value, Mapping):
+        return "a table"
     return f"a {type(value).__name__}"

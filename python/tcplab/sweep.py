@@ -63,7 +63,7 @@ from rich.text import Text
 
 from tcplab import _core
 from tcplab.results import Result, _write_parquet
-from tcplab.scenario import Scenario, ScenarioError, _plain, scenario_error, split_key
+from tcplab.scenario import Scenario, ScenarioError, _plain, describe_value, scenario_error, split_key
 
 __all__ = ["SweepSpec", "SweepRun", "SweepResult", "sweep", "load_sweep", "sweep_table", "run_id", "default_out"]
 
@@ -226,7 +226,7 @@ class SweepSpec:
                 raise _spec_error("base", f"{p}: {e.reason}", src) from None
             base_path = str(p)
         else:
-            raise _spec_error("base", f"must be the path of a scenario file, not {_describe(raw_base)}", src)
+            raise _spec_error("base", f"must be the path of a scenario file, not {describe_value(raw_base)}", src)
 
         # set: fixed overrides
         fixed = _flat_table(data.get("set", {}), "set", src, leaf_lists=False)
@@ -258,13 +258,13 @@ class SweepSpec:
         else:
             items = data["list"]
             if not isinstance(items, list):
-                raise _spec_error("list", f"must be an array of override tables, not {_describe(items)}", src)
+                raise _spec_error("list", f"must be an array of override tables, not {describe_value(items)}", src)
             if not items:
                 raise _spec_error("list", "is empty: give at least one table of overrides", src)
             points, params = [], []
             for i, item in enumerate(items):
                 if not isinstance(item, Mapping):
-                    raise _spec_error(f"list[{i}]", f"must be a table of overrides, not {_describe(item)}", src)
+                    raise _spec_error(f"list[{i}]", f"must be a table of overrides, not {describe_value(item)}", src)
                 point = _flat_table(item, f"list[{i}]", src, leaf_lists=False)
                 points.append(point)
                 params += [k for k in point if k not in params]
@@ -294,12 +294,12 @@ class SweepSpec:
 
         name = data.get("name")
         if name is not None and not (isinstance(name, str) and name):
-            raise _spec_error("name", f"must be a non-empty string, not {_describe(name)}", src)
+            raise _spec_error("name", f"must be a non-empty string, not {describe_value(name)}", src)
         if name is None:
             name = Path(src).stem if src else "sweep"
         desc = data.get("description")
         if desc is not None and not isinstance(desc, str):
-            raise _spec_error("description", f"must be a string, not {_describe(desc)}", src)
+            raise _spec_error("description", f"must be a string, not {describe_value(desc)}", src)
         return cls(
             name=name, base=base, base_path=base_path, fixed=fixed, params=params, points=points,
             seeds=seeds, source=src, description=desc,
@@ -342,7 +342,7 @@ def _flat_table(value: Any, where: str, src: str | None, *, leaf_lists: bool) ->
     tables are followed until a list; elsewhere every non-table value is a leaf.
     """
     if not isinstance(value, Mapping):
-        raise _spec_error(where, f"must be a table, not {_describe(value)}", src)
+        raise _spec_error(where, f"must be a table, not {describe_value(value)}", src)
     out: dict[str, Any] = {}
     seen: dict[tuple[str, ...], str] = {}
 
@@ -365,7 +365,7 @@ def _flat_table(value: Any, where: str, src: str | None, *, leaf_lists: bool) ->
             seen[parts] = key
             if leaf_lists:
                 if not isinstance(v, list):
-                    raise _spec_error(f"{where}.{key}", f"must be a list of values, e.g. [{_toml_repr(v)}], not {_describe(v)}", src)
+                    raise _spec_error(f"{where}.{key}", f"must be a list of values, e.g. [{_toml_repr(v)}], not {describe_value(v)}", src)
                 if not v:
                     raise _spec_error(f"{where}.{key}", "is an empty list; give at least one value", src)
                 values = [_plain(x) for x in v]
@@ -386,7 +386,7 @@ def _seeds(value: Any, base: Scenario, src: str | None) -> list[int]:
         s = base.to_dict().get("seed", 1)
         return [s] if _ok_seed(s) else [1]
     if isinstance(value, bool) or not isinstance(value, (int, list)):
-        raise _spec_error("seeds", f"must be a count (e.g. 5) or a list of seeds, not {_describe(value)}", src)
+        raise _spec_error("seeds", f"must be a count (e.g. 5) or a list of seeds, not {describe_value(value)}", src)
     if isinstance(value, int):
         if value < 1:
             raise _spec_error("seeds", f"must be at least 1, got {value}", src)
@@ -415,20 +415,6 @@ def _toml_repr(v: Any) -> str:
     if isinstance(v, bool):
         return str(v).lower()
     return str(v)
-
-
-def _describe(value: Any) -> str:
-    if isinstance(value, bool):
-        return f"a boolean ({str(value).lower()})"
-    if isinstance(value, (int, float)):
-        return f"a number ({value})"
-    if isinstance(value, str):
-        return f"a string ({json.dumps(value, ensure_ascii=False)})"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, Mapping):
-        return "a table"
-    return f"a {type(value).__name__}"
 
 
 # -- executing one run (in a worker) ----------------------------------------------------------
