@@ -50,6 +50,8 @@ pub const MAX_EVENT_ID: u32 = (1 << ID_BITS) - 1;
 /// Scheduling sequence numbers use the other 40 bits; at this many the pending entries are
 /// renumbered (order kept), about once per 10^12 events.
 const SEQ_LIMIT: u64 = 1 << (64 - EV_BITS);
+/// The 3-bit kind of `Event::FlowTimer` (the event queue keeps timers apart).
+const KIND_FLOW_TIMER: u64 = 2;
 
 impl Event {
     #[inline]
@@ -57,7 +59,7 @@ impl Event {
         let (kind, id) = match self {
             Event::LinkTxDone(l) => (0u64, l),
             Event::LinkArrival(l) => (1, l),
-            Event::FlowTimer(f) => (2, f),
+            Event::FlowTimer(f) => (KIND_FLOW_TIMER, f),
             Event::AppStart(f) => (3, f),
             Event::AppStop(f) => (4, f),
             Event::Interval => (5, 0),
@@ -73,7 +75,7 @@ impl Event {
         match (code >> ID_BITS) & 7 {
             0 => Event::LinkTxDone(id),
             1 => Event::LinkArrival(id),
-            2 => Event::FlowTimer(id),
+            KIND_FLOW_TIMER => Event::FlowTimer(id),
             3 => Event::AppStart(id),
             4 => Event::AppStop(id),
             5 => Event::Interval,
@@ -245,7 +247,7 @@ impl EventQueue {
 
     #[inline]
     fn is_timer(e: &Entry) -> bool {
-        (e.tie >> ID_BITS) & 7 == 2
+        (e.tie >> ID_BITS) & 7 == KIND_FLOW_TIMER
     }
 
     #[inline]
