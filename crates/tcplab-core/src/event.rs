@@ -5,7 +5,7 @@
 //! `match` in [`crate::sim::Sim::run`]; there is no boxing and no dynamic dispatch.
 //! Timers are cancelled lazily: the owner keeps its deadline and ignores stale firings.
 //!
-//! Layout: each entry orders by the 128-bit key `time << 64 | seq << 24 | event`, so ordering is one
+//! Layout: each entry orders by the 128-bit key `time << 64 | seq << 26 | event`, so ordering is one
 //! integer comparison, and keys are unique, so the pop order is a total order that does not
 //! depend on the heap's shape: any correct priority queue gives the same run. Entries are 16
 //! bytes (time, then the sequence number and the event packed in one word), so a node's four
@@ -40,47 +40,114 @@ pub enum Event {
     Trace,
     /// Start of the steady-state window used by the run summary.
     SteadyStart,
+    /// A queue discipline's own timer (see `queue::QueueCx::wake_at`) may be due.
+    QueueWake(LinkId),
+    /// A flow's application has something to do (an active source's next packet or
+    /// on/off transition).
+    AppTick(FlowId),
+    /// A link direction's error model changes state (an outage begins or ends).
+    LinkState(LinkId),
 }
 
-/// Bits of an entry's tie-breaker word that hold the event (3-bit kind, 21-bit id).
-const EV_BITS: u32 = 24;
+/// The kind of an event: its tag in the packed heap entry. Adding an [`Event`] variant
+/// means adding a kind here and to [`KINDS`]; the compile-time checks below and the
+/// round-trip test catch a kind that does not fit or a table out of order.
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    LinkTxDone,
+    LinkArrival,
+    FlowTimer,
+    AppStart,
+    AppStop,
+    Interval,
+    Trace,
+    SteadyStart,
+    QueueWake,
+    AppTick,
+    LinkState,
+}
+
+/// Every kind, indexed by its code.
+const KINDS: [Kind; 11] = [
+    Kind::LinkTxDone,
+    Kind::LinkArrival,
+    Kind::FlowTimer,
+    Kind::AppStart,
+    Kind::AppStop,
+    Kind::Interval,
+    Kind::Trace,
+    Kind::SteadyStart,
+    Kind::QueueWake,
+    Kind::AppTick,
+    Kind::LinkState,
+];
+
+/// Bits of an entry's tie-breaker word that hold the event: a `KIND_BITS`-bit kind and a
+/// 21-bit id.
+const KIND_BITS: u32 = 5;
 const ID_BITS: u32 = 21;
+const EV_BITS: u32 = KIND_BITS + ID_BITS;
+const KIND_MASK: u64 = (1 << KIND_BITS) - 1;
 /// Largest link or flow id an event can carry (checked when a scenario is built).
 pub const MAX_EVENT_ID: u32 = (1 << ID_BITS) - 1;
-/// Scheduling sequence numbers use the other 40 bits; at this many the pending entries are
-/// renumbered (order kept), about once per 10^12 events.
+/// Scheduling sequence numbers use the other 38 bits; at this many the pending entries are
+/// renumbered (order kept), about once per 2.7·10^11 events.
 const SEQ_LIMIT: u64 = 1 << (64 - EV_BITS);
-/// The 3-bit kind of `Event::FlowTimer` (the event queue keeps timers apart).
-const KIND_FLOW_TIMER: u64 = 2;
+/// The kind code of `Event::FlowTimer` (the event queue keeps timers apart).
+const KIND_FLOW_TIMER: u64 = Kind::FlowTimer as u64;
+
+// Compile-time checks: every kind fits in its bits, and `KINDS[code]` is the kind `code`.
+const _: () = {
+    assert!(
+        KINDS.len() <= 1 << KIND_BITS,
+        "event kinds overflow KIND_BITS"
+    );
+    let mut i = 0;
+    while i < KINDS.len() {
+        assert!(KINDS[i] as usize == i, "KINDS is out of order");
+        i += 1;
+    }
+};
 
 impl Event {
     #[inline]
     fn encode(self) -> u64 {
         let (kind, id) = match self {
-            Event::LinkTxDone(l) => (0u64, l),
-            Event::LinkArrival(l) => (1, l),
-            Event::FlowTimer(f) => (KIND_FLOW_TIMER, f),
-            Event::AppStart(f) => (3, f),
-            Event::AppStop(f) => (4, f),
-            Event::Interval => (5, 0),
-            Event::Trace => (6, 0),
-            Event::SteadyStart => (7, 0),
+            Event::LinkTxDone(l) => (Kind::LinkTxDone, l),
+            Event::LinkArrival(l) => (Kind::LinkArrival, l),
+            Event::FlowTimer(f) => (Kind::FlowTimer, f),
+            Event::AppStart(f) => (Kind::AppStart, f),
+            Event::AppStop(f) => (Kind::AppStop, f),
+            Event::Interval => (Kind::Interval, 0),
+            Event::Trace => (Kind::Trace, 0),
+            Event::SteadyStart => (Kind::SteadyStart, 0),
+            Event::QueueWake(l) => (Kind::QueueWake, l),
+            Event::AppTick(f) => (Kind::AppTick, f),
+            Event::LinkState(l) => (Kind::LinkState, l),
         };
         debug_assert!(id <= MAX_EVENT_ID);
-        kind << ID_BITS | id as u64
+        (kind as u64) << ID_BITS | id as u64
     }
+    /// The inverse of `encode`: exhaustive over [`Kind`]; a code no `encode` produced is a
+    /// bug and panics instead of turning into some other event.
     #[inline]
     fn decode(code: u64) -> Event {
         let id = (code & MAX_EVENT_ID as u64) as u32;
-        match (code >> ID_BITS) & 7 {
-            0 => Event::LinkTxDone(id),
-            1 => Event::LinkArrival(id),
-            KIND_FLOW_TIMER => Event::FlowTimer(id),
-            3 => Event::AppStart(id),
-            4 => Event::AppStop(id),
-            5 => Event::Interval,
-            6 => Event::Trace,
-            _ => Event::SteadyStart,
+        let k = ((code >> ID_BITS) & KIND_MASK) as usize;
+        match KINDS.get(k).copied() {
+            Some(Kind::LinkTxDone) => Event::LinkTxDone(id),
+            Some(Kind::LinkArrival) => Event::LinkArrival(id),
+            Some(Kind::FlowTimer) => Event::FlowTimer(id),
+            Some(Kind::AppStart) => Event::AppStart(id),
+            Some(Kind::AppStop) => Event::AppStop(id),
+            Some(Kind::Interval) => Event::Interval,
+            Some(Kind::Trace) => Event::Trace,
+            Some(Kind::SteadyStart) => Event::SteadyStart,
+            Some(Kind::QueueWake) => Event::QueueWake(id),
+            Some(Kind::AppTick) => Event::AppTick(id),
+            Some(Kind::LinkState) => Event::LinkState(id),
+            None => unreachable!("event kind {k} was never encoded"),
         }
     }
 }
@@ -89,7 +156,7 @@ impl Event {
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     time: u64,
-    /// `seq << 24 | event`: among equal times, earlier scheduling first.
+    /// `seq << EV_BITS | event`: among equal times, earlier scheduling first.
     tie: u64,
 }
 
@@ -247,7 +314,7 @@ impl EventQueue {
 
     #[inline]
     fn is_timer(e: &Entry) -> bool {
-        (e.tie >> ID_BITS) & 7 == KIND_FLOW_TIMER
+        (e.tie >> ID_BITS) & KIND_MASK == KIND_FLOW_TIMER
     }
 
     #[inline]
@@ -448,6 +515,7 @@ mod tests {
 
     #[test]
     fn events_round_trip_through_the_packed_entry() {
+        let mut seen = std::collections::BTreeSet::new();
         for ev in [
             Event::LinkTxDone(0),
             Event::LinkArrival(MAX_EVENT_ID),
@@ -457,9 +525,14 @@ mod tests {
             Event::Interval,
             Event::Trace,
             Event::SteadyStart,
+            Event::QueueWake(MAX_EVENT_ID),
+            Event::AppTick(3),
+            Event::LinkState(0),
         ] {
             assert_eq!(Event::decode(ev.encode()), ev);
+            seen.insert(ev.encode() >> ID_BITS);
         }
+        assert_eq!(seen.len(), KINDS.len(), "one example of every kind");
     }
 
     #[test]

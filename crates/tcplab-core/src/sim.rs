@@ -286,6 +286,11 @@ impl Sim {
                 self.sync_timer(f);
             }
             Event::AppStop(f) => self.flows[f as usize].sender.stop_app(),
+            // Scheduled by the platform parts that arrive next (queue timers, active
+            // sources, error-model state changes).
+            Event::QueueWake(_) | Event::AppTick(_) | Event::LinkState(_) => {
+                unreachable!("nothing schedules {ev:?} yet")
+            }
             Event::Interval => self.close_interval(),
             Event::Trace => self.trace_sample(),
             Event::SteadyStart => {

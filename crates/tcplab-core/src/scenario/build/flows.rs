@@ -1,0 +1,253 @@
+//! Flows: endpoints and path, transport parameters, congestion control, application.
+
+use super::{FlowMeta, Names};
+use crate::app::App;
+use crate::cc::CcConfig;
+use crate::event::{LinkId, NodeId};
+use crate::net::{routing, Link, Node, NodeKind};
+use crate::scenario::{
+    AppSpec, CcSpec, PartialAckTimerSpec, RecoveryExitSpec, Scenario, ScenarioError,
+};
+use crate::sim::Flow;
+use crate::tcp::receiver::TcpReceiver;
+use crate::tcp::sender::TcpSender;
+use crate::tcp::{PartialAckTimer, RecoveryExit, TcpConfig};
+use crate::time::{SimDuration, SimTime};
+
+/// Build every flow over the built network.
+pub(super) fn flows(
+    sc: &Scenario,
+    names: &Names,
+    nodes: &[Node],
+    table: &[Vec<Option<LinkId>>],
+    ends: &[(NodeId, NodeId)],
+    links: &[Link],
+) -> Result<(Vec<Flow>, Vec<FlowMeta>), ScenarioError> {
+    let mut flows = Vec::new();
+    let mut meta = Vec::new();
+    for (fi, (name, fl)) in sc.flows.iter().enumerate() {
+        let f = format!("flows.{name}");
+        let src = names.node(format!("{f}.from"), &fl.from)?;
+        let dst = names.node(format!("{f}.to"), &fl.to)?;
+        for (which, n, id) in [("from", &fl.from, src), ("to", &fl.to, dst)] {
+            if nodes[id as usize].kind != NodeKind::Host {
+                return Err(ScenarioError::new(
+                    format!("{f}.{which}"),
+                    format!("'{n}' is a router; flows start and end at hosts"),
+                ));
+            }
+        }
+        if src == dst {
+            return Err(ScenarioError::new(
+                f,
+                format!("flow from '{}' to itself", fl.from),
+            ));
+        }
+        let path = routing::path(table, ends, src, dst).ok_or_else(|| {
+            ScenarioError::new(
+                f.clone(),
+                format!("no path from '{}' to '{}'", fl.from, fl.to),
+            )
+        })?;
+        if routing::path(table, ends, dst, src).is_none() {
+            return Err(ScenarioError::new(
+                f,
+                format!(
+                    "no path back from '{}' to '{}' for the acks",
+                    fl.to, fl.from
+                ),
+            ));
+        }
+        if fl.mss == 0 {
+            return Err(ScenarioError::new(format!("{f}.mss"), "must be positive"));
+        }
+        if fl.ack_size == 0 {
+            return Err(ScenarioError::new(
+                format!("{f}.ack_size"),
+                "must be positive",
+            ));
+        }
+        if fl.init_cwnd == 0 {
+            return Err(ScenarioError::new(
+                format!("{f}.init_cwnd"),
+                "must be at least 1 segment",
+            ));
+        }
+        if fl.dupack_threshold == 0 {
+            return Err(ScenarioError::new(
+                format!("{f}.dupack_threshold"),
+                "must be at least 1",
+            ));
+        }
+        if fl.max_window.0 < fl.mss as u64 {
+            return Err(ScenarioError::new(
+                format!("{f}.max_window"),
+                format!(
+                    "{} bytes is less than one segment (mss = {})",
+                    fl.max_window.0, fl.mss
+                ),
+            ));
+        }
+        if fl.rto_min.0 > fl.rto_max.0 {
+            return Err(ScenarioError::new(
+                format!("{f}.rto_min"),
+                "is larger than rto_max",
+            ));
+        }
+        if fl.delayed_ack.is_some_and(|d| d.0 == SimDuration::ZERO) {
+            return Err(ScenarioError::new(
+                format!("{f}.delayed_ack"),
+                "timeout must be positive (omit it to ack every segment)",
+            ));
+        }
+        let cc = cc_config(&format!("{f}.cc"), &fl.cc)?;
+        let app = app(&format!("{f}.app"), &fl.app)?;
+        let eff_link = match &fl.efficiency_link {
+            None => path[0],
+            Some(l) => names.link(format!("{f}.efficiency_link"), l)?,
+        };
+        let tcp = TcpConfig {
+            mss: fl.mss,
+            header: fl.header,
+            ack_size: fl.ack_size,
+            max_window: fl.max_window.0,
+            init_cwnd: fl.init_cwnd,
+            init_ssthresh: fl.init_ssthresh.map_or(u64::MAX, |s| s.0),
+            rto_initial: fl.rto_initial.0,
+            rto_min: fl.rto_min.0,
+            rto_max: fl.rto_max.0,
+            dupack_threshold: fl.dupack_threshold,
+            delayed_ack: fl.delayed_ack.map(|d| d.0),
+            ecn: false,
+            partial_ack_timer: match fl.partial_ack_timer {
+                PartialAckTimerSpec::Every => PartialAckTimer::Every,
+                PartialAckTimerSpec::First => PartialAckTimer::First,
+            },
+            recovery_exit: match fl.recovery_exit {
+                RecoveryExitSpec::Ssthresh => RecoveryExit::Ssthresh,
+                RecoveryExitSpec::Flightsize => RecoveryExit::FlightSize,
+            },
+        };
+        let algo = cc.build(
+            tcp.mss,
+            tcp.init_cwnd as u64 * tcp.mss as u64,
+            tcp.init_ssthresh,
+        );
+        use crate::cc::CongestionControl;
+        let cc_name = algo.name().to_string();
+        let mut sender = TcpSender::new(fi as u32, src, dst, &tcp, algo);
+        if let Some(b) = links[path[0] as usize].backpressure {
+            sender.set_ipq_limit(b);
+        }
+        let receiver = TcpReceiver::new(tcp.ack_size, tcp.delayed_ack);
+        flows.push(Flow::new(
+            name.clone(),
+            src,
+            dst,
+            sender,
+            receiver,
+            app,
+            eff_link,
+        ));
+        meta.push(FlowMeta {
+            cc: cc_name,
+            path,
+            tcp,
+        });
+    }
+
+    Ok((flows, meta))
+}
+
+/// The application of one flow (`field` = `flows.NAME.app`).
+fn app(field: &str, spec: &AppSpec) -> Result<App, ScenarioError> {
+    let app = match *spec {
+        AppSpec::Bulk { start, stop } => {
+            if let Some(s) = stop {
+                if s.0 <= start.0 {
+                    return Err(ScenarioError::new(
+                        format!("{field}.stop"),
+                        "must be after start",
+                    ));
+                }
+            }
+            App::Bulk {
+                start: SimTime::ZERO + start.0,
+                stop: stop.map(|s| SimTime::ZERO + s.0),
+            }
+        }
+        AppSpec::Transfer { bytes, start } => {
+            if bytes.0 == 0 {
+                return Err(ScenarioError::new(
+                    format!("{field}.bytes"),
+                    "must be positive",
+                ));
+            }
+            App::Transfer {
+                start: SimTime::ZERO + start.0,
+                bytes: bytes.0,
+            }
+        }
+    };
+    Ok(app)
+}
+
+fn cc_config(field: &str, c: &CcSpec) -> Result<CcConfig, ScenarioError> {
+    let reject = |name: &str, v: bool| -> Result<(), ScenarioError> {
+        if v {
+            Err(ScenarioError::new(
+                format!("{field}.{name}"),
+                format!("not a parameter of '{}'", c.algorithm),
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    match c.algorithm.as_str() {
+        "reno" | "newreno" => {
+            reject("alpha", c.alpha.is_some())?;
+            reject("beta", c.beta.is_some())?;
+            reject("recovery", c.recovery.is_some())?;
+            Ok(if c.algorithm == "reno" {
+                CcConfig::Reno
+            } else {
+                CcConfig::NewReno
+            })
+        }
+        "gaimd" => {
+            let alpha = c.alpha.unwrap_or(1.0);
+            let beta = c.beta.unwrap_or(0.5);
+            if !(alpha > 0.0 && alpha.is_finite()) {
+                return Err(ScenarioError::new(
+                    format!("{field}.alpha"),
+                    format!("must be positive, got {alpha}"),
+                ));
+            }
+            if !(beta > 0.0 && beta < 1.0) {
+                return Err(ScenarioError::new(
+                    format!("{field}.beta"),
+                    format!("must be in (0, 1), got {beta}"),
+                ));
+            }
+            let newreno = match c.recovery.as_deref() {
+                None | Some("reno") => false,
+                Some("newreno") => true,
+                Some(o) => {
+                    return Err(ScenarioError::new(
+                        format!("{field}.recovery"),
+                        format!("unknown recovery '{o}' (known: reno, newreno)"),
+                    ))
+                }
+            };
+            Ok(CcConfig::Gaimd {
+                alpha,
+                beta,
+                newreno,
+            })
+        }
+        other => Err(ScenarioError::new(
+            format!("{field}.algorithm"),
+            format!("unknown algorithm '{other}' (known: reno, newreno, gaimd)"),
+        )),
+    }
+}

@@ -1,0 +1,140 @@
+//! Link directions: endpoints, rate, delay, queue discipline, error model, backpressure,
+//! pcap file.
+
+use super::Names;
+use crate::event::NodeId;
+use crate::net::Link;
+use crate::queue::{AckPriority, AnyQueue, BandwidthAllocation, DropTail, Limit};
+use crate::rng::{SimRng, Stream};
+use crate::scenario::{LimitSpec, NodeKindSpec, QueueSpec, Scenario, ScenarioError};
+
+/// Each link direction's (from, to) node, in link-id order.
+pub(super) type Ends = Vec<(NodeId, NodeId)>;
+
+/// Build every link direction; also returns each one's (from, to) for routing.
+pub(super) fn links(
+    sc: &Scenario,
+    names: &Names,
+    seed: u64,
+) -> Result<(Vec<Link>, Ends), ScenarioError> {
+    let mut ends = Vec::new();
+    let mut links = Vec::new();
+    for (i, (name, l)) in sc.links.iter().enumerate() {
+        let f = format!("links.{name}");
+        let from = names.node(format!("{f}.from"), &l.from)?;
+        let to = names.node(format!("{f}.to"), &l.to)?;
+        if from == to {
+            return Err(ScenarioError::new(
+                f,
+                format!("link from '{}' to itself", l.from),
+            ));
+        }
+        if !(0.0..1.0).contains(&l.loss) {
+            return Err(ScenarioError::new(
+                format!("{f}.loss"),
+                format!("must be in [0, 1), got {}", l.loss),
+            ));
+        }
+        let queue = queue(&format!("{f}.queue"), &l.queue)?;
+        if let Some(b) = l.backpressure {
+            if b == 0 {
+                return Err(ScenarioError::new(
+                    format!("{f}.backpressure"),
+                    "must be at least 1 data segment",
+                ));
+            }
+            if matches!(sc.nodes[&l.from], NodeKindSpec::Router) {
+                return Err(ScenarioError::new(
+                    format!("{f}.backpressure"),
+                    format!(
+                        "'{}' is a router; backpressure applies to links leaving a host",
+                        l.from
+                    ),
+                ));
+            }
+        }
+        if let Some(path) = &l.pcap {
+            check_pcap(sc, i, name, path)?;
+        }
+        ends.push((from, to));
+        let mut link = Link::new(
+            name.clone(),
+            from,
+            to,
+            l.rate.0,
+            l.delay.0,
+            queue,
+            l.loss,
+            SimRng::derive(seed, Stream::Queue, i as u64),
+            SimRng::derive(seed, Stream::LinkLoss, i as u64),
+        );
+        link.backpressure = l.backpressure;
+        links.push(link);
+    }
+    Ok((links, ends))
+}
+
+/// The queue discipline of one direction (`field` = `links.NAME.queue`).
+fn queue(field: &str, spec: &QueueSpec) -> Result<AnyQueue, ScenarioError> {
+    let lim = match *spec {
+        QueueSpec::Droptail { limit }
+        | QueueSpec::Ackprio { limit }
+        | QueueSpec::Bwalloc { limit, .. } => match limit {
+            LimitSpec::Packets(0) | LimitSpec::Bytes(0) => {
+                return Err(ScenarioError::new(
+                    format!("{field}.limit"),
+                    "must be positive",
+                ));
+            }
+            LimitSpec::Packets(n) => Limit::Packets(n),
+            LimitSpec::Bytes(b) => Limit::Bytes(b),
+            LimitSpec::Unlimited => Limit::Unlimited,
+        },
+    };
+    let queue = match *spec {
+        QueueSpec::Droptail { .. } => AnyQueue::DropTail(DropTail::new(lim)),
+        QueueSpec::Ackprio { .. } => AnyQueue::AckPriority(AckPriority::new(lim)),
+        QueueSpec::Bwalloc { data_fraction, .. } => {
+            if !(data_fraction > 0.0 && data_fraction < 1.0) {
+                return Err(ScenarioError::new(
+                    format!("{field}.data_fraction"),
+                    format!("must be strictly between 0 and 1, got {data_fraction}"),
+                ));
+            }
+            AnyQueue::BandwidthAllocation(BandwidthAllocation::new(lim, data_fraction))
+        }
+    };
+    Ok(queue)
+}
+
+/// Check `links.NAME.pcap` (link number `i`): a file name, not used by an earlier link.
+fn check_pcap(sc: &Scenario, i: usize, name: &str, path: &str) -> Result<(), ScenarioError> {
+    let field = format!("links.{name}.pcap");
+    if path.trim().is_empty() {
+        return Err(ScenarioError::new(
+            field,
+            "must name a file, e.g. 'up.pcap' (got an empty string)",
+        ));
+    }
+    if path.ends_with('/') || path.ends_with(std::path::MAIN_SEPARATOR) {
+        return Err(ScenarioError::new(
+            field,
+            format!("'{path}' names a directory; name a file, e.g. '{path}{name}.pcap'"),
+        ));
+    }
+    if path.contains('\0') {
+        return Err(ScenarioError::new(field, "contains a NUL character"));
+    }
+    if let Some((other, _)) = sc
+        .links
+        .iter()
+        .take(i)
+        .find(|(_, o)| o.pcap.as_deref() == Some(path))
+    {
+        return Err(ScenarioError::new(
+            field,
+            format!("'{path}' is already the pcap file of links.{other}"),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,171 @@
+//! From a parsed [`Scenario`] to a runnable [`Sim`], with semantic validation.
+//!
+//! One file per part of the scenario: [`links`] (link directions and their queues),
+//! [`flows`] (transport, congestion control, applications), [`analysis`] (closed-form
+//! models), [`pcap`] (packet capture files, opened by the front ends). [`build`] calls them
+//! in order; each error names its field.
+
+mod analysis;
+mod flows;
+mod links;
+mod pcap;
+
+use super::{NodeKindSpec, Scenario, ScenarioError, TwoWaySpec};
+use crate::event::{LinkId, NodeId};
+use crate::net::{routing, Node, NodeKind};
+use crate::sim::{MetricsConfig, Sim};
+use crate::tcp::TcpConfig;
+use crate::time::{SimDuration, SimTime};
+use std::collections::BTreeMap;
+
+/// A built simulation plus what the summary needs to describe it.
+pub struct Built {
+    pub sim: Sim,
+    pub scenario: Scenario,
+    pub seed: u64,
+    /// Per flow: algorithm name, path (link ids), transport config.
+    pub flow_meta: Vec<FlowMeta>,
+    pub two_way: Option<TwoWaySpec>,
+}
+
+#[derive(Clone, Debug)]
+pub struct FlowMeta {
+    pub cc: String,
+    pub path: Vec<LinkId>,
+    pub tcp: TcpConfig,
+}
+
+pub(super) fn known(names: impl Iterator<Item = String>) -> String {
+    let v: Vec<String> = names.collect();
+    if v.is_empty() {
+        "none defined".into()
+    } else {
+        format!("known: {}", v.join(", "))
+    }
+}
+
+/// Node and link names to ids, with errors that name the field and list the known names.
+pub(super) struct Names<'a> {
+    sc: &'a Scenario,
+    nodes: BTreeMap<&'a str, NodeId>,
+    links: BTreeMap<&'a str, LinkId>,
+}
+
+impl<'a> Names<'a> {
+    fn new(sc: &'a Scenario) -> Self {
+        Names {
+            sc,
+            nodes: sc
+                .nodes
+                .keys()
+                .enumerate()
+                .map(|(i, n)| (n.as_str(), i as NodeId))
+                .collect(),
+            links: sc
+                .links
+                .keys()
+                .enumerate()
+                .map(|(i, n)| (n.as_str(), i as LinkId))
+                .collect(),
+        }
+    }
+    pub(super) fn node(&self, field: String, name: &str) -> Result<NodeId, ScenarioError> {
+        self.nodes.get(name).copied().ok_or_else(|| {
+            ScenarioError::new(
+                field,
+                format!(
+                    "unknown node '{name}' ({})",
+                    known(self.sc.nodes.keys().cloned())
+                ),
+            )
+        })
+    }
+    pub(super) fn link(&self, field: String, name: &str) -> Result<LinkId, ScenarioError> {
+        self.links.get(name).copied().ok_or_else(|| {
+            ScenarioError::new(
+                field,
+                format!(
+                    "unknown link '{name}' ({})",
+                    known(self.sc.links.keys().cloned())
+                ),
+            )
+        })
+    }
+}
+
+/// Validate `sc` and build the simulation. `seed` overrides `sc.seed` when given.
+pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
+    let seed = seed.unwrap_or(sc.seed);
+    let duration = sc.duration.0;
+    if duration == SimDuration::ZERO {
+        return Err(ScenarioError::new("duration", "must be positive"));
+    }
+    if sc.nodes.is_empty() {
+        return Err(ScenarioError::new("nodes", "at least one node is needed"));
+    }
+    let max_ids = crate::event::MAX_EVENT_ID as usize + 1;
+    if sc.links.len() > max_ids {
+        return Err(ScenarioError::new(
+            "links",
+            format!("at most {max_ids} link directions"),
+        ));
+    }
+    if sc.flows.len() > max_ids {
+        return Err(ScenarioError::new(
+            "flows",
+            format!("at most {max_ids} flows"),
+        ));
+    }
+    let names = Names::new(&sc);
+    let (links, ends) = links::links(&sc, &names, seed)?;
+    let table = routing::shortest_paths(sc.nodes.len(), &ends);
+    let nodes: Vec<Node> = sc
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, (name, k))| Node {
+            name: name.clone(),
+            kind: match k {
+                NodeKindSpec::Host => NodeKind::Host,
+                NodeKindSpec::Router => NodeKind::Router,
+            },
+            routes: table[i].clone(),
+        })
+        .collect();
+    let (flows, meta) = flows::flows(&sc, &names, &nodes, &table, &ends, &links)?;
+    let metrics = metrics(&sc, duration)?;
+    let two_way = analysis::two_way(&sc, &flows, &meta)?;
+    let sim = Sim::new(SimTime::ZERO + duration, nodes, links, flows, metrics);
+    Ok(Built {
+        sim,
+        scenario: sc,
+        seed,
+        flow_meta: meta,
+        two_way,
+    })
+}
+
+/// `[metrics]`: interval, steady-state start, trace period.
+fn metrics(sc: &Scenario, duration: SimDuration) -> Result<MetricsConfig, ScenarioError> {
+    let m = &sc.metrics;
+    if m.interval.0 == SimDuration::ZERO {
+        return Err(ScenarioError::new("metrics.interval", "must be positive"));
+    }
+    if m.steady_start.0 >= duration {
+        return Err(ScenarioError::new(
+            "metrics.steady_start",
+            "must be before the end of the run (duration)",
+        ));
+    }
+    if m.trace.is_some_and(|t| t.0 == SimDuration::ZERO) {
+        return Err(ScenarioError::new(
+            "metrics.trace",
+            "period must be positive",
+        ));
+    }
+    Ok(MetricsConfig {
+        interval: m.interval.0,
+        steady_start: SimTime::ZERO + m.steady_start.0,
+        trace: m.trace.map(|t| t.0),
+    })
+}

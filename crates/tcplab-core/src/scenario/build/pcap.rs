@@ -1,0 +1,91 @@
+//! Creating the pcap files a scenario asks for (`links.NAME.pcap`).
+
+use super::Built;
+use crate::scenario::ScenarioError;
+use crate::stats::pcap::PcapWriter;
+use std::path::{Path, PathBuf};
+
+impl Built {
+    /// The pcap files the scenario asks for: (link id, path as written).
+    pub fn pcap_specs(&self) -> Vec<(usize, &str)> {
+        self.scenario
+            .links
+            .values()
+            .enumerate()
+            .filter_map(|(i, l)| l.pcap.as_deref().map(|p| (i, p)))
+            .collect()
+    }
+
+    /// Create the pcap files of `links.*.pcap` (truncating existing ones) and attach their
+    /// writers to the links. Relative paths are taken relative to `dir` (the current
+    /// directory when `None`); no directory is created. With `log`, every capture also keeps
+    /// the packets it records in memory (see [`crate::stats::pcap::PcapWriter::log`]).
+    ///
+    /// Building a scenario never touches files; the front ends call this before running.
+    pub fn open_pcaps(&mut self, dir: Option<&Path>, log: bool) -> Result<(), ScenarioError> {
+        let rwnd: Vec<u64> = self.flow_meta.iter().map(|m| m.tcp.max_window).collect();
+        let specs: Vec<(usize, String, String)> = self
+            .pcap_specs()
+            .into_iter()
+            .map(|(i, p)| (i, self.sim.links[i].name.clone(), p.to_string()))
+            .collect();
+        let resolved: Vec<(usize, String, PathBuf)> = specs
+            .into_iter()
+            .map(|(i, name, p)| {
+                let path = match dir {
+                    Some(d) if Path::new(&p).is_relative() => d.join(&p),
+                    _ => PathBuf::from(&p),
+                };
+                (i, name, path)
+            })
+            .collect();
+        // Check every path before creating any file, so a bad one leaves nothing behind.
+        for (_, name, path) in &resolved {
+            let field = format!("links.{name}.pcap");
+            let parent = match path.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p,
+                _ => Path::new("."),
+            };
+            if !parent.is_dir() {
+                return Err(ScenarioError::new(
+                    field,
+                    format!(
+                        "cannot create '{}': directory '{}' does not exist",
+                        path.display(),
+                        parent.display()
+                    ),
+                ));
+            }
+            if path.is_dir() {
+                return Err(ScenarioError::new(
+                    field,
+                    format!("cannot create '{}': it is a directory", path.display()),
+                ));
+            }
+        }
+        let mut created: Vec<PathBuf> = Vec::new();
+        for (i, name, path) in resolved {
+            let mut w = match PcapWriter::create(&path, &rwnd) {
+                Ok(w) => w,
+                Err(e) => {
+                    for l in &mut self.sim.links {
+                        l.capture = None;
+                    }
+                    for p in &created {
+                        let _ = std::fs::remove_file(p);
+                    }
+                    return Err(ScenarioError::new(
+                        format!("links.{name}.pcap"),
+                        format!("cannot create '{}': {e}", path.display()),
+                    ));
+                }
+            };
+            if log {
+                w.enable_log();
+            }
+            created.push(path);
+            self.sim.links[i].capture = Some(Box::new(w));
+        }
+        Ok(())
+    }
+}
