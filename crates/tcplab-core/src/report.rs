@@ -182,8 +182,8 @@ fn scheme_of(l: &Link) -> Scheme {
     match (&l.queue, l.backpressure) {
         (AnyQueue::BandwidthAllocation(q), _) => Scheme::BandwidthAllocation(q.data_fraction()),
         (AnyQueue::AckPriority(_), _) => Scheme::AckPriority,
-        (AnyQueue::DropTail(_), Some(b)) => Scheme::Backpressure(b),
-        (AnyQueue::DropTail(_), None) => Scheme::Fifo,
+        (_, Some(b)) => Scheme::Backpressure(b),
+        (_, None) => Scheme::Fifo,
     }
 }
 

@@ -286,9 +286,10 @@ impl Sim {
                 self.sync_timer(f);
             }
             Event::AppStop(f) => self.flows[f as usize].sender.stop_app(),
-            // Scheduled by the platform parts that arrive next (queue timers, active
-            // sources, error-model state changes).
-            Event::QueueWake(_) | Event::AppTick(_) | Event::LinkState(_) => {
+            Event::QueueWake(l) => self.links[l as usize].wake(l, now, &mut self.events),
+            // Scheduled by the platform parts that arrive next (active sources, error-model
+            // state changes).
+            Event::AppTick(_) | Event::LinkState(_) => {
                 unreachable!("nothing schedules {ev:?} yet")
             }
             Event::Interval => self.close_interval(),

@@ -2,8 +2,10 @@
 //!
 //! Two ways to run it, chosen once per link by [`Link::prepare`]:
 //!
-//! * **FIFO fast path** (drop-tail queue, no end-host backpressure): whether a packet is kept
-//!   is decided when it arrives, and packets leave in arrival order, so its transmission
+//! * **FIFO fast path** (a discipline that decides at arrival, [`QueueDisc::admission_only`]:
+//!   DropTail with or without step marking, RED, RED-I; no end-host backpressure): whether a
+//!   packet is kept (or marked) is decided when it arrives by [`QueueDisc::admit`], and
+//!   packets leave in arrival order, so its transmission
 //!   start, end and arrival at the far end are all known at enqueue:
 //!   `start = max(now, free_at)`, `done = start + size/rate`, `arrive = done + delay`.
 //!   The packet goes straight into the pipe; a small ring of unfinished transmissions
@@ -18,7 +20,7 @@
 
 use crate::event::{Event, EventQueue, LinkId, NodeId};
 use crate::net::packet::Packet;
-use crate::queue::{AnyQueue, Backlog, DropLog, DropReason, Limit, QueueCx, QueueDisc};
+use crate::queue::{AnyQueue, Backlog, DropLog, DropReason, Limit, Phase, QueueCx, QueueDisc};
 use crate::rng::SimRng;
 use crate::stats::pcap::PcapWriter;
 use crate::time::{Rate, SimDuration, SimTime};
@@ -83,8 +85,15 @@ pub struct Link {
     /// link only carries the setting; the simulation returns credit to the sender when one
     /// of its data segments leaves (or is dropped by) this queue.
     pub backpressure: Option<u32>,
-    /// FIFO fast path: the drop-tail limit (`None`: scheduled path).
-    fifo_limit: Option<Limit>,
+    /// FIFO fast path (else the scheduled path).
+    fifo: bool,
+    /// Fast path with a plain drop-tail limit: admission is one comparison, without a
+    /// discipline call (the common case, measured: see docs/performance.md).
+    plain_limit: Option<Limit>,
+    /// Scheduled path: when the transmitter last went idle with nothing queued.
+    idle_at: SimTime,
+    /// The pending `QueueWake` deadline the discipline asked for, if any.
+    wake_pending: Option<SimTime>,
     /// Fast path: unfinished transmissions in order (the front one is on the wire).
     txs: VecDeque<Tx>,
     txs_bytes: u64,
@@ -128,7 +137,10 @@ impl Link {
             stats: LinkStats::default(),
             drops: DropLog::default(),
             backpressure: None,
-            fifo_limit: None,
+            fifo: false,
+            plain_limit: None,
+            idle_at: SimTime::ZERO,
+            wake_pending: None,
             txs: VecDeque::new(),
             txs_bytes: 0,
             free_at: SimTime::ZERO,
@@ -142,16 +154,19 @@ impl Link {
     /// setting, and note when the run ends. Call once, before the first packet.
     pub fn prepare(&mut self, end: SimTime) {
         self.end = end;
-        self.fifo_limit = match self.backpressure {
-            None => self.queue.fifo_limit(),
-            Some(_) => None,
+        self.fifo = self.backpressure.is_none() && self.queue.admission_only();
+        self.plain_limit = if self.fifo {
+            self.queue.plain_limit()
+        } else {
+            None
         };
     }
 
     /// Force the scheduled path (tests compare the two).
     #[cfg(test)]
     pub(crate) fn force_scheduled(&mut self) {
-        self.fifo_limit = None;
+        self.fifo = false;
+        self.plain_limit = None;
     }
 
     /// Serialisation time of `size` bytes, from a two-entry cache (a 128-bit division
@@ -201,7 +216,7 @@ impl Link {
 
     /// Packets held: queued, in transmission and propagating.
     pub fn in_system(&self) -> u64 {
-        if self.fifo_limit.is_some() {
+        if self.fifo {
             // Accepted packets are in the pipe from enqueue on, except those the wire loses.
             return self.pipe.len() as u64 + self.txs.iter().filter(|t| t.lost).count() as u64;
         }
@@ -212,7 +227,7 @@ impl Link {
     /// last [`Link::settle`].
     #[inline]
     pub fn occupancy(&self) -> (u32, u64) {
-        if self.fifo_limit.is_some() {
+        if self.fifo {
             return (self.txs.len() as u32, self.txs_bytes);
         }
         let b = self.queue.backlog();
@@ -237,7 +252,7 @@ impl Link {
     /// Busy time up to `now`, counting a transmission in progress. Fast path: call after
     /// `settle(now)`.
     pub fn busy_time(&self, now: SimTime) -> SimDuration {
-        if self.fifo_limit.is_some() {
+        if self.fifo {
             let extra = match self.txs.front() {
                 Some(t) if t.start < now => now.since(t.start).0,
                 _ => 0,
@@ -258,13 +273,24 @@ impl Link {
         self.stats.offered += 1;
         let is_data = pkt.is_data();
         self.stats.offered_data += is_data as u64;
-        if let Some(limit) = self.fifo_limit {
-            if !self.enqueue_fifo(id, now, pkt, limit, events) {
+        if self.fifo {
+            if !self.enqueue_fifo(id, now, pkt, events) {
                 return;
             }
         } else {
-            let mut cx = QueueCx::new(now, &mut self.queue_rng, &mut self.drops);
+            let idle = self.busy.is_none() && self.queue.backlog().packets == 0;
+            let mut cx = QueueCx {
+                now,
+                rate: self.rate,
+                idle_since: idle.then_some(self.idle_at),
+                phase: Phase::Enqueue,
+                rng: &mut self.queue_rng,
+                drops: &mut self.drops,
+                wake: None,
+            };
             self.queue.enqueue(pkt, &mut cx);
+            let wake = cx.wake;
+            self.request_wake(id, wake, events);
             if self.busy.is_none() {
                 self.start_tx(id, now, events);
             }
@@ -294,20 +320,26 @@ impl Link {
         id: LinkId,
         now: SimTime,
         mut pkt: Packet,
-        limit: Limit,
         events: &mut EventQueue,
     ) -> bool {
         self.settle(now);
         // The front transmission (if any) is on the wire; the rest wait.
-        let waiting = match self.txs.front() {
-            Some(t) => Backlog {
-                packets: self.txs.len() as u32 - 1,
-                bytes: self.txs_bytes - t.size as u64,
-            },
-            None => Backlog::default(),
+        let (waiting, idle_since) = match self.txs.front() {
+            Some(t) => (
+                Backlog {
+                    packets: self.txs.len() as u32 - 1,
+                    bytes: self.txs_bytes - t.size as u64,
+                },
+                None,
+            ),
+            None => (Backlog::default(), Some(self.free_at)),
         };
-        if !limit.fits(&waiting, &pkt) {
-            self.drops.record(&pkt, DropReason::Overflow);
+        if let Some(limit) = self.plain_limit {
+            if !limit.fits(&waiting, &pkt) {
+                self.drops.record(&pkt, DropReason::Overflow);
+                return false;
+            }
+        } else if !self.admit(id, now, &mut pkt, waiting, idle_since, events) {
             return false;
         }
         let start = now.max(self.free_at);
@@ -342,10 +374,87 @@ impl Link {
         true
     }
 
+    /// Fast path: ask the discipline whether `pkt` joins the FIFO.
+    #[inline]
+    fn admit(
+        &mut self,
+        id: LinkId,
+        now: SimTime,
+        pkt: &mut Packet,
+        waiting: Backlog,
+        idle_since: Option<SimTime>,
+        events: &mut EventQueue,
+    ) -> bool {
+        let mut cx = QueueCx {
+            now,
+            rate: self.rate,
+            idle_since,
+            phase: Phase::Enqueue,
+            rng: &mut self.queue_rng,
+            drops: &mut self.drops,
+            wake: None,
+        };
+        let kept = self.queue.admit(pkt, waiting, &mut cx);
+        let wake = cx.wake;
+        self.request_wake(id, wake, events);
+        kept
+    }
+
+    /// Schedule a `QueueWake` for a deadline the discipline asked for, unless an earlier
+    /// one is pending.
+    #[inline]
+    fn request_wake(&mut self, id: LinkId, wake: Option<SimTime>, events: &mut EventQueue) {
+        if let Some(w) = wake {
+            if self.wake_pending.is_none_or(|p| w < p) {
+                self.wake_pending = Some(w);
+                events.schedule(w, Event::QueueWake(id));
+            }
+        }
+    }
+
+    /// A `QueueWake` event: run the discipline's timer if this is its pending deadline
+    /// (a superseded one is ignored), then start a transmission if the link is idle.
+    pub fn wake(&mut self, id: LinkId, now: SimTime, events: &mut EventQueue) {
+        if self.wake_pending != Some(now) {
+            return;
+        }
+        self.wake_pending = None;
+        let idle = !self.fifo && self.busy.is_none() && self.queue.backlog().packets == 0;
+        let mut cx = QueueCx {
+            now,
+            rate: self.rate,
+            idle_since: idle.then_some(self.idle_at),
+            phase: Phase::Dequeue,
+            rng: &mut self.queue_rng,
+            drops: &mut self.drops,
+            wake: None,
+        };
+        self.queue.on_wake(&mut cx);
+        let wake = cx.wake;
+        self.request_wake(id, wake, events);
+        if !self.fifo {
+            self.start_next(id, now, events);
+        }
+    }
+
     #[inline]
     fn start_tx(&mut self, id: LinkId, now: SimTime, events: &mut EventQueue) {
-        let mut cx = QueueCx::new(now, &mut self.queue_rng, &mut self.drops);
-        if let Some(mut p) = self.queue.dequeue(&mut cx) {
+        let mut cx = QueueCx {
+            now,
+            rate: self.rate,
+            idle_since: None,
+            phase: Phase::Dequeue,
+            rng: &mut self.queue_rng,
+            drops: &mut self.drops,
+            wake: None,
+        };
+        let next = self.queue.dequeue(&mut cx);
+        let wake = cx.wake;
+        self.request_wake(id, wake, events);
+        if next.is_none() {
+            self.idle_at = now;
+        }
+        if let Some(mut p) = next {
             if p.tx_start == SimTime::MAX {
                 p.tx_start = now;
             }
@@ -412,7 +521,8 @@ impl Link {
 mod tests {
     use super::*;
     use crate::net::packet::PacketKind;
-    use crate::queue::DropTail;
+    use crate::queue::red::RedConfig;
+    use crate::queue::{DropTail, Limit, Red};
     use crate::rng::Stream;
 
     /// Offer `arrivals` (time, size) to a link and run it to the end; returns the far-end
@@ -423,19 +533,33 @@ mod tests {
         loss: f64,
         scheduled: bool,
     ) -> (Vec<(u64, u64, u64)>, Link) {
+        drive_queue(
+            arrivals,
+            AnyQueue::DropTail(DropTail::new(limit)),
+            loss,
+            scheduled,
+        )
+    }
+
+    fn drive_queue(
+        arrivals: &[(u64, u32)],
+        queue: AnyQueue,
+        loss: f64,
+        scheduled: bool,
+    ) -> (Vec<(u64, u64, u64)>, Link) {
         let mut l = Link::new(
             "l".into(),
             0,
             1,
             Rate(10_000_000),
             SimDuration::from_ms(5),
-            AnyQueue::DropTail(DropTail::new(limit)),
+            queue,
             loss,
             SimRng::derive(1, Stream::Queue, 0),
             SimRng::derive(1, Stream::LinkLoss, 0),
         );
         l.prepare(SimTime::MAX);
-        assert!(l.fifo_limit.is_some());
+        assert!(l.fifo);
         if scheduled {
             l.force_scheduled();
         }
@@ -453,6 +577,7 @@ mod tests {
                     let (at, e) = ev.pop().unwrap();
                     match e {
                         Event::LinkTxDone(id) => l.tx_done(id, at, &mut ev),
+                        Event::QueueWake(id) => l.wake(id, at, &mut ev),
                         Event::LinkArrival(id) => {
                             let p = l.arrive(id, &mut ev);
                             out.push((at.0, p.seq, p.tx_start.0));
@@ -471,6 +596,9 @@ mod tests {
             };
             let mut p = Packet::test(0, kind, size);
             p.seq = next as u64;
+            if next % 3 != 0 {
+                p.flags |= crate::net::packet::flags::ECT;
+            }
             l.offer(0, SimTime(t), p, &mut ev);
             l.settle(SimTime(t));
             max_seen = max_seen.max(l.occupancy().0);
@@ -483,19 +611,8 @@ mod tests {
 
     #[test]
     fn fast_path_matches_scheduled_path() {
-        let mut rng = SimRng::derive(7, Stream::App, 0);
         // Bursts and gaps at picosecond resolution over 2 s (1500 B take 1.2 ms at 10 Mb/s).
-        let mut t = 0u64;
-        let mut arrivals = Vec::new();
-        for _ in 0..5000 {
-            let gap = if rng.bernoulli(0.2) {
-                3_000_000_000
-            } else {
-                300_000_000
-            };
-            t += rng.below(gap) + 1;
-            arrivals.push((t, if rng.bernoulli(0.3) { 40 } else { 1500 }));
-        }
+        let arrivals = bursty_arrivals(7);
         for (limit, loss) in [
             (Limit::Packets(8), 0.0),
             (Limit::Bytes(9000), 0.05),
@@ -576,5 +693,102 @@ mod tests {
         assert_eq!(l.busy_time(t), SimDuration::from_us(1500));
         assert_eq!(l.occupancy(), (1, 1000));
         assert_eq!(l.stats.tx_packets, 1);
+    }
+
+    /// 5000 arrivals in bursts and gaps over about 2 s.
+    fn bursty_arrivals(seed: u64) -> Vec<(u64, u32)> {
+        let mut rng = SimRng::derive(seed, Stream::App, 0);
+        let mut t = 0u64;
+        let mut arrivals = Vec::new();
+        for _ in 0..5000 {
+            let gap = if rng.bernoulli(0.2) {
+                3_000_000_000
+            } else {
+                300_000_000
+            };
+            t += rng.below(gap) + 1;
+            arrivals.push((t, if rng.bernoulli(0.3) { 40 } else { 1500 }));
+        }
+        arrivals
+    }
+
+    #[test]
+    fn red_fast_path_matches_scheduled_path() {
+        // RED decides at admission: both paths see the same waiting backlog and idle times,
+        // so the same random draws, marks, drops and departures.
+        let arrivals = bursty_arrivals(11);
+        let red = |w_q: f64| {
+            AnyQueue::Red(Red::new(RedConfig {
+                limit: Limit::Packets(30),
+                min_th: 3.0,
+                max_th: 12.0,
+                max_p: 0.2,
+                w_q,
+                gentle: true,
+                count_spacing: true,
+                ecn: true,
+                forced_drop: false,
+                mark_to_drop: 0.1,
+                mean_packet_size: 1000,
+                instantaneous: w_q == 1.0,
+            }))
+        };
+        for w_q in [0.05, 1.0] {
+            let (fast, lf) = drive_queue(&arrivals, red(w_q), 0.0, false);
+            let (sched, ls) = drive_queue(&arrivals, red(w_q), 0.0, true);
+            assert_eq!(fast, sched, "w_q {w_q}");
+            let (a, b) = (lf.drops, ls.drops);
+            assert_eq!(
+                (a.packets, a.marks, a.by_reason, a.marks_by_reason),
+                (b.packets, b.marks, b.by_reason, b.marks_by_reason)
+            );
+            assert!(a.marks > 0 && a.packets > a.overflow, "RED must act: {a:?}");
+        }
+    }
+
+    #[test]
+    fn queue_wake_timer_releases_held_packets() {
+        // The test discipline holds packets until 50 ms and asks to be woken then; the
+        // link transmits them back to back from that instant.
+        let mut l = Link::new(
+            "l".into(),
+            0,
+            1,
+            Rate(8_000_000), // 1 byte per µs
+            SimDuration::ZERO,
+            AnyQueue::Test(crate::queue::tests::WakeTest {
+                release_at: SimTime::ZERO + SimDuration::from_ms(50),
+                released: false,
+                q: VecDeque::new(),
+                backlog: Backlog::default(),
+                wakes: 0,
+            }),
+            0.0,
+            SimRng::derive(1, Stream::Queue, 0),
+            SimRng::derive(1, Stream::LinkLoss, 0),
+        );
+        l.prepare(SimTime::MAX);
+        assert!(!l.fifo);
+        let mut ev = EventQueue::new();
+        for i in 0..3u64 {
+            let mut p = Packet::test(0, PacketKind::Data, 1000);
+            p.seq = i;
+            l.offer(0, SimTime::ZERO + SimDuration::from_ms(i), p, &mut ev);
+        }
+        let mut got = Vec::new();
+        while let Some((at, e)) = ev.pop() {
+            match e {
+                Event::QueueWake(id) => l.wake(id, at, &mut ev),
+                Event::LinkTxDone(id) => l.tx_done(id, at, &mut ev),
+                Event::LinkArrival(id) => got.push((at, l.arrive(id, &mut ev).seq)),
+                _ => unreachable!(),
+            }
+        }
+        let ms = |x: u64| SimTime::ZERO + SimDuration::from_ms(x);
+        assert_eq!(got, vec![(ms(51), 0), (ms(52), 1), (ms(53), 2)]);
+        match &l.queue {
+            AnyQueue::Test(q) => assert_eq!(q.wakes, 1, "one pending wake-up, not three"),
+            _ => unreachable!(),
+        }
     }
 }

@@ -8,7 +8,6 @@
 //! `analysis::kalampoukas97`.
 
 use super::{Backlog, DataAckQueues, Limit, QueueCx, QueueDisc};
-use crate::event::FlowId;
 use crate::net::packet::Packet;
 
 pub struct AckPriority {
@@ -38,9 +37,6 @@ impl QueueDisc for AckPriority {
     }
     fn backlog(&self) -> Backlog {
         self.q.backlog
-    }
-    fn backlog_of(&self, flow: FlowId) -> Option<Backlog> {
-        Some(self.q.backlog_of(flow))
     }
 }
 

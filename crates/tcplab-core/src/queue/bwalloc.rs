@@ -26,7 +26,6 @@
 //! `analysis::kalampoukas97`.
 
 use super::{Backlog, DataAckQueues, Limit, QueueCx, QueueDisc};
-use crate::event::FlowId;
 use crate::net::packet::Packet;
 
 /// Resolution of `f`: counters move in units of 1/SCALE byte.
@@ -108,9 +107,6 @@ impl QueueDisc for BandwidthAllocation {
     }
     fn backlog(&self) -> Backlog {
         self.q.backlog
-    }
-    fn backlog_of(&self, flow: FlowId) -> Option<Backlog> {
-        Some(self.q.backlog_of(flow))
     }
 }
 

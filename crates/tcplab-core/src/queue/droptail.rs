@@ -1,6 +1,9 @@
-//! DropTail FIFO: arrivals that do not fit are discarded.
+//! DropTail FIFO: arrivals that do not fit are discarded. Optionally a marking threshold K
+//! (`mark_threshold`): an ECN-capable arrival that finds K or more packets waiting gets CE
+//! (step marking as DCTCP's switches do, RFC 8257 §3.1), others pass unmarked.
 
 use super::{Backlog, DropReason, QueueCx, QueueDisc};
+use crate::net::packet::flags;
 use crate::net::packet::Packet;
 use std::collections::VecDeque;
 
@@ -27,6 +30,8 @@ impl Limit {
 pub struct DropTail {
     q: VecDeque<Packet>,
     limit: Limit,
+    /// Mark ECT arrivals that find at least this many packets waiting.
+    mark_threshold: Option<u32>,
     backlog: Backlog,
 }
 
@@ -38,11 +43,21 @@ impl DropTail {
         DropTail {
             q: VecDeque::new(),
             limit,
+            mark_threshold: None,
             backlog: Backlog::default(),
         }
     }
+    /// With step marking at `k` waiting packets.
+    pub fn with_mark_threshold(mut self, k: Option<u32>) -> Self {
+        self.mark_threshold = k;
+        self
+    }
     pub fn limit(&self) -> Limit {
         self.limit
+    }
+    /// The limit, when it is all there is to admission (no step marking).
+    pub fn plain_limit(&self) -> Option<Limit> {
+        self.mark_threshold.is_none().then_some(self.limit)
     }
 }
 
@@ -51,13 +66,28 @@ impl QueueDisc for DropTail {
         "droptail"
     }
     #[inline]
-    fn enqueue(&mut self, pkt: Packet, cx: &mut QueueCx) {
-        if self.limit.fits(&self.backlog, &pkt) {
+    fn enqueue(&mut self, mut pkt: Packet, cx: &mut QueueCx) {
+        let waiting = self.backlog;
+        if self.admit(&mut pkt, waiting, cx) {
             self.backlog.add(&pkt);
             self.q.push_back(pkt);
-        } else {
-            cx.drop(pkt, DropReason::Overflow);
         }
+    }
+    fn admission_only(&self) -> bool {
+        true
+    }
+    #[inline]
+    fn admit(&mut self, pkt: &mut Packet, waiting: Backlog, cx: &mut QueueCx) -> bool {
+        if !self.limit.fits(&waiting, pkt) {
+            cx.drop(*pkt, DropReason::Overflow);
+            return false;
+        }
+        if let Some(k) = self.mark_threshold {
+            if waiting.packets >= k && pkt.has(flags::ECT) {
+                cx.mark(pkt, DropReason::Forced);
+            }
+        }
+        true
     }
     #[inline]
     fn dequeue(&mut self, _cx: &mut QueueCx) -> Option<Packet> {
@@ -113,5 +143,27 @@ mod tests {
         q.enqueue(Packet::test(0, PacketKind::Ack, 40), &mut cx);
         assert_eq!(q.backlog().packets, 2);
         assert_eq!(log.packets, 1);
+    }
+
+    #[test]
+    fn step_marking_marks_ect_arrivals_above_k() {
+        let mut q = DropTail::new(Limit::Packets(10)).with_mark_threshold(Some(2));
+        let mut rng = SimRng::derive(0, Stream::Queue, 0);
+        let mut log = DropLog::default();
+        let mut cx = QueueCx::new(SimTime::ZERO, &mut rng, &mut log);
+        for i in 0..5 {
+            let mut p = Packet::test(0, PacketKind::Data, 100);
+            p.seq = i;
+            if i != 3 {
+                p.flags |= flags::ECT;
+            }
+            q.enqueue(p, &mut cx);
+        }
+        let ce: Vec<bool> = (0..5)
+            .map(|_| q.dequeue(&mut cx).unwrap().has(flags::CE))
+            .collect();
+        // Arrivals 0 and 1 find 0 and 1 waiting; 2 and 4 find >= 2 and are ECT; 3 is not.
+        assert_eq!(ce, vec![false, false, true, false, true]);
+        assert_eq!((log.marks, log.packets), (2, 0));
     }
 }

@@ -8,15 +8,17 @@
 mod ackprio;
 mod bwalloc;
 mod droptail;
+pub mod red;
 
 pub use ackprio::AckPriority;
 pub use bwalloc::BandwidthAllocation;
 pub use droptail::{DropTail, Limit};
+pub use red::Red;
 
-use crate::event::FlowId;
+use crate::net::packet::flags;
 use crate::net::packet::Packet;
 use crate::rng::SimRng;
-use crate::time::SimTime;
+use crate::time::{Rate, SimDuration, SimTime};
 
 /// What a queue holds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -38,14 +40,51 @@ impl Backlog {
     }
 }
 
-/// Why a queue dropped a packet.
+/// Why a queue dropped or marked a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DropReason {
-    /// No room (drop-tail overflow).
+    /// No room (the buffer's limit).
     Overflow,
+    /// An AQM's probabilistic early signal (RED between its thresholds).
+    Early,
+    /// An AQM's forced signal (RED's average at or above its upper threshold).
+    Forced,
+    /// An ECN mark that the AQM turned into a drop with a small probability
+    /// (seed 002's "Bernoulli losses as part of the AQM").
+    MarkToDrop,
 }
 
-/// Drop counters, kept by the link that owns the queue.
+impl DropReason {
+    /// Every reason, in the order of [`DropReason::index`].
+    pub const ALL: [DropReason; 4] = [
+        DropReason::Overflow,
+        DropReason::Early,
+        DropReason::Forced,
+        DropReason::MarkToDrop,
+    ];
+    /// The name used in summary.json and event traces.
+    pub fn name(self) -> &'static str {
+        match self {
+            DropReason::Overflow => "overflow",
+            DropReason::Early => "early",
+            DropReason::Forced => "forced",
+            DropReason::MarkToDrop => "mark_to_drop",
+        }
+    }
+    #[inline]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// When a discipline acted on a packet: as it arrived, or as the link asked for the next one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Enqueue,
+    Dequeue,
+}
+
+/// Drop and mark counters, kept by the link that owns the queue.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DropLog {
     pub packets: u64,
@@ -53,35 +92,104 @@ pub struct DropLog {
     pub data_packets: u64,
     pub bytes: u64,
     pub overflow: u64,
+    /// Drops per [`DropReason`] (indexed by [`DropReason::index`]).
+    pub by_reason: [u64; DropReason::ALL.len()],
+    /// Drops made when the link asked for its next packet (dequeue-time AQMs).
+    pub dequeue_drops: u64,
+    /// ECN congestion-experienced marks set on ECT packets, per reason.
+    pub marks: u64,
+    pub marks_by_reason: [u64; DropReason::ALL.len()],
 }
 
 impl DropLog {
     #[inline]
     pub fn record(&mut self, pkt: &Packet, why: DropReason) {
+        self.record_in(pkt, why, Phase::Enqueue);
+    }
+    #[inline]
+    pub fn record_in(&mut self, pkt: &Packet, why: DropReason, phase: Phase) {
         self.packets += 1;
         self.data_packets += pkt.is_data() as u64;
         self.bytes += pkt.size as u64;
-        match why {
-            DropReason::Overflow => self.overflow += 1,
+        self.by_reason[why.index()] += 1;
+        if why == DropReason::Overflow {
+            self.overflow += 1;
         }
+        if phase == Phase::Dequeue {
+            self.dequeue_drops += 1;
+        }
+    }
+    #[inline]
+    pub fn record_mark(&mut self, why: DropReason) {
+        self.marks += 1;
+        self.marks_by_reason[why.index()] += 1;
     }
 }
 
-/// What a discipline may use besides its own state.
+/// What a discipline may use besides its own state: the time, the link's rate, when the
+/// link went idle, its own random stream, the drop/mark log and its wake-up timer.
 pub struct QueueCx<'a> {
     pub now: SimTime,
+    /// The rate of the link this queue feeds.
+    pub rate: Rate,
+    /// `Some(t)`: the queue is empty and the transmitter has been idle since `t` (RED's
+    /// idle-time decay); `None`: something is queued or being sent.
+    pub idle_since: Option<SimTime>,
+    /// Which phase the current call is in (set by the link).
+    pub phase: Phase,
     /// This queue's own random stream.
     pub rng: &'a mut SimRng,
     pub(crate) drops: &'a mut DropLog,
+    /// The earliest wake-up asked for during this call (see [`QueueCx::wake_at`]).
+    pub(crate) wake: Option<SimTime>,
 }
 
 impl<'a> QueueCx<'a> {
+    /// A context for driving a discipline directly (tests, tools): a 1 Gb/s link that is
+    /// busy, enqueue phase.
     pub fn new(now: SimTime, rng: &'a mut SimRng, drops: &'a mut DropLog) -> Self {
-        QueueCx { now, rng, drops }
+        QueueCx {
+            now,
+            rate: Rate(1_000_000_000),
+            idle_since: None,
+            phase: Phase::Enqueue,
+            rng,
+            drops,
+            wake: None,
+        }
     }
-    /// Discard `pkt`, counting it under `why`.
+    /// Discard `pkt`, counting it under `why` (and the current phase).
+    #[inline]
     pub fn drop(&mut self, pkt: Packet, why: DropReason) {
-        self.drops.record(&pkt, why);
+        self.drops.record_in(&pkt, why, self.phase);
+    }
+    /// Signal congestion on `pkt` (RFC 3168 §5): an ECN-capable packet gets CE and stays
+    /// (returns `true`); any other packet is dropped under `why` (returns `false`, and the
+    /// discipline must not keep it).
+    #[inline]
+    pub fn mark(&mut self, pkt: &mut Packet, why: DropReason) -> bool {
+        if pkt.has(flags::ECT) {
+            pkt.flags |= flags::CE;
+            self.drops.record_mark(why);
+            true
+        } else {
+            self.drop(*pkt, why);
+            false
+        }
+    }
+    /// Ask for a [`QueueDisc::on_wake`] call at `t` (or earlier, if asked for earlier).
+    /// Only the earliest outstanding request is kept by the link; a discipline that needs
+    /// several deadlines asks again from `on_wake`.
+    #[inline]
+    pub fn wake_at(&mut self, t: SimTime) {
+        if self.wake.is_none_or(|w| t < w) {
+            self.wake = Some(t);
+        }
+    }
+    /// Time to transmit `bytes` on this queue's link.
+    #[inline]
+    pub fn tx_time(&self, bytes: u32) -> SimDuration {
+        self.rate.tx_time(bytes)
     }
 }
 
@@ -93,9 +201,21 @@ pub trait QueueDisc {
     /// The next packet for the link, if any. May drop head packets on the way (CoDel).
     fn dequeue(&mut self, cx: &mut QueueCx) -> Option<Packet>;
     fn backlog(&self) -> Backlog;
-    /// Data packets of `flow` currently queued (end-host backpressure needs it).
-    fn backlog_of(&self, _flow: FlowId) -> Option<Backlog> {
-        None
+    /// A wake-up asked for with [`QueueCx::wake_at`] is due. May drop queued packets; the
+    /// link starts a transmission afterwards if it is idle and something is queued.
+    fn on_wake(&mut self, _cx: &mut QueueCx) {}
+    /// Disciplines that decide every packet's fate when it arrives and serve in arrival
+    /// order return `true`; the link then runs them on its FIFO fast path (one event per
+    /// packet per hop), calling [`QueueDisc::admit`] instead of `enqueue`/`dequeue`.
+    fn admission_only(&self) -> bool {
+        false
+    }
+    /// Fast path: decide whether `pkt` joins a FIFO that holds `waiting` (not counting the
+    /// packet in transmission). Drop it through `cx.drop`/`cx.mark` and return `false`, or
+    /// return `true` (possibly after `cx.mark` set CE). The discipline stores nothing;
+    /// the link keeps the packets. Called only when `admission_only()` is true.
+    fn admit(&mut self, _pkt: &mut Packet, _waiting: Backlog, _cx: &mut QueueCx) -> bool {
+        unreachable!("admit called on a discipline that is not admission_only")
     }
 }
 
@@ -141,13 +261,6 @@ impl DataAckQueues {
         self.backlog.remove(&p);
         Some(p)
     }
-    pub(crate) fn backlog_of(&self, flow: FlowId) -> Backlog {
-        let mut b = Backlog::default();
-        for p in self.data.iter().filter(|p| p.flow == flow) {
-            b.add(p);
-        }
-        b
-    }
 }
 
 /// The built-in disciplines, dispatched statically.
@@ -155,6 +268,9 @@ pub enum AnyQueue {
     DropTail(DropTail),
     AckPriority(AckPriority),
     BandwidthAllocation(BandwidthAllocation),
+    Red(Red),
+    #[cfg(test)]
+    Test(tests::WakeTest),
 }
 
 /// Apply `$body` to whichever discipline `$q` holds.
@@ -164,17 +280,19 @@ macro_rules! each_queue {
             AnyQueue::DropTail($x) => $body,
             AnyQueue::AckPriority($x) => $body,
             AnyQueue::BandwidthAllocation($x) => $body,
+            AnyQueue::Red($x) => $body,
+            #[cfg(test)]
+            AnyQueue::Test($x) => $body,
         }
     };
 }
 
 impl AnyQueue {
-    /// `Some(limit)` when the discipline decides everything when a packet arrives (drop or
-    /// keep) and serves in arrival order: then the link can compute each departure time at
-    /// enqueue and needs no event per departure (see `net::link`).
-    pub fn fifo_limit(&self) -> Option<Limit> {
+    /// `Some(limit)` for a drop-tail queue without marking: its admission is the limit
+    /// alone, which the link checks inline.
+    pub fn plain_limit(&self) -> Option<Limit> {
         match self {
-            AnyQueue::DropTail(q) => Some(q.limit()),
+            AnyQueue::DropTail(q) => q.plain_limit(),
             _ => None,
         }
     }
@@ -196,7 +314,62 @@ impl QueueDisc for AnyQueue {
     fn backlog(&self) -> Backlog {
         each_queue!(self, q => q.backlog())
     }
-    fn backlog_of(&self, flow: FlowId) -> Option<Backlog> {
-        each_queue!(self, q => q.backlog_of(flow))
+    fn on_wake(&mut self, cx: &mut QueueCx) {
+        each_queue!(self, q => q.on_wake(cx))
+    }
+    fn admission_only(&self) -> bool {
+        each_queue!(self, q => q.admission_only())
+    }
+    #[inline]
+    fn admit(&mut self, pkt: &mut Packet, waiting: Backlog, cx: &mut QueueCx) -> bool {
+        each_queue!(self, q => q.admit(pkt, waiting, cx))
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    //! A discipline that uses the wake-up timer, for the link's tests: it holds every
+    //! packet until `release_at`, then releases them all (and asks to be woken then).
+    use super::*;
+    use std::collections::VecDeque;
+
+    pub struct WakeTest {
+        pub release_at: SimTime,
+        pub released: bool,
+        pub q: VecDeque<Packet>,
+        pub backlog: Backlog,
+        pub wakes: u32,
+    }
+
+    impl QueueDisc for WakeTest {
+        fn name(&self) -> &'static str {
+            "wake_test"
+        }
+        fn enqueue(&mut self, pkt: Packet, cx: &mut QueueCx) {
+            self.backlog.add(&pkt);
+            self.q.push_back(pkt);
+            if !self.released {
+                cx.wake_at(self.release_at);
+            }
+        }
+        fn dequeue(&mut self, _cx: &mut QueueCx) -> Option<Packet> {
+            if !self.released {
+                return None;
+            }
+            let p = self.q.pop_front()?;
+            self.backlog.remove(&p);
+            Some(p)
+        }
+        fn backlog(&self) -> Backlog {
+            self.backlog
+        }
+        fn on_wake(&mut self, cx: &mut QueueCx) {
+            self.wakes += 1;
+            if cx.now >= self.release_at {
+                self.released = true;
+            } else {
+                cx.wake_at(self.release_at);
+            }
+        }
     }
 }

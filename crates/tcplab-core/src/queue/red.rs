@@ -1,0 +1,626 @@
+//! RED (Random Early Detection) and RED-I (RED on the instantaneous queue).
+//!
+//! References: S. Floyd and V. Jacobson, "Random Early Detection Gateways for Congestion
+//! Avoidance", IEEE/ACM ToN 1(4), 1993 (FJ93), §4 and Fig. 2; the gentle variant (Floyd,
+//! "Recommendation on using the gentle_ variant of RED", 2000); ECN marking per RFC 3168
+//! §5; RED-I as seed 002 (Kamra, Misra, Towsley) uses it: "RED with no averaging … based on
+//! an instantaneous queue length" (mechanisms.md M-RED, M-REDI, M-BERNOULLI-AQM).
+//!
+//! Formulas (q = packets waiting, not counting the one in transmission; all per arrival):
+//! - average, queue busy: `avg ← (1 − w_q)·avg + w_q·q`
+//! - average, queue idle since `q_time`: first `avg ← (1 − w_q)^m·avg` with
+//!   `m = (now − q_time)/s`, `s` = transmission time of `mean_packet_size` bytes at the link
+//!   rate (FJ93's `f(time − q_time)`), then the busy update with q = 0 (as ns-2's
+//!   `estimator`; FJ93's figure applies the decay only: the two differ by one factor
+//!   `1 − w_q`, and this way RED-I's `w_q = 1` gives `avg = q` in both cases)
+//! - `w_q = "auto"`: `1 − exp(−1/C)`, C = link capacity in `mean_packet_size` packets per
+//!   second (ns-2's automatic `q_weight_`, a memory of about one second)
+//! - `min_th ≤ avg < max_th`: `count ← count + 1`, `p_b = max_p·(avg − min_th)/(max_th −
+//!   min_th)`, `p_a = p_b/(1 − count·p_b)` (1 once `count·p_b ≥ 1`; count incremented first,
+//!   as in FJ93's Fig. 2 and ns-2, so signals are 1 … 1/p_b − 1 packets apart, uniformly)
+//!   with count-based spacing, else `p_a = p_b`; with probability `p_a` signal (reason `early`) and `count ← 0`
+//! - gentle, `max_th ≤ avg < 2·max_th`: as above with `p_b = max_p + (1 − max_p)·(avg −
+//!   max_th)/max_th`
+//! - `avg ≥ max_th` (gentle: `≥ 2·max_th`): signal every arrival (reason `forced`),
+//!   `count ← 0`; `avg < min_th`: `count ← −1`
+//! - signal = CE mark on an ECT packet when `ecn = true` (RFC 3168), else drop; with
+//!   `forced_drop = true` the forced region drops even ECT packets (ns-2's default, RFC 3168
+//!   §7); a mark becomes a drop with probability `mark_to_drop` (reason `mark_to_drop`,
+//!   seed 002's Bernoulli losses inside the AQM)
+//! - a full buffer (`limit`) always drops the arrival (reason `overflow`), checked before
+//!   the early decision; the average is updated first either way.
+//!
+//! RED decides at arrival and serves in FIFO order, so links run it on their fast path
+//! ([`QueueDisc::admit`]).
+
+use super::{Backlog, DropReason, Limit, QueueCx, QueueDisc};
+use crate::net::packet::Packet;
+use crate::scenario::ScenarioError;
+use crate::time::Rate;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use std::collections::VecDeque;
+
+/// `w_q`: a number in (0, 1] or "auto".
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum WeightSpec {
+    Value(f64),
+    Name(AutoWeight),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AutoWeight {
+    Auto,
+}
+
+fn default_limit() -> crate::scenario::LimitSpec {
+    crate::scenario::LimitSpec::Packets(1000)
+}
+fn default_true() -> bool {
+    true
+}
+fn default_mean_packet() -> u32 {
+    1000
+}
+fn default_weight() -> WeightSpec {
+    WeightSpec::Value(0.002)
+}
+fn default_max_p() -> f64 {
+    0.1
+}
+fn default_max_p_i() -> f64 {
+    1.0
+}
+
+/// `queue = { type = "red", … }`: RED on the averaged queue (FJ93).
+#[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RedSpec {
+    /// Physical buffer: packets (100 or "100p"), bytes ("64KiB") or "unlimited".
+    #[serde(default = "default_limit")]
+    pub limit: crate::scenario::LimitSpec,
+    /// Lower threshold on the average queue, in packets.
+    pub min_th: f64,
+    /// Upper threshold on the average queue, in packets.
+    pub max_th: f64,
+    /// Signal probability at `max_th` (default 0.1, FJ93).
+    #[serde(default = "default_max_p")]
+    pub max_p: f64,
+    /// EWMA weight in (0, 1], or "auto" = 1 − exp(−1/C) (C in packets/s); default 0.002.
+    #[serde(default = "default_weight")]
+    pub w_q: WeightSpec,
+    /// Ramp from `max_p` to 1 between `max_th` and `2·max_th` instead of jumping to 1.
+    #[serde(default)]
+    pub gentle: bool,
+    /// Count-based spacing of signals (`p_a = p_b/(1 − count·p_b)`); default true.
+    #[serde(default = "default_true")]
+    pub count_spacing: bool,
+    /// Mark ECN-capable packets (CE) instead of dropping them; default true.
+    #[serde(default = "default_true")]
+    pub ecn: bool,
+    /// Drop even ECN-capable packets in the forced region (avg ≥ max_th, gentle: 2·max_th).
+    #[serde(default)]
+    pub forced_drop: bool,
+    /// Probability that a mark is replaced by a drop (seed 002's Bernoulli AQM losses).
+    #[serde(default)]
+    pub mark_to_drop: f64,
+    /// Packet size (bytes) for the idle-time decay and "auto" w_q; default 1000.
+    #[serde(default = "default_mean_packet")]
+    pub mean_packet_size: u32,
+}
+
+/// `queue = { type = "red_i", … }`: RED on the instantaneous queue (w_q = 1), seed 002's
+/// defaults: linear ramp to 1 (`max_p = 1`), no count-based spacing.
+#[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RedISpec {
+    /// Physical buffer: packets (100 or "100p"), bytes ("64KiB") or "unlimited".
+    #[serde(default = "default_limit")]
+    pub limit: crate::scenario::LimitSpec,
+    /// Lower threshold on the queue, in packets.
+    pub min_th: f64,
+    /// Upper threshold on the queue, in packets.
+    pub max_th: f64,
+    /// Signal probability at `max_th` (default 1).
+    #[serde(default = "default_max_p_i")]
+    pub max_p: f64,
+    /// Ramp from `max_p` to 1 between `max_th` and `2·max_th`.
+    #[serde(default)]
+    pub gentle: bool,
+    /// Count-based spacing of signals; default false (seed 002: `p_b` directly).
+    #[serde(default)]
+    pub count_spacing: bool,
+    /// Mark ECN-capable packets instead of dropping them; default true.
+    #[serde(default = "default_true")]
+    pub ecn: bool,
+    /// Drop even ECN-capable packets in the forced region.
+    #[serde(default)]
+    pub forced_drop: bool,
+    /// Probability that a mark is replaced by a drop.
+    #[serde(default)]
+    pub mark_to_drop: f64,
+}
+
+/// RED's configuration after validation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RedConfig {
+    pub limit: Limit,
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+    pub w_q: f64,
+    pub gentle: bool,
+    pub count_spacing: bool,
+    pub ecn: bool,
+    pub forced_drop: bool,
+    pub mark_to_drop: f64,
+    pub mean_packet_size: u32,
+    /// RED-I (reported as "red_i").
+    pub instantaneous: bool,
+}
+
+fn check(field: &str, name: &str, v: f64, ok: bool, want: &str) -> Result<(), ScenarioError> {
+    if ok && v.is_finite() {
+        Ok(())
+    } else {
+        Err(ScenarioError::new(
+            format!("{field}.{name}"),
+            format!("must be {want}, got {v}"),
+        ))
+    }
+}
+
+impl RedConfig {
+    #[allow(clippy::too_many_arguments)]
+    fn validated(
+        field: &str,
+        limit: Limit,
+        min_th: f64,
+        max_th: f64,
+        max_p: f64,
+        mark_to_drop: f64,
+    ) -> Result<(), ScenarioError> {
+        let _ = limit;
+        check(field, "min_th", min_th, min_th >= 0.0, "≥ 0 packets")?;
+        check(
+            field,
+            "max_th",
+            max_th,
+            max_th > min_th,
+            &format!("greater than min_th ({min_th})"),
+        )?;
+        check(
+            field,
+            "max_p",
+            max_p,
+            max_p > 0.0 && max_p <= 1.0,
+            "in (0, 1]",
+        )?;
+        check(
+            field,
+            "mark_to_drop",
+            mark_to_drop,
+            (0.0..=1.0).contains(&mark_to_drop),
+            "in [0, 1]",
+        )?;
+        Ok(())
+    }
+}
+
+impl RedSpec {
+    /// Validate (`field` = `links.NAME.queue`) for a link of rate `rate`.
+    pub fn build(&self, field: &str, limit: Limit, rate: Rate) -> Result<Red, ScenarioError> {
+        RedConfig::validated(
+            field,
+            limit,
+            self.min_th,
+            self.max_th,
+            self.max_p,
+            self.mark_to_drop,
+        )?;
+        if self.mean_packet_size == 0 {
+            return Err(ScenarioError::new(
+                format!("{field}.mean_packet_size"),
+                "must be positive",
+            ));
+        }
+        let w_q = match self.w_q {
+            WeightSpec::Value(w) => {
+                check(
+                    field,
+                    "w_q",
+                    w,
+                    w > 0.0 && w <= 1.0,
+                    "in (0, 1] or \"auto\"",
+                )?;
+                w
+            }
+            WeightSpec::Name(AutoWeight::Auto) => {
+                let c = rate.bps() as f64 / (8.0 * self.mean_packet_size as f64);
+                1.0 - (-1.0 / c).exp()
+            }
+        };
+        Ok(Red::new(RedConfig {
+            limit,
+            min_th: self.min_th,
+            max_th: self.max_th,
+            max_p: self.max_p,
+            w_q,
+            gentle: self.gentle,
+            count_spacing: self.count_spacing,
+            ecn: self.ecn,
+            forced_drop: self.forced_drop,
+            mark_to_drop: self.mark_to_drop,
+            mean_packet_size: self.mean_packet_size,
+            instantaneous: false,
+        }))
+    }
+}
+
+impl RedISpec {
+    /// Validate (`field` = `links.NAME.queue`).
+    pub fn build(&self, field: &str, limit: Limit) -> Result<Red, ScenarioError> {
+        RedConfig::validated(
+            field,
+            limit,
+            self.min_th,
+            self.max_th,
+            self.max_p,
+            self.mark_to_drop,
+        )?;
+        Ok(Red::new(RedConfig {
+            limit,
+            min_th: self.min_th,
+            max_th: self.max_th,
+            max_p: self.max_p,
+            w_q: 1.0,
+            gentle: self.gentle,
+            count_spacing: self.count_spacing,
+            ecn: self.ecn,
+            forced_drop: self.forced_drop,
+            mark_to_drop: self.mark_to_drop,
+            mean_packet_size: 1000,
+            instantaneous: true,
+        }))
+    }
+}
+
+pub struct Red {
+    cfg: RedConfig,
+    avg: f64,
+    /// Packets since the last signal (FJ93's `count`; −1 below `min_th`).
+    count: i64,
+    /// Storage on the scheduled path only (the fast path keeps packets in the link).
+    q: VecDeque<Packet>,
+    backlog: Backlog,
+}
+
+impl Red {
+    pub fn new(cfg: RedConfig) -> Self {
+        Red {
+            cfg,
+            avg: 0.0,
+            count: -1,
+            q: VecDeque::new(),
+            backlog: Backlog::default(),
+        }
+    }
+    pub fn config(&self) -> &RedConfig {
+        &self.cfg
+    }
+    /// The current average queue (packets).
+    pub fn avg(&self) -> f64 {
+        self.avg
+    }
+
+    /// The signal probability `p_b` for an average `avg` (before count-based spacing):
+    /// 0 below `min_th`, 1 in the forced region.
+    pub fn p_b(cfg: &RedConfig, avg: f64) -> f64 {
+        if avg < cfg.min_th {
+            0.0
+        } else if avg < cfg.max_th {
+            cfg.max_p * (avg - cfg.min_th) / (cfg.max_th - cfg.min_th)
+        } else if cfg.gentle && avg < 2.0 * cfg.max_th {
+            cfg.max_p + (1.0 - cfg.max_p) * (avg - cfg.max_th) / cfg.max_th
+        } else {
+            1.0
+        }
+    }
+
+    #[inline]
+    fn update_avg(&mut self, q: f64, cx: &QueueCx) {
+        let w = self.cfg.w_q;
+        if let Some(t0) = cx.idle_since {
+            if w < 1.0 {
+                let s = cx.tx_time(self.cfg.mean_packet_size).0.max(1) as f64;
+                let m = cx.now.since(t0).0 as f64 / s;
+                self.avg *= (1.0 - w).powf(m);
+            }
+        }
+        self.avg = (1.0 - w) * self.avg + w * q;
+    }
+
+    /// Signal congestion on `pkt`; returns whether it stays in the queue.
+    #[inline]
+    fn signal(&mut self, pkt: &mut Packet, why: DropReason, cx: &mut QueueCx) -> bool {
+        let drop_anyway = !self.cfg.ecn || (why == DropReason::Forced && self.cfg.forced_drop);
+        if drop_anyway {
+            cx.drop(*pkt, why);
+            return false;
+        }
+        if !cx.mark(pkt, why) {
+            return false; // not ECN-capable: dropped
+        }
+        if self.cfg.mark_to_drop > 0.0 && cx.rng.bernoulli(self.cfg.mark_to_drop) {
+            // The mark stays counted (the AQM decided to mark) and the packet is lost.
+            cx.drop(*pkt, DropReason::MarkToDrop);
+            return false;
+        }
+        true
+    }
+}
+
+impl QueueDisc for Red {
+    fn name(&self) -> &'static str {
+        if self.cfg.instantaneous {
+            "red_i"
+        } else {
+            "red"
+        }
+    }
+    #[inline]
+    fn enqueue(&mut self, mut pkt: Packet, cx: &mut QueueCx) {
+        let waiting = self.backlog;
+        if self.admit(&mut pkt, waiting, cx) {
+            self.backlog.add(&pkt);
+            self.q.push_back(pkt);
+        }
+    }
+    #[inline]
+    fn dequeue(&mut self, _cx: &mut QueueCx) -> Option<Packet> {
+        let p = self.q.pop_front()?;
+        self.backlog.remove(&p);
+        Some(p)
+    }
+    fn backlog(&self) -> Backlog {
+        self.backlog
+    }
+    fn admission_only(&self) -> bool {
+        true
+    }
+    #[inline]
+    fn admit(&mut self, pkt: &mut Packet, waiting: Backlog, cx: &mut QueueCx) -> bool {
+        self.update_avg(waiting.packets as f64, cx);
+        if !self.cfg.limit.fits(&waiting, pkt) {
+            cx.drop(*pkt, DropReason::Overflow);
+            return false;
+        }
+        let c = &self.cfg;
+        let avg = self.avg;
+        let forced = if c.gentle {
+            avg >= 2.0 * c.max_th
+        } else {
+            avg >= c.max_th
+        };
+        if avg < c.min_th {
+            self.count = -1;
+            return true;
+        }
+        if forced {
+            self.count = 0;
+            return self.signal(pkt, DropReason::Forced, cx);
+        }
+        self.count += 1;
+        let pb = Self::p_b(c, avg);
+        let pa = if c.count_spacing {
+            let k = self.count as f64 * pb;
+            if k >= 1.0 {
+                1.0
+            } else {
+                pb / (1.0 - k)
+            }
+        } else {
+            pb
+        };
+        if cx.rng.next_f64() < pa {
+            self.count = 0;
+            return self.signal(pkt, DropReason::Early, cx);
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::{flags, PacketKind};
+    use crate::queue::DropLog;
+    use crate::rng::{SimRng, Stream};
+    use crate::time::{SimDuration, SimTime};
+
+    fn cfg(min_th: f64, max_th: f64, max_p: f64, w_q: f64) -> RedConfig {
+        RedConfig {
+            limit: Limit::Packets(10_000),
+            min_th,
+            max_th,
+            max_p,
+            w_q,
+            gentle: false,
+            count_spacing: false,
+            ecn: true,
+            forced_drop: false,
+            mark_to_drop: 0.0,
+            mean_packet_size: 1000,
+            instantaneous: w_q == 1.0,
+        }
+    }
+
+    fn backlog(n: u32) -> Backlog {
+        Backlog {
+            packets: n,
+            bytes: n as u64 * 1000,
+        }
+    }
+
+    /// Offer `n` arrivals to a RED-I queue held at `q` waiting packets; returns the
+    /// fraction signalled.
+    fn signalled_fraction(c: RedConfig, q: u32, n: u32, ect: bool) -> (f64, DropLog) {
+        let mut red = Red::new(c);
+        let mut rng = SimRng::derive(3, Stream::Queue, 0);
+        let mut log = DropLog::default();
+        let mut signalled = 0;
+        for _ in 0..n {
+            let mut cx = QueueCx::new(SimTime::ZERO, &mut rng, &mut log);
+            let mut p = Packet::test(0, PacketKind::Data, 1000);
+            if ect {
+                p.flags |= flags::ECT;
+            }
+            let kept = red.admit(&mut p, backlog(q), &mut cx);
+            if !kept || p.has(flags::CE) {
+                signalled += 1;
+            }
+        }
+        (signalled as f64 / n as f64, log)
+    }
+
+    #[test]
+    fn red_i_signal_probability_follows_the_linear_ramp() {
+        // min 100, max 300, max_p 0.5: p_b(q) = 0.5 (q − 100)/200.
+        let c = cfg(100.0, 300.0, 0.5, 1.0);
+        let n = 40_000;
+        for q in [50u32, 100, 150, 200, 250, 299] {
+            let want = Red::p_b(&c, q as f64);
+            let (got, _) = signalled_fraction(c, q, n, false);
+            let sd = (want * (1.0 - want) / n as f64).sqrt();
+            assert!(
+                (got - want).abs() <= 4.0 * sd + 1e-12,
+                "q={q}: got {got}, formula {want}"
+            );
+        }
+        let (all, log) = signalled_fraction(c, 300, 1000, false);
+        assert_eq!(all, 1.0, "forced region drops every non-ECT arrival");
+        assert_eq!(log.by_reason[DropReason::Forced.index()], 1000);
+    }
+
+    #[test]
+    fn count_spacing_gives_fj93_mean_rate() {
+        // FJ93's Fig. 2 increments `count` before computing p_a = p_b/(1 − count·p_b) (so
+        // does ns-2): the gap X between signals then has P(X = n) = p_b for n = 1 … 1/p_b − 1
+        // (the survival product telescopes), E[X] = 1/(2 p_b), a signal fraction of 2 p_b.
+        // (FJ93 §7 analyses count *before* the increment, X uniform on 1 … 1/p_b and a
+        // fraction of 2 p_b/(1 + p_b); the figure is the algorithm we implement.)
+        let mut c = cfg(100.0, 300.0, 0.1, 1.0);
+        c.count_spacing = true;
+        let pb = Red::p_b(&c, 200.0); // 0.05
+        let want = 2.0 * pb;
+        let (got, _) = signalled_fraction(c, 200, 200_000, false);
+        assert!((got - want).abs() < 0.002, "got {got}, want {want}");
+        assert!((got - pb).abs() > 0.03, "spacing changes the rate from p_b");
+    }
+
+    #[test]
+    fn gentle_region_ramps_to_one() {
+        let mut c = cfg(100.0, 300.0, 0.1, 1.0);
+        c.gentle = true;
+        assert!((Red::p_b(&c, 450.0) - (0.1 + 0.9 * 0.5)).abs() < 1e-12);
+        let n = 40_000;
+        let want = Red::p_b(&c, 450.0);
+        let (got, log) = signalled_fraction(c, 450, n, false);
+        let sd = (want * (1.0 - want) / n as f64).sqrt();
+        assert!((got - want).abs() <= 4.0 * sd, "got {got}, want {want}");
+        assert_eq!(log.by_reason[DropReason::Forced.index()], 0);
+        let (all, log) = signalled_fraction(c, 600, 100, false);
+        assert_eq!(all, 1.0);
+        assert_eq!(log.by_reason[DropReason::Forced.index()], 100);
+    }
+
+    #[test]
+    fn ect_packets_are_marked_not_dropped_unless_forced_drop() {
+        let c = cfg(100.0, 300.0, 1.0, 1.0);
+        let (frac, log) = signalled_fraction(c, 400, 500, true);
+        assert_eq!(frac, 1.0);
+        assert_eq!((log.marks, log.packets), (500, 0));
+        let mut c2 = c;
+        c2.forced_drop = true;
+        let (_, log) = signalled_fraction(c2, 400, 500, true);
+        assert_eq!((log.marks, log.packets), (0, 500));
+        let mut c3 = c;
+        c3.mark_to_drop = 0.25;
+        let (_, log) = signalled_fraction(c3, 400, 20_000, true);
+        let dropped = log.by_reason[DropReason::MarkToDrop.index()] as f64 / 20_000.0;
+        assert!((dropped - 0.25).abs() < 0.02, "{dropped}");
+        assert_eq!(
+            log.marks, 20_000,
+            "every mark counted, some turned into drops"
+        );
+    }
+
+    #[test]
+    fn full_buffer_drops_before_the_early_test() {
+        let mut c = cfg(1000.0, 2000.0, 0.1, 1.0);
+        c.limit = Limit::Packets(5);
+        let (frac, log) = signalled_fraction(c, 5, 100, true);
+        assert_eq!(frac, 1.0);
+        assert_eq!((log.overflow, log.marks), (100, 0));
+    }
+
+    #[test]
+    fn average_decays_over_idle_time() {
+        // w_q = 0.01 on 8 Mb/s, 1000-B packets: s = 1 ms. After filling the average near
+        // 50, an idle period of 100 ms decays it by (1 − w)^100, then the busy update.
+        let c = cfg(1000.0, 2000.0, 0.1, 0.01);
+        let mut red = Red::new(c);
+        let mut rng = SimRng::derive(3, Stream::Queue, 0);
+        let mut log = DropLog::default();
+        for _ in 0..2000 {
+            let mut cx = QueueCx::new(SimTime::ZERO, &mut rng, &mut log);
+            let mut p = Packet::test(0, PacketKind::Data, 1000);
+            red.admit(&mut p, backlog(50), &mut cx);
+        }
+        let before = red.avg();
+        assert!((before - 50.0).abs() < 1e-6, "{before}");
+        let t0 = SimTime::ZERO + SimDuration::from_secs(1);
+        let now = t0 + SimDuration::from_ms(100);
+        let mut cx = QueueCx::new(now, &mut rng, &mut log);
+        cx.rate = Rate(8_000_000);
+        cx.idle_since = Some(t0);
+        let mut p = Packet::test(0, PacketKind::Data, 1000);
+        red.admit(&mut p, backlog(0), &mut cx);
+        let want = before * 0.99f64.powi(100) * 0.99;
+        assert!((red.avg() - want).abs() < 1e-9, "{} vs {want}", red.avg());
+    }
+
+    #[test]
+    fn auto_weight_is_one_second_of_packets() {
+        let spec = RedSpec {
+            limit: crate::scenario::LimitSpec::Packets(100),
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            w_q: WeightSpec::Name(AutoWeight::Auto),
+            gentle: false,
+            count_spacing: true,
+            ecn: true,
+            forced_drop: false,
+            mark_to_drop: 0.0,
+            mean_packet_size: 1000,
+        };
+        // 2.4 Gb/s of 1000-B packets = 300 000 pkt/s.
+        let red = spec
+            .build("q", Limit::Packets(100), Rate(2_400_000_000))
+            .unwrap();
+        let want = 1.0 - (-1.0f64 / 300_000.0).exp();
+        assert!((red.config().w_q - want).abs() < 1e-15);
+        let bad = RedSpec {
+            max_th: 5.0,
+            ..spec
+        };
+        let e = bad
+            .build("links.x.queue", Limit::Packets(100), Rate(1))
+            .err()
+            .unwrap();
+        assert_eq!(e.field, "links.x.queue.max_th");
+    }
+}
