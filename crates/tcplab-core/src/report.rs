@@ -4,7 +4,7 @@
 
 use crate::analysis::kalampoukas97::{self as k97, AsymParams, Efficiencies, TwoWayParams};
 use crate::net::Link;
-use crate::queue::AnyQueue;
+use crate::queue::{AnyQueue, DropReason};
 use crate::scenario::Built;
 use crate::scenario::TwoWaySpec;
 use serde_json::{json, Value};
@@ -52,6 +52,9 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
                 "max_window_reached_s": f.max_window_at.map(|t| t.as_secs_f64()),
                 "steady_retransmits": st.retransmits - f.retransmits_before_steady,
                 "steady_timeouts": st.timeouts - f.timeouts_before_steady,
+                "ce_marks": f.receiver.stats.ce_received,
+                "ece_acks": st.ece_received,
+                "ecn_reductions": st.ecn_reductions,
             })
         })
         .collect();
@@ -60,7 +63,7 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
         .links
         .iter()
         .map(|l| {
-            json!({
+            let mut v = json!({
                 "name": l.name,
                 "from": sim.nodes[l.from as usize].name,
                 "to": sim.nodes[l.to as usize].name,
@@ -81,7 +84,13 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
                 "tx_packets": l.stats.tx_packets,
                 "tx_data_bytes": l.stats.tx_data_bytes,
                 "tx_ack_bytes": l.stats.tx_ack_bytes,
-            })
+                "marks": l.drops.marks,
+                "dequeue_drops": l.drops.dequeue_drops,
+            });
+            for r in DropReason::ALL {
+                v[format!("drops_{}", r.name())] = json!(l.drops.by_reason[r.index()]);
+            }
+            v
         })
         .collect();
 

@@ -20,7 +20,68 @@
 use super::{
     recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle,
 };
+use crate::scenario::ScenarioError;
 use crate::time::SimTime;
+
+fn one() -> f64 {
+    1.0
+}
+fn half() -> f64 {
+    0.5
+}
+
+/// Fast recovery after a fast retransmit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum GaimdRecovery {
+    /// Leave recovery on the first new ack (as P3).
+    #[default]
+    Reno,
+    /// RFC 6582 partial acks.
+    Newreno,
+}
+
+/// `cc = { algorithm = "gaimd", alpha = 0.31, beta = 0.875 }`.
+#[derive(Clone, Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GaimdSpec {
+    /// Additive increase per round trip, in segments (default 1).
+    #[serde(default = "one")]
+    pub alpha: f64,
+    /// Fraction of the window kept after a loss, in (0, 1) (default 0.5).
+    #[serde(default = "half")]
+    pub beta: f64,
+    /// "reno" (default, as in P3) or "newreno" fast recovery.
+    #[serde(default)]
+    pub recovery: GaimdRecovery,
+}
+
+impl GaimdSpec {
+    /// Validate (`field` = `flows.NAME.cc`) and build.
+    pub fn build(&self, field: &str, init: super::CcInit) -> Result<Gaimd, ScenarioError> {
+        let (alpha, beta) = (self.alpha, self.beta);
+        if !(alpha > 0.0 && alpha.is_finite()) {
+            return Err(ScenarioError::new(
+                format!("{field}.alpha"),
+                format!("must be positive, got {alpha}"),
+            ));
+        }
+        if !(beta > 0.0 && beta < 1.0) {
+            return Err(ScenarioError::new(
+                format!("{field}.beta"),
+                format!("must be in (0, 1), got {beta}"),
+            ));
+        }
+        Ok(Gaimd::new(
+            init.mss,
+            init.init_cwnd,
+            init.init_ssthresh,
+            alpha,
+            beta,
+            self.recovery == GaimdRecovery::Newreno,
+        ))
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct Gaimd {

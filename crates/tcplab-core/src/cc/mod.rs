@@ -15,13 +15,14 @@
 //! Built-ins are variants of the closed enum [`AnyCc`] (static dispatch on the hot path).
 //! See `docs/writing-a-cc.md` for adding one.
 
-mod gaimd;
-mod reno;
+pub mod gaimd;
+pub mod reno;
 
 pub use gaimd::Gaimd;
 pub use reno::Reno;
 
 use crate::net::packet::CcHeader;
+use crate::scenario::ScenarioError;
 use crate::tcp::RecoveryExit;
 use crate::time::{SimDuration, SimTime};
 
@@ -130,36 +131,43 @@ pub trait CongestionControl {
     fn on_recovery_exit(&mut self, _now: SimTime, _c: &ConnView) {}
 }
 
-/// Configuration of a built-in algorithm, with its parameters.
-#[derive(Clone, Debug, PartialEq)]
-pub enum CcConfig {
-    Reno,
-    NewReno,
-    Gaimd {
-        alpha: f64,
-        beta: f64,
-        newreno: bool,
-    },
+/// What every algorithm starts from (bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CcInit {
+    pub mss: u32,
+    pub init_cwnd: u64,
+    pub init_ssthresh: u64,
 }
 
-impl CcConfig {
-    pub fn build(&self, mss: u32, init_cwnd: u64, init_ssthresh: u64) -> AnyCc {
-        match *self {
-            CcConfig::Reno => AnyCc::Reno(Reno::new(mss, init_cwnd, init_ssthresh, false)),
-            CcConfig::NewReno => AnyCc::Reno(Reno::new(mss, init_cwnd, init_ssthresh, true)),
-            CcConfig::Gaimd {
-                alpha,
-                beta,
-                newreno,
-            } => AnyCc::Gaimd(Gaimd::new(
-                mss,
-                init_cwnd,
-                init_ssthresh,
-                alpha,
-                beta,
-                newreno,
-            )),
-        }
+// ---- The registry: one line per algorithm in each of the four lists below ----------------
+
+crate::tagged_enum! {
+    /// `flows.NAME.cc`: an algorithm name (`cc = "reno"`) or a table with `algorithm` and the
+    /// algorithm's own parameters (declared and validated in its file).
+    pub enum CcSpec, tag "algorithm" {
+        /// TCP Reno (RFC 5681).
+        "reno" => Reno(reno::RenoSpec),
+        /// TCP NewReno (RFC 6582).
+        "newreno" => NewReno(reno::RenoSpec),
+        /// GAIMD TCP(α, β) (Yang & Lam; seed 003).
+        "gaimd" => Gaimd(gaimd::GaimdSpec),
+    }
+}
+
+impl Default for CcSpec {
+    fn default() -> Self {
+        CcSpec::NewReno(reno::RenoSpec::default())
+    }
+}
+
+impl CcSpec {
+    /// Validate (`field` = `flows.NAME.cc`) and build the algorithm.
+    pub fn build(&self, field: &str, init: CcInit) -> Result<AnyCc, ScenarioError> {
+        Ok(match self {
+            CcSpec::Reno(s) => AnyCc::Reno(s.build(init, false)),
+            CcSpec::NewReno(s) => AnyCc::Reno(s.build(init, true)),
+            CcSpec::Gaimd(s) => AnyCc::Gaimd(s.build(field, init)?),
+        })
     }
 }
 
@@ -178,6 +186,7 @@ macro_rules! dispatch {
         }
     };
 }
+// ---- end of the registry -----------------------------------------------------------------
 
 impl CongestionControl for AnyCc {
     fn name(&self) -> &'static str {
@@ -226,6 +235,11 @@ pub(crate) mod testkit {
             max_window: u64::MAX,
             recovery_exit: RecoveryExit::Ssthresh,
         }
+    }
+
+    /// A NewReno (or Reno) instance for transport tests.
+    pub fn reno(mss: u32, init_cwnd: u64, init_ssthresh: u64, newreno: bool) -> AnyCc {
+        AnyCc::Reno(Reno::new(mss, init_cwnd, init_ssthresh, newreno))
     }
 
     pub fn ack(newly_acked: u64) -> AckSample {

@@ -21,6 +21,18 @@ use super::{
 };
 use crate::time::SimTime;
 
+/// `cc = "reno"` / `cc = "newreno"`: no parameters (the transport's options, e.g.
+/// `recovery_exit`, are flow keys).
+#[derive(Clone, Debug, Default, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RenoSpec {}
+
+impl RenoSpec {
+    pub fn build(&self, init: super::CcInit, newreno: bool) -> Reno {
+        Reno::new(init.mss, init.init_cwnd, init.init_ssthresh, newreno)
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Reno {
     mss: u64,

@@ -9,6 +9,26 @@
 
 use super::{Backlog, DataAckQueues, Limit, QueueCx, QueueDisc};
 use crate::net::packet::Packet;
+use crate::scenario::{LimitSpec, ScenarioError};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// `queue = { type = "ackprio", … }`: pure acks first, non-preemptive; one shared limit.
+#[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AckPrioSpec {
+    /// Shared capacity: packets, bytes or "unlimited"; default 1000 packets.
+    #[serde(default = "crate::scenario::default_limit")]
+    pub limit: LimitSpec,
+}
+
+impl AckPrioSpec {
+    pub fn build(&self, field: &str) -> Result<AckPriority, ScenarioError> {
+        Ok(AckPriority::new(
+            self.limit.to_limit(&format!("{field}.limit"))?,
+        ))
+    }
+}
 
 pub struct AckPriority {
     q: DataAckQueues,

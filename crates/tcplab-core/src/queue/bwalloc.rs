@@ -26,6 +26,41 @@
 //! `analysis::kalampoukas97`.
 
 use super::{Backlog, DataAckQueues, Limit, QueueCx, QueueDisc};
+use crate::scenario::{LimitSpec, ScenarioError};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+fn default_data_fraction() -> f64 {
+    0.5
+}
+
+/// `queue = { type = "bwalloc", … }`: separate data and ack queues and a byte-counter
+/// scheduler that guarantees data the fraction `data_fraction` (f) of the link while both
+/// queues are backlogged (seed 000 §6, Fig. 6.1).
+#[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BwallocSpec {
+    /// Shared capacity: packets, bytes or "unlimited"; default 1000 packets.
+    #[serde(default = "crate::scenario::default_limit")]
+    pub limit: LimitSpec,
+    /// f in (0, 1); the paper's default is 0.5.
+    #[serde(default = "default_data_fraction")]
+    pub data_fraction: f64,
+}
+
+impl BwallocSpec {
+    pub fn build(&self, field: &str) -> Result<BandwidthAllocation, ScenarioError> {
+        let limit = self.limit.to_limit(&format!("{field}.limit"))?;
+        let f = self.data_fraction;
+        if !(f > 0.0 && f < 1.0) {
+            return Err(ScenarioError::new(
+                format!("{field}.data_fraction"),
+                format!("must be strictly between 0 and 1, got {f}"),
+            ));
+        }
+        Ok(BandwidthAllocation::new(limit, f))
+    }
+}
 use crate::net::packet::Packet;
 
 /// Resolution of `f`: counters move in units of 1/SCALE byte.

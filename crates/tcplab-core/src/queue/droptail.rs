@@ -5,7 +5,40 @@
 use super::{Backlog, DropReason, QueueCx, QueueDisc};
 use crate::net::packet::flags;
 use crate::net::packet::Packet;
+use crate::scenario::{LimitSpec, ScenarioError};
+use schemars::JsonSchema;
+use serde::Deserialize;
 use std::collections::VecDeque;
+
+/// `queue = { type = "droptail", … }`.
+#[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DropTailSpec {
+    /// "100" or 100 (packets), "64KiB" (bytes), or "unlimited"; default 1000 packets.
+    #[serde(default = "crate::scenario::default_limit")]
+    pub limit: LimitSpec,
+    /// ECN step marking: an ECN-capable arrival that finds at least this many packets
+    /// waiting gets CE (DCTCP's K); absent = never mark.
+    #[serde(default)]
+    pub mark_threshold: Option<u32>,
+}
+
+impl Default for DropTailSpec {
+    fn default() -> Self {
+        DropTailSpec {
+            limit: crate::scenario::default_limit(),
+            mark_threshold: None,
+        }
+    }
+}
+
+impl DropTailSpec {
+    /// Validate (`field` = `links.NAME.queue`).
+    pub fn build(&self, field: &str) -> Result<DropTail, ScenarioError> {
+        let limit = self.limit.to_limit(&format!("{field}.limit"))?;
+        Ok(DropTail::new(limit).with_mark_threshold(self.mark_threshold))
+    }
+}
 
 /// Capacity of a queue (packets waiting, not counting the one being transmitted).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

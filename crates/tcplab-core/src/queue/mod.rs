@@ -5,9 +5,9 @@
 //! and reports its backlog. Drops go through [`QueueCx::drop`] so the accounting lives in one
 //! place. Built-ins sit in the closed enum [`AnyQueue`] and are dispatched with a `match`.
 
-mod ackprio;
-mod bwalloc;
-mod droptail;
+pub mod ackprio;
+pub mod bwalloc;
+pub mod droptail;
 pub mod red;
 
 pub use ackprio::AckPriority;
@@ -285,6 +285,25 @@ macro_rules! each_queue {
             AnyQueue::Test($x) => $body,
         }
     };
+}
+
+impl crate::scenario::QueueSpec {
+    /// Validate and build the discipline of a link of rate `rate` (`field` =
+    /// `links.NAME.queue`). Registry: one line per discipline.
+    pub fn build(
+        &self,
+        field: &str,
+        rate: Rate,
+    ) -> Result<AnyQueue, crate::scenario::ScenarioError> {
+        use crate::scenario::QueueSpec as S;
+        Ok(match self {
+            S::Droptail(s) => AnyQueue::DropTail(s.build(field)?),
+            S::Ackprio(s) => AnyQueue::AckPriority(s.build(field)?),
+            S::Bwalloc(s) => AnyQueue::BandwidthAllocation(s.build(field)?),
+            S::Red(s) => AnyQueue::Red(s.build(field, rate)?),
+            S::RedI(s) => AnyQueue::Red(s.build(field)?),
+        })
+    }
 }
 
 impl AnyQueue {

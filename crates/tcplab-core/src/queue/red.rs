@@ -55,9 +55,6 @@ pub enum AutoWeight {
     Auto,
 }
 
-fn default_limit() -> crate::scenario::LimitSpec {
-    crate::scenario::LimitSpec::Packets(1000)
-}
 fn default_true() -> bool {
     true
 }
@@ -79,7 +76,7 @@ fn default_max_p_i() -> f64 {
 #[serde(deny_unknown_fields)]
 pub struct RedSpec {
     /// Physical buffer: packets (100 or "100p"), bytes ("64KiB") or "unlimited".
-    #[serde(default = "default_limit")]
+    #[serde(default = "crate::scenario::default_limit")]
     pub limit: crate::scenario::LimitSpec,
     /// Lower threshold on the average queue, in packets.
     pub min_th: f64,
@@ -117,7 +114,7 @@ pub struct RedSpec {
 #[serde(deny_unknown_fields)]
 pub struct RedISpec {
     /// Physical buffer: packets (100 or "100p"), bytes ("64KiB") or "unlimited".
-    #[serde(default = "default_limit")]
+    #[serde(default = "crate::scenario::default_limit")]
     pub limit: crate::scenario::LimitSpec,
     /// Lower threshold on the queue, in packets.
     pub min_th: f64,
@@ -211,7 +208,8 @@ impl RedConfig {
 
 impl RedSpec {
     /// Validate (`field` = `links.NAME.queue`) for a link of rate `rate`.
-    pub fn build(&self, field: &str, limit: Limit, rate: Rate) -> Result<Red, ScenarioError> {
+    pub fn build(&self, field: &str, rate: Rate) -> Result<Red, ScenarioError> {
+        let limit = self.limit.to_limit(&format!("{field}.limit"))?;
         RedConfig::validated(
             field,
             limit,
@@ -261,7 +259,8 @@ impl RedSpec {
 
 impl RedISpec {
     /// Validate (`field` = `links.NAME.queue`).
-    pub fn build(&self, field: &str, limit: Limit) -> Result<Red, ScenarioError> {
+    pub fn build(&self, field: &str) -> Result<Red, ScenarioError> {
+        let limit = self.limit.to_limit(&format!("{field}.limit"))?;
         RedConfig::validated(
             field,
             limit,
@@ -608,19 +607,14 @@ mod tests {
             mean_packet_size: 1000,
         };
         // 2.4 Gb/s of 1000-B packets = 300 000 pkt/s.
-        let red = spec
-            .build("q", Limit::Packets(100), Rate(2_400_000_000))
-            .unwrap();
+        let red = spec.build("q", Rate(2_400_000_000)).unwrap();
         let want = 1.0 - (-1.0f64 / 300_000.0).exp();
         assert!((red.config().w_q - want).abs() < 1e-15);
         let bad = RedSpec {
             max_th: 5.0,
             ..spec
         };
-        let e = bad
-            .build("links.x.queue", Limit::Packets(100), Rate(1))
-            .err()
-            .unwrap();
+        let e = bad.build("links.x.queue", Rate(1)).err().unwrap();
         assert_eq!(e.field, "links.x.queue.max_th");
     }
 }

@@ -7,12 +7,13 @@
 //! `docs/scenarios.md` for the reference and [`json_schema`] for the machine-readable schema.
 
 mod build;
+pub mod tagged;
 pub mod units;
 
 pub use build::{build, Built};
 
 use schemars::JsonSchema;
-use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -119,47 +120,46 @@ fn zero_duration() -> DurationValue {
     DurationValue(crate::time::SimDuration::ZERO)
 }
 
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
-pub enum QueueSpec {
-    /// FIFO that drops arrivals when full.
-    Droptail {
-        /// "100" or 100 (packets), "64KiB" (bytes), or "unlimited".
-        #[serde(default = "default_limit")]
-        limit: LimitSpec,
-    },
-    /// End-host ack priority (seed 000 §4): pure acks are served before data,
-    /// non-preemptively; one shared capacity limit.
-    Ackprio {
-        #[serde(default = "default_limit")]
-        limit: LimitSpec,
-    },
-    /// End-host connection-level bandwidth allocation (seed 000 §6, Fig. 6.1): separate data
-    /// and ack queues and a byte-counter scheduler that guarantees data the fraction
-    /// `data_fraction` (f) of the link while both queues are backlogged.
-    Bwalloc {
-        #[serde(default = "default_limit")]
-        limit: LimitSpec,
-        /// f in (0, 1); the paper's default is 0.5.
-        #[serde(default = "default_data_fraction")]
-        data_fraction: f64,
-    },
-}
-
-fn default_data_fraction() -> f64 {
-    0.5
+crate::tagged_enum! {
+    /// Outgoing queue discipline of a link direction: `queue = { type = "red", … }` (one
+    /// line per discipline; each one's parameters live in its own module under `queue/`).
+    pub enum QueueSpec, tag "type" {
+        /// FIFO that drops arrivals when full (optionally ECN step marking).
+        "droptail" => Droptail(crate::queue::droptail::DropTailSpec),
+        /// End-host ack priority (seed 000 §4).
+        "ackprio" => Ackprio(crate::queue::ackprio::AckPrioSpec),
+        /// End-host data/ack bandwidth allocation (seed 000 §6).
+        "bwalloc" => Bwalloc(crate::queue::bwalloc::BwallocSpec),
+        /// RED on the averaged queue (Floyd & Jacobson 1993).
+        "red" => Red(crate::queue::red::RedSpec),
+        /// RED on the instantaneous queue (seed 002).
+        "red_i" => RedI(crate::queue::red::RedISpec),
+    }
 }
 
 impl Default for QueueSpec {
     fn default() -> Self {
-        QueueSpec::Droptail {
-            limit: default_limit(),
-        }
+        QueueSpec::Droptail(Default::default())
     }
 }
 
-fn default_limit() -> LimitSpec {
+pub(crate) fn default_limit() -> LimitSpec {
     LimitSpec::Packets(1000)
+}
+
+impl LimitSpec {
+    /// The queue limit, rejecting a zero one (`field` names the limit).
+    pub fn to_limit(self, field: &str) -> Result<crate::queue::Limit, ScenarioError> {
+        use crate::queue::Limit;
+        match self {
+            LimitSpec::Packets(0) | LimitSpec::Bytes(0) => {
+                Err(ScenarioError::new(field, "must be positive"))
+            }
+            LimitSpec::Packets(n) => Ok(Limit::Packets(n)),
+            LimitSpec::Bytes(b) => Ok(Limit::Bytes(b)),
+            LimitSpec::Unlimited => Ok(Limit::Unlimited),
+        }
+    }
 }
 
 /// Queue capacity: packets (integer or "100p"), bytes (string with a size unit), or "unlimited".
@@ -234,9 +234,8 @@ pub struct FlowSpec {
     pub from: String,
     pub to: String,
     /// Congestion control: a name ("newreno") or a table with `algorithm` and parameters.
-    #[serde(default, deserialize_with = "deserialize_cc")]
-    #[schemars(schema_with = "cc_schema")]
-    pub cc: CcSpec,
+    #[serde(default)]
+    pub cc: crate::cc::CcSpec,
     /// Payload bytes per full segment.
     #[serde(default = "default_mss")]
     pub mss: u32,
@@ -275,6 +274,13 @@ pub struct FlowSpec {
     /// "ssthresh" (default) or "flightsize" (min(ssthresh, max(flight, MSS) + MSS): no burst).
     #[serde(default)]
     pub recovery_exit: RecoveryExitSpec,
+    /// ECN (RFC 3168): data segments ECN-capable, reaction to ECN-Echo once per window, CWR.
+    #[serde(default)]
+    pub ecn: bool,
+    /// How the receiver echoes CE marks: "rfc3168" (ECE on every ack until CWR, default) or
+    /// "per_mark" (one ECE per CE-marked segment, seed 002's TCP/E). Needs `ecn = true`.
+    #[serde(default)]
+    pub ecn_echo: Option<EcnEchoSpec>,
     /// Application: bulk (greedy) or a finite transfer.
     #[serde(default)]
     pub app: AppSpec,
@@ -319,69 +325,19 @@ pub enum PartialAckTimerSpec {
     First,
 }
 
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnEchoSpec {
+    Rfc3168,
+    PerMark,
+}
+
 #[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum RecoveryExitSpec {
     #[default]
     Ssthresh,
     Flightsize,
-}
-
-/// Congestion-control choice. `cc = "reno"` is short for `cc = { algorithm = "reno" }`.
-#[derive(Clone, Debug, Deserialize, JsonSchema, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct CcSpec {
-    /// reno | newreno | gaimd
-    pub algorithm: String,
-    /// GAIMD: additive increase per round trip, in segments.
-    #[serde(default)]
-    pub alpha: Option<f64>,
-    /// GAIMD: fraction of the window kept after a loss.
-    #[serde(default)]
-    pub beta: Option<f64>,
-    /// GAIMD: "reno" (default, as in P3) or "newreno" fast recovery.
-    #[serde(default)]
-    pub recovery: Option<String>,
-}
-
-impl Default for CcSpec {
-    fn default() -> Self {
-        CcSpec {
-            algorithm: "newreno".into(),
-            alpha: None,
-            beta: None,
-            recovery: None,
-        }
-    }
-}
-
-fn cc_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    let table = g.subschema_for::<CcSpec>();
-    schemars::json_schema!({
-        "description": "An algorithm name (reno, newreno, gaimd) or a table with `algorithm` and parameters",
-        "anyOf": [{"type": "string", "enum": ["reno", "newreno", "gaimd"]}, table]
-    })
-}
-
-/// Accept either a bare name or a full table (`deserialize_cc`).
-pub(crate) fn deserialize_cc<'de, D: Deserializer<'de>>(d: D) -> Result<CcSpec, D::Error> {
-    struct V;
-    impl<'de> Visitor<'de> for V {
-        type Value = CcSpec;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("an algorithm name or a table with `algorithm`")
-        }
-        fn visit_str<E: de::Error>(self, s: &str) -> Result<CcSpec, E> {
-            Ok(CcSpec {
-                algorithm: s.to_string(),
-                ..CcSpec::default()
-            })
-        }
-        fn visit_map<M: MapAccess<'de>>(self, m: M) -> Result<CcSpec, M::Error> {
-            CcSpec::deserialize(de::value::MapAccessDeserializer::new(m))
-        }
-    }
-    d.deserialize_any(V)
 }
 
 #[derive(Clone, Debug, Deserialize, JsonSchema, PartialEq)]
@@ -488,6 +444,27 @@ impl FlowNames {
     }
 }
 
+/// Split a message that carries a sub-path (see [`tagged`]) into (sub-path, message).
+pub(crate) fn split_subpath(msg: &str) -> Option<(String, String)> {
+    let rest = msg.strip_prefix(tagged::SUBPATH)?;
+    let (sub, m) = rest.split_once(tagged::SUBPATH)?;
+    Some((sub.to_string(), m.to_string()))
+}
+
+/// Join the path serde reports with a sub-path carried in the message.
+fn located(path: String, msg: String) -> ScenarioError {
+    let path = if path == "." { String::new() } else { path };
+    match split_subpath(&msg) {
+        Some((sub, m)) if path.is_empty() => ScenarioError::new(sub, first_line(&m)),
+        Some((sub, m)) => ScenarioError::new(format!("{path}.{sub}"), first_line(&m)),
+        None => ScenarioError::new(path, first_line(&msg)),
+    }
+}
+
+fn first_line(m: &str) -> String {
+    m.trim().lines().next().unwrap_or("").to_string()
+}
+
 /// Parse a scenario from TOML text. Errors carry the field path.
 pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
     let de = toml::de::Deserializer::parse(text)
@@ -495,10 +472,7 @@ pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
     serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
         let msg = e.inner().message().trim().to_string();
-        ScenarioError::new(
-            if path == "." { String::new() } else { path },
-            msg.lines().next().unwrap_or("").to_string(),
-        )
+        located(path, msg)
     })
 }
 
@@ -526,8 +500,7 @@ fn path_error<E: fmt::Display>(e: serde_path_to_error::Error<E>) -> ScenarioErro
         .unwrap_or(&msg)
         .trim()
         .to_string();
-    let msg = msg.lines().next().unwrap_or("").to_string();
-    ScenarioError::new(if path == "." { String::new() } else { path }, msg)
+    located(path, msg)
 }
 
 /// The JSON Schema of scenario files, for editors.

@@ -39,12 +39,28 @@ pub struct TcpConfig {
     pub dupack_threshold: u32,
     /// Delayed acks: ack every second full segment or after this timeout.
     pub delayed_ack: Option<SimDuration>,
-    /// Mark data segments ECN-capable.
+    /// ECN (RFC 3168): mark new data segments ECN-capable (ECT), react to ECN-Echo once
+    /// per window, and set CWR on the next new segment after a reduction.
     pub ecn: bool,
+    /// How the receiver echoes CE marks.
+    pub ecn_echo: EcnEcho,
     /// Which NewReno partial acks restart the retransmission timer.
     pub partial_ack_timer: PartialAckTimer,
     /// The congestion window when fast recovery ends.
     pub recovery_exit: RecoveryExit,
+}
+
+/// The receiver's ECN-Echo policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EcnEcho {
+    /// RFC 3168 §6.1.3: after a CE-marked segment, every ack carries ECE until a segment
+    /// with CWR arrives.
+    #[default]
+    Rfc3168,
+    /// One ECE per CE mark: only the ack of a CE-marked segment carries ECE (seed 002's
+    /// TCP/E: "a one to one correspondence between the ECN marks in the forward direction
+    /// and the ECN marks reflected in the ack packets").
+    PerMark,
 }
 
 /// RFC 6582 §3.2 step 3 (full acknowledgment) offers two congestion windows for leaving
@@ -91,6 +107,7 @@ impl Default for TcpConfig {
             dupack_threshold: 3,
             delayed_ack: None,
             ecn: false,
+            ecn_echo: EcnEcho::Rfc3168,
             partial_ack_timer: PartialAckTimer::Every,
             recovery_exit: RecoveryExit::Ssthresh,
         }

@@ -7,10 +7,12 @@
 //! fires; out-of-order, duplicate and hole-filling segments are acked at once.
 //!
 //! Each ack echoes the triggering segment's send time and retransmission flag (for the
-//! sender's RTT sample and Karn's rule), its arrival time here (Vegas-ALT/FAST-ALT), the ECN
-//! CE mark as ECE (one-to-one), and the congestion-control header (XCP feedback).
+//! sender's RTT sample and Karn's rule), its arrival time here (Vegas-ALT/FAST-ALT), CE
+//! marks as ECE ([`EcnEcho`]: latched until CWR as RFC 3168 §6.1.3, or one ECE per mark),
+//! and the congestion-control header (XCP feedback).
 
 use crate::net::packet::{flags, CcHeader, Packet, PacketKind};
+use crate::tcp::EcnEcho;
 use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
 
@@ -22,6 +24,10 @@ pub struct ReceiverStats {
     /// Wire bytes of data packets that brought new bytes (X-EFF counts these).
     pub unique_wire_bytes: u64,
     pub acks_sent: u64,
+    /// Data segments that arrived with CE set.
+    pub ce_received: u64,
+    /// Acks sent with ECE set.
+    pub ece_sent: u64,
 }
 
 /// What one arriving segment did.
@@ -41,6 +47,9 @@ pub struct TcpReceiver {
     ooo: VecDeque<(u64, u64)>,
     unacked: u32,
     echo: Packet,
+    ecn_echo: EcnEcho,
+    /// RFC 3168: a CE mark arrived and no CWR since.
+    ece_latched: bool,
     pub delack_deadline: Option<SimTime>,
     pub stats: ReceiverStats,
 }
@@ -54,9 +63,17 @@ impl TcpReceiver {
             ooo: VecDeque::with_capacity(8),
             unacked: 0,
             echo: Packet::test(0, PacketKind::Ack, 0),
+            ecn_echo: EcnEcho::Rfc3168,
+            ece_latched: false,
             delack_deadline: None,
             stats: ReceiverStats::default(),
         }
+    }
+
+    /// Use `policy` to echo CE marks.
+    pub fn with_ecn_echo(mut self, policy: EcnEcho) -> Self {
+        self.ecn_echo = policy;
+        self
     }
 
     pub fn rcv_nxt(&self) -> u64 {
@@ -115,6 +132,15 @@ impl TcpReceiver {
         out: &mut impl FnMut(Packet),
     ) -> RxOutcome {
         self.stats.data_packets += 1;
+        // RFC 3168 §6.1.3: CWR ends the echo, then a CE mark on this very segment starts it
+        // again.
+        if pkt.has(flags::CWR) {
+            self.ece_latched = false;
+        }
+        if pkt.has(flags::CE) {
+            self.stats.ce_received += 1;
+            self.ece_latched = true;
+        }
         let (s, e) = (pkt.seq, pkt.seq + pkt.len as u64);
         let mut res = RxOutcome::default();
         let in_order = s <= self.rcv_nxt && e > self.rcv_nxt;
@@ -181,8 +207,13 @@ impl TcpReceiver {
         if seg.has(flags::RETX) {
             f |= flags::RETX;
         }
-        if seg.has(flags::CE) {
+        let ece = match self.ecn_echo {
+            EcnEcho::Rfc3168 => self.ece_latched,
+            EcnEcho::PerMark => seg.has(flags::CE),
+        };
+        if ece {
             f |= flags::ECE;
+            self.stats.ece_sent += 1;
         }
         out(Packet {
             flow: seg.flow,
@@ -294,5 +325,48 @@ mod tests {
         assert_eq!(acks, vec![300]);
         // Out of order: immediate.
         assert_eq!(rx(&mut r, 500, 100).1, vec![300]);
+    }
+
+    fn rx_flags(r: &mut TcpReceiver, seq: u64, f: u8) -> Vec<bool> {
+        let mut p = seg(seq, 100);
+        p.flags = f;
+        let mut eces = Vec::new();
+        r.on_data(SimTime::ZERO, &p, &mut |a| eces.push(a.has(flags::ECE)));
+        eces
+    }
+
+    #[test]
+    fn rfc3168_echo_latches_until_cwr() {
+        use flags::{CE, CWR, ECT};
+        let mut r = TcpReceiver::new(40, None);
+        assert_eq!(rx_flags(&mut r, 0, ECT), vec![false]);
+        assert_eq!(rx_flags(&mut r, 100, ECT | CE), vec![true]);
+        assert_eq!(rx_flags(&mut r, 200, ECT), vec![true], "latched");
+        assert_eq!(rx_flags(&mut r, 300, ECT), vec![true], "latched");
+        assert_eq!(rx_flags(&mut r, 400, ECT | CWR), vec![false], "CWR clears");
+        assert_eq!(rx_flags(&mut r, 500, ECT), vec![false]);
+        assert_eq!(
+            rx_flags(&mut r, 600, ECT | CWR | CE),
+            vec![true],
+            "CE after CWR"
+        );
+        assert_eq!((r.stats.ce_received, r.stats.ece_sent), (2, 4));
+    }
+
+    #[test]
+    fn per_mark_echo_is_one_to_one() {
+        use flags::{CE, ECT};
+        let mut r =
+            TcpReceiver::new(40, Some(SimDuration::from_ms(100))).with_ecn_echo(EcnEcho::PerMark);
+        // Delayed acks: the CE segment is acked at once, with ECE; the others not.
+        let mut eces = Vec::new();
+        for (i, f) in [ECT, ECT | CE, ECT, ECT, ECT | CE, ECT | CE]
+            .iter()
+            .enumerate()
+        {
+            eces.extend(rx_flags(&mut r, 100 * i as u64, *f));
+        }
+        assert_eq!(eces.iter().filter(|&&e| e).count(), 3, "{eces:?}");
+        assert_eq!((r.stats.ce_received, r.stats.ece_sent), (3, 3));
     }
 }

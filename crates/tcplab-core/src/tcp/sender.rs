@@ -29,6 +29,15 @@
 //!   simulation reports a departure ([`TcpSender::ipq_departed`]). A retransmission that
 //!   finds the gate closed waits and goes first when it opens.
 //!
+//! - **ECN** (RFC 3168 §6.1, with `ecn`): new data segments carry ECT (retransmissions do
+//!   not, §6.1.5). An ack with ECN-Echo while the connection is open and not already
+//!   reduced in the current window calls `on_congestion(Ecn)` (no retransmission) and the
+//!   next new segment carries CWR. The window is `[snd_una, snd_max]` at the reduction: a
+//!   new reaction needs `snd_una` past the `snd_max` of the last one (at most once per
+//!   round trip, as Linux's CWR state). ECE during fast recovery or after a timeout is
+//!   ignored (the window was already reduced). Algorithms see every ECE in
+//!   [`AckSample::ece`] (TCP/E reacts per mark and makes `on_congestion(Ecn)` a no-op).
+//!
 //! Per-ack work is O(1): no per-segment state is kept, since segments carry no payload and
 //! any byte range can be rebuilt from sequence numbers.
 
@@ -48,6 +57,10 @@ pub struct SenderStats {
     pub fast_retransmits: u64,
     pub timeouts: u64,
     pub acks_received: u64,
+    /// Acks that arrived with ECN-Echo.
+    pub ece_received: u64,
+    /// Window reductions in response to ECN-Echo.
+    pub ecn_reductions: u64,
 }
 
 pub struct TcpSender {
@@ -59,6 +72,10 @@ pub struct TcpSender {
     max_window: u64,
     dupack_threshold: u32,
     ecn: bool,
+    /// ECN: the next new data segment carries CWR.
+    cwr_pending: bool,
+    /// ECN: `snd_max` at the last ECE reaction; the next needs `snd_una` beyond it.
+    ecn_reacted_until: Option<u64>,
     partial_ack_timer: PartialAckTimer,
     recovery_exit: RecoveryExit,
     /// Partial acks seen in the current recovery.
@@ -102,6 +119,8 @@ impl TcpSender {
             max_window: cfg.max_window,
             dupack_threshold: cfg.dupack_threshold,
             ecn: cfg.ecn,
+            cwr_pending: false,
+            ecn_reacted_until: None,
             partial_ack_timer: cfg.partial_ack_timer,
             recovery_exit: cfg.recovery_exit,
             partial_acks: 0,
@@ -231,8 +250,12 @@ impl TcpSender {
         } else if self.timed.is_none() {
             self.timed = Some((seq + len as u64, now));
         }
-        if self.ecn {
+        if self.ecn && !retx {
             f |= flags::ECT;
+            if self.cwr_pending {
+                f |= flags::CWR;
+                self.cwr_pending = false;
+            }
         }
         if self.ipq_limit != u32::MAX {
             self.ipq_count += 1;
@@ -336,6 +359,20 @@ impl TcpSender {
             echo: pkt.cc,
             delivered: self.snd_una,
         };
+        if sample.ece {
+            self.stats.ece_received += 1;
+            if self.ecn
+                && self.state == CaState::Open
+                && self.ecn_reacted_until.is_none_or(|h| self.snd_una > h)
+            {
+                // RFC 3168 §6.1.2: reduce as for a loss, without retransmitting.
+                self.stats.ecn_reductions += 1;
+                let view = self.view();
+                self.cc.on_congestion(now, Congestion::Ecn, &view);
+                self.ecn_reacted_until = Some(self.snd_max);
+                self.cwr_pending = true;
+            }
+        }
         let view = self.view();
         self.cc.on_ack(now, &sample, &view);
 
@@ -439,7 +476,7 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::CcConfig;
+    use crate::cc::testkit::reno;
     use crate::time::SimDuration;
 
     const MSS: u32 = 1000;
@@ -453,12 +490,7 @@ mod tests {
             rto_initial: SimDuration::from_secs(1),
             ..TcpConfig::default()
         };
-        let cc = if newreno {
-            CcConfig::NewReno
-        } else {
-            CcConfig::Reno
-        };
-        let cc = cc.build(MSS, (init_cwnd * MSS) as u64, u64::MAX);
+        let cc = reno(MSS, (init_cwnd * MSS) as u64, u64::MAX, newreno);
         TcpSender::new(0, 0, 1, &cfg, cc)
     }
 
@@ -744,11 +776,93 @@ mod tests {
             init_cwnd: 10,
             ..TcpConfig::default()
         };
-        let cc = CcConfig::NewReno.build(MSS, 10_000, u64::MAX);
+        let cc = reno(MSS, 10_000, u64::MAX, true);
         let mut s = TcpSender::new(0, 0, 1, &cfg, cc);
         let out = collect(&mut s, |s, o| {
             s.set_app_limit(SimTime::ZERO, u64::MAX, &mut |p| o(p))
         });
         assert_eq!(out.len(), 3);
+    }
+
+    #[test]
+    fn ecn_echo_reduces_once_per_window_and_sets_cwr() {
+        let cfg = TcpConfig {
+            mss: MSS,
+            header: 40,
+            init_cwnd: 10,
+            ecn: true,
+            ..TcpConfig::default()
+        };
+        let cc = reno(MSS, 10 * MSS as u64, u64::MAX, true);
+        let mut s = TcpSender::new(0, 0, 1, &cfg, cc);
+        let t0 = SimTime::ZERO;
+        let out = collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+        assert!(out.iter().all(|p| p.has(flags::ECT) && !p.has(flags::CWR)));
+        assert_eq!(s.snd_max(), 10_000);
+        let ece = |ack: u64| {
+            let mut a = ack_pkt(ack, t0);
+            a.flags |= flags::ECE;
+            a
+        };
+        // First ECE: flight 9000 after the ack → ssthresh = cwnd = 4500; the next new
+        // segment carries CWR, later ones not.
+        let out = collect(&mut s, |s, o| {
+            s.on_ack(SimTime(5), &ece(1000), &mut |p| o(p))
+        });
+        assert_eq!(s.stats.ecn_reductions, 1);
+        assert_eq!(s.cc.cwnd(), 4_500);
+        assert_eq!(s.stats.retransmits, 0, "ECN never retransmits");
+        assert!(out.is_empty(), "window 4500 < flight 9000: nothing to send");
+        // More ECEs inside the same window (snd_una ≤ 10 000): no further reduction.
+        let mut sent = Vec::new();
+        for ack in [2000u64, 3000, 4000, 5000, 6000] {
+            sent.extend(collect(&mut s, |s, o| {
+                s.on_ack(SimTime(6), &ece(ack), &mut |p| o(p))
+            }));
+        }
+        assert_eq!(s.stats.ecn_reductions, 1);
+        assert_eq!(s.stats.ece_received, 6);
+        sent.extend(collect(&mut s, |s, o| {
+            s.on_ack(SimTime(7), &ack_pkt(7000, t0), &mut |p| o(p))
+        }));
+        assert!(sent.len() >= 2);
+        assert!(
+            sent[0].has(flags::CWR),
+            "first new segment after the reduction"
+        );
+        assert!(sent[1..].iter().all(|p| !p.has(flags::CWR)));
+        // An ECE acknowledging beyond the reduction's snd_max: a new window, a new reduction.
+        let w = s.cc.cwnd();
+        let beyond = s.snd_max();
+        assert!(beyond > 10_000);
+        collect(&mut s, |s, o| {
+            s.on_ack(SimTime(8), &ece(10_000), &mut |p| o(p))
+        });
+        assert_eq!(
+            s.stats.ecn_reductions, 1,
+            "10 000 is not beyond the old snd_max"
+        );
+        collect(&mut s, |s, o| {
+            s.on_ack(SimTime(9), &ece(11_000), &mut |p| o(p))
+        });
+        assert_eq!(s.stats.ecn_reductions, 2);
+        assert!(s.cc.cwnd() < w);
+    }
+
+    #[test]
+    fn retransmissions_are_not_ecn_capable() {
+        let cfg = TcpConfig {
+            mss: MSS,
+            init_cwnd: 4,
+            ecn: true,
+            ..TcpConfig::default()
+        };
+        let cc = reno(MSS, 4 * MSS as u64, u64::MAX, true);
+        let mut s = TcpSender::new(0, 0, 1, &cfg, cc);
+        collect(&mut s, |s, o| {
+            s.set_app_limit(SimTime::ZERO, u64::MAX, &mut |p| o(p))
+        });
+        let out = collect(&mut s, |s, o| s.on_timeout(SimTime(1), &mut |p| o(p)));
+        assert!(out[0].has(flags::RETX) && !out[0].has(flags::ECT));
     }
 }

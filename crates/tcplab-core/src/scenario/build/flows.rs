@@ -2,16 +2,16 @@
 
 use super::{FlowMeta, Names};
 use crate::app::App;
-use crate::cc::CcConfig;
+use crate::cc::CcInit;
 use crate::event::{LinkId, NodeId};
 use crate::net::{routing, Link, Node, NodeKind};
 use crate::scenario::{
-    AppSpec, CcSpec, PartialAckTimerSpec, RecoveryExitSpec, Scenario, ScenarioError,
+    AppSpec, EcnEchoSpec, PartialAckTimerSpec, RecoveryExitSpec, Scenario, ScenarioError,
 };
 use crate::sim::Flow;
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
-use crate::tcp::{PartialAckTimer, RecoveryExit, TcpConfig};
+use crate::tcp::{EcnEcho, PartialAckTimer, RecoveryExit, TcpConfig};
 use crate::time::{SimDuration, SimTime};
 
 /// Build every flow over the built network.
@@ -100,7 +100,13 @@ pub(super) fn flows(
                 "timeout must be positive (omit it to ack every segment)",
             ));
         }
-        let cc = cc_config(&format!("{f}.cc"), &fl.cc)?;
+        if fl.ecn_echo.is_some() && !fl.ecn {
+            return Err(ScenarioError::new(
+                format!("{f}.ecn_echo"),
+                "needs ecn = true (without ECN no segment is ever marked)",
+            ));
+        }
+
         let app = app(&format!("{f}.app"), &fl.app)?;
         let eff_link = match &fl.efficiency_link {
             None => path[0],
@@ -118,7 +124,11 @@ pub(super) fn flows(
             rto_max: fl.rto_max.0,
             dupack_threshold: fl.dupack_threshold,
             delayed_ack: fl.delayed_ack.map(|d| d.0),
-            ecn: false,
+            ecn: fl.ecn,
+            ecn_echo: match fl.ecn_echo {
+                None | Some(EcnEchoSpec::Rfc3168) => EcnEcho::Rfc3168,
+                Some(EcnEchoSpec::PerMark) => EcnEcho::PerMark,
+            },
             partial_ack_timer: match fl.partial_ack_timer {
                 PartialAckTimerSpec::Every => PartialAckTimer::Every,
                 PartialAckTimerSpec::First => PartialAckTimer::First,
@@ -128,18 +138,21 @@ pub(super) fn flows(
                 RecoveryExitSpec::Flightsize => RecoveryExit::FlightSize,
             },
         };
-        let algo = cc.build(
-            tcp.mss,
-            tcp.init_cwnd as u64 * tcp.mss as u64,
-            tcp.init_ssthresh,
-        );
+        let algo = fl.cc.build(
+            &format!("{f}.cc"),
+            CcInit {
+                mss: tcp.mss,
+                init_cwnd: tcp.init_cwnd as u64 * tcp.mss as u64,
+                init_ssthresh: tcp.init_ssthresh,
+            },
+        )?;
         use crate::cc::CongestionControl;
         let cc_name = algo.name().to_string();
         let mut sender = TcpSender::new(fi as u32, src, dst, &tcp, algo);
         if let Some(b) = links[path[0] as usize].backpressure {
             sender.set_ipq_limit(b);
         }
-        let receiver = TcpReceiver::new(tcp.ack_size, tcp.delayed_ack);
+        let receiver = TcpReceiver::new(tcp.ack_size, tcp.delayed_ack).with_ecn_echo(tcp.ecn_echo);
         flows.push(Flow::new(
             name.clone(),
             src,
@@ -190,64 +203,4 @@ fn app(field: &str, spec: &AppSpec) -> Result<App, ScenarioError> {
         }
     };
     Ok(app)
-}
-
-fn cc_config(field: &str, c: &CcSpec) -> Result<CcConfig, ScenarioError> {
-    let reject = |name: &str, v: bool| -> Result<(), ScenarioError> {
-        if v {
-            Err(ScenarioError::new(
-                format!("{field}.{name}"),
-                format!("not a parameter of '{}'", c.algorithm),
-            ))
-        } else {
-            Ok(())
-        }
-    };
-    match c.algorithm.as_str() {
-        "reno" | "newreno" => {
-            reject("alpha", c.alpha.is_some())?;
-            reject("beta", c.beta.is_some())?;
-            reject("recovery", c.recovery.is_some())?;
-            Ok(if c.algorithm == "reno" {
-                CcConfig::Reno
-            } else {
-                CcConfig::NewReno
-            })
-        }
-        "gaimd" => {
-            let alpha = c.alpha.unwrap_or(1.0);
-            let beta = c.beta.unwrap_or(0.5);
-            if !(alpha > 0.0 && alpha.is_finite()) {
-                return Err(ScenarioError::new(
-                    format!("{field}.alpha"),
-                    format!("must be positive, got {alpha}"),
-                ));
-            }
-            if !(beta > 0.0 && beta < 1.0) {
-                return Err(ScenarioError::new(
-                    format!("{field}.beta"),
-                    format!("must be in (0, 1), got {beta}"),
-                ));
-            }
-            let newreno = match c.recovery.as_deref() {
-                None | Some("reno") => false,
-                Some("newreno") => true,
-                Some(o) => {
-                    return Err(ScenarioError::new(
-                        format!("{field}.recovery"),
-                        format!("unknown recovery '{o}' (known: reno, newreno)"),
-                    ))
-                }
-            };
-            Ok(CcConfig::Gaimd {
-                alpha,
-                beta,
-                newreno,
-            })
-        }
-        other => Err(ScenarioError::new(
-            format!("{field}.algorithm"),
-            format!("unknown algorithm '{other}' (known: reno, newreno, gaimd)"),
-        )),
-    }
 }

@@ -4,9 +4,8 @@
 use super::Names;
 use crate::event::NodeId;
 use crate::net::Link;
-use crate::queue::{AckPriority, AnyQueue, BandwidthAllocation, DropTail, Limit};
 use crate::rng::{SimRng, Stream};
-use crate::scenario::{LimitSpec, NodeKindSpec, QueueSpec, Scenario, ScenarioError};
+use crate::scenario::{NodeKindSpec, Scenario, ScenarioError};
 
 /// Each link direction's (from, to) node, in link-id order.
 pub(super) type Ends = Vec<(NodeId, NodeId)>;
@@ -35,7 +34,7 @@ pub(super) fn links(
                 format!("must be in [0, 1), got {}", l.loss),
             ));
         }
-        let queue = queue(&format!("{f}.queue"), &l.queue)?;
+        let queue = l.queue.build(&format!("{f}.queue"), l.rate.0)?;
         if let Some(b) = l.backpressure {
             if b == 0 {
                 return Err(ScenarioError::new(
@@ -72,39 +71,6 @@ pub(super) fn links(
         links.push(link);
     }
     Ok((links, ends))
-}
-
-/// The queue discipline of one direction (`field` = `links.NAME.queue`).
-fn queue(field: &str, spec: &QueueSpec) -> Result<AnyQueue, ScenarioError> {
-    let lim = match *spec {
-        QueueSpec::Droptail { limit }
-        | QueueSpec::Ackprio { limit }
-        | QueueSpec::Bwalloc { limit, .. } => match limit {
-            LimitSpec::Packets(0) | LimitSpec::Bytes(0) => {
-                return Err(ScenarioError::new(
-                    format!("{field}.limit"),
-                    "must be positive",
-                ));
-            }
-            LimitSpec::Packets(n) => Limit::Packets(n),
-            LimitSpec::Bytes(b) => Limit::Bytes(b),
-            LimitSpec::Unlimited => Limit::Unlimited,
-        },
-    };
-    let queue = match *spec {
-        QueueSpec::Droptail { .. } => AnyQueue::DropTail(DropTail::new(lim)),
-        QueueSpec::Ackprio { .. } => AnyQueue::AckPriority(AckPriority::new(lim)),
-        QueueSpec::Bwalloc { data_fraction, .. } => {
-            if !(data_fraction > 0.0 && data_fraction < 1.0) {
-                return Err(ScenarioError::new(
-                    format!("{field}.data_fraction"),
-                    format!("must be strictly between 0 and 1, got {data_fraction}"),
-                ));
-            }
-            AnyQueue::BandwidthAllocation(BandwidthAllocation::new(lim, data_fraction))
-        }
-    };
-    Ok(queue)
 }
 
 /// Check `links.NAME.pcap` (link number `i`): a file name, not used by an earlier link.
