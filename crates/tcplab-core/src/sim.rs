@@ -469,7 +469,7 @@ impl Sim {
 
     /// The application of `f` starts (or its schedule makes it join again).
     fn app_start(&mut self, f: FlowId) {
-        let now = self.now;
+        let (now, end) = (self.now, self.end);
         self.count_active(f, true);
         let (mut net, flows) = self.split();
         let fl = &mut flows[f as usize];
@@ -482,10 +482,11 @@ impl Sim {
                     sender.set_app_limit(now, limit, &mut |p| net.send(src, p));
                 }
             }
-            Begin::Tick(t) => {
+            Begin::Tick(t) if t < end => {
                 fl.tick_at = Some(t);
                 net.events.schedule(t, Event::AppTick(f));
             }
+            Begin::Tick(_) => {}
         }
         self.sync_timer(f);
     }
@@ -505,16 +506,21 @@ impl Sim {
     }
 
     /// An active source's tick: write one packet's worth, schedule the next tick.
+    /// Writes happen in [start, end of run): no tick is scheduled at or after the end.
     fn app_tick(&mut self, f: FlowId) {
-        let now = self.now;
+        let (now, end) = (self.now, self.end);
         let (mut net, flows) = self.split();
         let fl = &mut flows[f as usize];
         if fl.tick_at != Some(now) {
             return; // stale: the source stopped (and maybe restarted) since
         }
         let (bytes, next) = fl.app.tick(now);
-        fl.tick_at = Some(next);
-        net.events.schedule(next, Event::AppTick(f));
+        if next < end {
+            fl.tick_at = Some(next);
+            net.events.schedule(next, Event::AppTick(f));
+        } else {
+            fl.tick_at = None;
+        }
         let src = fl.src;
         match &mut fl.transport {
             Transport::Udp { sender, .. } => sender.send(now, bytes, &mut |p| net.send(src, p)),
@@ -589,8 +595,7 @@ impl Sim {
             tr.cwnd_bytes.push(sender.window());
             tr.ssthresh_bytes
                 .push(sender.cc.ssthresh().min(u64::MAX >> 1));
-            tr.in_flight_bytes
-                .push(sender.snd_max() - sender.snd_una());
+            tr.in_flight_bytes.push(sender.snd_max() - sender.snd_una());
         }
         for l in &mut self.links {
             l.settle(self.now);

@@ -197,7 +197,11 @@ impl Spacing {
     pub fn advance(&mut self) -> SimTime {
         self.k += 1;
         let off = (self.k as u128 * self.bits_ps) / self.bps;
-        SimTime(self.anchor.0.saturating_add(off.min(u64::MAX as u128) as u64))
+        SimTime(
+            self.anchor
+                .0
+                .saturating_add(off.min(u64::MAX as u128) as u64),
+        )
     }
 }
 

@@ -1,17 +1,17 @@
 //! `onoff`: an on/off source (VBR background traffic), over UDP or TCP.
 
-use super::{App, AppCx, Spacing};
+use super::{App, AppCx};
 use crate::rng::SimRng;
 use crate::scenario::units::{DurationValue, RateValue};
 use crate::scenario::ScenarioError;
-use crate::time::{SimDuration, SimTime};
+use crate::time::{SimDuration, SimTime, PS_PER_S};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 /// On/off source: during an on period it writes `packet_size` bytes at the constant
 /// spacing of the peak `rate`; during an off period it is silent. Like ns-3's
-/// OnOffApplication it begins with an off period. Long-run mean rate
-/// ≈ rate·on/(on+off).
+/// OnOffApplication it begins with an off period, and the spacing continues across off
+/// periods, so the long-run mean rate is exactly rate·on/(on+off).
 #[derive(Clone, Debug, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct OnOffSpec {
@@ -44,6 +44,12 @@ pub enum Distribution {
 }
 
 /// Runtime state of an on/off source.
+///
+/// Writes are spaced on a virtual clock that runs only during on periods: write `k` is
+/// due when the on time accumulated since the source (re)started reaches `k·size·8/rate`
+/// (ns-3's OnOffApplication carries its residual bits across off periods the same way), so
+/// over a long run the source writes exactly rate·(total on time), whatever the period
+/// lengths; an on period shorter than the spacing may carry no write.
 #[derive(Clone, Debug)]
 pub struct OnOff {
     pub start: SimTime,
@@ -53,7 +59,14 @@ pub struct OnOff {
     off: SimDuration,
     exponential: bool,
     rng: SimRng,
-    spacing: Spacing,
+    /// `size·8·10^12` and the rate in b/s: write `k` is due at virtual time `k·bits_ps/bps`.
+    bits_ps: u128,
+    bps: u128,
+    /// Index of the next write.
+    k: u64,
+    /// Real and virtual time at which the current on period began.
+    burst_t: SimTime,
+    burst_v: u64,
     /// End of the current on period.
     on_end: SimTime,
 }
@@ -73,7 +86,11 @@ impl OnOffSpec {
             off: self.off.0,
             exponential: self.distribution == Distribution::Exponential,
             rng: cx.rng(),
-            spacing: Spacing::new(self.rate.0, size),
+            bits_ps: size as u128 * 8 * PS_PER_S as u128,
+            bps: self.rate.0.bps() as u128,
+            k: 0,
+            burst_t: SimTime::ZERO,
+            burst_v: 0,
             on_end: SimTime::ZERO,
         }))
     }
@@ -87,29 +104,125 @@ impl OnOff {
         }
         let u = self.rng.next_f64(); // [0, 1): 1 - u > 0
         let x = -(mean.0 as f64) * (1.0 - u).ln();
-        SimDuration(x.round().min(u64::MAX as f64 / 4.0) as u64)
+        SimDuration(x.round().min(1e18) as u64)
     }
-    /// An off period from `t`, then the next non-empty on period; its first write time.
-    fn next_burst(&mut self, mut t: SimTime) -> SimTime {
+    /// Virtual (on-time) due time of write `k`, in ps.
+    #[inline]
+    fn due(&self, k: u64) -> u64 {
+        (k as u128 * self.bits_ps / self.bps).min(u64::MAX as u128) as u64
+    }
+    /// An off period, then an on period, from `t`.
+    fn new_burst(&mut self, t: SimTime) {
+        self.burst_t = t + self.draw(self.off);
+        self.on_end = self.burst_t + self.draw(self.on);
+    }
+    /// Real time of write `k`: in the current on period, or in a later one.
+    fn next_write(&mut self) -> SimTime {
         loop {
-            t += self.draw(self.off);
-            let on = self.draw(self.on);
-            if on > SimDuration::ZERO {
-                self.on_end = t + on;
-                self.spacing.restart(t);
+            let t = self.burst_t + SimDuration(self.due(self.k) - self.burst_v);
+            if t < self.on_end {
                 return t;
             }
+            self.burst_v += self.on_end.since(self.burst_t).0;
+            self.new_burst(self.on_end);
         }
     }
     pub(super) fn begin(&mut self, now: SimTime) -> SimTime {
-        self.next_burst(now)
+        self.burst_v = self.due(self.k);
+        self.new_burst(now);
+        self.next_write()
     }
     #[inline]
     pub(super) fn tick(&mut self, _now: SimTime) -> (u32, SimTime) {
-        let mut next = self.spacing.advance();
-        if next >= self.on_end {
-            next = self.next_burst(self.on_end);
+        self.k += 1;
+        (self.packet_size, self.next_write())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::{App, AppCx, Begin};
+    use crate::scenario::units::{DurationValue, RateValue};
+    use crate::time::Rate;
+
+    fn source(seed: u64, dist: Distribution, on_ms: u64, off_ms: u64, bps: u64) -> App {
+        let spec = OnOffSpec {
+            rate: RateValue(Rate(bps)),
+            packet_size: 1000,
+            on: DurationValue(SimDuration::from_ms(on_ms)),
+            off: DurationValue(SimDuration::from_ms(off_ms)),
+            distribution: dist,
+            start: None,
+            stop: None,
+        };
+        spec.build(&AppCx {
+            field: "flows.f.app",
+            seed,
+            index: 0,
+            transport: "udp",
+        })
+        .unwrap()
+    }
+
+    /// Write times before `end`.
+    fn writes(app: &mut App, end: SimTime) -> Vec<SimTime> {
+        let Begin::Tick(mut t) = app.begin(SimTime::ZERO) else {
+            panic!("active source")
+        };
+        let mut v = Vec::new();
+        while t < end {
+            v.push(t);
+            t = app.tick(t).1;
         }
-        (self.packet_size, next)
+        v
+    }
+
+    #[test]
+    fn exponential_long_run_mean_rate() {
+        // Peak 8 Mb/s, 1000 B = 1 ms spacing; on 1 ms, off 3 ms (means): 1 M cycles.
+        let end = SimTime::ZERO + SimDuration::from_secs(4000);
+        let n = writes(
+            &mut source(5, Distribution::Exponential, 1, 3, 8_000_000),
+            end,
+        )
+        .len();
+        let rate = n as f64 * 8000.0 / 4000.0;
+        let expect = 8e6 * 1.0 / 4.0;
+        assert!((rate / expect - 1.0).abs() < 0.005, "{rate} vs {expect}");
+    }
+
+    #[test]
+    fn constant_periods_are_exact() {
+        // On 10 ms at 1 ms spacing, off 30 ms: ten writes per 40 ms cycle, first after
+        // the first off period, then 1 ms apart.
+        let end = SimTime::ZERO + SimDuration::from_ms(400);
+        let w = writes(
+            &mut source(1, Distribution::Constant, 10, 30, 8_000_000),
+            end,
+        );
+        assert_eq!(w.len(), 100);
+        assert_eq!(w[0], SimTime::ZERO + SimDuration::from_ms(30));
+        assert_eq!(w[9], SimTime::ZERO + SimDuration::from_ms(39));
+        assert_eq!(w[10], SimTime::ZERO + SimDuration::from_ms(70));
+    }
+
+    #[test]
+    fn seeds_change_exponential_periods() {
+        let end = SimTime::ZERO + SimDuration::from_secs(1);
+        let a = writes(
+            &mut source(1, Distribution::Exponential, 10, 30, 8_000_000),
+            end,
+        );
+        let b = writes(
+            &mut source(1, Distribution::Exponential, 10, 30, 8_000_000),
+            end,
+        );
+        let c = writes(
+            &mut source(2, Distribution::Exponential, 10, 30, 8_000_000),
+            end,
+        );
+        assert_eq!(a, b);
+        assert_ne!(a, c);
     }
 }
