@@ -3,7 +3,7 @@
 //! from gaps in the sequence numbers.
 
 use crate::event::{FlowId, NodeId};
-use crate::net::packet::CcHeader;
+use crate::net::packet::{flags, CcHeader};
 use crate::net::{Packet, PacketKind};
 use crate::time::SimTime;
 
@@ -43,7 +43,7 @@ impl UdpSender {
             src: self.src,
             dst: self.dst,
             kind: PacketKind::Data,
-            flags: 0,
+            flags: flags::UDP,
             size: len + self.header,
             len,
             seq,
