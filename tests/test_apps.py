@@ -49,3 +49,16 @@ def test_bad_transport_names_the_field() -> None:
         assert "flows.tcp.transport" in str(e)
     else:
         raise AssertionError("accepted transport = 'quic'")
+
+
+def test_vbr_background_example_runs() -> None:
+    from conftest import REPO
+
+    sc = Scenario.from_toml(REPO / "examples" / "vbr_background.toml").with_overrides({"duration": "20s"})
+    res = tcplab.run(sc, progress=False)
+    udp = res.flows.filter(pl.col("transport") == "udp")
+    assert udp["name"].to_list() == ["vbr1", "vbr2", "vbr3"]
+    # Each source draws its own periods: the three send different amounts.
+    assert len(set(udp["packets_sent"].to_list())) == 3
+    # The playback flow (1 Mb/s from 20 s) has not started in a 20-s run.
+    assert res.flows.filter(pl.col("name") == "playback")["bytes_delivered"].item() == 0
