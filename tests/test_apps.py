@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import polars as pl
+import pytest
 
 import tcplab
 from tcplab import Scenario
@@ -62,3 +64,19 @@ def test_vbr_background_example_runs() -> None:
     assert len(set(udp["packets_sent"].to_list())) == 3
     # The playback flow (1 Mb/s from 20 s) has not started in a 20-s run.
     assert res.flows.filter(pl.col("name") == "playback")["bytes_delivered"].item() == 0
+
+
+def test_udp_datagrams_in_pcap_are_udp(tmp_path: Path) -> None:
+    scapy_all = pytest.importorskip("scapy.all")
+    d = {**MIXED, "links": {**MIXED["links"], "ba": {**MIXED["links"]["ba"], "pcap": "ba.pcap"}}}
+    res = tcplab.run(Scenario.from_dict(d), progress=False, pcap_dir=tmp_path)
+    pkts = scapy_all.rdpcap(str(tmp_path / "ba.pcap"))
+    udp = [p for p in pkts if p.haslayer(scapy_all.UDP)]
+    tcp = [p for p in pkts if p.haslayer(scapy_all.TCP)]
+    sent = res.flows.filter(pl.col("transport") == "udp")["packets_sent"].sum()
+    # Every datagram of u0/u1 left on b->a (all before the end); the rest are the TCP acks.
+    assert len(udp) == sent == 1000
+    assert len(tcp) == len(pkts) - len(udp) > 0
+    p = udp[0]
+    assert p[scapy_all.IP].proto == 17 and p[scapy_all.IP].len == 1028
+    assert p[scapy_all.UDP].dport == 5001 and p[scapy_all.UDP].len == 1008
