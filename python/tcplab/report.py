@@ -121,7 +121,7 @@ def _flows_table(summary: dict[str, Any]) -> Table:
     for f in flows:
         table.add_row(
             str(f.get("name")),
-            str(f.get("cc")),
+            str(f.get("cc")) if f.get("transport") != "udp" else f"udp, loss {fmt_pct(f.get('loss_fraction'))}",
             fmt_rate(f.get("goodput_bps")),
             fmt_rate(f.get("throughput_bps")),
             fmt_pct(f.get("efficiency")),

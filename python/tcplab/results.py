@@ -124,13 +124,28 @@ class Result:
 
     @property
     def flows(self) -> pl.DataFrame:
-        """One row per flow, the columns of ``summary["flows"]``."""
+        """One row per flow, the columns of ``summary["flows"]`` (TCP-only columns are null
+        for UDP flows and UDP-only ones, such as ``transport`` and ``loss_fraction``, null
+        for TCP flows)."""
         return _records(self.summary.get("flows") or [])
 
     @property
     def links(self) -> pl.DataFrame:
         """One row per link direction, the columns of ``summary["links"]``."""
         return _records(self.summary.get("links") or [])
+
+    @property
+    def schedules(self) -> pl.DataFrame:
+        """One row per step of each flow schedule's active-flow count as the run went
+        through it (``summary["schedules"]``): ``schedule``, ``t_s``, ``active``. Empty when
+        the scenario has no schedules."""
+        rows = [
+            {"schedule": name, "t_s": float(t), "active": int(n)}
+            for name, s in (self.summary.get("schedules") or {}).items()
+            for t, n in s["active"]
+        ]
+        schema = {"schedule": pl.String(), "t_s": pl.Float64(), "active": pl.Int64()}
+        return pl.DataFrame(rows, schema=schema)
 
     @property
     def analysis(self) -> dict[str, Any] | None:

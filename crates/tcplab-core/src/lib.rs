@@ -11,7 +11,8 @@
 //!  queue                queue disciplines (DropTail now; RED, CHOKe, CoDel, host schedulers later)
 //!  tcp                  sender / receiver mechanics: sequence space, acks, RTO, recovery
 //!  cc                   congestion control behind one trait (Reno, NewReno, GAIMD)
-//!  app                  traffic sources (bulk, finite transfer)
+//!  udp                  datagram sender / receiver (no acks; losses from sequence gaps)
+//!  app                  traffic sources (bulk, transfer, cbr, onoff), active ones tick
 //!  stats                streaming counters, interval series, traces
 //!  analysis             closed-form models from the papers
 //!  scenario             TOML / JSON scenario schema, validation, build → Sim
@@ -32,6 +33,7 @@ pub mod sim;
 pub mod stats;
 pub mod tcp;
 pub mod time;
+pub mod udp;
 
 use scenario::{Built, ScenarioError};
 

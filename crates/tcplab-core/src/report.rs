@@ -28,7 +28,26 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
             let good = (c.goodput_bytes - c.steady_goodput0) as f64 * 8.0 / steady_secs;
             let thr = (c.wire_bytes - c.steady_wire0) as f64 * 8.0 / steady_secs;
             let link = &sim.links[f.eff_link as usize];
-            let st = &f.sender.stats;
+            let Some((sender, receiver)) = f.tcp() else {
+                let (us, ur) = f.udp().expect("a flow is TCP or UDP");
+                return json!({
+                    "name": f.name,
+                    "from": sim.nodes[f.src as usize].name,
+                    "to": sim.nodes[f.dst as usize].name,
+                    "transport": "udp",
+                    "goodput_bps": good,
+                    "throughput_bps": thr,
+                    "efficiency": thr / link.rate.bps() as f64,
+                    "efficiency_link": link.name,
+                    "bytes_delivered": c.goodput_bytes,
+                    "packets_sent": us.packets_sent,
+                    "bytes_sent": us.bytes_sent,
+                    "packets_delivered": ur.packets_delivered,
+                    "packets_lost": ur.packets_lost(),
+                    "loss_fraction": ur.loss_fraction(),
+                });
+            };
+            let st = &sender.stats;
             json!({
                 "name": f.name,
                 "from": sim.nodes[f.src as usize].name,
@@ -43,16 +62,16 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
                 "retransmits": st.retransmits,
                 "fast_retransmits": st.fast_retransmits,
                 "timeouts": st.timeouts,
-                "acks_sent": f.receiver.stats.acks_sent,
-                "duplicate_segments": f.receiver.stats.duplicate_packets,
-                "final_cwnd_bytes": f.sender.window(),
-                "srtt_s": f.sender.rtt.srtt().map(|d| d.as_secs_f64()),
-                "min_rtt_s": f.sender.rtt.min_rtt().map(|d| d.as_secs_f64()),
+                "acks_sent": receiver.stats.acks_sent,
+                "duplicate_segments": receiver.stats.duplicate_packets,
+                "final_cwnd_bytes": sender.window(),
+                "srtt_s": sender.rtt.srtt().map(|d| d.as_secs_f64()),
+                "min_rtt_s": sender.rtt.min_rtt().map(|d| d.as_secs_f64()),
                 "completed_at_s": f.completed_at.map(|t| t.as_secs_f64()),
                 "max_window_reached_s": f.max_window_at.map(|t| t.as_secs_f64()),
                 "steady_retransmits": st.retransmits - f.retransmits_before_steady,
                 "steady_timeouts": st.timeouts - f.timeouts_before_steady,
-                "ce_marks": f.receiver.stats.ce_received,
+                "ce_marks": receiver.stats.ce_received,
                 "ece_acks": st.ece_received,
                 "ecn_reductions": st.ecn_reductions,
             })
@@ -106,7 +125,7 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
         .iter()
         .map(|l| l.drops.packets + l.stats.lost)
         .sum();
-    json!({
+    let mut out = json!({
         "scenario": b.scenario.name,
         "seed": b.seed,
         "run": {
@@ -121,7 +140,29 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
         "analysis": analysis,
         "pcap": pcap,
         "warnings": warnings,
-    })
+    });
+    // Only when the scenario has schedules, so summaries without them keep their bytes.
+    if !sim.schedules.is_empty() {
+        out["schedules"] = sim
+            .schedules
+            .iter()
+            .map(|s| {
+                let pairs = |v: &[(crate::time::SimTime, u32)]| -> Vec<Value> {
+                    v.iter().map(|&(t, n)| json!([t.as_secs_f64(), n])).collect()
+                };
+                (
+                    s.name.clone(),
+                    json!({
+                        "flows": s.flows.iter().map(|&f| sim.flows[f as usize].name.clone()).collect::<Vec<_>>(),
+                        "requested": pairs(&s.steps),
+                        "active": pairs(&s.log),
+                    }),
+                )
+            })
+            .collect::<serde_json::Map<String, Value>>()
+            .into();
+    }
+    out
 }
 
 /// The pcap files of the run (null when none was asked for): per file the link, the path
@@ -241,7 +282,8 @@ fn two_way_analysis(
         // Theorem 1 needs both windows at their maximum; the remedies' closed forms depend
         // on the fast window only (the slow connection just has to stay backlogged).
         let need_max_window = fifo || sj.contains(&k);
-        let steady_retx = f.sender.stats.retransmits - f.retransmits_before_steady;
+        let (sender, _) = f.tcp().expect("validated: two-way flows are TCP");
+        let steady_retx = sender.stats.retransmits - f.retransmits_before_steady;
         if steady_retx > 0 {
             warnings.push(format!(
                 "two-way analysis: flow '{}' retransmitted {} segments in the steady-state window; the closed forms assume a loss-free steady state",

@@ -2,7 +2,7 @@
 //! event loop. Events are dispatched with one `match`; components never hold references to
 //! each other.
 
-use crate::app::App;
+use crate::app::{App, Begin};
 use crate::cc::CongestionControl;
 use crate::event::{Event, EventQueue, FlowId, LinkId, NodeId};
 use crate::net::{Link, Node, Packet, PacketKind};
@@ -10,15 +10,36 @@ use crate::stats::{FlowCounters, IntervalColumns, TraceColumns};
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
 use crate::time::{Rate, SimDuration, SimTime};
+use crate::udp::{UdpReceiver, UdpSender};
 
-/// One TCP connection with its application.
+/// A flow's two transport ends.
+#[allow(clippy::large_enum_variant)] // one per flow, never moved on the hot path
+pub enum Transport {
+    Tcp {
+        sender: TcpSender,
+        receiver: TcpReceiver,
+    },
+    Udp {
+        sender: UdpSender,
+        receiver: UdpReceiver,
+    },
+}
+
+/// One flow (a TCP connection or a UDP flow) with its application.
 pub struct Flow {
     pub name: String,
     pub src: NodeId,
     pub dst: NodeId,
-    pub sender: TcpSender,
-    pub receiver: TcpReceiver,
+    pub transport: Transport,
     pub app: App,
+    /// The application is running (between its start and stop, or while its schedule has
+    /// it active).
+    pub active: bool,
+    /// The flow's schedule (index into `Sim::schedules`), if it is in one.
+    pub schedule: Option<u32>,
+    /// Time of the live `AppTick` event of an active source, if one is pending (an
+    /// `AppTick` at another time is stale and ignored).
+    tick_at: Option<SimTime>,
     pub counters: FlowCounters,
     /// Link whose rate is the efficiency denominator.
     pub eff_link: LinkId,
@@ -38,8 +59,7 @@ impl Flow {
         name: String,
         src: NodeId,
         dst: NodeId,
-        sender: TcpSender,
-        receiver: TcpReceiver,
+        transport: Transport,
         app: App,
         eff_link: LinkId,
     ) -> Self {
@@ -47,9 +67,11 @@ impl Flow {
             name,
             src,
             dst,
-            sender,
-            receiver,
+            transport,
             app,
+            active: false,
+            schedule: None,
+            tick_at: None,
             counters: FlowCounters::default(),
             eff_link,
             completed_at: None,
@@ -60,11 +82,46 @@ impl Flow {
         }
     }
     fn next_deadline(&self) -> Option<SimTime> {
-        match (self.sender.rto_deadline, self.receiver.delack_deadline) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+        match &self.transport {
+            Transport::Tcp { sender, receiver } => {
+                match (sender.rto_deadline, receiver.delack_deadline) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                }
+            }
+            Transport::Udp { .. } => None,
         }
     }
+    /// The TCP sender and receiver, if this is a TCP flow.
+    pub fn tcp(&self) -> Option<(&TcpSender, &TcpReceiver)> {
+        match &self.transport {
+            Transport::Tcp { sender, receiver } => Some((sender, receiver)),
+            Transport::Udp { .. } => None,
+        }
+    }
+    /// The UDP sender and receiver, if this is a UDP flow.
+    pub fn udp(&self) -> Option<(&UdpSender, &UdpReceiver)> {
+        match &self.transport {
+            Transport::Udp { sender, receiver } => Some((sender, receiver)),
+            Transport::Tcp { .. } => None,
+        }
+    }
+    /// The TCP send window in bytes (0 for UDP).
+    pub fn window(&self) -> u64 {
+        self.tcp().map_or(0, |(s, _)| s.window())
+    }
+}
+
+/// A flow schedule at run time: its flows in joining order, the `(time, count)` steps it
+/// asks for, and the active count the simulation actually went through (`log`, one entry
+/// per change, starting with `(0, 0)`).
+#[derive(Clone, Debug)]
+pub struct ScheduleRun {
+    pub name: String,
+    pub flows: Vec<FlowId>,
+    pub steps: Vec<(SimTime, u32)>,
+    pub active: u32,
+    pub log: Vec<(SimTime, u32)>,
 }
 
 /// Statistics settings.
@@ -82,6 +139,7 @@ pub struct Sim {
     pub nodes: Vec<Node>,
     pub links: Vec<Link>,
     pub flows: Vec<Flow>,
+    pub schedules: Vec<ScheduleRun>,
     pub metrics: MetricsConfig,
     pub intervals: IntervalColumns,
     pub traces: TraceColumns,
@@ -151,6 +209,7 @@ impl Sim {
             nodes,
             links,
             flows,
+            schedules: Vec::new(),
             metrics,
             intervals: IntervalColumns::default(),
             traces: TraceColumns::default(),
@@ -189,10 +248,29 @@ impl Sim {
     fn start(&mut self) {
         self.started = true;
         for (i, f) in self.flows.iter().enumerate() {
+            if f.schedule.is_some() {
+                continue;
+            }
             self.events
                 .schedule(f.app.start(), Event::AppStart(i as FlowId));
             if let Some(stop) = f.app.stop() {
                 self.events.schedule(stop, Event::AppStop(i as FlowId));
+            }
+        }
+        // Schedules: the flows joining or leaving at each step.
+        for s in &self.schedules {
+            let mut n = 0usize;
+            for &(t, m) in &s.steps {
+                let m = m as usize;
+                for &f in &s.flows[n.min(m)..n.max(m)] {
+                    let ev = if m > n {
+                        Event::AppStart(f)
+                    } else {
+                        Event::AppStop(f)
+                    };
+                    self.events.schedule(t, ev);
+                }
+                n = m;
             }
         }
         self.events
@@ -276,20 +354,12 @@ impl Sim {
                 self.receive(to, p);
             }
             Event::FlowTimer(f) => self.flow_timer(f),
-            Event::AppStart(f) => {
-                let (mut net, flows) = self.split();
-                let fl = &mut flows[f as usize];
-                let src = fl.src;
-                let offered = fl.app.offered();
-                fl.sender
-                    .set_app_limit(now, offered, &mut |p| net.send(src, p));
-                self.sync_timer(f);
-            }
-            Event::AppStop(f) => self.flows[f as usize].sender.stop_app(),
+            Event::AppStart(f) => self.app_start(f),
+            Event::AppStop(f) => self.app_stop(f),
+            Event::AppTick(f) => self.app_tick(f),
             Event::QueueWake(l) => self.links[l as usize].wake(l, now, &mut self.events),
-            // Scheduled by the platform parts that arrive next (active sources, error-model
-            // state changes).
-            Event::AppTick(_) | Event::LinkState(_) => {
+            // Scheduled by the platform part that arrives next (error-model state changes).
+            Event::LinkState(_) => {
                 unreachable!("nothing schedules {ev:?} yet")
             }
             Event::Interval => self.close_interval(),
@@ -298,8 +368,10 @@ impl Sim {
                 for f in &mut self.flows {
                     f.counters.steady_goodput0 = f.counters.goodput_bytes;
                     f.counters.steady_wire0 = f.counters.wire_bytes;
-                    f.retransmits_before_steady = f.sender.stats.retransmits;
-                    f.timeouts_before_steady = f.sender.stats.timeouts;
+                    if let Transport::Tcp { sender, .. } = &f.transport {
+                        f.retransmits_before_steady = sender.stats.retransmits;
+                        f.timeouts_before_steady = sender.stats.timeouts;
+                    }
                 }
                 for l in &mut self.links {
                     l.settle(now);
@@ -320,19 +392,24 @@ impl Sim {
         let f = p.flow;
         let (mut net, flows) = self.split();
         let fl = &mut flows[f as usize];
-        match p.kind {
-            PacketKind::Data => {
-                let o = fl.receiver.on_data(now, &p, &mut |a| net.send(node, a));
+        match (&mut fl.transport, p.kind) {
+            (Transport::Tcp { receiver, .. }, PacketKind::Data) => {
+                let o = receiver.on_data(now, &p, &mut |a| net.send(node, a));
                 fl.counters.add(o.delivered, o.unique_wire);
             }
-            PacketKind::Ack => {
-                fl.sender.on_ack(now, &p, &mut |d| net.send(node, d));
-                if fl.completed_at.is_none() && fl.sender.is_complete() {
+            (Transport::Tcp { sender, .. }, PacketKind::Ack) => {
+                sender.on_ack(now, &p, &mut |d| net.send(node, d));
+                if fl.completed_at.is_none() && sender.is_complete() {
                     fl.completed_at = Some(now);
                 }
-                if fl.max_window_at.is_none() && fl.sender.window() >= fl.sender.max_window() {
+                if fl.max_window_at.is_none() && sender.window() >= sender.max_window() {
                     fl.max_window_at = Some(now);
                 }
+            }
+            (Transport::Udp { receiver, .. }, _) => {
+                let n = receiver.on_datagram(&p);
+                fl.counters.add(n, p.size as u64);
+                return;
             }
         }
         self.sync_timer(f);
@@ -344,8 +421,11 @@ impl Sim {
         let (mut net, flows) = self.split();
         let fl = &mut flows[f as usize];
         let src = fl.src;
-        fl.sender.ipq_departed(now, &mut |d| net.send(src, d));
-        if fl.max_window_at.is_none() && fl.sender.window() >= fl.sender.max_window() {
+        let Transport::Tcp { sender, .. } = &mut fl.transport else {
+            return; // a datagram: nothing waits for its departure
+        };
+        sender.ipq_departed(now, &mut |d| net.send(src, d));
+        if fl.max_window_at.is_none() && sender.window() >= sender.max_window() {
             fl.max_window_at = Some(now);
         }
         self.sync_timer(f);
@@ -375,15 +455,97 @@ impl Sim {
         }
         let (mut net, flows) = self.split();
         let fl = &mut flows[f as usize];
-        if fl.receiver.delack_deadline.is_some_and(|d| d <= now) {
-            let node = fl.dst;
-            fl.receiver.on_delack_timer(now, &mut |a| net.send(node, a));
-        }
-        if fl.sender.rto_deadline.is_some_and(|d| d <= now) {
-            let node = fl.src;
-            fl.sender.on_timeout(now, &mut |d| net.send(node, d));
+        let (src, dst) = (fl.src, fl.dst);
+        if let Transport::Tcp { sender, receiver } = &mut fl.transport {
+            if receiver.delack_deadline.is_some_and(|d| d <= now) {
+                receiver.on_delack_timer(now, &mut |a| net.send(dst, a));
+            }
+            if sender.rto_deadline.is_some_and(|d| d <= now) {
+                sender.on_timeout(now, &mut |d| net.send(src, d));
+            }
         }
         self.sync_timer(f);
+    }
+
+    /// The application of `f` starts (or its schedule makes it join again).
+    fn app_start(&mut self, f: FlowId) {
+        let (now, end) = (self.now, self.end);
+        self.count_active(f, true);
+        let (mut net, flows) = self.split();
+        let fl = &mut flows[f as usize];
+        fl.active = true;
+        let src = fl.src;
+        match fl.app.begin(now) {
+            Begin::Offer(bytes) => {
+                if let Transport::Tcp { sender, .. } = &mut fl.transport {
+                    let limit = sender.app_limit().saturating_add(bytes);
+                    sender.set_app_limit(now, limit, &mut |p| net.send(src, p));
+                }
+            }
+            Begin::Tick(t) if t < end => {
+                fl.tick_at = Some(t);
+                net.events.schedule(t, Event::AppTick(f));
+            }
+            Begin::Tick(_) => {}
+        }
+        self.sync_timer(f);
+    }
+
+    /// The application of `f` stops: a passive source withdraws its unsent data, an
+    /// active source writes no more (what it already wrote is still sent).
+    fn app_stop(&mut self, f: FlowId) {
+        self.count_active(f, false);
+        let fl = &mut self.flows[f as usize];
+        fl.active = false;
+        fl.tick_at = None;
+        if !fl.app.is_active_source() {
+            if let Transport::Tcp { sender, .. } = &mut fl.transport {
+                sender.stop_app();
+            }
+        }
+    }
+
+    /// An active source's tick: write one packet's worth, schedule the next tick.
+    /// Writes happen in [start, end of run): no tick is scheduled at or after the end.
+    fn app_tick(&mut self, f: FlowId) {
+        let (now, end) = (self.now, self.end);
+        let (mut net, flows) = self.split();
+        let fl = &mut flows[f as usize];
+        if fl.tick_at != Some(now) {
+            return; // stale: the source stopped (and maybe restarted) since
+        }
+        let (bytes, next) = fl.app.tick(now);
+        if next < end {
+            fl.tick_at = Some(next);
+            net.events.schedule(next, Event::AppTick(f));
+        } else {
+            fl.tick_at = None;
+        }
+        let src = fl.src;
+        match &mut fl.transport {
+            Transport::Udp { sender, .. } => sender.send(now, bytes, &mut |p| net.send(src, p)),
+            Transport::Tcp { sender, .. } => {
+                let limit = sender.app_limit().saturating_add(bytes as u64);
+                sender.set_app_limit(now, limit, &mut |p| net.send(src, p));
+            }
+        }
+        self.sync_timer(f);
+    }
+
+    /// Keep the active count of `f`'s schedule (if any) and log its changes.
+    fn count_active(&mut self, f: FlowId, up: bool) {
+        let now = self.now;
+        let fl = &self.flows[f as usize];
+        let Some(s) = fl.schedule else { return };
+        if fl.active == up {
+            return;
+        }
+        let s = &mut self.schedules[s as usize];
+        s.active = if up { s.active + 1 } else { s.active - 1 };
+        match s.log.last_mut() {
+            Some(last) if last.0 == now => last.1 = s.active,
+            _ => s.log.push((now, s.active)),
+        }
     }
 
     fn close_interval(&mut self) {
@@ -412,9 +574,12 @@ impl Sim {
                 .push(f.counters.interval_goodput as f64 * 8.0 / dt);
             c.throughput_bps.push(thr);
             c.efficiency.push(thr / rate.bps() as f64);
-            c.cwnd_bytes.push(f.sender.window());
-            c.srtt_s
-                .push(f.sender.rtt.srtt().map_or(f64::NAN, |d| d.as_secs_f64()));
+            c.cwnd_bytes.push(f.window());
+            c.srtt_s.push(
+                f.tcp()
+                    .and_then(|(s, _)| s.rtt.srtt())
+                    .map_or(f64::NAN, |d| d.as_secs_f64()),
+            );
             f.counters.interval_goodput = 0;
             f.counters.interval_wire = 0;
         }
@@ -424,13 +589,13 @@ impl Sim {
         let t = self.now.as_secs_f64();
         let tr = &mut self.traces;
         for f in &self.flows {
+            let Some((sender, _)) = f.tcp() else { continue };
             tr.cwnd_flow.push(f.name.clone());
             tr.cwnd_t.push(t);
-            tr.cwnd_bytes.push(f.sender.window());
+            tr.cwnd_bytes.push(sender.window());
             tr.ssthresh_bytes
-                .push(f.sender.cc.ssthresh().min(u64::MAX >> 1));
-            tr.in_flight_bytes
-                .push(f.sender.snd_max() - f.sender.snd_una());
+                .push(sender.cc.ssthresh().min(u64::MAX >> 1));
+            tr.in_flight_bytes.push(sender.snd_max() - sender.snd_una());
         }
         for l in &mut self.links {
             l.settle(self.now);

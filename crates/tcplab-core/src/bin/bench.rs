@@ -266,10 +266,11 @@ fn fingerprint(sim: &tcplab_core::sim::Sim) -> u64 {
     for f in &sim.flows {
         h.add(f.counters.goodput_bytes);
         h.add(f.counters.wire_bytes);
-        h.add(f.sender.stats.segments_sent);
-        h.add(f.sender.stats.retransmits);
-        h.add(f.sender.stats.timeouts);
-        h.add(f.sender.window());
+        let sender = f.tcp().expect("bench flows are TCP").0;
+        h.add(sender.stats.segments_sent);
+        h.add(sender.stats.retransmits);
+        h.add(sender.stats.timeouts);
+        h.add(sender.window());
     }
     for v in &sim.intervals.goodput_bps {
         h.add(v.to_bits());
@@ -365,9 +366,9 @@ fn run_one(
         "jain": jain(&per_flow),
         "drops": drops,
         "bottleneck_drops": l.drops.packets,
-        "timeouts": sim.flows.iter().map(|f| f.sender.stats.timeouts).sum::<u64>(),
-        "fast_retransmits": sim.flows.iter().map(|f| f.sender.stats.fast_retransmits).sum::<u64>(),
-        "retransmits": sim.flows.iter().map(|f| f.sender.stats.retransmits).sum::<u64>(),
+        "timeouts": sim.flows.iter().filter_map(|f| f.tcp()).map(|(s, _)| s.stats.timeouts).sum::<u64>(),
+        "fast_retransmits": sim.flows.iter().filter_map(|f| f.tcp()).map(|(s, _)| s.stats.fast_retransmits).sum::<u64>(),
+        "retransmits": sim.flows.iter().filter_map(|f| f.tcp()).map(|(s, _)| s.stats.retransmits).sum::<u64>(),
         "max_access_queue_packets": max_access_q,
         "max_bottleneck_queue_packets": l.stats.max_queue_packets,
         "fingerprint": format!("{:016x}", fingerprint(sim)),

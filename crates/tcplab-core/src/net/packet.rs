@@ -5,7 +5,8 @@ use crate::time::SimTime;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PacketKind {
-    /// A TCP segment carrying `len` payload bytes starting at `seq`.
+    /// A TCP segment carrying `len` payload bytes starting at `seq`, or a UDP datagram
+    /// (`flags::UDP`) of `len` payload bytes, number `seq` of its flow.
     Data,
     /// A pure acknowledgement: cumulative `ack`.
     Ack,
@@ -24,6 +25,8 @@ pub mod flags {
     /// Data: this segment is a retransmission. Ack: the segment that caused this ack was one
     /// (the receiver echoes it so the sender can apply Karn's rule).
     pub const RETX: u8 = 1 << 4;
+    /// A UDP datagram (`kind` is `Data`; `seq` counts datagrams; never acked).
+    pub const UDP: u8 = 1 << 5;
 }
 
 /// Per-packet fields written by congestion controllers or routers (XCP-style explicit

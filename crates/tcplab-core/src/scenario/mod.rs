@@ -71,9 +71,12 @@ pub struct Scenario {
     pub nodes: BTreeMap<String, NodeKindSpec>,
     /// Link directions by name. A full-duplex link is two entries.
     pub links: BTreeMap<String, LinkSpec>,
-    /// TCP flows by name.
+    /// Flows (TCP or UDP) by name.
     #[serde(default)]
     pub flows: BTreeMap<String, FlowSpec>,
+    /// Flow schedules by name: how many flows of a group are active over time.
+    #[serde(default)]
+    pub schedules: BTreeMap<String, ScheduleSpec>,
     #[serde(default)]
     pub metrics: MetricsSpec,
     /// Closed-form models to evaluate next to the simulation.
@@ -227,7 +230,7 @@ impl JsonSchema for LimitSpec {
     }
 }
 
-/// A TCP flow.
+/// A flow: endpoints, transport and its parameters, application.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
@@ -239,9 +242,10 @@ pub struct FlowSpec {
     /// Payload bytes per full segment.
     #[serde(default = "default_mss")]
     pub mss: u32,
-    /// Header bytes per data segment (data packet size = mss + header).
-    #[serde(default = "default_header")]
-    pub header: u32,
+    /// Header bytes per data packet (TCP: packet size = mss + header, default 40; UDP:
+    /// IP + UDP headers added to each datagram, default 28).
+    #[serde(default)]
+    pub header: Option<u32>,
     /// Wire size of a pure ack (e.g. 28 to model compressed headers).
     #[serde(default = "default_ack_size")]
     pub ack_size: u32,
@@ -281,7 +285,11 @@ pub struct FlowSpec {
     /// "per_mark" (one ECE per CE-marked segment, seed 002's TCP/E). Needs `ecn = true`.
     #[serde(default)]
     pub ecn_echo: Option<EcnEchoSpec>,
-    /// Application: bulk (greedy) or a finite transfer.
+    /// Transport: "tcp" (default) or "udp" (datagrams, never acked; the TCP keys other
+    /// than `header` do not apply).
+    #[serde(default)]
+    pub transport: TransportSpec,
+    /// Application: bulk (greedy), a finite transfer, cbr or onoff.
     #[serde(default)]
     pub app: AppSpec,
     /// Link whose rate is the efficiency denominator (default: the flow's first hop).
@@ -291,9 +299,6 @@ pub struct FlowSpec {
 
 fn default_mss() -> u32 {
     1460
-}
-fn default_header() -> u32 {
-    40
 }
 fn default_ack_size() -> u32 {
     40
@@ -340,31 +345,46 @@ pub enum RecoveryExitSpec {
     Flightsize,
 }
 
+/// Application of a flow (`type` = bulk | transfer | cbr | onoff); parameters in `app/`.
 #[derive(Clone, Debug, Deserialize, JsonSchema, PartialEq)]
-#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum AppSpec {
-    /// Greedy sender from `start` until `stop` (default: the whole run).
-    Bulk {
-        #[serde(default = "zero_duration")]
-        start: DurationValue,
-        #[serde(default)]
-        stop: Option<DurationValue>,
-    },
-    /// A finite transfer of `bytes`, starting at `start`.
-    Transfer {
-        bytes: SizeValue,
-        #[serde(default = "zero_duration")]
-        start: DurationValue,
-    },
+    Bulk(crate::app::bulk::BulkSpec),
+    Transfer(crate::app::transfer::TransferSpec),
+    Cbr(crate::app::cbr::CbrSpec),
+    Onoff(crate::app::onoff::OnOffSpec),
 }
 
-impl Default for AppSpec {
-    fn default() -> Self {
-        AppSpec::Bulk {
-            start: zero_duration(),
-            stop: None,
+/// A flow's transport.
+#[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum TransportSpec {
+    /// Reliable, congestion-controlled (the default).
+    #[default]
+    Tcp,
+    /// Datagrams: no acks, no retransmission, no congestion control.
+    Udp,
+}
+
+impl TransportSpec {
+    pub fn name(self) -> &'static str {
+        match self {
+            TransportSpec::Tcp => "tcp",
+            TransportSpec::Udp => "udp",
         }
     }
+}
+
+/// A flow schedule: the number of active flows of a group over time (P3 §5.2). When the
+/// count rises the next flows of the list start; when it drops the highest-index active
+/// flows stop. Before the first entry no flow of the list is active.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduleSpec {
+    /// The flows of the group, in joining order.
+    pub flows: Vec<String>,
+    /// `[time, count]` pairs with increasing times, e.g. `[["0s", 12], ["15s", 25]]`.
+    pub active: Vec<(DurationValue, u32)>,
 }
 
 #[derive(Clone, Debug, Deserialize, JsonSchema)]

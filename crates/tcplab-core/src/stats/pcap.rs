@@ -31,6 +31,10 @@
 //!   acknowledged segment reached the receiver (`Packet::rx_time`), TSecr = the echoed
 //!   data timestamp (`Packet::ts`); both in **microseconds** of simulated time mod 2^32;
 //!   checksum computed as if the payload were all zero bytes.
+//! - UDP datagrams (`flags::UDP`, from `transport = "udp"` flows): IPv4 protocol 17 and an
+//!   8-byte UDP header instead (capture length 28, total length = 28 + payload): ports as
+//!   for TCP data (sender `10000 + flow id` → 5001), length = 8 + payload, checksum as if
+//!   the payload were zero bytes. The datagram's sequence number is not on the wire.
 //!
 //! Writing never panics: the first I/O error is remembered, later records are skipped, and
 //! the run's summary reports it (see [`PcapWriter::error`]). Records are built in a fixed
@@ -120,19 +124,31 @@ pub fn file_header() -> [u8; FILE_HEADER_LEN] {
     h
 }
 
-/// Build one record (record header + IPv4 + TCP headers) for `p` starting transmission at
-/// `now`. `rwnd` is the window the flow's receiver advertises, `ip_id` the IPv4
-/// identification.
-pub fn encode(buf: &mut [u8; RECORD_LEN], now: SimTime, p: &Packet, rwnd: u16, ip_id: u16) {
+/// Synthesized header bytes of a UDP datagram's record: IPv4 (20) + UDP (8).
+pub const UDP_HEADER_LEN: usize = 28;
+
+/// Build one record (record header + IPv4 + TCP or UDP header) for `p` starting
+/// transmission at `now`; returns the record's length (`RECORD_LEN`, or `16 +
+/// UDP_HEADER_LEN` for a UDP datagram). `rwnd` is the window the flow's receiver
+/// advertises, `ip_id` the IPv4 identification.
+pub fn encode(
+    buf: &mut [u8; RECORD_LEN],
+    now: SimTime,
+    p: &Packet,
+    rwnd: u16,
+    ip_id: u16,
+) -> usize {
     let data = p.kind == PacketKind::Data;
+    let udp = p.has(flags::UDP);
+    let hdr = if udp { UDP_HEADER_LEN } else { HEADER_LEN };
     let payload = if data { p.len as usize } else { 0 };
-    let total = (HEADER_LEN + payload).min(u16::MAX as usize) as u16;
+    let total = (hdr + payload).min(u16::MAX as usize) as u16;
 
     // Record header: seconds, nanoseconds, captured length, original length.
     let ns = now.0 / PS_PER_NS;
     buf[0..4].copy_from_slice(&((ns / 1_000_000_000) as u32).to_le_bytes());
     buf[4..8].copy_from_slice(&((ns % 1_000_000_000) as u32).to_le_bytes());
-    buf[8..12].copy_from_slice(&(HEADER_LEN as u32).to_le_bytes());
+    buf[8..12].copy_from_slice(&(hdr as u32).to_le_bytes());
     buf[12..16].copy_from_slice(&(total as u32).to_le_bytes());
 
     // IPv4.
@@ -151,12 +167,26 @@ pub fn encode(buf: &mut [u8; RECORD_LEN], now: SimTime, p: &Packet, rwnd: u16, i
     ip[4..6].copy_from_slice(&ip_id.to_be_bytes());
     ip[6..8].copy_from_slice(&0x4000u16.to_be_bytes()); // DF, offset 0
     ip[8] = 64;
-    ip[9] = 6;
+    ip[9] = if udp { 17 } else { 6 };
     ip[10..12].copy_from_slice(&[0, 0]);
     ip[12..16].copy_from_slice(&src);
     ip[16..20].copy_from_slice(&dst);
     let c = checksum(ip);
     ip[10..12].copy_from_slice(&c.to_be_bytes());
+
+    if udp {
+        let len = total - 20;
+        let h = &mut buf[36..36 + 8];
+        h[0..2].copy_from_slice(&sender_port(p.flow).to_be_bytes());
+        h[2..4].copy_from_slice(&RECEIVER_PORT.to_be_bytes());
+        h[4..6].copy_from_slice(&len.to_be_bytes());
+        h[6..8].copy_from_slice(&[0, 0]);
+        let c = fold(sum16(&src) + sum16(&dst) + 17 + len as u32 + sum16(h));
+        // 0 means "no checksum" in UDP; a computed 0 is sent as 0xFFFF (RFC 768).
+        let c = if c == 0 { 0xFFFF } else { c };
+        h[6..8].copy_from_slice(&c.to_be_bytes());
+        return 16 + UDP_HEADER_LEN;
+    }
 
     // TCP.
     let (sport, dport, seq, ack, tsval, tsecr, win) = if data {
@@ -204,6 +234,7 @@ pub fn encode(buf: &mut [u8; RECORD_LEN], now: SimTime, p: &Packet, rwnd: u16, i
     let pseudo = sum16(&src) + sum16(&dst) + 6 + tcp_len;
     let c = fold(pseudo + sum16(tcp));
     tcp[16..18].copy_from_slice(&c.to_be_bytes());
+    RECORD_LEN
 }
 
 /// Writes one link direction's packets to a pcap file.
@@ -276,8 +307,8 @@ impl<W: Write> PcapWriter<W> {
             return;
         }
         let rwnd = self.rwnd.get(p.flow as usize).copied().unwrap_or(u16::MAX);
-        encode(&mut self.buf, now, p, rwnd, self.records as u16);
-        if let Err(e) = self.out.write_all(&self.buf) {
+        let n = encode(&mut self.buf, now, p, rwnd, self.records as u16);
+        if let Err(e) = self.out.write_all(&self.buf[..n]) {
             self.error = Some(e.to_string());
             return;
         }
@@ -377,6 +408,32 @@ mod tests {
         assert_eq!(&h[8..16], &[0; 8]);
         assert_eq!(le32(&h[16..20]), 52);
         assert_eq!(le32(&h[20..24]), 101);
+    }
+
+    #[test]
+    fn udp_record_layout() {
+        let mut b = [0u8; RECORD_LEN];
+        let mut p = data(2, 17, 1000);
+        p.flags = flags::UDP;
+        let n = encode(&mut b, SimTime(1_000_000_000_000), &p, 0, 9);
+        assert_eq!(n, 16 + 28);
+        assert_eq!(le32(&b[8..12]), 28, "caplen: IPv4 + UDP");
+        assert_eq!(le32(&b[12..16]), 1028);
+        let ip = &b[16..36];
+        assert_eq!(be16(&ip[2..4]), 1028);
+        assert_eq!(ip[9], 17, "protocol UDP");
+        assert_eq!(checksum(ip), 0);
+        let udp = &b[36..44];
+        assert_eq!(be16(&udp[0..2]), 10002);
+        assert_eq!(be16(&udp[2..4]), 5001);
+        assert_eq!(be16(&udp[4..6]), 1008);
+        // Pseudo-header + UDP header (+ zero payload) sums to 0xffff.
+        let mut pseudo = Vec::new();
+        pseudo.extend_from_slice(&ip[12..20]);
+        pseudo.extend_from_slice(&[0, 17]);
+        pseudo.extend_from_slice(&1008u16.to_be_bytes());
+        pseudo.extend_from_slice(udp);
+        assert_eq!(checksum(&pseudo), 0, "valid UDP checksum");
     }
 
     #[test]

@@ -201,3 +201,94 @@ fn a_router_cannot_end_a_flow_and_paths_must_exist() {
     assert_eq!(f, "flows.f");
     assert!(msg.contains("acks"), "{msg}");
 }
+
+#[test]
+fn transport_app_and_schedule_mistakes_name_their_field() {
+    let app = |a: &str| GOOD.replace("cc = \"newreno\"", &format!("cc = \"newreno\"\n{a}"));
+    let two = GOOD.to_string() + "[flows.g]\nfrom = \"a\"\nto = \"b\"\n";
+    let sched = |s: &str| format!("{two}[schedules.s]\n{s}\n");
+    let cases: Vec<(String, &str, &str)> = vec![
+        (app("transport = \"sctp\""), "flows.f.transport", "unknown variant `sctp`"),
+        (
+            app("transport = \"udp\""),
+            "flows.f.app.type",
+            "'bulk' needs transport = \"tcp\"",
+        ),
+        (
+            app("transport = \"udp\"\napp = { type = \"transfer\", bytes = 1000 }"),
+            "flows.f.app.type",
+            "'transfer' needs transport",
+        ),
+        (
+            app("app = { type = \"cbr\", rate = \"1Mbps\", packet_size = 0 }"),
+            "flows.f.app.packet_size",
+            "positive",
+        ),
+        (
+            app("transport = \"udp\"\napp = { type = \"cbr\", rate = \"1Mbps\", packet_size = 70000 }"),
+            "flows.f.app.packet_size",
+            "UDP datagram",
+        ),
+        (
+            app("app = { type = \"cbr\", rate = \"1Mbps\", start = \"2s\", stop = \"1s\" }"),
+            "flows.f.app.stop",
+            "after start",
+        ),
+        (
+            app("app = { type = \"onoff\", rate = \"1Mbps\", on = \"0s\", off = \"1s\" }"),
+            "flows.f.app.on",
+            "positive",
+        ),
+        (
+            app("app = { type = \"onoff\", rate = \"1Mbps\", on = \"1s\", off = \"1s\", distribution = \"pareto\" }"),
+            "flows.f.app",
+            "unknown variant `pareto`",
+        ),
+        (
+            sched("flows = [\"f\", \"h\"]\nactive = [[\"0s\", 1]]"),
+            "schedules.s.flows[1]",
+            "unknown flow 'h'",
+        ),
+        (
+            sched("flows = [\"f\", \"f\"]\nactive = [[\"0s\", 1]]"),
+            "schedules.s.flows[1]",
+            "listed twice",
+        ),
+        (
+            sched("flows = [\"f\", \"g\"]\nactive = [[\"0s\", 1], [\"2s\", 3]]"),
+            "schedules.s.active[1]",
+            "3 active flows but the schedule lists 2",
+        ),
+        (
+            sched("flows = [\"f\", \"g\"]\nactive = [[\"2s\", 1], [\"1s\", 2]]"),
+            "schedules.s.active[1]",
+            "increase",
+        ),
+        (
+            sched("flows = [\"f\", \"g\"]\nactive = [[\"0s\", 1], [\"10s\", 2]]"),
+            "schedules.s.active[1]",
+            "end of the run",
+        ),
+        (
+            sched("flows = [\"f\"]\nactive = []"),
+            "schedules.s.active",
+            "at least one",
+        ),
+        (
+            sched("flows = [\"f\"]\nactive = [[\"0s\", 1]]\n[schedules.t]\nflows = [\"g\", \"f\"]\nactive = [[\"0s\", 1]]"),
+            "schedules.t.flows[1]",
+            "already in schedule 's'",
+        ),
+        (
+            sched("flows = [\"g\"]\nactive = [[\"0s\", 1]]")
+                .replace("to = \"b\"\n[schedules", "to = \"b\"\napp = { type = \"bulk\", stop = \"5s\" }\n[schedules"),
+            "flows.g.app.stop",
+            "decides when it starts and stops",
+        ),
+    ];
+    for (toml, field, words) in cases {
+        let (f, msg) = err(&toml);
+        assert!(f.starts_with(field), "{field}: got field '{f}': {msg}");
+        assert!(msg.contains(words), "'{msg}' does not say '{words}'");
+    }
+}

@@ -1,5 +1,6 @@
 //! One integration-test binary (faster to build than one per file).
 
+mod apps;
 mod bad_input;
 mod common;
 mod conservation;

@@ -44,9 +44,10 @@ fn every_byte_exactly_once_in_order_under_loss() {
                 let mut b = build(&scenario(loss, cc, seed, bytes));
                 b.sim.run();
                 let f = &b.sim.flows[0];
+                let (sender, receiver) = f.tcp().unwrap();
                 let ctx = format!("cc={cc} loss={loss} seed={seed}");
                 assert_eq!(
-                    f.receiver.rcv_nxt(),
+                    receiver.rcv_nxt(),
                     bytes,
                     "{ctx}: receiver did not get every byte"
                 );
@@ -56,18 +57,18 @@ fn every_byte_exactly_once_in_order_under_loss() {
                     "{ctx}: bytes delivered more or less than once"
                 );
                 assert!(
-                    f.sender.is_complete(),
+                    sender.is_complete(),
                     "{ctx}: sender did not see everything acked"
                 );
-                assert_eq!(f.receiver.holes(), 0, "{ctx}");
+                assert_eq!(receiver.holes(), 0, "{ctx}");
                 if loss == 0.0 {
                     assert_eq!(
-                        f.sender.stats.retransmits, 0,
+                        sender.stats.retransmits, 0,
                         "{ctx}: retransmitted without loss"
                     );
                 } else if loss >= 0.05 {
                     assert!(
-                        f.sender.stats.retransmits > 0,
+                        sender.stats.retransmits > 0,
                         "{ctx}: no retransmission under loss?"
                     );
                 }
@@ -82,7 +83,7 @@ fn losses_on_different_seeds_differ() {
         let mut b = build(&scenario(0.1, r#""newreno""#, seed, 150_000));
         b.sim.run();
         (
-            b.sim.flows[0].sender.stats.retransmits,
+            b.sim.flows[0].tcp().unwrap().0.stats.retransmits,
             b.sim.flows[0].completed_at,
         )
     };

@@ -33,7 +33,14 @@ pub(super) fn two_way(
                 }
                 let mut ids = Vec::new();
                 for n in &names {
-                    ids.push(find(field, n)?);
+                    let k = find(field, n)?;
+                    if flows[k].tcp().is_none() {
+                        return Err(ScenarioError::new(
+                            format!("analysis.two_way.{field}"),
+                            format!("flow '{n}' is a UDP flow; the two-way model is about TCP"),
+                        ));
+                    }
+                    ids.push(k);
                 }
                 let f0 = &flows[ids[0]];
                 if ids

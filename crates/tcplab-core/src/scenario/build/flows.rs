@@ -1,18 +1,19 @@
 //! Flows: endpoints and path, transport parameters, congestion control, application.
 
 use super::{FlowMeta, Names};
-use crate::app::App;
+use crate::app::AppCx;
 use crate::cc::CcInit;
 use crate::event::{LinkId, NodeId};
 use crate::net::{routing, Link, Node, NodeKind};
 use crate::scenario::{
-    AppSpec, EcnEchoSpec, PartialAckTimerSpec, RecoveryExitSpec, Scenario, ScenarioError,
+    EcnEchoSpec, PartialAckTimerSpec, RecoveryExitSpec, Scenario, ScenarioError, TransportSpec,
 };
-use crate::sim::Flow;
+use crate::sim::{Flow, Transport};
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
 use crate::tcp::{EcnEcho, PartialAckTimer, RecoveryExit, TcpConfig};
-use crate::time::{SimDuration, SimTime};
+use crate::time::SimDuration;
+use crate::udp::{UdpReceiver, UdpSender};
 
 /// Build every flow over the built network.
 pub(super) fn flows(
@@ -22,6 +23,7 @@ pub(super) fn flows(
     table: &[Vec<Option<LinkId>>],
     ends: &[(NodeId, NodeId)],
     links: &[Link],
+    seed: u64,
 ) -> Result<(Vec<Flow>, Vec<FlowMeta>), ScenarioError> {
     let mut flows = Vec::new();
     let mut meta = Vec::new();
@@ -49,7 +51,8 @@ pub(super) fn flows(
                 format!("no path from '{}' to '{}'", fl.from, fl.to),
             )
         })?;
-        if routing::path(table, ends, dst, src).is_none() {
+        let udp = fl.transport == TransportSpec::Udp;
+        if !udp && routing::path(table, ends, dst, src).is_none() {
             return Err(ScenarioError::new(
                 f,
                 format!(
@@ -106,15 +109,19 @@ pub(super) fn flows(
                 "needs ecn = true (without ECN no segment is ever marked)",
             ));
         }
-
-        let app = app(&format!("{f}.app"), &fl.app)?;
+        let app = fl.app.build(&AppCx {
+            field: &format!("{f}.app"),
+            seed,
+            index: fi as u64,
+            transport: fl.transport.name(),
+        })?;
         let eff_link = match &fl.efficiency_link {
             None => path[0],
             Some(l) => names.link(format!("{f}.efficiency_link"), l)?,
         };
         let tcp = TcpConfig {
             mss: fl.mss,
-            header: fl.header,
+            header: fl.header.unwrap_or(if udp { 28 } else { 40 }),
             ack_size: fl.ack_size,
             max_window: fl.max_window.0,
             init_cwnd: fl.init_cwnd,
@@ -147,21 +154,21 @@ pub(super) fn flows(
             },
         )?;
         use crate::cc::CongestionControl;
-        let cc_name = algo.name().to_string();
-        let mut sender = TcpSender::new(fi as u32, src, dst, &tcp, algo);
-        if let Some(b) = links[path[0] as usize].backpressure {
-            sender.set_ipq_limit(b);
-        }
-        let receiver = TcpReceiver::new(tcp.ack_size, tcp.delayed_ack).with_ecn_echo(tcp.ecn_echo);
-        flows.push(Flow::new(
-            name.clone(),
-            src,
-            dst,
-            sender,
-            receiver,
-            app,
-            eff_link,
-        ));
+        let (cc_name, transport) = if udp {
+            let sender = UdpSender::new(fi as u32, src, dst, tcp.header);
+            let receiver = UdpReceiver::default();
+            ("none".to_string(), Transport::Udp { sender, receiver })
+        } else {
+            let cc_name = algo.name().to_string();
+            let mut sender = TcpSender::new(fi as u32, src, dst, &tcp, algo);
+            if let Some(b) = links[path[0] as usize].backpressure {
+                sender.set_ipq_limit(b);
+            }
+            let receiver =
+                TcpReceiver::new(tcp.ack_size, tcp.delayed_ack).with_ecn_echo(tcp.ecn_echo);
+            (cc_name, Transport::Tcp { sender, receiver })
+        };
+        flows.push(Flow::new(name.clone(), src, dst, transport, app, eff_link));
         meta.push(FlowMeta {
             cc: cc_name,
             path,
@@ -170,37 +177,4 @@ pub(super) fn flows(
     }
 
     Ok((flows, meta))
-}
-
-/// The application of one flow (`field` = `flows.NAME.app`).
-fn app(field: &str, spec: &AppSpec) -> Result<App, ScenarioError> {
-    let app = match *spec {
-        AppSpec::Bulk { start, stop } => {
-            if let Some(s) = stop {
-                if s.0 <= start.0 {
-                    return Err(ScenarioError::new(
-                        format!("{field}.stop"),
-                        "must be after start",
-                    ));
-                }
-            }
-            App::Bulk {
-                start: SimTime::ZERO + start.0,
-                stop: stop.map(|s| SimTime::ZERO + s.0),
-            }
-        }
-        AppSpec::Transfer { bytes, start } => {
-            if bytes.0 == 0 {
-                return Err(ScenarioError::new(
-                    format!("{field}.bytes"),
-                    "must be positive",
-                ));
-            }
-            App::Transfer {
-                start: SimTime::ZERO + start.0,
-                bytes: bytes.0,
-            }
-        }
-    };
-    Ok(app)
 }

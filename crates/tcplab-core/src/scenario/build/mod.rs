@@ -2,13 +2,15 @@
 //!
 //! One file per part of the scenario: [`links`] (link directions and their queues),
 //! [`flows`] (transport, congestion control, applications), [`analysis`] (closed-form
-//! models), [`pcap`] (packet capture files, opened by the front ends). [`build`] calls them
+//! models), [`pcap`] (packet capture files, opened by the front ends), [`schedules`] (flow
+//! schedules). [`build`] calls them
 //! in order; each error names its field.
 
 mod analysis;
 mod flows;
 mod links;
 mod pcap;
+mod schedules;
 
 use super::{NodeKindSpec, Scenario, ScenarioError, TwoWaySpec};
 use crate::event::{LinkId, NodeId};
@@ -132,10 +134,12 @@ pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
             routes: table[i].clone(),
         })
         .collect();
-    let (flows, meta) = flows::flows(&sc, &names, &nodes, &table, &ends, &links)?;
+    let (mut flows, meta) = flows::flows(&sc, &names, &nodes, &table, &ends, &links, seed)?;
+    let schedules = schedules::schedules(&sc, &mut flows, duration)?;
     let metrics = metrics(&sc, duration)?;
     let two_way = analysis::two_way(&sc, &flows, &meta)?;
-    let sim = Sim::new(SimTime::ZERO + duration, nodes, links, flows, metrics);
+    let mut sim = Sim::new(SimTime::ZERO + duration, nodes, links, flows, metrics);
+    sim.schedules = schedules;
     Ok(Built {
         sim,
         scenario: sc,

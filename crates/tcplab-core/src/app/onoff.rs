@@ -1,0 +1,228 @@
+//! `onoff`: an on/off source (VBR background traffic), over UDP or TCP.
+
+use super::{App, AppCx};
+use crate::rng::SimRng;
+use crate::scenario::units::{DurationValue, RateValue};
+use crate::scenario::ScenarioError;
+use crate::time::{SimDuration, SimTime, PS_PER_S};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// On/off source: during an on period it writes `packet_size` bytes at the constant
+/// spacing of the peak `rate`; during an off period it is silent. Like ns-3's
+/// OnOffApplication it begins with an off period, and the spacing continues across off
+/// periods, so the long-run mean rate is exactly rate·on/(on+off).
+#[derive(Clone, Debug, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct OnOffSpec {
+    /// Peak rate during on periods (payload bytes only), e.g. "30Mbps".
+    pub rate: RateValue,
+    /// Payload bytes per write: one UDP datagram's payload, or one TCP write.
+    #[serde(default = "super::cbr::default_packet_size")]
+    pub packet_size: u32,
+    /// On-period length (the mean, when exponential), e.g. "0.5s".
+    pub on: DurationValue,
+    /// Off-period length (the mean, when exponential), e.g. "1.2s".
+    pub off: DurationValue,
+    /// "exponential" (default) or "constant" period lengths.
+    #[serde(default)]
+    pub distribution: Distribution,
+    /// When the first off period begins (default "0s").
+    #[serde(default)]
+    pub start: Option<DurationValue>,
+    /// No writes from this time on (default: never).
+    #[serde(default)]
+    pub stop: Option<DurationValue>,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Distribution {
+    #[default]
+    Exponential,
+    Constant,
+}
+
+/// Runtime state of an on/off source.
+///
+/// Writes are spaced on a virtual clock that runs only during on periods: write `k` is
+/// due when the on time accumulated since the source (re)started reaches `k·size·8/rate`
+/// (ns-3's OnOffApplication carries its residual bits across off periods the same way), so
+/// over a long run the source writes exactly rate·(total on time), whatever the period
+/// lengths; an on period shorter than the spacing may carry no write.
+#[derive(Clone, Debug)]
+pub struct OnOff {
+    pub start: SimTime,
+    pub stop: Option<SimTime>,
+    pub packet_size: u32,
+    on: SimDuration,
+    off: SimDuration,
+    exponential: bool,
+    rng: SimRng,
+    /// `size·8·10^12` and the rate in b/s: write `k` is due at virtual time `k·bits_ps/bps`.
+    bits_ps: u128,
+    bps: u128,
+    /// Index of the next write.
+    k: u64,
+    /// Real and virtual time at which the current on period began.
+    burst_t: SimTime,
+    burst_v: u64,
+    /// End of the current on period.
+    on_end: SimTime,
+}
+
+impl OnOffSpec {
+    pub fn build(&self, cx: &AppCx) -> Result<App, ScenarioError> {
+        let size = super::packet_size(cx, self.packet_size)?;
+        if self.on.0 == SimDuration::ZERO {
+            return Err(cx.err("on", "must be positive"));
+        }
+        let (start, stop) = cx.window(self.start, self.stop)?;
+        Ok(App::OnOff(OnOff {
+            start,
+            stop,
+            packet_size: size,
+            on: self.on.0,
+            off: self.off.0,
+            exponential: self.distribution == Distribution::Exponential,
+            rng: cx.rng(),
+            bits_ps: size as u128 * 8 * PS_PER_S as u128,
+            bps: self.rate.0.bps() as u128,
+            k: 0,
+            burst_t: SimTime::ZERO,
+            burst_v: 0,
+            on_end: SimTime::ZERO,
+        }))
+    }
+}
+
+impl OnOff {
+    /// A period of mean `mean`: itself, or exponential with that mean (rounded to ps).
+    fn draw(&mut self, mean: SimDuration) -> SimDuration {
+        if !self.exponential || mean == SimDuration::ZERO {
+            return mean;
+        }
+        let u = self.rng.next_f64(); // [0, 1): 1 - u > 0
+        let x = -(mean.0 as f64) * (1.0 - u).ln();
+        SimDuration(x.round().min(1e18) as u64)
+    }
+    /// Virtual (on-time) due time of write `k`, in ps.
+    #[inline]
+    fn due(&self, k: u64) -> u64 {
+        (k as u128 * self.bits_ps / self.bps).min(u64::MAX as u128) as u64
+    }
+    /// An off period, then an on period, from `t`.
+    fn new_burst(&mut self, t: SimTime) {
+        self.burst_t = t + self.draw(self.off);
+        self.on_end = self.burst_t + self.draw(self.on);
+    }
+    /// Real time of write `k`: in the current on period, or in a later one.
+    fn next_write(&mut self) -> SimTime {
+        loop {
+            let t = self.burst_t + SimDuration(self.due(self.k) - self.burst_v);
+            if t < self.on_end {
+                return t;
+            }
+            self.burst_v += self.on_end.since(self.burst_t).0;
+            self.new_burst(self.on_end);
+        }
+    }
+    pub(super) fn begin(&mut self, now: SimTime) -> SimTime {
+        self.burst_v = self.due(self.k);
+        self.new_burst(now);
+        self.next_write()
+    }
+    #[inline]
+    pub(super) fn tick(&mut self, _now: SimTime) -> (u32, SimTime) {
+        self.k += 1;
+        (self.packet_size, self.next_write())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::{App, AppCx, Begin};
+    use crate::scenario::units::{DurationValue, RateValue};
+    use crate::time::Rate;
+
+    fn source(seed: u64, dist: Distribution, on_ms: u64, off_ms: u64, bps: u64) -> App {
+        let spec = OnOffSpec {
+            rate: RateValue(Rate(bps)),
+            packet_size: 1000,
+            on: DurationValue(SimDuration::from_ms(on_ms)),
+            off: DurationValue(SimDuration::from_ms(off_ms)),
+            distribution: dist,
+            start: None,
+            stop: None,
+        };
+        spec.build(&AppCx {
+            field: "flows.f.app",
+            seed,
+            index: 0,
+            transport: "udp",
+        })
+        .unwrap()
+    }
+
+    /// Write times before `end`.
+    fn writes(app: &mut App, end: SimTime) -> Vec<SimTime> {
+        let Begin::Tick(mut t) = app.begin(SimTime::ZERO) else {
+            panic!("active source")
+        };
+        let mut v = Vec::new();
+        while t < end {
+            v.push(t);
+            t = app.tick(t).1;
+        }
+        v
+    }
+
+    #[test]
+    fn exponential_long_run_mean_rate() {
+        // Peak 8 Mb/s, 1000 B = 1 ms spacing; on 1 ms, off 3 ms (means): 1 M cycles.
+        let end = SimTime::ZERO + SimDuration::from_secs(4000);
+        let n = writes(
+            &mut source(5, Distribution::Exponential, 1, 3, 8_000_000),
+            end,
+        )
+        .len();
+        let rate = n as f64 * 8000.0 / 4000.0;
+        let expect = 8e6 * 1.0 / 4.0;
+        assert!((rate / expect - 1.0).abs() < 0.005, "{rate} vs {expect}");
+    }
+
+    #[test]
+    fn constant_periods_are_exact() {
+        // On 10 ms at 1 ms spacing, off 30 ms: ten writes per 40 ms cycle, first after
+        // the first off period, then 1 ms apart.
+        let end = SimTime::ZERO + SimDuration::from_ms(400);
+        let w = writes(
+            &mut source(1, Distribution::Constant, 10, 30, 8_000_000),
+            end,
+        );
+        assert_eq!(w.len(), 100);
+        assert_eq!(w[0], SimTime::ZERO + SimDuration::from_ms(30));
+        assert_eq!(w[9], SimTime::ZERO + SimDuration::from_ms(39));
+        assert_eq!(w[10], SimTime::ZERO + SimDuration::from_ms(70));
+    }
+
+    #[test]
+    fn seeds_change_exponential_periods() {
+        let end = SimTime::ZERO + SimDuration::from_secs(1);
+        let a = writes(
+            &mut source(1, Distribution::Exponential, 10, 30, 8_000_000),
+            end,
+        );
+        let b = writes(
+            &mut source(1, Distribution::Exponential, 10, 30, 8_000_000),
+            end,
+        );
+        let c = writes(
+            &mut source(2, Distribution::Exponential, 10, 30, 8_000_000),
+            end,
+        );
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+    }
+}
