@@ -3,7 +3,7 @@
 //! Keys are documented in `docs/outputs.md`.
 
 use crate::analysis::kalampoukas97::{self as k97, AsymParams, Efficiencies, TwoWayParams};
-use crate::net::Link;
+use crate::net::{ErrorModel, Link};
 use crate::queue::AnyQueue;
 use crate::scenario::Built;
 use crate::scenario::TwoWaySpec;
@@ -60,7 +60,7 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
         .links
         .iter()
         .map(|l| {
-            json!({
+            let mut v = json!({
                 "name": l.name,
                 "from": sim.nodes[l.from as usize].name,
                 "to": sim.nodes[l.to as usize].name,
@@ -81,7 +81,16 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
                 "tx_packets": l.stats.tx_packets,
                 "tx_data_bytes": l.stats.tx_data_bytes,
                 "tx_ack_bytes": l.stats.tx_ack_bytes,
-            })
+            });
+            // Error models other than none/Bernoulli add their name and outage counters
+            // (absent otherwise, so summaries of runs without them keep their keys).
+            if !matches!(l.error, ErrorModel::None | ErrorModel::Bernoulli(_)) {
+                let (n, down) = l.error.down(end);
+                v["error_model"] = json!(l.error.name());
+                v["outages"] = json!(n);
+                v["down_s"] = json!(down.as_secs_f64());
+            }
+            v
         })
         .collect();
 

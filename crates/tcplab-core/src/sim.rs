@@ -204,6 +204,9 @@ impl Sim {
         if self.metrics.trace.is_some() {
             self.events.schedule(SimTime::ZERO, Event::Trace);
         }
+        for (i, l) in self.links.iter_mut().enumerate() {
+            l.start_states(i as LinkId, &mut self.events);
+        }
     }
 
     pub fn is_finished(&self) -> bool {
@@ -286,9 +289,10 @@ impl Sim {
                 self.sync_timer(f);
             }
             Event::AppStop(f) => self.flows[f as usize].sender.stop_app(),
+            Event::LinkState(l) => self.links[l as usize].state_change(l, now, &mut self.events),
             // Scheduled by the platform parts that arrive next (queue timers, active
-            // sources, error-model state changes).
-            Event::QueueWake(_) | Event::AppTick(_) | Event::LinkState(_) => {
+            // sources).
+            Event::QueueWake(_) | Event::AppTick(_) => {
                 unreachable!("nothing schedules {ev:?} yet")
             }
             Event::Interval => self.close_interval(),

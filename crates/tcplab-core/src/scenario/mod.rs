@@ -9,6 +9,7 @@
 mod build;
 pub mod units;
 
+pub(crate) use build::known as known_names;
 pub use build::{build, Built};
 
 use schemars::JsonSchema;
@@ -78,6 +79,10 @@ pub struct Scenario {
     /// Closed-form models to evaluate next to the simulation.
     #[serde(default)]
     pub analysis: Option<AnalysisSpec>,
+    /// Named outage schedules, shared by the link directions whose `error` refers to them
+    /// (`error = { model = "outage", schedule = "NAME" }`).
+    #[serde(default)]
+    pub outages: BTreeMap<String, OutageScheduleSpec>,
 }
 
 fn default_seed() -> u64 {
@@ -98,9 +103,13 @@ pub struct LinkSpec {
     /// Outgoing queue discipline of this direction.
     #[serde(default)]
     pub queue: QueueSpec,
-    /// Bernoulli packet loss probability on the wire, in [0, 1).
+    /// Bernoulli packet loss probability on the wire, in [0, 1): short for
+    /// `error = { model = "bernoulli", p = ... }` (give one or the other).
     #[serde(default)]
-    pub loss: f64,
+    pub loss: Option<f64>,
+    /// Error model of this direction (default: none). See docs/scenarios.md "Error models".
+    #[serde(default)]
+    pub error: Option<ErrorSpec>,
     /// End-host backpressure (seed 000 §5): each local TCP connection may have at most this
     /// many data segments in this interface's queue, counting the one being transmitted;
     /// the sender waits for a departure before handing over the next. Only on links leaving
@@ -113,6 +122,25 @@ pub struct LinkSpec {
     /// `tcplab.run` without `pcap_dir`).
     #[serde(default)]
     pub pcap: Option<String>,
+}
+
+/// Error model of a link direction, chosen by `model`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(tag = "model", rename_all = "snake_case")]
+pub enum ErrorSpec {
+    None(crate::net::error::NoneSpec),
+    Bernoulli(crate::net::error::BernoulliSpec),
+    GilbertElliott(crate::net::error::GilbertElliottSpec),
+    List(crate::net::error::ListSpec),
+    Outage(crate::net::error::OutageRefSpec),
+}
+
+/// A named outage schedule (`[outages.NAME]`), chosen by `type`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum OutageScheduleSpec {
+    Periodic(crate::net::error::outage::PeriodicSpec),
+    List(crate::net::error::outage::IntervalsSpec),
 }
 
 fn zero_duration() -> DurationValue {
