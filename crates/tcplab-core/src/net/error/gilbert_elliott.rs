@@ -49,13 +49,13 @@ impl GilbertElliottSpec {
         }
         check_prob(format!("{field}.loss_good"), self.loss_good, false)?;
         check_prob(format!("{field}.loss_bad"), self.loss_bad, false)?;
-        Ok(ErrorModel::GilbertElliott(GilbertElliott::new(
+        Ok(ErrorModel::GilbertElliott(Box::new(GilbertElliott::new(
             self.p_gb,
             self.p_bg,
             self.loss_good,
             self.loss_bad,
             SimRng::derive(cx.seed, Stream::LinkError, cx.link),
-        )))
+        ))))
     }
 }
 

@@ -41,9 +41,10 @@ use std::collections::BTreeMap;
 pub enum ErrorModel {
     None,
     Bernoulli(Bernoulli),
-    GilbertElliott(GilbertElliott),
+    /// Boxed (like `Outage`) so the enum, and so every `Link`, stays the size of the
+    /// Bernoulli variant.
+    GilbertElliott(Box<GilbertElliott>),
     List(DropList),
-    /// Boxed: two schedule cursors, larger than the other variants.
     Outage(Box<Outage>),
 }
 
@@ -380,13 +381,13 @@ mod tests {
         let models = || {
             vec![
                 ErrorModel::from_loss(0.05, SimRng::derive(1, Stream::LinkLoss, 0)),
-                ErrorModel::GilbertElliott(GilbertElliott::new(
+                ErrorModel::GilbertElliott(Box::new(GilbertElliott::new(
                     0.02,
                     0.3,
                     0.01,
                     0.8,
                     SimRng::derive(1, Stream::LinkError, 0),
-                )),
+                ))),
                 outage(&handoffs()),
             ]
         };
@@ -399,6 +400,12 @@ mod tests {
             assert!(a.link.stats.lost > 20, "{name}: {}", a.link.stats.lost);
             assert_eq!(a.states, b.states, "{name}");
         }
+    }
+
+    #[test]
+    fn the_model_is_no_larger_than_the_bernoulli_variant_needs() {
+        // p (8) + stream (32) + tag: `Link` grows by one word over `loss` + `loss_rng`.
+        assert!(std::mem::size_of::<ErrorModel>() <= 48);
     }
 
     #[test]
