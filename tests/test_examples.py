@@ -37,3 +37,23 @@ def test_python_guide_snippets_run(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         exec(compile(block, "docs/python.md", "exec"), ns)  # noqa: S102
     assert (tmp_path / "out" / "fig2_3_short" / "efficiency.png").exists()
     assert ns["again"] == ns["res"]
+
+
+def test_handoff_example_counts_shared_outages(tmp_path: Path) -> None:
+    """examples/handoff.toml: one shared handoff schedule on four link directions."""
+    import tcplab
+
+    sc = tcplab.Scenario.from_toml(REPO / "examples" / "handoff.toml")
+    res = tcplab.run(sc)
+    links = {ln["name"]: ln for ln in res.summary["links"]}
+    wireless = ["rw1", "w1r", "rw2", "w2r"]
+    # Handoffs start at 5, 10, ..., 25 s in a 30 s run; all four directions share them.
+    assert {links[n]["outages"] for n in wireless} == {5}
+    assert len({links[n]["down_s"] for n in wireless}) == 1
+    assert 0 < links["rw1"]["down_s"] <= 25
+    assert links["rw1"]["lost"] > 0 and links["sr"]["error_model"] == "gilbert_elliott"
+    assert "outages" not in links["rs"]
+    # The links table has the added columns (null where absent).
+    df = res.links
+    assert {"error_model", "outages", "down_s"} <= set(df.columns)
+    assert df.filter(df["name"] == "rs")["outages"].to_list() == [None]

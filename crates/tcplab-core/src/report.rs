@@ -3,7 +3,7 @@
 //! Keys are documented in `docs/outputs.md`.
 
 use crate::analysis::kalampoukas97::{self as k97, AsymParams, Efficiencies, TwoWayParams};
-use crate::net::Link;
+use crate::net::{ErrorModel, Link};
 use crate::queue::{AnyQueue, DropReason};
 use crate::scenario::Built;
 use crate::scenario::TwoWaySpec;
@@ -108,6 +108,14 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
             });
             for r in DropReason::ALL {
                 v[format!("drops_{}", r.name())] = json!(l.drops.by_reason[r.index()]);
+            }
+            // Error models other than none/Bernoulli add their name and outage counters
+            // (absent otherwise, so summaries of runs without them keep their keys).
+            if !matches!(l.error, ErrorModel::None | ErrorModel::Bernoulli(_)) {
+                let (n, down) = l.error.down(end);
+                v["error_model"] = json!(l.error.name());
+                v["outages"] = json!(n);
+                v["down_s"] = json!(down.as_secs_f64());
             }
             v
         })

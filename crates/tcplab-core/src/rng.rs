@@ -23,6 +23,10 @@ pub enum Stream {
     Queue = 2,
     App = 3,
     Flow = 4,
+    /// Gilbert-Elliott error model of a link direction (index: link).
+    LinkError = 5,
+    /// A named outage schedule (index: its position in `[outages]`, sorted by name).
+    Outage = 6,
 }
 
 #[derive(Clone, Debug)]
@@ -71,6 +75,12 @@ impl SimRng {
     #[inline]
     pub fn bernoulli(&mut self, p: f64) -> bool {
         p > 0.0 && self.next_f64() < p
+    }
+
+    /// Exponentially distributed with mean 1 (inverse transform of one uniform draw).
+    #[inline]
+    pub fn exp1(&mut self) -> f64 {
+        -(1.0 - self.next_f64()).ln()
     }
 
     /// Uniform integer in [0, n); `n` must be positive.

@@ -282,6 +282,9 @@ impl Sim {
         if self.metrics.trace.is_some() {
             self.events.schedule(SimTime::ZERO, Event::Trace);
         }
+        for (i, l) in self.links.iter_mut().enumerate() {
+            l.start_states(i as LinkId, &mut self.events);
+        }
     }
 
     pub fn is_finished(&self) -> bool {
@@ -358,10 +361,7 @@ impl Sim {
             Event::AppStop(f) => self.app_stop(f),
             Event::AppTick(f) => self.app_tick(f),
             Event::QueueWake(l) => self.links[l as usize].wake(l, now, &mut self.events),
-            // Scheduled by the platform part that arrives next (error-model state changes).
-            Event::LinkState(_) => {
-                unreachable!("nothing schedules {ev:?} yet")
-            }
+            Event::LinkState(l) => self.links[l as usize].state_change(l, now, &mut self.events),
             Event::Interval => self.close_interval(),
             Event::Trace => self.trace_sample(),
             Event::SteadyStart => {

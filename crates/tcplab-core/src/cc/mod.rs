@@ -142,6 +142,7 @@ pub struct CcInit {
 // ---- The registry: one line per algorithm in each of the four lists below ----------------
 
 crate::tagged_enum! {
+    #[derive(PartialEq)]
     /// `flows.NAME.cc`: an algorithm name (`cc = "reno"`) or a table with `algorithm` and the
     /// algorithm's own parameters (declared and validated in its file).
     pub enum CcSpec, tag "algorithm" {

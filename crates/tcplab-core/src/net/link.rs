@@ -19,6 +19,7 @@
 //! updated when a transmission ends are exact after `settle(now)`.
 
 use crate::event::{Event, EventQueue, LinkId, NodeId};
+use crate::net::error::ErrorModel;
 use crate::net::packet::Packet;
 use crate::queue::{AnyQueue, Backlog, DropLog, DropReason, Limit, Phase, QueueCx, QueueDisc};
 use crate::rng::SimRng;
@@ -72,10 +73,10 @@ pub struct Link {
     pub rate: Rate,
     pub delay: SimDuration,
     pub queue: AnyQueue,
-    /// Bernoulli loss probability per packet on the wire.
-    pub loss: f64,
+    /// Which transmitted packets the wire loses (`net/error`), asked once per packet by
+    /// [`Link::wire_lost`]. `loss = p` is Bernoulli on the `LinkLoss` stream.
+    pub error: ErrorModel,
     pub(crate) queue_rng: SimRng,
-    pub(crate) loss_rng: SimRng,
     pub(crate) busy: Option<Packet>,
     busy_since: SimTime,
     pub(crate) pipe: VecDeque<(SimTime, Packet)>,
@@ -128,9 +129,8 @@ impl Link {
             rate,
             delay,
             queue,
-            loss,
+            error: ErrorModel::from_loss(loss, loss_rng),
             queue_rng,
-            loss_rng,
             busy: None,
             busy_since: SimTime::ZERO,
             pipe: VecDeque::with_capacity(64),
@@ -355,7 +355,7 @@ impl Link {
                 c.record(start, &pkt);
             }
         }
-        let lost = self.loss > 0.0 && self.loss_rng.bernoulli(self.loss);
+        let lost = self.wire_lost(start, done);
         self.txs.push_back(Tx {
             start,
             done,
@@ -485,7 +485,7 @@ impl Link {
             .take()
             .expect("tx_done without a packet in transmission");
         self.count_tx(p.size, p.is_data(), now.since(self.busy_since).0);
-        if self.loss > 0.0 && self.loss_rng.bernoulli(self.loss) {
+        if self.wire_lost(self.busy_since, now) {
             self.stats.lost += 1;
         } else {
             let at = now + self.delay;
@@ -495,6 +495,39 @@ impl Link {
             }
         }
         p
+    }
+
+    /// Is the packet transmitted over `[start, done)` lost on the wire? The one place both
+    /// paths ask the error model, once per transmitted packet, in transmission order.
+    #[inline]
+    fn wire_lost(&mut self, start: SimTime, done: SimTime) -> bool {
+        self.error.lost(start, done)
+    }
+
+    /// Outage model: schedule the first `LinkState` event (the first down transition
+    /// before the end of the run). Call once, at the start.
+    pub fn start_states(&mut self, id: LinkId, events: &mut EventQueue) {
+        self.schedule_state(id, events);
+    }
+
+    /// `LinkState` event: the channel goes down or comes back up (counted for the
+    /// summary; packets are affected through [`Link::wire_lost`] only). Schedules the next
+    /// transition, so at most one is pending per link.
+    pub fn state_change(&mut self, id: LinkId, now: SimTime, events: &mut EventQueue) {
+        if let Some(o) = self.error.outage() {
+            o.transition(now);
+        }
+        self.schedule_state(id, events);
+    }
+
+    fn schedule_state(&mut self, id: LinkId, events: &mut EventQueue) {
+        let end = self.end;
+        if let Some(o) = self.error.outage() {
+            let t = o.next_transition();
+            if t < end {
+                events.schedule(t, Event::LinkState(id));
+            }
+        }
     }
 
     /// Start the next transmission if the transmitter is idle.

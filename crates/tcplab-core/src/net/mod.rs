@@ -7,10 +7,12 @@
 //! happens). A link serialises one packet at a time (store-and-forward) and keeps packets in
 //! propagation in a FIFO pipe, with only its head scheduled in the event queue.
 
+pub mod error;
 pub mod link;
 pub mod packet;
 pub mod routing;
 
+pub use error::ErrorModel;
 pub use link::{Link, LinkStats};
 pub use packet::{CcHeader, Packet, PacketKind};
 

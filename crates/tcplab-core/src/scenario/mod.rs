@@ -10,6 +10,7 @@ mod build;
 pub mod tagged;
 pub mod units;
 
+pub(crate) use build::known as known_names;
 pub use build::{build, Built};
 
 use schemars::JsonSchema;
@@ -82,6 +83,10 @@ pub struct Scenario {
     /// Closed-form models to evaluate next to the simulation.
     #[serde(default)]
     pub analysis: Option<AnalysisSpec>,
+    /// Named outage schedules, shared by the link directions whose `error` refers to them
+    /// (`error = { model = "outage", schedule = "NAME" }`).
+    #[serde(default)]
+    pub outages: BTreeMap<String, OutageScheduleSpec>,
 }
 
 fn default_seed() -> u64 {
@@ -102,9 +107,13 @@ pub struct LinkSpec {
     /// Outgoing queue discipline of this direction.
     #[serde(default)]
     pub queue: QueueSpec,
-    /// Bernoulli packet loss probability on the wire, in [0, 1).
+    /// Bernoulli packet loss probability on the wire, in [0, 1): short for
+    /// `error = { model = "bernoulli", p = ... }` (give one or the other).
     #[serde(default)]
-    pub loss: f64,
+    pub loss: Option<f64>,
+    /// Error model of this direction (default: none). See docs/scenarios.md "Error models".
+    #[serde(default)]
+    pub error: Option<ErrorSpec>,
     /// End-host backpressure (seed 000 §5): each local TCP connection may have at most this
     /// many data segments in this interface's queue, counting the one being transmitted;
     /// the sender waits for a departure before handing over the next. Only on links leaving
@@ -119,11 +128,38 @@ pub struct LinkSpec {
     pub pcap: Option<String>,
 }
 
+crate::tagged_enum! {
+    /// Error model of a link direction, chosen by `model` (parameters in `net/error/`).
+    pub enum ErrorSpec, tag "model" {
+        /// No errors.
+        "none" => None(crate::net::error::NoneSpec),
+        /// Independent losses with probability `p`.
+        "bernoulli" => Bernoulli(crate::net::error::BernoulliSpec),
+        /// Two-state Markov losses.
+        "gilbert_elliott" => GilbertElliott(crate::net::error::GilbertElliottSpec),
+        /// Drop exactly the listed packet numbers.
+        "list" => List(crate::net::error::ListSpec),
+        /// Lose what is sent during a named outage schedule's down periods.
+        "outage" => Outage(crate::net::error::OutageRefSpec),
+    }
+}
+
+crate::tagged_enum! {
+    /// A named outage schedule (`[outages.NAME]`), chosen by `type`.
+    pub enum OutageScheduleSpec, tag "type" {
+        /// Down periods every `period`.
+        "periodic" => Periodic(crate::net::error::outage::PeriodicSpec),
+        /// Explicit down intervals.
+        "list" => List(crate::net::error::outage::IntervalsSpec),
+    }
+}
+
 fn zero_duration() -> DurationValue {
     DurationValue(crate::time::SimDuration::ZERO)
 }
 
 crate::tagged_enum! {
+    #[derive(PartialEq)]
     /// Outgoing queue discipline of a link direction: `queue = { type = "red", … }` (one
     /// line per discipline; each one's parameters live in its own module under `queue/`).
     pub enum QueueSpec, tag "type" {
@@ -345,14 +381,19 @@ pub enum RecoveryExitSpec {
     Flightsize,
 }
 
-/// Application of a flow (`type` = bulk | transfer | cbr | onoff); parameters in `app/`.
-#[derive(Clone, Debug, Deserialize, JsonSchema, PartialEq)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum AppSpec {
-    Bulk(crate::app::bulk::BulkSpec),
-    Transfer(crate::app::transfer::TransferSpec),
-    Cbr(crate::app::cbr::CbrSpec),
-    Onoff(crate::app::onoff::OnOffSpec),
+crate::tagged_enum! {
+    /// Application of a flow, chosen by `type` (parameters in `app/`).
+    #[derive(PartialEq)]
+    pub enum AppSpec, tag "type" {
+        /// Greedy sender.
+        "bulk" => Bulk(crate::app::bulk::BulkSpec),
+        /// A finite transfer.
+        "transfer" => Transfer(crate::app::transfer::TransferSpec),
+        /// Constant bit rate.
+        "cbr" => Cbr(crate::app::cbr::CbrSpec),
+        /// On/off source (constant or exponential periods).
+        "onoff" => Onoff(crate::app::onoff::OnOffSpec),
+    }
 }
 
 /// A flow's transport.

@@ -138,7 +138,7 @@ macro_rules! tagged_enum {
         }
     ) => {
         $(#[$meta])*
-        #[derive(Clone, Debug, PartialEq)]
+        #[derive(Clone, Debug)]
         $vis enum $name { $( $(#[$vmeta])* $variant($ty) ),+ }
 
         impl $name {

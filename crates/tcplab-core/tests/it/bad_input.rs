@@ -121,7 +121,7 @@ fn each_mistake_names_its_field() {
             "cc = \"newreno\"",
             "cc = \"newreno\"\napp = { type = \"ftp\" }",
             "flows.f.app.type",
-            "unknown variant `ftp`",
+            "unknown type 'ftp' (known: bulk, transfer, cbr, onoff)",
         ),
         (
             "rate = \"5Mbps\"",

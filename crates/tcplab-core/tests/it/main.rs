@@ -5,6 +5,7 @@ mod bad_input;
 mod common;
 mod conservation;
 mod determinism;
+mod errors;
 mod pcap;
 mod reliability;
 mod schemes;

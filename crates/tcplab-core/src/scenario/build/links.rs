@@ -3,9 +3,11 @@
 
 use super::Names;
 use crate::event::NodeId;
+use crate::net::error::{ErrorCx, Schedule};
 use crate::net::Link;
 use crate::rng::{SimRng, Stream};
-use crate::scenario::{NodeKindSpec, Scenario, ScenarioError};
+use crate::scenario::{NodeKindSpec, OutageScheduleSpec, Scenario, ScenarioError};
+use std::collections::BTreeMap;
 
 /// Each link direction's (from, to) node, in link-id order.
 pub(super) type Ends = Vec<(NodeId, NodeId)>;
@@ -16,6 +18,7 @@ pub(super) fn links(
     names: &Names,
     seed: u64,
 ) -> Result<(Vec<Link>, Ends), ScenarioError> {
+    let schedules = schedules(sc, seed)?;
     let mut ends = Vec::new();
     let mut links = Vec::new();
     for (i, (name, l)) in sc.links.iter().enumerate() {
@@ -28,12 +31,30 @@ pub(super) fn links(
                 format!("link from '{}' to itself", l.from),
             ));
         }
-        if !(0.0..1.0).contains(&l.loss) {
+        let loss = l.loss.unwrap_or(0.0);
+        if !(0.0..1.0).contains(&loss) {
             return Err(ScenarioError::new(
                 format!("{f}.loss"),
-                format!("must be in [0, 1), got {}", l.loss),
+                format!("must be in [0, 1), got {loss}"),
             ));
         }
+        let error = match &l.error {
+            Some(_) if l.loss.is_some() => {
+                return Err(ScenarioError::new(
+                    format!("{f}.error"),
+                    "give either `loss` (short for the Bernoulli model) or `error`, not both",
+                ));
+            }
+            Some(spec) => {
+                let cx = ErrorCx {
+                    seed,
+                    link: i as u64,
+                    schedules: &schedules,
+                };
+                Some(spec.build(&format!("{f}.error"), &cx)?)
+            }
+            None => None,
+        };
         let queue = l.queue.build(&format!("{f}.queue"), l.rate.0)?;
         if let Some(b) = l.backpressure {
             if b == 0 {
@@ -63,14 +84,32 @@ pub(super) fn links(
             l.rate.0,
             l.delay.0,
             queue,
-            l.loss,
+            loss,
             SimRng::derive(seed, Stream::Queue, i as u64),
             SimRng::derive(seed, Stream::LinkLoss, i as u64),
         );
+        if let Some(e) = error {
+            link.error = e;
+        }
         link.backpressure = l.backpressure;
         links.push(link);
     }
     Ok((links, ends))
+}
+
+/// The named outage schedules (`[outages.NAME]`); the i-th (by name) draws from stream
+/// `Outage` i.
+fn schedules(sc: &Scenario, seed: u64) -> Result<BTreeMap<String, Schedule>, ScenarioError> {
+    let mut out = BTreeMap::new();
+    for (i, (name, spec)) in sc.outages.iter().enumerate() {
+        let f = format!("outages.{name}");
+        let s = match spec {
+            OutageScheduleSpec::Periodic(p) => p.build(&f, seed, i as u64)?,
+            OutageScheduleSpec::List(l) => l.build(&f)?,
+        };
+        out.insert(name.clone(), s);
+    }
+    Ok(out)
 }
 
 /// Check `links.NAME.pcap` (link number `i`): a file name, not used by an earlier link.

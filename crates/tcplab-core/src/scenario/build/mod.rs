@@ -37,7 +37,7 @@ pub struct FlowMeta {
     pub tcp: TcpConfig,
 }
 
-pub(super) fn known(names: impl Iterator<Item = String>) -> String {
+pub(crate) fn known(names: impl Iterator<Item = String>) -> String {
     let v: Vec<String> = names.collect();
     if v.is_empty() {
         "none defined".into()
