@@ -10,7 +10,8 @@ mod flows;
 mod links;
 mod pcap;
 
-use super::{NodeKindSpec, Scenario, ScenarioError, TwoWaySpec};
+use super::{NodeKindSpec, Scenario, ScenarioError};
+use crate::analysis::AnyAnalysis;
 use crate::event::{LinkId, NodeId};
 use crate::net::{routing, Node, NodeKind};
 use crate::sim::{MetricsConfig, Sim};
@@ -25,7 +26,8 @@ pub struct Built {
     pub seed: u64,
     /// Per flow: algorithm name, path (link ids), transport config.
     pub flow_meta: Vec<FlowMeta>,
-    pub two_way: Option<TwoWaySpec>,
+    /// The closed-form analysis the scenario configured (`[analysis]`).
+    pub analysis: Option<AnyAnalysis>,
 }
 
 #[derive(Clone, Debug)]
@@ -134,14 +136,14 @@ pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
         .collect();
     let (flows, meta) = flows::flows(&sc, &names, &nodes, &table, &ends, &links)?;
     let metrics = metrics(&sc, duration)?;
-    let two_way = analysis::two_way(&sc, &flows, &meta)?;
+    let analysis = analysis::analysis(&sc, &flows, &meta)?;
     let sim = Sim::new(SimTime::ZERO + duration, nodes, links, flows, metrics);
     Ok(Built {
         sim,
         scenario: sc,
         seed,
         flow_meta: meta,
-        two_way,
+        analysis,
     })
 }
 
