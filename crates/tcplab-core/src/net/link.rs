@@ -307,7 +307,7 @@ impl Link {
             None => Backlog::default(),
         };
         if !limit.fits(&waiting, &pkt) {
-            self.drops.record(&pkt, DropReason::Overflow);
+            self.drops.record(now, &pkt, DropReason::Overflow);
             return false;
         }
         let start = now.max(self.free_at);
@@ -324,6 +324,9 @@ impl Link {
             }
         }
         let lost = self.loss > 0.0 && self.loss_rng.bernoulli(self.loss);
+        if lost {
+            self.note_loss(done, &pkt);
+        }
         self.txs.push_back(Tx {
             start,
             done,
@@ -378,6 +381,7 @@ impl Link {
         self.count_tx(p.size, p.is_data(), now.since(self.busy_since).0);
         if self.loss > 0.0 && self.loss_rng.bernoulli(self.loss) {
             self.stats.lost += 1;
+            self.note_loss(now, &p);
         } else {
             let at = now + self.delay;
             self.pipe.push_back((at, p));
@@ -386,6 +390,24 @@ impl Link {
             }
         }
         p
+    }
+
+    /// The wire loses `pkt` when its transmission ends at `at`: the event trace's one call
+    /// site (a loss after the end of the run is not counted, so not logged either).
+    #[inline]
+    fn note_loss(&mut self, at: SimTime, pkt: &Packet) {
+        if at <= self.end {
+            self.drops.log_loss(at, pkt);
+        }
+    }
+
+    /// Record `kinds`' packet events (drop, loss, mark) of this link direction `id`.
+    pub fn enable_events(&mut self, id: LinkId, kinds: crate::stats::events::EventSet) {
+        if kinds.any_packet() {
+            self.drops.events = Some(Box::new(crate::stats::events::PacketEventLog::new(
+                id, kinds,
+            )));
+        }
     }
 
     /// Start the next transmission if the transmitter is idle.

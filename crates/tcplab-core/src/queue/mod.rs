@@ -16,6 +16,7 @@ pub use droptail::{DropTail, Limit};
 use crate::event::FlowId;
 use crate::net::packet::Packet;
 use crate::rng::SimRng;
+use crate::stats::events::{EventKind, PacketEventLog};
 use crate::time::SimTime;
 
 /// What a queue holds.
@@ -45,24 +46,54 @@ pub enum DropReason {
     Overflow,
 }
 
-/// Drop counters, kept by the link that owns the queue.
-#[derive(Clone, Copy, Debug, Default)]
+impl DropReason {
+    /// The reason as event traces name it (`packet_events.reason`).
+    pub fn name(self) -> &'static str {
+        match self {
+            DropReason::Overflow => "overflow",
+        }
+    }
+}
+
+/// Drop counters, kept by the link that owns the queue, and the link's packet event log
+/// when `metrics.events` asks for one.
+#[derive(Clone, Debug, Default)]
 pub struct DropLog {
     pub packets: u64,
     /// Of which data segments.
     pub data_packets: u64,
     pub bytes: u64,
     pub overflow: u64,
+    /// Drop / loss / mark events (`metrics.events`); `None` when none is asked for.
+    pub(crate) events: Option<Box<PacketEventLog>>,
 }
 
 impl DropLog {
+    /// Count a drop (every queue drop goes through here).
     #[inline]
-    pub fn record(&mut self, pkt: &Packet, why: DropReason) {
+    pub fn record(&mut self, now: SimTime, pkt: &Packet, why: DropReason) {
         self.packets += 1;
         self.data_packets += pkt.is_data() as u64;
         self.bytes += pkt.size as u64;
         match why {
             DropReason::Overflow => self.overflow += 1,
+        }
+        if let Some(e) = &mut self.events {
+            e.push(EventKind::Drop, now, pkt, why.name());
+        }
+    }
+    /// Log a wire loss at `at` (the link counts it in `LinkStats::lost`).
+    #[inline]
+    pub fn log_loss(&mut self, at: SimTime, pkt: &Packet) {
+        if let Some(e) = &mut self.events {
+            e.push(EventKind::Loss, at, pkt, "wire");
+        }
+    }
+    /// Log an ECN mark (for the marking queues; counters are theirs to keep).
+    #[inline]
+    pub fn log_mark(&mut self, now: SimTime, pkt: &Packet, why: DropReason) {
+        if let Some(e) = &mut self.events {
+            e.push(EventKind::Mark, now, pkt, why.name());
         }
     }
 }
@@ -81,7 +112,7 @@ impl<'a> QueueCx<'a> {
     }
     /// Discard `pkt`, counting it under `why`.
     pub fn drop(&mut self, pkt: Packet, why: DropReason) {
-        self.drops.record(&pkt, why);
+        self.drops.record(self.now, &pkt, why);
     }
 }
 

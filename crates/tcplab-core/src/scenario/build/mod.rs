@@ -15,6 +15,7 @@ use crate::analysis::AnyAnalysis;
 use crate::event::{LinkId, NodeId};
 use crate::net::{routing, Node, NodeKind};
 use crate::sim::{MetricsConfig, Sim};
+use crate::stats::events::{EventKind, EventSet};
 use crate::tcp::TcpConfig;
 use crate::time::{SimDuration, SimTime};
 use std::collections::BTreeMap;
@@ -147,7 +148,7 @@ pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
     })
 }
 
-/// `[metrics]`: interval, steady-state start, trace period.
+/// `[metrics]`: interval, steady-state start, trace period, event traces.
 fn metrics(sc: &Scenario, duration: SimDuration) -> Result<MetricsConfig, ScenarioError> {
     let m = &sc.metrics;
     if m.interval.0 == SimDuration::ZERO {
@@ -165,9 +166,23 @@ fn metrics(sc: &Scenario, duration: SimDuration) -> Result<MetricsConfig, Scenar
             "period must be positive",
         ));
     }
+    let mut events = EventSet::default();
+    for (i, name) in m.events.iter().enumerate() {
+        let kind = EventKind::from_name(name).ok_or_else(|| {
+            ScenarioError::new(
+                format!("metrics.events[{i}]"),
+                format!(
+                    "unknown event kind '{name}' ({})",
+                    known(EventKind::ALL.iter().map(|k| k.name().to_string()))
+                ),
+            )
+        })?;
+        events.insert(kind);
+    }
     Ok(MetricsConfig {
         interval: m.interval.0,
         steady_start: SimTime::ZERO + m.steady_start.0,
         trace: m.trace.map(|t| t.0),
+        events,
     })
 }
