@@ -4,6 +4,7 @@ mod bad_input;
 mod common;
 mod conservation;
 mod determinism;
+mod events;
 mod pcap;
 mod reliability;
 mod schemes;
