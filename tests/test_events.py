@@ -97,3 +97,24 @@ def test_cli_run_writes_events_parquet(cli: CliRunner, tmp_path: Path) -> None:
     assert set(ev["event"]) == {"drop"} and ev.height == sum(
         ln["drops"] for ln in json.loads((out / "summary.json").read_text())["links"]
     )
+
+
+def test_outputs_md_lists_the_registered_columns_in_order() -> None:
+    """docs/outputs.md's column tables name the registry's columns, in order."""
+    import re
+
+    text = (Path(__file__).parent.parent / "docs" / "outputs.md").read_text(encoding="utf-8")
+
+    def table(heading: str) -> list[str]:
+        sec = text.split(f"## `{heading}`", 1)[1].split("\n## ", 1)[0]
+        names: list[str] = []
+        for line in sec.splitlines():
+            m = re.match(r"\| (`[^|]+`) \| (string|f64|u64|u32) \|", line)
+            if m:
+                names += [n.strip("` ") for n in m.group(1).split(",")]
+        return names
+
+    assert table("intervals.parquet") == list(INTERVAL_SCHEMA)
+    assert table("cwnd_trace.parquet") == [*TRACE_SCHEMAS["cwnd"], "cc_<name>"]
+    assert table("queue_trace.parquet") == list(TRACE_SCHEMAS["queue"])
+    assert table("events.parquet") == list(EVENT_SCHEMA)
