@@ -12,7 +12,7 @@
 //!  tcp                  sender / receiver mechanics: sequence space, acks, RTO, recovery
 //!  cc                   congestion control behind one trait (Reno, NewReno, GAIMD)
 //!  app                  traffic sources (bulk, finite transfer)
-//!  stats                streaming counters, interval series, traces
+//!  stats                streaming counters; one column registry for intervals, traces, event traces
 //!  analysis             closed-form models from the papers
 //!  scenario             TOML / JSON scenario schema, validation, build → Sim
 //!  sim / report         the event loop; summary.json

@@ -39,7 +39,8 @@ impl Backlog {
     }
 }
 
-/// Why a queue dropped a packet.
+/// Why a queue dropped a packet. A new variant also gets its [`DropReason::name`] (the
+/// `reason` column of `packet_events`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DropReason {
     /// No room (drop-tail overflow).
@@ -89,7 +90,9 @@ impl DropLog {
             e.push(EventKind::Loss, at, pkt, "wire");
         }
     }
-    /// Log an ECN mark (for the marking queues; counters are theirs to keep).
+    /// Log an ECN mark (`metrics.events = ["mark"]`): the one call site for marks, to be
+    /// called wherever a queue sets CE; `why` names the marking reason. Counters are the
+    /// caller's to keep.
     #[inline]
     pub fn log_mark(&mut self, now: SimTime, pkt: &Packet, why: DropReason) {
         if let Some(e) = &mut self.events {
