@@ -4,7 +4,7 @@ Use the :mod:`tcplab` package rather than this module directly; it is private an
 change between versions.
 """
 
-from typing import Final, TypedDict, final
+from typing import Any, Final, TypedDict, final
 
 __version__: Final[str]
 
@@ -34,28 +34,21 @@ def validate_toml(text: str) -> None:
 def json_schema() -> str:
     """JSON Schema of scenario files (as text)."""
 
-class _IntervalColumns(TypedDict):
-    flow: list[str]
-    t_start: list[float]
-    t_end: list[float]
-    goodput_bps: list[float]
-    throughput_bps: list[float]
-    efficiency: list[float]
-    cwnd_bytes: list[int]
-    srtt_s: list[float]
+class _ColumnDef(TypedDict):
+    """One column of the core's registry."""
 
-class _CwndTraceColumns(TypedDict):
-    flow: list[str]
-    t: list[float]
-    cwnd_bytes: list[int]
-    ssthresh_bytes: list[int]
-    in_flight_bytes: list[int]
+    name: str
+    type: str  # "f64", "u64", "u32" or "str"
+    unit: str
+    doc: str
 
-class _QueueTraceColumns(TypedDict):
-    link: list[str]
-    t: list[float]
-    packets: list[int]
-    bytes: list[int]
+def columns() -> dict[str, list[_ColumnDef]]:
+    """The column registry: table name (``intervals``, ``cwnd_trace``, ``queue_trace``,
+    ``cwnd_events``, ``packet_events``) → its columns in order."""
+
+# Column name -> values, the names and types of columns() (the cwnd trace adds cc_<name>
+# float columns from the congestion-control trace hook).
+_Columns = dict[str, list[Any]]
 
 class _PcapLogColumns(TypedDict):
     """The packets one capture recorded, as the simulation had them (``pcap_log=True``)."""
@@ -76,9 +69,11 @@ class _RawResults(TypedDict):
     ``tcplab.Result.from_core``)."""
 
     summary: str  # summary.json text
-    intervals: _IntervalColumns
-    cwnd_trace: _CwndTraceColumns
-    queue_trace: _QueueTraceColumns
+    intervals: _Columns
+    cwnd_trace: _Columns
+    queue_trace: _Columns
+    cwnd_events: _Columns  # empty unless metrics.events has "cwnd"
+    packet_events: _Columns  # empty unless metrics.events has "drop", "loss" or "mark"
     pcap_log: dict[str, _PcapLogColumns]  # per captured link; empty without pcap_log=True
 
 @final
@@ -116,7 +111,7 @@ class Simulation:
         """Advance by ``seconds`` (> 0) of simulated time with the GIL released; returns
         whether the run has finished. Raises ValueError for a non-positive step."""
     def results(self) -> _RawResults:
-        """Summary (JSON text), interval columns and trace columns of a finished run.
+        """Summary (JSON text) and every result table of a finished run.
         Raises ValueError when the run has not finished."""
 
-__all__ = ["ScenarioError", "validate_json", "validate_toml", "json_schema", "Simulation", "__version__"]
+__all__ = ["ScenarioError", "validate_json", "validate_toml", "json_schema", "columns", "Simulation", "__version__"]

@@ -6,7 +6,11 @@ A results directory holds (see ``docs/outputs.md``)::
     intervals.parquet     per flow and interval: goodput, throughput, efficiency, cwnd, srtt
     cwnd_trace.parquet    sampled cwnd / ssthresh / in-flight (only when metrics.trace is set)
     queue_trace.parquet   sampled queue lengths per link (only when metrics.trace is set)
+    events.parquet        cwnd changes, drops, losses, marks (only when metrics.events recorded any)
     *.pcap                packet traces of links.NAME.pcap (relative paths live here)
+
+Column names and types come from the core's column registry (``tcplab._core.columns()``),
+where each column is declared once; this module lists none of them.
 
 Every file is a function of (scenario, seed) except ``summary.json``'s
 ``run.wall_seconds``. Parquet files are written with fixed settings, so identical data
@@ -23,40 +27,39 @@ from typing import Any
 
 import polars as pl
 
-__all__ = ["Result", "load", "INTERVAL_SCHEMA", "TRACE_SCHEMAS"]
+from tcplab import _core
+
+__all__ = ["Result", "load", "INTERVAL_SCHEMA", "TRACE_SCHEMAS", "EVENT_SCHEMA", "COLUMN_DOCS"]
+
+_TYPES: dict[str, pl.DataType] = {"f64": pl.Float64(), "u64": pl.UInt64(), "u32": pl.UInt32(), "str": pl.String()}
+_REGISTRY: dict[str, list[dict[str, str]]] = _core.columns()
+
+
+def _schema(table: str) -> dict[str, pl.DataType]:
+    return {c["name"]: _TYPES[c["type"]] for c in _REGISTRY[table]}
+
+
+#: Per table (``intervals``, ``cwnd_trace``, ``queue_trace``, ``cwnd_events``,
+#: ``packet_events``): column name → (unit, description), from the core's registry.
+COLUMN_DOCS: dict[str, dict[str, tuple[str, str]]] = {
+    t: {c["name"]: (c["unit"], c["doc"]) for c in cols} for t, cols in _REGISTRY.items()
+}
 
 #: Column types of ``intervals.parquet``.
-INTERVAL_SCHEMA: dict[str, pl.DataType] = {
-    "flow": pl.String(),
-    "t_start": pl.Float64(),
-    "t_end": pl.Float64(),
-    "goodput_bps": pl.Float64(),
-    "throughput_bps": pl.Float64(),
-    "efficiency": pl.Float64(),
-    "cwnd_bytes": pl.UInt64(),
-    "srtt_s": pl.Float64(),
-}
+INTERVAL_SCHEMA: dict[str, pl.DataType] = _schema("intervals")
 
-#: Column types of the trace files, by trace name.
-TRACE_SCHEMAS: dict[str, dict[str, pl.DataType]] = {
-    "cwnd": {
-        "flow": pl.String(),
-        "t": pl.Float64(),
-        "cwnd_bytes": pl.UInt64(),
-        "ssthresh_bytes": pl.UInt64(),
-        "in_flight_bytes": pl.UInt64(),
-    },
-    "queue": {
-        "link": pl.String(),
-        "t": pl.Float64(),
-        "packets": pl.UInt32(),
-        "bytes": pl.UInt64(),
-    },
-}
+#: Registered column types of the trace files, by trace name (the cwnd trace may have more:
+#: ``cc_<name>`` Float64 columns from the congestion-control trace hook).
+TRACE_SCHEMAS: dict[str, dict[str, pl.DataType]] = {"cwnd": _schema("cwnd_trace"), "queue": _schema("queue_trace")}
+
+#: Column types of ``events.parquet``: the packet events' columns, then the cwnd events'
+#: own (null in the rows of the other kind).
+EVENT_SCHEMA: dict[str, pl.DataType] = {**_schema("packet_events"), **_schema("cwnd_events")}
 
 SUMMARY_FILE = "summary.json"
 INTERVALS_FILE = "intervals.parquet"
 TRACE_FILES = {"cwnd": "cwnd_trace.parquet", "queue": "queue_trace.parquet"}
+EVENTS_FILE = "events.parquet"
 
 # Fixed writer settings: byte-identical files for identical frames.
 _PARQUET_OPTS: dict[str, Any] = {"compression": "zstd", "compression_level": 3, "statistics": True}
@@ -72,6 +75,18 @@ def _frame(columns: Mapping[str, Any], schema: dict[str, pl.DataType]) -> pl.Dat
     if extra:  # columns added by a newer core: keep them, with inferred types
         df = df.hstack(pl.DataFrame(extra))
     return df
+
+
+def _events(raw: Mapping[str, Any]) -> pl.DataFrame | None:
+    """``events.parquet``'s frame: cwnd events (``event = "cwnd"``) and packet events in
+    one table in time order (ties: cwnd events first), or None when nothing was recorded."""
+    cw = _frame(raw["cwnd_events"], _schema("cwnd_events"))
+    pk = _frame(raw["packet_events"], _schema("packet_events"))
+    if cw.height == 0 and pk.height == 0:
+        return None
+    cw = cw.with_columns(event=pl.lit("cwnd", dtype=pl.String()))
+    df = pl.concat([cw, pk], how="diagonal")
+    return df.select([pl.col(c).cast(t) for c, t in EVENT_SCHEMA.items()]).sort("t", maintain_order=True)
 
 
 def _records(rows: list[dict[str, Any]]) -> pl.DataFrame:
@@ -92,6 +107,8 @@ class Result:
         summary: the parsed ``summary.json`` (see ``docs/outputs.md``).
         intervals: per-flow interval series (one row per flow and interval).
         traces: sampled traces by name (``"cwnd"``, ``"queue"``); only non-empty ones.
+        events: the event traces of ``metrics.events`` (``events.parquet``), or None when
+            the run recorded none.
         pcap_dir: the directory relative pcap paths of ``summary["pcap"]`` are in (the
             run's ``pcap_dir``, or the directory the result was loaded from).
     """
@@ -102,8 +119,10 @@ class Result:
         intervals: pl.DataFrame,
         traces: Mapping[str, pl.DataFrame] | None = None,
         pcap_dir: str | Path | None = None,
+        events: pl.DataFrame | None = None,
     ) -> None:
         self.summary = summary
+        self.events = events
         self.intervals = intervals
         self.traces: dict[str, pl.DataFrame] = {k: v for k, v in (traces or {}).items() if v.height > 0}
         self.pcap_dir = Path(pcap_dir) if pcap_dir is not None else Path.cwd()
@@ -118,7 +137,7 @@ class Result:
             "cwnd": _frame(raw["cwnd_trace"], TRACE_SCHEMAS["cwnd"]),
             "queue": _frame(raw["queue_trace"], TRACE_SCHEMAS["queue"]),
         }
-        return cls(summary, intervals, traces, pcap_dir=pcap_dir)
+        return cls(summary, intervals, traces, pcap_dir=pcap_dir, events=_events(raw))
 
     # -- convenient views -----------------------------------------------------------------
 
@@ -187,6 +206,11 @@ class Result:
                 _write_parquet(self.traces[name], p)
             elif p.exists():
                 p.unlink()
+        p = d / EVENTS_FILE
+        if self.events is not None:
+            _write_parquet(self.events, p)
+        elif p.exists():
+            p.unlink()
         for f in (self.summary.get("pcap") or {}).get("files") or []:
             rel = Path(f["file"])
             src, dst = self.pcap_dir / rel, d / rel
@@ -217,7 +241,8 @@ class Result:
         summary = json.loads((d / SUMMARY_FILE).read_text(encoding="utf-8"))
         intervals = pl.read_parquet(d / INTERVALS_FILE)
         traces = {name: pl.read_parquet(d / f) for name, f in TRACE_FILES.items() if (d / f).exists()}
-        return cls(summary, intervals, traces, pcap_dir=d)
+        events = pl.read_parquet(d / EVENTS_FILE) if (d / EVENTS_FILE).exists() else None
+        return cls(summary, intervals, traces, pcap_dir=d, events=events)
 
     # -- comparison -----------------------------------------------------------------------
 
@@ -229,6 +254,8 @@ class Result:
             and self.intervals.equals(other.intervals)
             and self.traces.keys() == other.traces.keys()
             and all(self.traces[k].equals(other.traces[k]) for k in self.traces)
+            and (self.events is None) == (other.events is None)
+            and (self.events is None or other.events is None or self.events.equals(other.events))
         )
 
     __hash__ = None  # type: ignore[assignment]

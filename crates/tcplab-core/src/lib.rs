@@ -13,7 +13,7 @@
 //!  cc                   congestion control behind one trait (Reno, NewReno, GAIMD)
 //!  udp                  datagram sender / receiver (no acks; losses from sequence gaps)
 //!  app                  traffic sources (bulk, transfer, cbr, onoff), active ones tick
-//!  stats                streaming counters, interval series, traces
+//!  stats                streaming counters; one column registry for intervals, traces, event traces
 //!  analysis             closed-form models from the papers
 //!  scenario             TOML / JSON scenario schema, validation, build → Sim
 //!  sim / report         the event loop; summary.json

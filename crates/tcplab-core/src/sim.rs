@@ -3,10 +3,15 @@
 //! each other.
 
 use crate::app::{App, Begin};
-use crate::cc::CongestionControl;
+use crate::cc::{CaState, CongestionControl};
 use crate::event::{Event, EventQueue, FlowId, LinkId, NodeId};
 use crate::net::{Link, Node, Packet, PacketKind};
-use crate::stats::{FlowCounters, IntervalColumns, TraceColumns};
+use crate::stats::columns::{
+    Column, CwndEventColumns, CwndEventRow, CwndTrace, CwndTraceRow, IntervalColumns, IntervalRow,
+    PacketEventColumns, QueueTraceColumns, QueueTraceRow,
+};
+use crate::stats::events::{merge_packet_events, EventKind, EventSet};
+use crate::stats::FlowCounters;
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
 use crate::time::{Rate, SimDuration, SimTime};
@@ -130,6 +135,8 @@ pub struct MetricsConfig {
     pub interval: SimDuration,
     pub steady_start: SimTime,
     pub trace: Option<SimDuration>,
+    /// Event traces to record (`metrics.events`).
+    pub events: EventSet,
 }
 
 pub struct Sim {
@@ -142,8 +149,19 @@ pub struct Sim {
     pub schedules: Vec<ScheduleRun>,
     pub metrics: MetricsConfig,
     pub intervals: IntervalColumns,
-    pub traces: TraceColumns,
+    pub cwnd_trace: CwndTrace,
+    pub queue_trace: QueueTraceColumns,
+    /// `metrics.events = ["cwnd"]`: every cwnd/ssthresh change.
+    pub cwnd_events: CwndEventColumns,
+    /// `metrics.events` drop / loss / mark: filled from the links' logs when the run ends.
+    pub packet_events: PacketEventColumns,
     pub events_processed: u64,
+    /// Whether cwnd events are recorded, and each flow's last recorded (cwnd, ssthresh).
+    cwnd_events_on: bool,
+    last_cc: Vec<(u64, u64)>,
+    /// Per flow: for each of its algorithm's trace names, the cwnd trace's `cc_` column.
+    cc_trace_cols: Vec<Vec<usize>>,
+    cc_scratch: Vec<f64>,
     /// Flows owed backpressure credit for a segment their own host queue dropped.
     refunds: Vec<FlowId>,
     last_interval: SimTime,
@@ -199,9 +217,11 @@ impl Sim {
         flows: Vec<Flow>,
         metrics: MetricsConfig,
     ) -> Self {
-        for l in &mut links {
+        for (i, l) in links.iter_mut().enumerate() {
             l.prepare(end);
+            l.enable_events(i as LinkId, metrics.events);
         }
+        let cwnd_events_on = metrics.events.contains(EventKind::Cwnd);
         Sim {
             now: SimTime::ZERO,
             end,
@@ -212,8 +232,15 @@ impl Sim {
             schedules: Vec::new(),
             metrics,
             intervals: IntervalColumns::default(),
-            traces: TraceColumns::default(),
+            cwnd_trace: CwndTrace::default(),
+            queue_trace: QueueTraceColumns::default(),
+            cwnd_events: CwndEventColumns::default(),
+            packet_events: PacketEventColumns::default(),
             events_processed: 0,
+            cwnd_events_on,
+            last_cc: Vec::new(),
+            cc_trace_cols: Vec::new(),
+            cc_scratch: Vec::new(),
             refunds: Vec::new(),
             last_interval: SimTime::ZERO,
             started: false,
@@ -280,10 +307,65 @@ impl Sim {
                 .schedule(self.metrics.steady_start, Event::SteadyStart);
         }
         if self.metrics.trace.is_some() {
+            self.setup_cc_trace();
             self.events.schedule(SimTime::ZERO, Event::Trace);
         }
         for (i, l) in self.links.iter_mut().enumerate() {
             l.start_states(i as LinkId, &mut self.events);
+        }
+        if self.cwnd_events_on {
+            self.last_cc = vec![(u64::MAX, u64::MAX); self.flows.len()];
+            for f in 0..self.flows.len() {
+                self.note_cwnd(f as FlowId);
+            }
+        }
+    }
+
+    /// The cwnd trace's `cc_` columns: every name the flows' algorithms export, in
+    /// first-seen order, and per flow where each of its values goes.
+    fn setup_cc_trace(&mut self) {
+        let tr = &mut self.cwnd_trace;
+        for f in &self.flows {
+            // UDP flows have no algorithm and no trace rows.
+            let names: &[&'static str] = match f.tcp() {
+                Some((sender, _)) => sender.cc.trace_names(),
+                None => &[],
+            };
+            let cols = names
+                .iter()
+                .map(|n| match tr.cc_names.iter().position(|m| m == n) {
+                    Some(k) => k,
+                    None => {
+                        tr.cc_names.push(n);
+                        tr.cc_values.push(Vec::new());
+                        tr.cc_names.len() - 1
+                    }
+                })
+                .collect();
+            self.cc_trace_cols.push(cols);
+        }
+    }
+
+    /// Record flow `f`'s cwnd and ssthresh if either changed since its last row.
+    fn note_cwnd(&mut self, f: FlowId) {
+        let Some((sender, _)) = self.flows[f as usize].tcp() else {
+            return; // UDP: no window
+        };
+        let cur = (sender.window(), sender.cc.ssthresh().min(u64::MAX >> 1));
+        let last = &mut self.last_cc[f as usize];
+        if *last != cur {
+            *last = cur;
+            self.cwnd_events.push(CwndEventRow {
+                t: self.now.as_secs_f64(),
+                flow: f,
+                cwnd_bytes: cur.0,
+                ssthresh_bytes: cur.1,
+                state: match sender.state() {
+                    CaState::Open => "open",
+                    CaState::Recovery => "recovery",
+                    CaState::Loss => "loss",
+                },
+            });
         }
     }
 
@@ -433,8 +515,13 @@ impl Sim {
 
     /// Make sure a `FlowTimer` event is pending at or before the flow's earliest deadline.
     /// Re-arming a later deadline costs nothing: the pending event reschedules itself.
+    /// Called after everything that touches a flow, so it is also where cwnd events are
+    /// noted.
     #[inline]
     fn sync_timer(&mut self, f: FlowId) {
+        if self.cwnd_events_on {
+            self.note_cwnd(f);
+        }
         let fl = &mut self.flows[f as usize];
         if let Some(d) = fl.next_deadline() {
             if fl.timer_event.is_none_or(|t| d < t) {
@@ -563,23 +650,22 @@ impl Sim {
         if dt <= 0.0 {
             return;
         }
-        for f in &mut self.flows {
+        for (i, f) in self.flows.iter_mut().enumerate() {
             let rate: Rate = self.links[f.eff_link as usize].rate;
             let thr = f.counters.interval_wire as f64 * 8.0 / dt;
-            let c = &mut self.intervals;
-            c.flow.push(f.name.clone());
-            c.t_start.push(t0.as_secs_f64());
-            c.t_end.push(t1.as_secs_f64());
-            c.goodput_bps
-                .push(f.counters.interval_goodput as f64 * 8.0 / dt);
-            c.throughput_bps.push(thr);
-            c.efficiency.push(thr / rate.bps() as f64);
-            c.cwnd_bytes.push(f.window());
-            c.srtt_s.push(
-                f.tcp()
+            self.intervals.push(IntervalRow {
+                flow: i as FlowId,
+                t_start: t0.as_secs_f64(),
+                t_end: t1.as_secs_f64(),
+                goodput_bps: f.counters.interval_goodput as f64 * 8.0 / dt,
+                throughput_bps: thr,
+                efficiency: thr / rate.bps() as f64,
+                cwnd_bytes: f.window(),
+                srtt_s: f
+                    .tcp()
                     .and_then(|(s, _)| s.rtt.srtt())
                     .map_or(f64::NAN, |d| d.as_secs_f64()),
-            );
+            });
             f.counters.interval_goodput = 0;
             f.counters.interval_wire = 0;
         }
@@ -587,23 +673,39 @@ impl Sim {
 
     fn trace_sample(&mut self) {
         let t = self.now.as_secs_f64();
-        let tr = &mut self.traces;
-        for f in &self.flows {
+        let tr = &mut self.cwnd_trace;
+        for (i, f) in self.flows.iter().enumerate() {
             let Some((sender, _)) = f.tcp() else { continue };
-            tr.cwnd_flow.push(f.name.clone());
-            tr.cwnd_t.push(t);
-            tr.cwnd_bytes.push(sender.window());
-            tr.ssthresh_bytes
-                .push(sender.cc.ssthresh().min(u64::MAX >> 1));
-            tr.in_flight_bytes.push(sender.snd_max() - sender.snd_una());
+            tr.base.push(CwndTraceRow {
+                flow: i as FlowId,
+                t,
+                cwnd_bytes: sender.window(),
+                ssthresh_bytes: sender.cc.ssthresh().min(u64::MAX >> 1),
+                in_flight_bytes: sender.snd_max() - sender.snd_una(),
+            });
+            // Trace hook: NaN in every cc_ column, then this flow's own values.
+            if !tr.cc_names.is_empty() {
+                let cols = &self.cc_trace_cols[i];
+                self.cc_scratch.clear();
+                self.cc_scratch.resize(cols.len(), f64::NAN);
+                sender.cc.trace_values(&mut self.cc_scratch);
+                for c in &mut tr.cc_values {
+                    c.push(f64::NAN);
+                }
+                for (&k, &v) in cols.iter().zip(&self.cc_scratch) {
+                    *tr.cc_values[k].last_mut().unwrap() = v;
+                }
+            }
         }
-        for l in &mut self.links {
+        for (i, l) in self.links.iter_mut().enumerate() {
             l.settle(self.now);
-            let (p, b) = l.occupancy();
-            tr.queue_link.push(l.name.clone());
-            tr.queue_t.push(t);
-            tr.queue_packets.push(p);
-            tr.queue_bytes.push(b);
+            let (packets, bytes) = l.occupancy();
+            self.queue_trace.push(QueueTraceRow {
+                link: i as LinkId,
+                t,
+                packets,
+                bytes,
+            });
         }
         if let Some(period) = self.metrics.trace {
             let next = self.now + period;
@@ -625,6 +727,25 @@ impl Sim {
                 c.finish();
             }
         }
+        self.packet_events = merge_packet_events(
+            self.links
+                .iter_mut()
+                .filter_map(|l| l.drops.events.as_deref_mut()),
+        );
+    }
+
+    /// Every result table with its columns, for the front ends (names from the registry
+    /// in [`crate::stats::columns`], plus the cwnd trace's `cc_` columns). Flow and link
+    /// columns hold ids: resolve them with [`Sim::flows`] and [`Sim::links`].
+    pub fn tables(&self) -> [(&'static str, Vec<Column<'_>>); 5] {
+        use crate::stats::columns::CwndTraceColumns;
+        [
+            (IntervalColumns::TABLE, self.intervals.columns()),
+            (CwndTraceColumns::TABLE, self.cwnd_trace.columns()),
+            (QueueTraceColumns::TABLE, self.queue_trace.columns()),
+            (CwndEventColumns::TABLE, self.cwnd_events.columns()),
+            (PacketEventColumns::TABLE, self.packet_events.columns()),
+        ]
     }
 
     /// Packets held anywhere in the network for flow-agnostic conservation checks.

@@ -9,6 +9,7 @@ use pyo3::types::PyDict;
 use std::path::PathBuf;
 use std::time::Instant;
 use tcplab_core::scenario::{Built, ScenarioError as CoreScenarioError};
+use tcplab_core::stats::columns::ColRef;
 use tcplab_core::time::{SimDuration, SimTime, PS_PER_NS};
 
 // The class is `tcplab.ScenarioError` (module "tcplab", where the package re-exports it),
@@ -83,6 +84,28 @@ fn json_schema() -> String {
     tcplab_core::scenario::json_schema()
 }
 
+/// The column registry: table name -> list of {name, type, unit, doc} in column order
+/// (type: "f64", "u64", "u32" or "str").
+#[pyfunction]
+fn columns(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let out = PyDict::new(py);
+    for (table, defs) in tcplab_core::stats::columns::registry() {
+        let list = defs
+            .iter()
+            .map(|c| {
+                let d = PyDict::new(py);
+                d.set_item("name", c.name)?;
+                d.set_item("type", c.ty.name())?;
+                d.set_item("unit", c.unit)?;
+                d.set_item("doc", c.doc)?;
+                Ok(d)
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        out.set_item(table, list)?;
+    }
+    Ok(out)
+}
+
 /// A built simulation that runs in slices (so Python can show progress and handle Ctrl-C).
 #[pyclass(unsendable)]
 struct Simulation {
@@ -150,7 +173,8 @@ impl Simulation {
         Ok(done)
     }
 
-    /// Summary (JSON text), interval columns and trace columns of a finished run.
+    /// Summary (JSON text) and every result table of a finished run (intervals,
+    /// cwnd_trace, queue_trace, cwnd_events, packet_events: column name -> list).
     fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         if !self.built.sim.is_finished() {
             return Err(PyValueError::new_err("the run has not finished"));
@@ -158,31 +182,32 @@ impl Simulation {
         let d = PyDict::new(py);
         let summary = tcplab_core::report::summary(&self.built, self.wall);
         d.set_item("summary", summary.to_string())?;
-        let iv = &self.built.sim.intervals;
-        let cols = PyDict::new(py);
-        cols.set_item("flow", iv.flow.clone())?;
-        cols.set_item("t_start", iv.t_start.clone())?;
-        cols.set_item("t_end", iv.t_end.clone())?;
-        cols.set_item("goodput_bps", iv.goodput_bps.clone())?;
-        cols.set_item("throughput_bps", iv.throughput_bps.clone())?;
-        cols.set_item("efficiency", iv.efficiency.clone())?;
-        cols.set_item("cwnd_bytes", iv.cwnd_bytes.clone())?;
-        cols.set_item("srtt_s", iv.srtt_s.clone())?;
-        d.set_item("intervals", cols)?;
-        let tr = &self.built.sim.traces;
-        let cw = PyDict::new(py);
-        cw.set_item("flow", tr.cwnd_flow.clone())?;
-        cw.set_item("t", tr.cwnd_t.clone())?;
-        cw.set_item("cwnd_bytes", tr.cwnd_bytes.clone())?;
-        cw.set_item("ssthresh_bytes", tr.ssthresh_bytes.clone())?;
-        cw.set_item("in_flight_bytes", tr.in_flight_bytes.clone())?;
-        d.set_item("cwnd_trace", cw)?;
-        let q = PyDict::new(py);
-        q.set_item("link", tr.queue_link.clone())?;
-        q.set_item("t", tr.queue_t.clone())?;
-        q.set_item("packets", tr.queue_packets.clone())?;
-        q.set_item("bytes", tr.queue_bytes.clone())?;
-        d.set_item("queue_trace", q)?;
+        // Every table of the column registry, generically: flow and link ids become names.
+        let sim = &self.built.sim;
+        for (table, columns) in sim.tables() {
+            let cols = PyDict::new(py);
+            for c in columns {
+                match c.data {
+                    ColRef::F64(v) => cols.set_item(c.name.as_ref(), v)?,
+                    ColRef::U64(v) => cols.set_item(c.name.as_ref(), v)?,
+                    ColRef::U32(v) => cols.set_item(c.name.as_ref(), v)?,
+                    ColRef::Label(v) => cols.set_item(c.name.as_ref(), v)?,
+                    ColRef::Flow(v) => cols.set_item(
+                        c.name.as_ref(),
+                        v.iter()
+                            .map(|&f| sim.flows[f as usize].name.as_str())
+                            .collect::<Vec<_>>(),
+                    )?,
+                    ColRef::Link(v) => cols.set_item(
+                        c.name.as_ref(),
+                        v.iter()
+                            .map(|&l| sim.links[l as usize].name.as_str())
+                            .collect::<Vec<_>>(),
+                    )?,
+                }
+            }
+            d.set_item(table, cols)?;
+        }
         d.set_item("pcap_log", self.pcap_log(py)?)?;
         Ok(d)
     }
@@ -238,6 +263,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(validate_toml, m)?)?;
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(columns, m)?)?;
     m.add_class::<Simulation>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

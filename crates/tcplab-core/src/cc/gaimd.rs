@@ -138,6 +138,14 @@ impl CongestionControl for Gaimd {
             RecoveryStyle::Reno
         }
     }
+    /// The exact window in segments (the `cwnd_bytes` columns truncate the internal `f64`
+    /// window to whole bytes): shows the α·S²/W growth per ack of congestion avoidance.
+    fn trace_names(&self) -> &'static [&'static str] {
+        &["cwnd_segments"]
+    }
+    fn trace_values(&self, out: &mut [f64]) {
+        out[0] = self.cwnd / self.mss;
+    }
     fn on_ack(&mut self, _now: SimTime, ack: &AckSample, c: &ConnView) {
         if ack.newly_acked == 0 || c.state == CaState::Recovery || self.cwnd >= c.max_window as f64
         {

@@ -129,6 +129,15 @@ pub trait CongestionControl {
     fn on_congestion(&mut self, now: SimTime, why: Congestion, c: &ConnView);
     /// Fast recovery ended (all data outstanding at its start is acknowledged).
     fn on_recovery_exit(&mut self, _now: SimTime, _c: &ConnView) {}
+    /// Trace hook: names of the internal values this algorithm exports (Vegas' diff, FAST's
+    /// base RTT, Westwood's bandwidth estimate, ...). Each becomes a column `cc_<name>` of
+    /// the cwnd trace (`metrics.trace`). Fixed per algorithm instance; none by default.
+    fn trace_names(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// Trace hook: write the current values, `out[k]` for `trace_names()[k]` (`out` has
+    /// exactly that length). Called once per trace sample, never on the packet path.
+    fn trace_values(&self, _out: &mut [f64]) {}
 }
 
 /// What every algorithm starts from (bytes).
@@ -218,6 +227,12 @@ impl CongestionControl for AnyCc {
     }
     fn on_recovery_exit(&mut self, now: SimTime, cv: &ConnView) {
         dispatch!(self, c => c.on_recovery_exit(now, cv))
+    }
+    fn trace_names(&self) -> &'static [&'static str] {
+        dispatch!(self, c => c.trace_names())
+    }
+    fn trace_values(&self, out: &mut [f64]) {
+        dispatch!(self, c => c.trace_values(out))
     }
 }
 

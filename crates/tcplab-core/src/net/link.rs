@@ -336,7 +336,7 @@ impl Link {
         };
         if let Some(limit) = self.plain_limit {
             if !limit.fits(&waiting, &pkt) {
-                self.drops.record(&pkt, DropReason::Overflow);
+                self.drops.record(now, &pkt, DropReason::Overflow);
                 return false;
             }
         } else if !self.admit(id, now, &mut pkt, waiting, idle_since, events) {
@@ -356,6 +356,9 @@ impl Link {
             }
         }
         let lost = self.wire_lost(start, done);
+        if lost {
+            self.note_loss(done, &pkt);
+        }
         self.txs.push_back(Tx {
             start,
             done,
@@ -487,6 +490,7 @@ impl Link {
         self.count_tx(p.size, p.is_data(), now.since(self.busy_since).0);
         if self.wire_lost(self.busy_since, now) {
             self.stats.lost += 1;
+            self.note_loss(now, &p);
         } else {
             let at = now + self.delay;
             self.pipe.push_back((at, p));
@@ -527,6 +531,24 @@ impl Link {
             if t < end {
                 events.schedule(t, Event::LinkState(id));
             }
+        }
+    }
+
+    /// The wire loses `pkt` when its transmission ends at `at`: the event trace's one call
+    /// site (a loss after the end of the run is not counted, so not logged either).
+    #[inline]
+    fn note_loss(&mut self, at: SimTime, pkt: &Packet) {
+        if at <= self.end {
+            self.drops.log_loss(at, pkt);
+        }
+    }
+
+    /// Record `kinds`' packet events (drop, loss, mark) of this link direction `id`.
+    pub fn enable_events(&mut self, id: LinkId, kinds: crate::stats::events::EventSet) {
+        if kinds.any_packet() {
+            self.drops.events = Some(Box::new(crate::stats::events::PacketEventLog::new(
+                id, kinds,
+            )));
         }
     }
 

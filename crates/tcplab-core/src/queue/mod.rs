@@ -18,6 +18,7 @@ pub use red::Red;
 use crate::net::packet::flags;
 use crate::net::packet::Packet;
 use crate::rng::SimRng;
+use crate::stats::events::{EventKind, PacketEventLog};
 use crate::time::{Rate, SimDuration, SimTime};
 
 /// What a queue holds.
@@ -40,7 +41,9 @@ impl Backlog {
     }
 }
 
-/// Why a queue dropped or marked a packet.
+/// Why a queue dropped or marked a packet. A new variant also gets its
+/// [`DropReason::name`] (summary keys `drops_<name>` and the `reason` column of
+/// `packet_events`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DropReason {
     /// No room (the buffer's limit).
@@ -84,8 +87,9 @@ pub enum Phase {
     Dequeue,
 }
 
-/// Drop and mark counters, kept by the link that owns the queue.
-#[derive(Clone, Copy, Debug, Default)]
+/// Drop and mark counters, kept by the link that owns the queue, and the link's packet
+/// event log when `metrics.events` asks for one.
+#[derive(Clone, Debug, Default)]
 pub struct DropLog {
     pub packets: u64,
     /// Of which data segments.
@@ -99,15 +103,18 @@ pub struct DropLog {
     /// ECN congestion-experienced marks set on ECT packets, per reason.
     pub marks: u64,
     pub marks_by_reason: [u64; DropReason::ALL.len()],
+    /// Drop / loss / mark events (`metrics.events`); `None` when none is asked for.
+    pub(crate) events: Option<Box<PacketEventLog>>,
 }
 
 impl DropLog {
+    /// Count a drop (every queue drop goes through here).
     #[inline]
-    pub fn record(&mut self, pkt: &Packet, why: DropReason) {
-        self.record_in(pkt, why, Phase::Enqueue);
+    pub fn record(&mut self, now: SimTime, pkt: &Packet, why: DropReason) {
+        self.record_in(now, pkt, why, Phase::Enqueue);
     }
     #[inline]
-    pub fn record_in(&mut self, pkt: &Packet, why: DropReason, phase: Phase) {
+    pub fn record_in(&mut self, now: SimTime, pkt: &Packet, why: DropReason, phase: Phase) {
         self.packets += 1;
         self.data_packets += pkt.is_data() as u64;
         self.bytes += pkt.size as u64;
@@ -118,11 +125,26 @@ impl DropLog {
         if phase == Phase::Dequeue {
             self.dequeue_drops += 1;
         }
+        if let Some(e) = &mut self.events {
+            e.push(EventKind::Drop, now, pkt, why.name());
+        }
     }
+    /// Log a wire loss at `at` (the link counts it in `LinkStats::lost`).
     #[inline]
-    pub fn record_mark(&mut self, why: DropReason) {
+    pub fn log_loss(&mut self, at: SimTime, pkt: &Packet) {
+        if let Some(e) = &mut self.events {
+            e.push(EventKind::Loss, at, pkt, "wire");
+        }
+    }
+    /// Count (and log, with `metrics.events = ["mark"]`) an ECN mark set on `pkt`: the one
+    /// call site for marks ([`QueueCx::mark`]).
+    #[inline]
+    pub fn record_mark(&mut self, now: SimTime, pkt: &Packet, why: DropReason) {
         self.marks += 1;
         self.marks_by_reason[why.index()] += 1;
+        if let Some(e) = &mut self.events {
+            e.push(EventKind::Mark, now, pkt, why.name());
+        }
     }
 }
 
@@ -161,7 +183,7 @@ impl<'a> QueueCx<'a> {
     /// Discard `pkt`, counting it under `why` (and the current phase).
     #[inline]
     pub fn drop(&mut self, pkt: Packet, why: DropReason) {
-        self.drops.record_in(&pkt, why, self.phase);
+        self.drops.record_in(self.now, &pkt, why, self.phase);
     }
     /// Signal congestion on `pkt` (RFC 3168 §5): an ECN-capable packet gets CE and stays
     /// (returns `true`); any other packet is dropped under `why` (returns `false`, and the
@@ -170,7 +192,7 @@ impl<'a> QueueCx<'a> {
     pub fn mark(&mut self, pkt: &mut Packet, why: DropReason) -> bool {
         if pkt.has(flags::ECT) {
             pkt.flags |= flags::CE;
-            self.drops.record_mark(why);
+            self.drops.record_mark(self.now, pkt, why);
             true
         } else {
             self.drop(*pkt, why);

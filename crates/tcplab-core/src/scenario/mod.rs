@@ -440,6 +440,11 @@ pub struct MetricsSpec {
     /// Sample cwnd and queue lengths with this period (off when absent).
     #[serde(default)]
     pub trace: Option<DurationValue>,
+    /// Event traces to record (`events.parquet`): any of "cwnd" (each cwnd/ssthresh change),
+    /// "drop" (each queue drop), "loss" (each wire loss), "mark" (each ECN mark). None by
+    /// default.
+    #[serde(default)]
+    pub events: Vec<String>,
 }
 
 impl Default for MetricsSpec {
@@ -448,6 +453,7 @@ impl Default for MetricsSpec {
             interval: default_interval(),
             steady_start: zero_duration(),
             trace: None,
+            events: Vec::new(),
         }
     }
 }

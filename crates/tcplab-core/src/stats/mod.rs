@@ -3,11 +3,14 @@
 //! Per flow: in-order bytes delivered (goodput) and unique data wire bytes delivered
 //! (throughput, the X-EFF numerator), overall, per interval and over the steady-state window.
 //! Interval and trace rows are produced at interval granularity, so their memory grows with
-//! `duration / interval`, never with the packet count.
+//! `duration / interval`, never with the packet count. Their columns are declared once, in
+//! [`columns`]; event traces on request are in [`events`].
 
+pub mod columns;
+pub mod events;
 pub mod pcap;
 
-use serde::Serialize;
+pub use columns::{CwndTrace, IntervalColumns};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FlowCounters {
@@ -27,33 +30,6 @@ impl FlowCounters {
         self.interval_goodput += delivered;
         self.interval_wire += wire;
     }
-}
-
-/// Per-flow interval series, column-oriented.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct IntervalColumns {
-    pub flow: Vec<String>,
-    pub t_start: Vec<f64>,
-    pub t_end: Vec<f64>,
-    pub goodput_bps: Vec<f64>,
-    pub throughput_bps: Vec<f64>,
-    pub efficiency: Vec<f64>,
-    pub cwnd_bytes: Vec<u64>,
-    pub srtt_s: Vec<f64>,
-}
-
-/// Sampled traces, column-oriented (only when `metrics.trace` is set).
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct TraceColumns {
-    pub cwnd_flow: Vec<String>,
-    pub cwnd_t: Vec<f64>,
-    pub cwnd_bytes: Vec<u64>,
-    pub ssthresh_bytes: Vec<u64>,
-    pub in_flight_bytes: Vec<u64>,
-    pub queue_link: Vec<String>,
-    pub queue_t: Vec<f64>,
-    pub queue_packets: Vec<u32>,
-    pub queue_bytes: Vec<u64>,
 }
 
 /// Jain's fairness index `(Σx)² / (n·Σx²)`; 1 for an empty or all-zero input.

@@ -29,14 +29,16 @@ cc = "reno"
 [metrics]
 interval = "1s"
 trace = "100ms"
+events = ["cwnd", "drop", "loss"]
 "#;
 
 fn run(seed: Option<u64>) -> (String, String) {
     let mut b = tcplab_core::load_toml(LOSSY, seed).unwrap();
     b.sim.run();
     let s = tcplab_core::report::summary(&b, 0.0).to_string();
-    let iv = serde_json::to_string(&b.sim.intervals).unwrap()
-        + &serde_json::to_string(&b.sim.traces).unwrap();
+    // Every table (intervals, traces, event traces), flow and link ids included.
+    let iv = format!("{:?}", b.sim.tables());
+    assert!(!b.sim.packet_events.is_empty() && !b.sim.cwnd_events.is_empty());
     (s, iv)
 }
 

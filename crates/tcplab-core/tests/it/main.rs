@@ -6,6 +6,7 @@ mod common;
 mod conservation;
 mod determinism;
 mod errors;
+mod events;
 mod pcap;
 mod reliability;
 mod schemes;

@@ -1,12 +1,22 @@
 //! The closed-form models a scenario asks for (`[analysis]`): check that they apply.
 
 use super::{known, FlowMeta};
+use crate::analysis::{kalampoukas97, AnyAnalysis};
 use crate::scenario::{Scenario, ScenarioError, TwoWaySpec};
 use crate::sim::Flow;
 
+/// The analysis `[analysis]` configures, validated against the built flows.
+pub(super) fn analysis(
+    sc: &Scenario,
+    flows: &[Flow],
+    meta: &[FlowMeta],
+) -> Result<Option<AnyAnalysis>, ScenarioError> {
+    Ok(two_way(sc, flows, meta)?.map(|tw| AnyAnalysis::TwoWay(kalampoukas97::report::TwoWay(tw))))
+}
+
 /// Seed 000's two-way model (`analysis.two_way`): names flows in opposite directions over
 /// one link each way.
-pub(super) fn two_way(
+fn two_way(
     sc: &Scenario,
     flows: &[Flow],
     meta: &[FlowMeta],

@@ -12,10 +12,12 @@ mod links;
 mod pcap;
 mod schedules;
 
-use super::{NodeKindSpec, Scenario, ScenarioError, TwoWaySpec};
+use super::{NodeKindSpec, Scenario, ScenarioError};
+use crate::analysis::AnyAnalysis;
 use crate::event::{LinkId, NodeId};
 use crate::net::{routing, Node, NodeKind};
 use crate::sim::{MetricsConfig, Sim};
+use crate::stats::events::{EventKind, EventSet};
 use crate::tcp::TcpConfig;
 use crate::time::{SimDuration, SimTime};
 use std::collections::BTreeMap;
@@ -27,7 +29,8 @@ pub struct Built {
     pub seed: u64,
     /// Per flow: algorithm name, path (link ids), transport config.
     pub flow_meta: Vec<FlowMeta>,
-    pub two_way: Option<TwoWaySpec>,
+    /// The closed-form analysis the scenario configured (`[analysis]`).
+    pub analysis: Option<AnyAnalysis>,
 }
 
 #[derive(Clone, Debug)]
@@ -137,7 +140,7 @@ pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
     let (mut flows, meta) = flows::flows(&sc, &names, &nodes, &table, &ends, &links, seed)?;
     let schedules = schedules::schedules(&sc, &mut flows, duration)?;
     let metrics = metrics(&sc, duration)?;
-    let two_way = analysis::two_way(&sc, &flows, &meta)?;
+    let analysis = analysis::analysis(&sc, &flows, &meta)?;
     let mut sim = Sim::new(SimTime::ZERO + duration, nodes, links, flows, metrics);
     sim.schedules = schedules;
     Ok(Built {
@@ -145,11 +148,11 @@ pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
         scenario: sc,
         seed,
         flow_meta: meta,
-        two_way,
+        analysis,
     })
 }
 
-/// `[metrics]`: interval, steady-state start, trace period.
+/// `[metrics]`: interval, steady-state start, trace period, event traces.
 fn metrics(sc: &Scenario, duration: SimDuration) -> Result<MetricsConfig, ScenarioError> {
     let m = &sc.metrics;
     if m.interval.0 == SimDuration::ZERO {
@@ -167,9 +170,23 @@ fn metrics(sc: &Scenario, duration: SimDuration) -> Result<MetricsConfig, Scenar
             "period must be positive",
         ));
     }
+    let mut events = EventSet::default();
+    for (i, name) in m.events.iter().enumerate() {
+        let kind = EventKind::from_name(name).ok_or_else(|| {
+            ScenarioError::new(
+                format!("metrics.events[{i}]"),
+                format!(
+                    "unknown event kind '{name}' ({})",
+                    known(EventKind::ALL.iter().map(|k| k.name().to_string()))
+                ),
+            )
+        })?;
+        events.insert(kind);
+    }
     Ok(MetricsConfig {
         interval: m.interval.0,
         steady_start: SimTime::ZERO + m.steady_start.0,
         trace: m.trace.map(|t| t.0),
+        events,
     })
 }

@@ -63,6 +63,8 @@
 //! (6.4) `F_j = min(1, min(n_j, γ)·td_j/(min(n_j, γ)·ta_i + td_i))`;
 //! (6.5) `F_j = min(1, βn_j/(α(n_j + β)), (1 − f)β/α)`.
 
+pub mod report;
+
 use serde::Serialize;
 
 /// Which case of Theorem 1 / 2 applies, seen from connection i.
