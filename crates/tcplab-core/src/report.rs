@@ -128,6 +128,7 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
         .map(|a| a.evaluate(b, &flows, &mut warnings));
 
     let pcap = pcap_summary(b, &mut warnings);
+    queue_warnings(b, &mut warnings);
 
     let total_drops: u64 = sim
         .links
@@ -172,6 +173,43 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
             .into();
     }
     out
+}
+
+/// Settings that are valid but likely not what the user meant: an ECN flow whose path has
+/// no queue that can mark (it will only ever see drops), a RED queue whose buffer is
+/// smaller than its lower threshold (RED never acts).
+fn queue_warnings(b: &Built, warnings: &mut Vec<String>) {
+    use crate::queue::QueueDisc;
+    let sim = &b.sim;
+    for (f, m) in sim.flows.iter().zip(&b.flow_meta) {
+        if m.tcp.ecn
+            && f.tcp().is_some()
+            && !m
+                .path
+                .iter()
+                .any(|&l| sim.links[l as usize].queue.can_mark())
+        {
+            warnings.push(format!(
+                "flow '{}' has ecn = true but no queue on its path marks (red/red_i with ecn, or droptail with mark_threshold): it will only ever see drops",
+                f.name
+            ));
+        }
+    }
+    for l in &sim.links {
+        if let crate::queue::AnyQueue::Red(r) = &l.queue {
+            let c = r.config();
+            if let crate::queue::Limit::Packets(n) = c.limit {
+                if (n as f64) <= c.min_th {
+                    warnings.push(format!(
+                        "links.{}.queue: limit {n} packets is not above min_th {}: {} never acts, the buffer drops at its limit",
+                        l.name,
+                        c.min_th,
+                        l.queue.name()
+                    ));
+                }
+            }
+        }
+    }
 }
 
 /// The pcap files of the run (null when none was asked for): per file the link, the path

@@ -329,6 +329,14 @@ impl crate::scenario::QueueSpec {
 }
 
 impl AnyQueue {
+    /// Whether the discipline can set CE on ECN-capable packets.
+    pub fn can_mark(&self) -> bool {
+        match self {
+            AnyQueue::DropTail(q) => q.plain_limit().is_none(),
+            AnyQueue::Red(r) => r.config().ecn,
+            _ => false,
+        }
+    }
     /// `Some(limit)` for a drop-tail queue without marking: its admission is the limit
     /// alone, which the link checks inline.
     pub fn plain_limit(&self) -> Option<Limit> {

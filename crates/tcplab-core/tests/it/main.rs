@@ -1,6 +1,7 @@
 //! One integration-test binary (faster to build than one per file).
 
 mod apps;
+mod aqm;
 mod bad_input;
 mod common;
 mod conservation;
