@@ -185,7 +185,9 @@ impl Net<'_> {
     /// A data segment that its own host's backpressured queue drops still frees its place
     /// in that queue: its flow is pushed on `refunds` so the sender gets the credit back.
     /// (The end-host disciplines only ever drop the arriving packet.)
-    #[inline]
+    /// Always inlined: it is called from every transport path and, as a call, copies the
+    /// packet once more (measured: +26 M instructions in bench b 5 s).
+    #[inline(always)]
     fn send(&mut self, node: NodeId, pkt: Packet) {
         let now = self.now;
         match self.nodes[node as usize].routes[pkt.dst as usize] {

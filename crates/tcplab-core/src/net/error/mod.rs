@@ -61,7 +61,7 @@ impl ErrorModel {
 
     /// Is the packet transmitted over `[start, done)` lost? Called exactly once per
     /// transmitted packet, in transmission order (so `start` never decreases).
-    #[inline]
+    #[inline(always)]
     pub fn lost(&mut self, start: SimTime, done: SimTime) -> bool {
         match self {
             ErrorModel::None => false,
