@@ -1,29 +1,11 @@
 //! Transports and sources: UDP flows, CBR and on/off sources (over UDP and app-limited
 //! TCP), flow schedules.
 
-use crate::common::{build, run, two_host};
+use crate::common::{build, f, named, run, summary, two_host, u};
 use serde_json::Value;
 
-fn summary(toml: &str) -> Value {
-    let b = run(toml);
-    tcplab_core::report::summary(&b, 0.0)
-}
-
 fn flow<'a>(s: &'a Value, name: &str) -> &'a Value {
-    s["flows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["name"] == name)
-        .unwrap()
-}
-
-fn u(v: &Value) -> u64 {
-    v.as_u64().unwrap()
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap()
+    named(s, "flows", name)
 }
 
 /// A 10 Mb/s, 10 ms link each way; `flows` and `extra` appended.

@@ -1,33 +1,15 @@
 //! Queues that mark: RED and RED-I under a UDP overload of known rate, ECN end to end over
 //! a marking link, step marking, and the warnings that go with them.
 
-use crate::common::{run, two_host};
+use crate::common::{f, named, run, two_host, u};
 use serde_json::Value;
 
 fn link<'a>(s: &'a Value, name: &str) -> &'a Value {
-    s["links"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|l| l["name"] == name)
-        .unwrap()
+    named(s, "links", name)
 }
 
 fn flow<'a>(s: &'a Value, name: &str) -> &'a Value {
-    s["flows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["name"] == name)
-        .unwrap()
-}
-
-fn u(v: &Value) -> u64 {
-    v.as_u64().unwrap_or_else(|| panic!("not an integer: {v}"))
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+    named(s, "flows", name)
 }
 
 /// A 10 Mb/s link a → b (1250 packets/s of 1000 B) with `queue`, and a UDP CBR source

@@ -79,3 +79,28 @@ pub fn run(toml: &str) -> Built {
     b.sim.run();
     b
 }
+
+/// Run `toml` and return its summary.json value.
+pub fn summary(toml: &str) -> serde_json::Value {
+    tcplab_core::report::summary(&run(toml), 0.0)
+}
+
+/// The entry named `name` in the summary's `flows` or `links` list.
+pub fn named<'a>(s: &'a serde_json::Value, list: &str, name: &str) -> &'a serde_json::Value {
+    s[list]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["name"] == name)
+        .unwrap_or_else(|| panic!("no {list} entry named {name}"))
+}
+
+/// A summary number that must be an unsigned integer.
+pub fn u(v: &serde_json::Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not an integer: {v}"))
+}
+
+/// A summary number.
+pub fn f(v: &serde_json::Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
