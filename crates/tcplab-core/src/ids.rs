@@ -1,8 +1,14 @@
 //! Typed ids of the simulation's arenas: a [`LinkId`] indexes `Sim::links`, a [`FlowId`]
 //! `Sim::flows`, a [`NodeId`] `Sim::nodes`. Each is a `u32` newtype, so one kind of id can
 //! not be passed where another is meant; [`LinkId::index`] (and the others') gives the
-//! arena index. Events carry ids in 21 bits (see `event::MAX_EVENT_ID`); result tables store
-//! them as plain `u32` columns.
+//! arena index. Events carry ids in 21 bits (see `event::MAX_EVENT_ID`); the flow and link
+//! columns of the result tables hold them and are exported as names.
+//!
+//! ```compile_fail
+//! use tcplab_core::ids::{FlowId, LinkId};
+//! fn flow_only(_: FlowId) {}
+//! flow_only(LinkId(0)); // a link id is not a flow id
+//! ```
 
 use std::fmt;
 

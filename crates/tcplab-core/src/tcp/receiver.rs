@@ -238,7 +238,7 @@ impl TcpReceiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::FlowId;
+    use crate::ids::{FlowId, NodeId};
 
     fn seg(seq: u64, len: u32) -> Packet {
         let mut p = Packet::test(FlowId(0), PacketKind::Data, len + 40);
@@ -328,6 +328,34 @@ mod tests {
         assert_eq!(acks, vec![300]);
         // Out of order: immediate.
         assert_eq!(rx(&mut r, 500, 100).1, vec![300]);
+    }
+
+    #[test]
+    fn delayed_acks_echo_the_earliest_unacked_segment() {
+        // (send time, arrival time) of each echoed segment, and the ack's addresses.
+        let mut r = TcpReceiver::new(40, Some(SimDuration::from_ms(100)));
+        let mut acks = Vec::new();
+        let data = |r: &mut TcpReceiver, seq: u64, ts: u64, now: u64, acks: &mut Vec<_>| {
+            let mut p = seg(seq, 100);
+            p.ts = SimTime(ts);
+            r.on_data(SimTime(now), &p, &mut |a| {
+                acks.push((a.ts.0, a.rx_time.0, a.src, a.dst))
+            });
+        };
+        data(&mut r, 0, 1, 10, &mut acks);
+        data(&mut r, 100, 2, 20, &mut acks);
+        assert_eq!(acks, [(1, 10, NodeId(1), NodeId(0))], "the first of two");
+        // After an ack, the next segment is the one held, and the timer acks it.
+        data(&mut r, 200, 3, 30, &mut acks);
+        r.on_delack_timer(SimTime(40), &mut |a| {
+            acks.push((a.ts.0, a.rx_time.0, a.src, a.dst))
+        });
+        assert_eq!(acks[1], (3, 30, NodeId(1), NodeId(0)));
+        // Nothing held: a late timer sends nothing.
+        r.on_delack_timer(SimTime(50), &mut |a| {
+            acks.push((a.ts.0, a.rx_time.0, a.src, a.dst))
+        });
+        assert_eq!(acks.len(), 2);
     }
 
     fn rx_flags(r: &mut TcpReceiver, seq: u64, f: u8) -> Vec<bool> {
