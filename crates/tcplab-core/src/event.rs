@@ -17,9 +17,7 @@
 
 use crate::time::SimTime;
 
-pub type LinkId = u32;
-pub type FlowId = u32;
-pub type NodeId = u32;
+pub use crate::ids::{FlowId, LinkId, NodeId};
 
 /// Everything that can happen in a simulation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,17 +112,17 @@ impl Event {
     #[inline]
     fn encode(self) -> u64 {
         let (kind, id) = match self {
-            Event::LinkTxDone(l) => (Kind::LinkTxDone, l),
-            Event::LinkArrival(l) => (Kind::LinkArrival, l),
-            Event::FlowTimer(f) => (Kind::FlowTimer, f),
-            Event::AppStart(f) => (Kind::AppStart, f),
-            Event::AppStop(f) => (Kind::AppStop, f),
+            Event::LinkTxDone(l) => (Kind::LinkTxDone, l.0),
+            Event::LinkArrival(l) => (Kind::LinkArrival, l.0),
+            Event::FlowTimer(f) => (Kind::FlowTimer, f.0),
+            Event::AppStart(f) => (Kind::AppStart, f.0),
+            Event::AppStop(f) => (Kind::AppStop, f.0),
             Event::Interval => (Kind::Interval, 0),
             Event::Trace => (Kind::Trace, 0),
             Event::SteadyStart => (Kind::SteadyStart, 0),
-            Event::QueueWake(l) => (Kind::QueueWake, l),
-            Event::AppTick(f) => (Kind::AppTick, f),
-            Event::LinkState(l) => (Kind::LinkState, l),
+            Event::QueueWake(l) => (Kind::QueueWake, l.0),
+            Event::AppTick(f) => (Kind::AppTick, f.0),
+            Event::LinkState(l) => (Kind::LinkState, l.0),
         };
         debug_assert!(id <= MAX_EVENT_ID);
         (kind as u64) << ID_BITS | id as u64
@@ -146,17 +144,17 @@ impl Event {
         const K_LINK_STATE: u64 = Kind::LinkState as u64;
         let id = (code & MAX_EVENT_ID as u64) as u32;
         match (code >> ID_BITS) & KIND_MASK {
-            K_LINK_TX_DONE => Event::LinkTxDone(id),
-            K_LINK_ARRIVAL => Event::LinkArrival(id),
-            KIND_FLOW_TIMER => Event::FlowTimer(id),
-            K_APP_START => Event::AppStart(id),
-            K_APP_STOP => Event::AppStop(id),
+            K_LINK_TX_DONE => Event::LinkTxDone(LinkId(id)),
+            K_LINK_ARRIVAL => Event::LinkArrival(LinkId(id)),
+            KIND_FLOW_TIMER => Event::FlowTimer(FlowId(id)),
+            K_APP_START => Event::AppStart(FlowId(id)),
+            K_APP_STOP => Event::AppStop(FlowId(id)),
             K_INTERVAL => Event::Interval,
             K_TRACE => Event::Trace,
             K_STEADY_START => Event::SteadyStart,
-            K_QUEUE_WAKE => Event::QueueWake(id),
-            K_APP_TICK => Event::AppTick(id),
-            K_LINK_STATE => Event::LinkState(id),
+            K_QUEUE_WAKE => Event::QueueWake(LinkId(id)),
+            K_APP_TICK => Event::AppTick(FlowId(id)),
+            K_LINK_STATE => Event::LinkState(LinkId(id)),
             k => unreachable!("event kind {k} was never encoded"),
         }
     }
@@ -424,18 +422,18 @@ mod tests {
     #[test]
     fn equal_times_pop_in_insertion_order() {
         let mut q = EventQueue::new();
-        q.schedule(SimTime(5), Event::FlowTimer(1));
-        q.schedule(SimTime(3), Event::FlowTimer(2));
-        q.schedule(SimTime(5), Event::FlowTimer(3));
-        q.schedule(SimTime(5), Event::FlowTimer(4));
+        q.schedule(SimTime(5), Event::FlowTimer(FlowId(1)));
+        q.schedule(SimTime(3), Event::FlowTimer(FlowId(2)));
+        q.schedule(SimTime(5), Event::FlowTimer(FlowId(3)));
+        q.schedule(SimTime(5), Event::FlowTimer(FlowId(4)));
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(
             order,
             vec![
-                (SimTime(3), Event::FlowTimer(2)),
-                (SimTime(5), Event::FlowTimer(1)),
-                (SimTime(5), Event::FlowTimer(3)),
-                (SimTime(5), Event::FlowTimer(4)),
+                (SimTime(3), Event::FlowTimer(FlowId(2))),
+                (SimTime(5), Event::FlowTimer(FlowId(1))),
+                (SimTime(5), Event::FlowTimer(FlowId(3))),
+                (SimTime(5), Event::FlowTimer(FlowId(4))),
             ]
         );
     }
@@ -449,7 +447,7 @@ mod tests {
             .collect();
         v.sort();
         v.into_iter()
-            .map(|(t, _, id)| (SimTime(t), Event::LinkTxDone(id)))
+            .map(|(t, _, id)| (SimTime(t), Event::LinkTxDone(LinkId(id))))
             .collect()
     }
 
@@ -470,7 +468,7 @@ mod tests {
                     .collect();
                 let mut q = EventQueue::new();
                 for &(t, id) in &ops {
-                    q.schedule(SimTime(t), Event::LinkTxDone(id));
+                    q.schedule(SimTime(t), Event::LinkTxDone(LinkId(id)));
                 }
                 assert_eq!(q.len(), n);
                 assert_eq!(
@@ -493,7 +491,7 @@ mod tests {
         let mut r: Vec<(u64, u64, u32)> = Vec::new();
         let mut seq = 0u64;
         let mut push = |q: &mut EventQueue, r: &mut Vec<(u64, u64, u32)>, t: u64, id: u32| {
-            q.schedule(SimTime(t), Event::LinkArrival(id));
+            q.schedule(SimTime(t), Event::LinkArrival(LinkId(id)));
             r.push((t, seq, id));
             seq += 1;
         };
@@ -505,7 +503,7 @@ mod tests {
             let (t, _, id) = r.remove(0);
             assert_eq!(
                 q.pop(),
-                Some((SimTime(t), Event::LinkArrival(id))),
+                Some((SimTime(t), Event::LinkArrival(LinkId(id)))),
                 "step {step}"
             );
             assert_eq!(q.len(), r.len());
@@ -527,17 +525,17 @@ mod tests {
     /// compile until it has one (and then must round-trip below).
     fn sample(k: Kind, id: u32) -> Event {
         match k {
-            Kind::LinkTxDone => Event::LinkTxDone(id),
-            Kind::LinkArrival => Event::LinkArrival(id),
-            Kind::FlowTimer => Event::FlowTimer(id),
-            Kind::AppStart => Event::AppStart(id),
-            Kind::AppStop => Event::AppStop(id),
+            Kind::LinkTxDone => Event::LinkTxDone(LinkId(id)),
+            Kind::LinkArrival => Event::LinkArrival(LinkId(id)),
+            Kind::FlowTimer => Event::FlowTimer(FlowId(id)),
+            Kind::AppStart => Event::AppStart(FlowId(id)),
+            Kind::AppStop => Event::AppStop(FlowId(id)),
             Kind::Interval => Event::Interval,
             Kind::Trace => Event::Trace,
             Kind::SteadyStart => Event::SteadyStart,
-            Kind::QueueWake => Event::QueueWake(id),
-            Kind::AppTick => Event::AppTick(id),
-            Kind::LinkState => Event::LinkState(id),
+            Kind::QueueWake => Event::QueueWake(LinkId(id)),
+            Kind::AppTick => Event::AppTick(FlowId(id)),
+            Kind::LinkState => Event::LinkState(LinkId(id)),
         }
     }
 
@@ -565,8 +563,8 @@ mod tests {
         let mut want = Vec::new();
         for i in 0..10u32 {
             // Same time for all: only the sequence numbers order them.
-            q.schedule(SimTime(100), Event::FlowTimer(i));
-            want.push((SimTime(100), Event::FlowTimer(i)));
+            q.schedule(SimTime(100), Event::FlowTimer(FlowId(i)));
+            want.push((SimTime(100), Event::FlowTimer(FlowId(i))));
             if i == 5 {
                 assert!(q.next_seq < 20, "renumbered");
             }
@@ -590,9 +588,9 @@ mod tests {
         };
         let pick = |x: u64, id: u32| {
             if x.is_multiple_of(3) {
-                Event::FlowTimer(id)
+                Event::FlowTimer(FlowId(id))
             } else {
-                Event::LinkArrival(id)
+                Event::LinkArrival(LinkId(id))
             }
         };
         for i in 0..100 {

@@ -24,6 +24,7 @@ pub mod analysis;
 pub mod app;
 pub mod cc;
 pub mod event;
+pub mod ids;
 pub mod net;
 pub mod queue;
 pub mod report;

@@ -5,6 +5,7 @@
 //! Keys are documented in `docs/outputs.md`.
 
 use crate::analysis::PaperAnalysis;
+use crate::event::{FlowId, NodeId};
 use crate::net::ErrorModel;
 use crate::queue::DropReason;
 use crate::scenario::Built;
@@ -28,13 +29,13 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
             let c = &f.counters;
             let good = (c.goodput_bytes - c.steady_goodput0) as f64 * 8.0 / steady_secs;
             let thr = (c.wire_bytes - c.steady_wire0) as f64 * 8.0 / steady_secs;
-            let link = &sim.links[f.eff_link as usize];
+            let link = &sim.links[f.eff_link.index()];
             let Some((sender, receiver)) = f.tcp() else {
                 let (us, ur) = f.udp().expect("a flow is TCP or UDP");
                 return json!({
                     "name": f.name,
-                    "from": sim.nodes[f.src as usize].name,
-                    "to": sim.nodes[f.dst as usize].name,
+                    "from": sim.nodes[f.src.index()].name,
+                    "to": sim.nodes[f.dst.index()].name,
                     "transport": "udp",
                     "goodput_bps": good,
                     "throughput_bps": thr,
@@ -51,8 +52,8 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
             let st = &sender.stats;
             json!({
                 "name": f.name,
-                "from": sim.nodes[f.src as usize].name,
-                "to": sim.nodes[f.dst as usize].name,
+                "from": sim.nodes[f.src.index()].name,
+                "to": sim.nodes[f.dst.index()].name,
                 "cc": m.cc,
                 "goodput_bps": good,
                 "throughput_bps": thr,
@@ -85,8 +86,8 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
         .map(|l| {
             let mut v = json!({
                 "name": l.name,
-                "from": sim.nodes[l.from as usize].name,
-                "to": sim.nodes[l.to as usize].name,
+                "from": sim.nodes[l.from.index()].name,
+                "to": sim.nodes[l.to.index()].name,
                 "rate_bps": l.rate.bps(),
                 "delay_s": l.delay.as_secs_f64(),
                 "queue": crate::queue::QueueDisc::name(&l.queue),
@@ -163,7 +164,7 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
                 (
                     s.name.clone(),
                     json!({
-                        "flows": s.flows.iter().map(|&f| sim.flows[f as usize].name.clone()).collect::<Vec<_>>(),
+                        "flows": s.flows.iter().map(|&f| sim.flows[f.index()].name.clone()).collect::<Vec<_>>(),
                         "requested": pairs(&s.steps),
                         "active": pairs(&s.log),
                     }),
@@ -187,7 +188,7 @@ fn queue_warnings(b: &Built, warnings: &mut Vec<String>) {
             && !m
                 .path
                 .iter()
-                .any(|&l| sim.links[l as usize].queue.can_mark())
+                .any(|&l| sim.links[l.index()].queue.can_mark())
         {
             warnings.push(format!(
                 "flow '{}' has ecn = true but no queue on its path marks (red/red_i with ecn, or droptail with mark_threshold): it will only ever see drops",
@@ -245,7 +246,7 @@ fn pcap_summary(b: &Built, warnings: &mut Vec<String>) -> Value {
         .iter()
         .enumerate()
         .map(|(i, n)| {
-            let a = node_addr(i as u32);
+            let a = node_addr(NodeId::from_index(i));
             (
                 n.name.clone(),
                 json!(format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3])),
@@ -259,7 +260,7 @@ fn pcap_summary(b: &Built, warnings: &mut Vec<String>) -> Value {
         .map(|(i, f)| {
             (
                 f.name.clone(),
-                json!({"sender": sender_port(i as u32), "receiver": RECEIVER_PORT}),
+                json!({"sender": sender_port(FlowId::from_index(i)), "receiver": RECEIVER_PORT}),
             )
         })
         .collect();

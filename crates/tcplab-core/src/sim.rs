@@ -190,9 +190,9 @@ impl Net<'_> {
     #[inline(always)]
     fn send(&mut self, node: NodeId, pkt: Packet) {
         let now = self.now;
-        match self.nodes[node as usize].routes[pkt.dst as usize] {
+        match self.nodes[node.index()].routes[pkt.dst.index()] {
             Some(l) => {
-                let link = &mut self.links[l as usize];
+                let link = &mut self.links[l.index()];
                 if link.backpressure.is_some() && pkt.is_data() && pkt.src == node {
                     let before = link.drops.data_packets;
                     link.offer(l, now, pkt, self.events);
@@ -221,7 +221,7 @@ impl Sim {
     ) -> Self {
         for (i, l) in links.iter_mut().enumerate() {
             l.prepare(end);
-            l.enable_events(i as LinkId, metrics.events);
+            l.enable_events(LinkId::from_index(i), metrics.events);
         }
         let cwnd_events_on = metrics.events.contains(EventKind::Cwnd);
         Sim {
@@ -281,9 +281,10 @@ impl Sim {
                 continue;
             }
             self.events
-                .schedule(f.app.start(), Event::AppStart(i as FlowId));
+                .schedule(f.app.start(), Event::AppStart(FlowId::from_index(i)));
             if let Some(stop) = f.app.stop() {
-                self.events.schedule(stop, Event::AppStop(i as FlowId));
+                self.events
+                    .schedule(stop, Event::AppStop(FlowId::from_index(i)));
             }
         }
         // Schedules: the flows joining or leaving at each step.
@@ -313,12 +314,12 @@ impl Sim {
             self.events.schedule(SimTime::ZERO, Event::Trace);
         }
         for (i, l) in self.links.iter_mut().enumerate() {
-            l.start_states(i as LinkId, &mut self.events);
+            l.start_states(LinkId::from_index(i), &mut self.events);
         }
         if self.cwnd_events_on {
             self.last_cc = vec![(u64::MAX, u64::MAX); self.flows.len()];
             for f in 0..self.flows.len() {
-                self.note_cwnd(f as FlowId);
+                self.note_cwnd(FlowId::from_index(f));
             }
         }
     }
@@ -350,11 +351,11 @@ impl Sim {
 
     /// Record flow `f`'s cwnd and ssthresh if either changed since its last row.
     fn note_cwnd(&mut self, f: FlowId) {
-        let Some((sender, _)) = self.flows[f as usize].tcp() else {
+        let Some((sender, _)) = self.flows[f.index()].tcp() else {
             return; // UDP: no window
         };
         let cur = (sender.window(), sender.cc.ssthresh().min(u64::MAX >> 1));
-        let last = &mut self.last_cc[f as usize];
+        let last = &mut self.last_cc[f.index()];
         if *last != cur {
             *last = cur;
             self.cwnd_events.push(CwndEventRow {
@@ -421,7 +422,7 @@ impl Sim {
         let now = self.now;
         match ev {
             Event::LinkTxDone(l) => {
-                let link = &mut self.links[l as usize];
+                let link = &mut self.links[l.index()];
                 if link.backpressure.is_none() {
                     link.tx_done(l, now, &mut self.events);
                 } else {
@@ -431,11 +432,11 @@ impl Sim {
                     if p.is_data() && p.src == link.from {
                         self.ipq_departed(p.flow);
                     }
-                    self.links[l as usize].start_next(l, now, &mut self.events);
+                    self.links[l.index()].start_next(l, now, &mut self.events);
                 }
             }
             Event::LinkArrival(l) => {
-                let link = &mut self.links[l as usize];
+                let link = &mut self.links[l.index()];
                 let to = link.to;
                 let p = link.arrive(l, &mut self.events);
                 self.receive(to, p);
@@ -444,8 +445,8 @@ impl Sim {
             Event::AppStart(f) => self.app_start(f),
             Event::AppStop(f) => self.app_stop(f),
             Event::AppTick(f) => self.app_tick(f),
-            Event::QueueWake(l) => self.links[l as usize].wake(l, now, &mut self.events),
-            Event::LinkState(l) => self.links[l as usize].state_change(l, now, &mut self.events),
+            Event::QueueWake(l) => self.links[l.index()].wake(l, now, &mut self.events),
+            Event::LinkState(l) => self.links[l.index()].state_change(l, now, &mut self.events),
             Event::Interval => self.close_interval(),
             Event::Trace => self.trace_sample(),
             Event::SteadyStart => {
@@ -475,7 +476,7 @@ impl Sim {
         }
         let f = p.flow;
         let (mut net, flows) = self.split();
-        let fl = &mut flows[f as usize];
+        let fl = &mut flows[f.index()];
         match (&mut fl.transport, p.kind) {
             (Transport::Tcp { receiver, .. }, PacketKind::Data) => {
                 let o = receiver.on_data(now, &p, &mut |a| net.send(node, a));
@@ -503,7 +504,7 @@ impl Sim {
     fn ipq_departed(&mut self, f: FlowId) {
         let now = self.now;
         let (mut net, flows) = self.split();
-        let fl = &mut flows[f as usize];
+        let fl = &mut flows[f.index()];
         let src = fl.src;
         let Transport::Tcp { sender, .. } = &mut fl.transport else {
             return; // a datagram: nothing waits for its departure
@@ -524,7 +525,7 @@ impl Sim {
         if self.cwnd_events_on {
             self.note_cwnd(f);
         }
-        let fl = &mut self.flows[f as usize];
+        let fl = &mut self.flows[f.index()];
         if let Some(d) = fl.next_deadline() {
             if fl.timer_event.is_none_or(|t| d < t) {
                 fl.timer_event = Some(d);
@@ -536,14 +537,14 @@ impl Sim {
     fn flow_timer(&mut self, f: FlowId) {
         let now = self.now;
         {
-            let fl = &mut self.flows[f as usize];
+            let fl = &mut self.flows[f.index()];
             if fl.timer_event != Some(now) {
                 return; // superseded by an earlier event
             }
             fl.timer_event = None;
         }
         let (mut net, flows) = self.split();
-        let fl = &mut flows[f as usize];
+        let fl = &mut flows[f.index()];
         let (src, dst) = (fl.src, fl.dst);
         if let Transport::Tcp { sender, receiver } = &mut fl.transport {
             if receiver.delack_deadline.is_some_and(|d| d <= now) {
@@ -561,7 +562,7 @@ impl Sim {
         let (now, end) = (self.now, self.end);
         self.count_active(f, true);
         let (mut net, flows) = self.split();
-        let fl = &mut flows[f as usize];
+        let fl = &mut flows[f.index()];
         fl.active = true;
         let src = fl.src;
         match fl.app.begin(now) {
@@ -584,7 +585,7 @@ impl Sim {
     /// active source writes no more (what it already wrote is still sent).
     fn app_stop(&mut self, f: FlowId) {
         self.count_active(f, false);
-        let fl = &mut self.flows[f as usize];
+        let fl = &mut self.flows[f.index()];
         fl.active = false;
         fl.tick_at = None;
         if !fl.app.is_active_source() {
@@ -599,7 +600,7 @@ impl Sim {
     fn app_tick(&mut self, f: FlowId) {
         let (now, end) = (self.now, self.end);
         let (mut net, flows) = self.split();
-        let fl = &mut flows[f as usize];
+        let fl = &mut flows[f.index()];
         if fl.tick_at != Some(now) {
             return; // stale: the source stopped (and maybe restarted) since
         }
@@ -624,7 +625,7 @@ impl Sim {
     /// Keep the active count of `f`'s schedule (if any) and log its changes.
     fn count_active(&mut self, f: FlowId, up: bool) {
         let now = self.now;
-        let fl = &self.flows[f as usize];
+        let fl = &self.flows[f.index()];
         let Some(s) = fl.schedule else { return };
         if fl.active == up {
             return;
@@ -653,10 +654,10 @@ impl Sim {
             return;
         }
         for (i, f) in self.flows.iter_mut().enumerate() {
-            let rate: Rate = self.links[f.eff_link as usize].rate;
+            let rate: Rate = self.links[f.eff_link.index()].rate;
             let thr = f.counters.interval_wire as f64 * 8.0 / dt;
             self.intervals.push(IntervalRow {
-                flow: i as FlowId,
+                flow: FlowId::from_index(i),
                 t_start: t0.as_secs_f64(),
                 t_end: t1.as_secs_f64(),
                 goodput_bps: f.counters.interval_goodput as f64 * 8.0 / dt,
@@ -679,7 +680,7 @@ impl Sim {
         for (i, f) in self.flows.iter().enumerate() {
             let Some((sender, _)) = f.tcp() else { continue };
             tr.base.push(CwndTraceRow {
-                flow: i as FlowId,
+                flow: FlowId::from_index(i),
                 t,
                 cwnd_bytes: sender.window(),
                 ssthresh_bytes: sender.cc.ssthresh().min(u64::MAX >> 1),
@@ -703,7 +704,7 @@ impl Sim {
             l.settle(self.now);
             let (packets, bytes) = l.occupancy();
             self.queue_trace.push(QueueTraceRow {
-                link: i as LinkId,
+                link: LinkId::from_index(i),
                 t,
                 packets,
                 bytes,
@@ -748,10 +749,5 @@ impl Sim {
             (CwndEventColumns::TABLE, self.cwnd_events.columns()),
             (PacketEventColumns::TABLE, self.packet_events.columns()),
         ]
-    }
-
-    /// Packets held anywhere in the network for flow-agnostic conservation checks.
-    pub fn packets_in_network(&self) -> u64 {
-        self.links.iter().map(|l| l.in_system()).sum()
     }
 }

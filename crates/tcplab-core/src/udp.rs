@@ -96,7 +96,7 @@ mod tests {
 
     #[test]
     fn gaps_count_as_losses() {
-        let mut s = UdpSender::new(0, 0, 1, 28);
+        let mut s = UdpSender::new(FlowId(0), NodeId(0), NodeId(1), 28);
         let mut sent = Vec::new();
         for _ in 0..10 {
             s.send(SimTime::ZERO, 1000, &mut |p| sent.push(p));

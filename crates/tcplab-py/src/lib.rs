@@ -195,13 +195,13 @@ impl Simulation {
                     ColRef::Flow(v) => cols.set_item(
                         c.name.as_ref(),
                         v.iter()
-                            .map(|&f| sim.flows[f as usize].name.as_str())
+                            .map(|&f| sim.flows[f.index()].name.as_str())
                             .collect::<Vec<_>>(),
                     )?,
                     ColRef::Link(v) => cols.set_item(
                         c.name.as_ref(),
                         v.iter()
-                            .map(|&l| sim.links[l as usize].name.as_str())
+                            .map(|&l| sim.links[l.index()].name.as_str())
                             .collect::<Vec<_>>(),
                     )?,
                 }
@@ -227,7 +227,7 @@ impl Simulation {
             cols.set_item("t_ns", log.iter().map(|(t, _)| ns(*t)).collect::<Vec<_>>())?;
             let flow: Vec<&str> = log
                 .iter()
-                .map(|(_, p)| sim.flows[p.flow as usize].name.as_str())
+                .map(|(_, p)| sim.flows[p.flow.index()].name.as_str())
                 .collect();
             cols.set_item("flow", flow)?;
             let kind: Vec<&str> = log

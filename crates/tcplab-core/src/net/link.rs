@@ -575,6 +575,7 @@ impl Link {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::FlowId;
     use crate::net::packet::PacketKind;
     use crate::queue::red::RedConfig;
     use crate::queue::{DropTail, Limit, Red};
@@ -604,8 +605,8 @@ mod tests {
     ) -> (Vec<(u64, u64, u64)>, Link) {
         let mut l = Link::new(
             "l".into(),
-            0,
-            1,
+            NodeId(0),
+            NodeId(1),
             Rate(10_000_000),
             SimDuration::from_ms(5),
             queue,
@@ -649,12 +650,12 @@ mod tests {
             } else {
                 PacketKind::Ack
             };
-            let mut p = Packet::test(0, kind, size);
+            let mut p = Packet::test(FlowId(0), kind, size);
             p.seq = next as u64;
             if next % 3 != 0 {
                 p.flags |= crate::net::packet::flags::ECT;
             }
-            l.offer(0, SimTime(t), p, &mut ev);
+            l.offer(LinkId(0), SimTime(t), p, &mut ev);
             l.settle(SimTime(t));
             max_seen = max_seen.max(l.occupancy().0);
             next += 1;
@@ -720,8 +721,8 @@ mod tests {
     fn busy_time_counts_the_transmission_in_progress() {
         let mut l = Link::new(
             "l".into(),
-            0,
-            1,
+            NodeId(0),
+            NodeId(1),
             Rate(8_000_000), // 1 byte per µs
             SimDuration::ZERO,
             AnyQueue::DropTail(DropTail::new(Limit::Unlimited)),
@@ -732,15 +733,15 @@ mod tests {
         l.prepare(SimTime::MAX);
         let mut ev = EventQueue::new();
         l.offer(
-            0,
+            LinkId(0),
             SimTime::ZERO,
-            Packet::test(0, PacketKind::Data, 1000),
+            Packet::test(FlowId(0), PacketKind::Data, 1000),
             &mut ev,
         );
         l.offer(
-            0,
+            LinkId(0),
             SimTime::ZERO,
-            Packet::test(0, PacketKind::Data, 1000),
+            Packet::test(FlowId(0), PacketKind::Data, 1000),
             &mut ev,
         );
         let t = SimTime::ZERO + SimDuration::from_us(1500);
@@ -807,8 +808,8 @@ mod tests {
         // link transmits them back to back from that instant.
         let mut l = Link::new(
             "l".into(),
-            0,
-            1,
+            NodeId(0),
+            NodeId(1),
             Rate(8_000_000), // 1 byte per µs
             SimDuration::ZERO,
             AnyQueue::Test(crate::queue::tests::WakeTest {
@@ -826,9 +827,14 @@ mod tests {
         assert!(!l.fifo);
         let mut ev = EventQueue::new();
         for i in 0..3u64 {
-            let mut p = Packet::test(0, PacketKind::Data, 1000);
+            let mut p = Packet::test(FlowId(0), PacketKind::Data, 1000);
             p.seq = i;
-            l.offer(0, SimTime::ZERO + SimDuration::from_ms(i), p, &mut ev);
+            l.offer(
+                LinkId(0),
+                SimTime::ZERO + SimDuration::from_ms(i),
+                p,
+                &mut ev,
+            );
         }
         let mut got = Vec::new();
         while let Some((at, e)) = ev.pop() {

@@ -72,12 +72,13 @@ impl Packet {
     pub fn has(&self, flag: u8) -> bool {
         self.flags & flag != 0
     }
-    /// A blank packet, for tests.
+    /// A blank packet, for unit tests.
+    #[cfg(test)]
     pub fn test(flow: FlowId, kind: PacketKind, size: u32) -> Packet {
         Packet {
             flow,
-            src: 0,
-            dst: 1,
+            src: NodeId(0),
+            dst: NodeId(1),
             kind,
             flags: 0,
             size,

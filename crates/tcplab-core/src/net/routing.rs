@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 pub fn shortest_paths(n_nodes: usize, links: &[(NodeId, NodeId)]) -> Vec<Vec<Option<LinkId>>> {
     let mut out_links: Vec<Vec<LinkId>> = vec![Vec::new(); n_nodes];
     for (i, &(a, _)) in links.iter().enumerate() {
-        out_links[a as usize].push(i as LinkId);
+        out_links[a.index()].push(LinkId::from_index(i));
     }
     let mut table = vec![vec![None; n_nodes]; n_nodes];
     let mut q = VecDeque::new();
@@ -16,7 +16,7 @@ pub fn shortest_paths(n_nodes: usize, links: &[(NodeId, NodeId)]) -> Vec<Vec<Opt
         seen[src] = true;
         q.clear();
         for &l in &out_links[src] {
-            let to = links[l as usize].1 as usize;
+            let to = links[l.index()].1.index();
             if !seen[to] {
                 seen[to] = true;
                 table[src][to] = Some(l);
@@ -25,7 +25,7 @@ pub fn shortest_paths(n_nodes: usize, links: &[(NodeId, NodeId)]) -> Vec<Vec<Opt
         }
         while let Some((node, first)) = q.pop_front() {
             for &l in &out_links[node] {
-                let to = links[l as usize].1 as usize;
+                let to = links[l.index()].1.index();
                 if !seen[to] {
                     seen[to] = true;
                     table[src][to] = Some(first);
@@ -47,9 +47,9 @@ pub fn path(
     let mut at = src;
     let mut p = Vec::new();
     while at != dst {
-        let l = table[at as usize][dst as usize]?;
+        let l = table[at.index()][dst.index()]?;
         p.push(l);
-        at = links[l as usize].1;
+        at = links[l.index()].1;
         if p.len() > links.len() {
             return None;
         }
@@ -61,10 +61,18 @@ pub fn path(
 mod tests {
     use super::*;
 
+    fn nodes(pairs: &[(u32, u32)]) -> Vec<(NodeId, NodeId)> {
+        pairs.iter().map(|&(a, b)| (NodeId(a), NodeId(b))).collect()
+    }
+
+    fn links(ids: &[u32]) -> Vec<LinkId> {
+        ids.iter().map(|&l| LinkId(l)).collect()
+    }
+
     #[test]
     fn dumbbell_routes_through_bottleneck() {
         // 0,1 -> 2 == 3 -> 4,5 (duplex as pairs)
-        let links = vec![
+        let pairs = nodes(&[
             (0, 2),
             (2, 0),
             (1, 2),
@@ -75,17 +83,23 @@ mod tests {
             (4, 3),
             (3, 5),
             (5, 3),
-        ];
-        let t = shortest_paths(6, &links);
-        assert_eq!(path(&t, &links, 0, 4), Some(vec![0, 4, 6]));
-        assert_eq!(path(&t, &links, 5, 1), Some(vec![9, 5, 3]));
+        ]);
+        let t = shortest_paths(6, &pairs);
+        assert_eq!(
+            path(&t, &pairs, NodeId(0), NodeId(4)),
+            Some(links(&[0, 4, 6]))
+        );
+        assert_eq!(
+            path(&t, &pairs, NodeId(5), NodeId(1)),
+            Some(links(&[9, 5, 3]))
+        );
         assert_eq!(t[0][0], None);
     }
 
     #[test]
     fn one_way_link_leaves_reverse_unreachable() {
-        let t = shortest_paths(2, &[(0, 1)]);
-        assert_eq!(t[0][1], Some(0));
+        let t = shortest_paths(2, &nodes(&[(0, 1)]));
+        assert_eq!(t[0][1], Some(LinkId(0)));
         assert_eq!(t[1][0], None);
     }
 }

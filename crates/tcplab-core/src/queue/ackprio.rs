@@ -63,6 +63,7 @@ impl QueueDisc for AckPriority {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::FlowId;
     use crate::net::packet::PacketKind;
     use crate::queue::DropLog;
     use crate::rng::{SimRng, Stream};
@@ -83,7 +84,11 @@ mod tests {
         .into_iter()
         .enumerate()
         {
-            let mut p = Packet::test(0, kind, if kind == PacketKind::Data { 1500 } else { 40 });
+            let mut p = Packet::test(
+                FlowId(0),
+                kind,
+                if kind == PacketKind::Data { 1500 } else { 40 },
+            );
             p.seq = seq as u64;
             q.enqueue(p, &mut cx);
         }
@@ -98,9 +103,9 @@ mod tests {
         let mut rng = SimRng::derive(0, Stream::Queue, 0);
         let mut log = DropLog::default();
         let mut cx = QueueCx::new(SimTime::ZERO, &mut rng, &mut log);
-        q.enqueue(Packet::test(0, PacketKind::Data, 1500), &mut cx);
-        q.enqueue(Packet::test(0, PacketKind::Ack, 40), &mut cx);
-        q.enqueue(Packet::test(0, PacketKind::Ack, 40), &mut cx);
+        q.enqueue(Packet::test(FlowId(0), PacketKind::Data, 1500), &mut cx);
+        q.enqueue(Packet::test(FlowId(0), PacketKind::Ack, 40), &mut cx);
+        q.enqueue(Packet::test(FlowId(0), PacketKind::Ack, 40), &mut cx);
         assert_eq!(q.backlog().packets, 2);
         assert_eq!((log.packets, log.data_packets), (1, 0));
     }

@@ -148,6 +148,7 @@ impl QueueDisc for BandwidthAllocation {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::FlowId;
     use crate::net::packet::PacketKind;
     use crate::queue::DropLog;
     use crate::rng::{SimRng, Stream};
@@ -162,10 +163,13 @@ mod tests {
         let (mut data_bytes, mut all) = (0u64, 0u64);
         for _ in 0..sends {
             while q.q.data.len() < 2 {
-                q.enqueue(Packet::test(0, PacketKind::Data, data_size), &mut cx);
+                q.enqueue(
+                    Packet::test(FlowId(0), PacketKind::Data, data_size),
+                    &mut cx,
+                );
             }
             while q.q.acks.len() < 2 {
-                q.enqueue(Packet::test(0, PacketKind::Ack, ack_size), &mut cx);
+                q.enqueue(Packet::test(FlowId(0), PacketKind::Ack, ack_size), &mut cx);
             }
             let p = q.dequeue(&mut cx).unwrap();
             all += p.size as u64;
@@ -201,14 +205,14 @@ mod tests {
         let mut log = DropLog::default();
         let mut cx = QueueCx::new(SimTime::ZERO, &mut rng, &mut log);
         for _ in 0..3 {
-            q.enqueue(Packet::test(0, PacketKind::Ack, 40), &mut cx);
+            q.enqueue(Packet::test(FlowId(0), PacketKind::Ack, 40), &mut cx);
         }
         for _ in 0..3 {
             assert!(!q.dequeue(&mut cx).unwrap().is_data());
         }
         assert!(q.dequeue(&mut cx).is_none());
         assert_eq!(q.data_cnt, 0);
-        q.enqueue(Packet::test(0, PacketKind::Data, 1000), &mut cx);
+        q.enqueue(Packet::test(FlowId(0), PacketKind::Data, 1000), &mut cx);
         assert!(q.dequeue(&mut cx).unwrap().is_data());
         assert_eq!(q.ack_cnt, 0);
     }

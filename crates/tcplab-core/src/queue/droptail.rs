@@ -136,6 +136,7 @@ impl QueueDisc for DropTail {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::FlowId;
     use crate::net::packet::PacketKind;
     use crate::queue::DropLog;
     use crate::rng::{SimRng, Stream};
@@ -148,7 +149,7 @@ mod tests {
         let mut log = DropLog::default();
         let mut cx = QueueCx::new(SimTime::ZERO, &mut rng, &mut log);
         for i in 0..3 {
-            let mut p = Packet::test(0, PacketKind::Data, 100);
+            let mut p = Packet::test(FlowId(0), PacketKind::Data, 100);
             p.seq = i;
             q.enqueue(p, &mut cx);
         }
@@ -171,9 +172,9 @@ mod tests {
         let mut rng = SimRng::derive(0, Stream::Queue, 0);
         let mut log = DropLog::default();
         let mut cx = QueueCx::new(SimTime::ZERO, &mut rng, &mut log);
-        q.enqueue(Packet::test(0, PacketKind::Data, 100), &mut cx);
-        q.enqueue(Packet::test(0, PacketKind::Ack, 40), &mut cx);
-        q.enqueue(Packet::test(0, PacketKind::Ack, 40), &mut cx);
+        q.enqueue(Packet::test(FlowId(0), PacketKind::Data, 100), &mut cx);
+        q.enqueue(Packet::test(FlowId(0), PacketKind::Ack, 40), &mut cx);
+        q.enqueue(Packet::test(FlowId(0), PacketKind::Ack, 40), &mut cx);
         assert_eq!(q.backlog().packets, 2);
         assert_eq!(log.packets, 1);
     }
@@ -185,7 +186,7 @@ mod tests {
         let mut log = DropLog::default();
         let mut cx = QueueCx::new(SimTime::ZERO, &mut rng, &mut log);
         for i in 0..5 {
-            let mut p = Packet::test(0, PacketKind::Data, 100);
+            let mut p = Packet::test(FlowId(0), PacketKind::Data, 100);
             p.seq = i;
             if i != 3 {
                 p.flags |= flags::ECT;

@@ -434,6 +434,7 @@ impl QueueDisc for Red {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::FlowId;
     use crate::net::packet::{flags, PacketKind};
     use crate::queue::DropLog;
     use crate::rng::{SimRng, Stream};
@@ -472,7 +473,7 @@ mod tests {
         let mut signalled = 0;
         for _ in 0..n {
             let mut cx = QueueCx::new(SimTime::ZERO, &mut rng, &mut log);
-            let mut p = Packet::test(0, PacketKind::Data, 1000);
+            let mut p = Packet::test(FlowId(0), PacketKind::Data, 1000);
             if ect {
                 p.flags |= flags::ECT;
             }
@@ -575,7 +576,7 @@ mod tests {
         let mut log = DropLog::default();
         for _ in 0..2000 {
             let mut cx = QueueCx::new(SimTime::ZERO, &mut rng, &mut log);
-            let mut p = Packet::test(0, PacketKind::Data, 1000);
+            let mut p = Packet::test(FlowId(0), PacketKind::Data, 1000);
             red.admit(&mut p, backlog(50), &mut cx);
         }
         let before = red.avg();
@@ -585,7 +586,7 @@ mod tests {
         let mut cx = QueueCx::new(now, &mut rng, &mut log);
         cx.rate = Rate(8_000_000);
         cx.idle_since = Some(t0);
-        let mut p = Packet::test(0, PacketKind::Data, 1000);
+        let mut p = Packet::test(FlowId(0), PacketKind::Data, 1000);
         red.admit(&mut p, backlog(0), &mut cx);
         let want = before * 0.99f64.powi(100) * 0.99;
         assert!((red.avg() - want).abs() < 1e-9, "{} vs {want}", red.avg());

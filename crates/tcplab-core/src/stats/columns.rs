@@ -53,9 +53,9 @@ pub enum ColRef<'a> {
     /// Labels from a fixed set.
     Label(&'a [&'static str]),
     /// Flow ids, exported as flow names.
-    Flow(&'a [u32]),
+    Flow(&'a [crate::ids::FlowId]),
     /// Link ids, exported as link names.
-    Link(&'a [u32]),
+    Link(&'a [crate::ids::LinkId]),
 }
 
 /// One exported column: its name (registered, or dynamic) and values.
@@ -71,8 +71,8 @@ macro_rules! elem {
     (u64) => { u64 };
     (u32) => { u32 };
     (label) => { &'static str };
-    (flow) => { u32 };
-    (link) => { u32 };
+    (flow) => { crate::ids::FlowId };
+    (link) => { crate::ids::LinkId };
 }
 macro_rules! coltype {
     (f64) => {
@@ -298,15 +298,15 @@ mod tests {
             a.push(PacketEventRow {
                 t,
                 event: "drop",
-                link: i as u32,
-                flow: 7,
+                link: crate::ids::LinkId(i as u32),
+                flow: crate::ids::FlowId(7),
                 kind: "data",
                 reason: "overflow",
             });
         }
         let g = a.gather(&[1, 2, 0]);
         assert_eq!(g.t, [1.0, 2.0, 3.0]);
-        assert_eq!(g.link, [1, 2, 0]);
+        assert_eq!(g.link.iter().map(|l| l.0).collect::<Vec<_>>(), [1, 2, 0]);
         let mut b = g.clone();
         let mut c = g;
         b.append(&mut c);

@@ -7,6 +7,7 @@
 //! vectors that grow by amortised doubling. Nothing is allocated per event besides that.
 
 use super::columns::{PacketEventColumns, PacketEventRow};
+use crate::event::LinkId;
 use crate::net::packet::Packet;
 use crate::time::SimTime;
 
@@ -74,13 +75,13 @@ impl EventSet {
 /// One link direction's packet events (owned by its [`crate::queue::DropLog`]).
 #[derive(Clone, Debug)]
 pub struct PacketEventLog {
-    link: u32,
+    link: LinkId,
     kinds: EventSet,
     pub rows: PacketEventColumns,
 }
 
 impl PacketEventLog {
-    pub fn new(link: u32, kinds: EventSet) -> Self {
+    pub fn new(link: LinkId, kinds: EventSet) -> Self {
         PacketEventLog {
             link,
             kinds,

@@ -69,13 +69,13 @@ pub const FILE_HEADER_LEN: usize = 24;
 
 /// The IPv4 address of node `n`: 10.a.b.c with a.b.c = n + 1.
 pub fn node_addr(n: NodeId) -> [u8; 4] {
-    let k = (n as u64 + 1) & 0xFF_FFFF;
+    let k = (n.0 as u64 + 1) & 0xFF_FFFF;
     [10, (k >> 16) as u8, (k >> 8) as u8, k as u8]
 }
 
 /// The TCP port of flow `f`'s sender.
 pub fn sender_port(f: FlowId) -> u16 {
-    SENDER_PORT_BASE + (f % (u16::MAX as u32 + 1 - SENDER_PORT_BASE as u32)) as u16
+    SENDER_PORT_BASE + (f.0 % (u16::MAX as u32 + 1 - SENDER_PORT_BASE as u32)) as u16
 }
 
 /// A 32-bit TCP sequence number: `(isn + seq) mod 2^32`.
@@ -306,7 +306,7 @@ impl<W: Write> PcapWriter<W> {
         if self.error.is_some() {
             return;
         }
-        let rwnd = self.rwnd.get(p.flow as usize).copied().unwrap_or(u16::MAX);
+        let rwnd = self.rwnd.get(p.flow.index()).copied().unwrap_or(u16::MAX);
         let n = encode(&mut self.buf, now, p, rwnd, self.records as u16);
         if let Err(e) = self.out.write_all(&self.buf[..n]) {
             self.error = Some(e.to_string());
@@ -355,20 +355,20 @@ mod tests {
     use super::*;
     use crate::time::SimDuration;
 
-    fn data(flow: FlowId, seq: u64, len: u32) -> Packet {
-        let mut p = Packet::test(flow, PacketKind::Data, len + 40);
-        p.src = 0;
-        p.dst = 2;
+    fn data(flow: u32, seq: u64, len: u32) -> Packet {
+        let mut p = Packet::test(FlowId(flow), PacketKind::Data, len + 40);
+        p.src = NodeId(0);
+        p.dst = NodeId(2);
         p.seq = seq;
         p.len = len;
         p.ts = SimTime(1_234_567_000_000); // 1.234567 s
         p
     }
 
-    fn ack(flow: FlowId, ack: u64) -> Packet {
-        let mut p = Packet::test(flow, PacketKind::Ack, 40);
-        p.src = 2;
-        p.dst = 0;
+    fn ack(flow: u32, ack: u64) -> Packet {
+        let mut p = Packet::test(FlowId(flow), PacketKind::Ack, 40);
+        p.src = NodeId(2);
+        p.dst = NodeId(0);
         p.ack = ack;
         p.ts = SimTime(1_000_000_000_000);
         p.rx_time = SimTime(1_500_000_000_000);
@@ -536,12 +536,12 @@ mod tests {
 
     #[test]
     fn addresses_and_ports() {
-        assert_eq!(node_addr(0), [10, 0, 0, 1]);
-        assert_eq!(node_addr(255), [10, 0, 1, 0]);
-        assert_eq!(node_addr(70_000), [10, 1, 17, 113]);
-        assert_eq!(sender_port(0), 10000);
-        assert_eq!(sender_port(55_535), 65535);
-        assert_eq!(sender_port(55_536), 10000);
+        assert_eq!(node_addr(NodeId(0)), [10, 0, 0, 1]);
+        assert_eq!(node_addr(NodeId(255)), [10, 0, 1, 0]);
+        assert_eq!(node_addr(NodeId(70_000)), [10, 1, 17, 113]);
+        assert_eq!(sender_port(FlowId(0)), 10000);
+        assert_eq!(sender_port(FlowId(55_535)), 65535);
+        assert_eq!(sender_port(FlowId(55_536)), 10000);
     }
 
     #[test]

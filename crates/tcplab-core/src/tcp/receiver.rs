@@ -46,7 +46,9 @@ pub struct TcpReceiver {
     /// Out-of-order ranges `[start, end)` above `rcv_nxt`, sorted and disjoint.
     ooo: VecDeque<(u64, u64)>,
     unacked: u32,
-    echo: Packet,
+    /// The earliest unacknowledged segment, stamped with its arrival time: `Some` exactly
+    /// while `unacked > 0`.
+    echo: Option<Packet>,
     ecn_echo: EcnEcho,
     /// RFC 3168: a CE mark arrived and no CWR since.
     ece_latched: bool,
@@ -62,7 +64,7 @@ impl TcpReceiver {
             rcv_nxt: 0,
             ooo: VecDeque::with_capacity(8),
             unacked: 0,
-            echo: Packet::test(0, PacketKind::Ack, 0),
+            echo: None,
             ecn_echo: EcnEcho::Rfc3168,
             ece_latched: false,
             delack_deadline: None,
@@ -168,15 +170,15 @@ impl TcpReceiver {
             None => true,
             Some(_) => !in_order || had_holes || pkt.has(flags::CE),
         };
-        if self.unacked == 0 {
-            self.echo = *pkt;
-            self.echo.rx_time = now;
-        }
+        let held = *self.echo.get_or_insert(Packet {
+            rx_time: now,
+            ..*pkt
+        });
         self.unacked += 1;
         if immediate || self.unacked >= 2 {
             // The newest segment's marks travel with the ack; the echoed send time is the
             // earliest unacknowledged segment's (RFC 7323 §4.3).
-            let mut echo = self.echo;
+            let mut echo = held;
             echo.flags = pkt.flags;
             echo.cc = pkt.cc;
             if immediate {
@@ -193,14 +195,14 @@ impl TcpReceiver {
     /// The delayed-ack timer expired.
     pub fn on_delack_timer(&mut self, _now: SimTime, out: &mut impl FnMut(Packet)) {
         self.delack_deadline = None;
-        if self.unacked > 0 {
-            let echo = self.echo;
+        if let Some(echo) = self.echo {
             self.send_ack(&echo, out);
         }
     }
 
     fn send_ack(&mut self, seg: &Packet, out: &mut impl FnMut(Packet)) {
         self.unacked = 0;
+        self.echo = None;
         self.delack_deadline = None;
         self.stats.acks_sent += 1;
         let mut f = 0u8;
@@ -236,9 +238,10 @@ impl TcpReceiver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::{FlowId, NodeId};
 
     fn seg(seq: u64, len: u32) -> Packet {
-        let mut p = Packet::test(0, PacketKind::Data, len + 40);
+        let mut p = Packet::test(FlowId(0), PacketKind::Data, len + 40);
         p.seq = seq;
         p.len = len;
         p
@@ -325,6 +328,34 @@ mod tests {
         assert_eq!(acks, vec![300]);
         // Out of order: immediate.
         assert_eq!(rx(&mut r, 500, 100).1, vec![300]);
+    }
+
+    #[test]
+    fn delayed_acks_echo_the_earliest_unacked_segment() {
+        // (send time, arrival time) of each echoed segment, and the ack's addresses.
+        let mut r = TcpReceiver::new(40, Some(SimDuration::from_ms(100)));
+        let mut acks = Vec::new();
+        let data = |r: &mut TcpReceiver, seq: u64, ts: u64, now: u64, acks: &mut Vec<_>| {
+            let mut p = seg(seq, 100);
+            p.ts = SimTime(ts);
+            r.on_data(SimTime(now), &p, &mut |a| {
+                acks.push((a.ts.0, a.rx_time.0, a.src, a.dst))
+            });
+        };
+        data(&mut r, 0, 1, 10, &mut acks);
+        data(&mut r, 100, 2, 20, &mut acks);
+        assert_eq!(acks, [(1, 10, NodeId(1), NodeId(0))], "the first of two");
+        // After an ack, the next segment is the one held, and the timer acks it.
+        data(&mut r, 200, 3, 30, &mut acks);
+        r.on_delack_timer(SimTime(40), &mut |a| {
+            acks.push((a.ts.0, a.rx_time.0, a.src, a.dst))
+        });
+        assert_eq!(acks[1], (3, 30, NodeId(1), NodeId(0)));
+        // Nothing held: a late timer sends nothing.
+        r.on_delack_timer(SimTime(50), &mut |a| {
+            acks.push((a.ts.0, a.rx_time.0, a.src, a.dst))
+        });
+        assert_eq!(acks.len(), 2);
     }
 
     fn rx_flags(r: &mut TcpReceiver, seq: u64, f: u8) -> Vec<bool> {

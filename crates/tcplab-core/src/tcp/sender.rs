@@ -491,11 +491,11 @@ mod tests {
             ..TcpConfig::default()
         };
         let cc = reno(MSS, (init_cwnd * MSS) as u64, u64::MAX, newreno);
-        TcpSender::new(0, 0, 1, &cfg, cc)
+        TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc)
     }
 
     fn ack_pkt(ack: u64, ts: SimTime) -> Packet {
-        let mut p = Packet::test(0, PacketKind::Ack, 40);
+        let mut p = Packet::test(FlowId(0), PacketKind::Ack, 40);
         p.ack = ack;
         p.ts = ts;
         p
@@ -777,7 +777,7 @@ mod tests {
             ..TcpConfig::default()
         };
         let cc = reno(MSS, 10_000, u64::MAX, true);
-        let mut s = TcpSender::new(0, 0, 1, &cfg, cc);
+        let mut s = TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc);
         let out = collect(&mut s, |s, o| {
             s.set_app_limit(SimTime::ZERO, u64::MAX, &mut |p| o(p))
         });
@@ -794,7 +794,7 @@ mod tests {
             ..TcpConfig::default()
         };
         let cc = reno(MSS, 10 * MSS as u64, u64::MAX, true);
-        let mut s = TcpSender::new(0, 0, 1, &cfg, cc);
+        let mut s = TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc);
         let t0 = SimTime::ZERO;
         let out = collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
         assert!(out.iter().all(|p| p.has(flags::ECT) && !p.has(flags::CWR)));
@@ -858,7 +858,7 @@ mod tests {
             ..TcpConfig::default()
         };
         let cc = reno(MSS, 4 * MSS as u64, u64::MAX, true);
-        let mut s = TcpSender::new(0, 0, 1, &cfg, cc);
+        let mut s = TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc);
         collect(&mut s, |s, o| {
             s.set_app_limit(SimTime::ZERO, u64::MAX, &mut |p| o(p))
         });

@@ -216,7 +216,7 @@ fn scheduled_tcp_flows_stop_and_rejoin() {
     let iv = &b.sim.intervals;
     let good = |name: &str, t0: f64| -> f64 {
         (0..iv.flow.len())
-            .find(|&k| b.sim.flows[iv.flow[k] as usize].name == name && iv.t_start[k] == t0)
+            .find(|&k| b.sim.flows[iv.flow[k].index()].name == name && iv.t_start[k] == t0)
             .map(|k| iv.goodput_bps[k])
             .unwrap()
     };

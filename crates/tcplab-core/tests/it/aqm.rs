@@ -3,6 +3,7 @@
 
 use crate::common::{f, named, run, two_host, u};
 use serde_json::Value;
+use tcplab_core::event::LinkId;
 
 fn link<'a>(s: &'a Value, name: &str) -> &'a Value {
     named(s, "links", name)
@@ -63,7 +64,7 @@ fn red_i_drops_one_minus_c_over_lambda_at_the_queue_its_ramp_predicts() {
     assert_eq!(u(&l["marks"]), 0, "UDP is not ECN-capable: drops, no marks");
     // Mean sampled queue after the first 20 s (the sample counts the packet in service).
     let q = &b.sim.queue_trace;
-    let ab = b.sim.links.iter().position(|l| l.name == "ab").unwrap() as u32;
+    let ab = LinkId::from_index(b.sim.links.iter().position(|l| l.name == "ab").unwrap());
     let samples: Vec<f64> = (0..q.t.len())
         .filter(|&k| q.link[k] == ab && q.t[k] >= 20.0)
         .map(|k| q.packets[k] as f64 - 1.0)

@@ -1,6 +1,7 @@
 //! Event traces (`metrics.events`) and the congestion-control trace hook.
 
 use crate::common::two_host;
+use tcplab_core::event::{FlowId, LinkId};
 use tcplab_core::stats::columns::ColRef;
 
 /// A bulk flow a→b through a 10-packet drop-tail queue (it overflows in slow start), a
@@ -54,7 +55,7 @@ fn drop_and_loss_rows_match_the_summary_counts() {
     // Per link too, and every drop row has the drop-tail reason.
     for (i, l) in links.iter().enumerate() {
         let rows = (0..ev.len())
-            .filter(|&k| ev.link[k] == i as u32 && ev.event[k] == "drop")
+            .filter(|&k| ev.link[k] == LinkId::from_index(i) && ev.event[k] == "drop")
             .count() as u64;
         assert_eq!(rows, l["drops"].as_u64().unwrap(), "link {i}");
     }
@@ -72,7 +73,7 @@ fn cwnd_rows_are_changes_in_time_order() {
     assert!(ev.len() > 100, "{}", ev.len());
     assert!(ev.t.windows(2).all(|w| w[0] <= w[1]));
     for f in 0..2u32 {
-        let rows: Vec<usize> = (0..ev.len()).filter(|&k| ev.flow[k] == f).collect();
+        let rows: Vec<usize> = (0..ev.len()).filter(|&k| ev.flow[k] == FlowId(f)).collect();
         assert_eq!(ev.t[rows[0]], 0.0, "initial row at t = 0");
         for w in rows.windows(2) {
             let (a, c) = (w[0], w[1]);
@@ -142,7 +143,7 @@ fn trace_hook_adds_one_column_per_exported_name() {
     let (mss, max_window) = (b.flow_meta[1].tcp.mss as f64, b.flow_meta[1].tcp.max_window);
     let (mut gaimd_rows, mut exact) = (0, 0);
     for (k, &flow) in tr.base.flow.iter().enumerate() {
-        match flow {
+        match flow.0 {
             0 => assert!(seg[k].is_nan(), "newreno row {k} has no value"),
             _ => {
                 gaimd_rows += 1;

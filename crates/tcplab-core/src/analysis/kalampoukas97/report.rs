@@ -61,8 +61,8 @@ fn two_way_analysis(
     let sj: Vec<usize> = tw.fast.names().iter().map(idx).collect();
     let (mi, mj) = (&b.flow_meta[si[0]], &b.flow_meta[sj[0]]);
     let (li, lj) = (
-        &sim.links[mi.path[0] as usize],
-        &sim.links[mj.path[0] as usize],
+        &sim.links[mi.path[0].index()],
+        &sim.links[mj.path[0].index()],
     );
     let pkt = |k: usize| (b.flow_meta[k].tcp.mss + b.flow_meta[k].tcp.header) as f64;
     let win = |k: usize| (b.flow_meta[k].tcp.max_window / b.flow_meta[k].tcp.mss as u64) as f64;

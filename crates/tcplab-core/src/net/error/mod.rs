@@ -146,6 +146,7 @@ mod tests {
     use super::outage::IntervalsSpec;
     use super::*;
     use crate::event::{Event, EventQueue};
+    use crate::ids::{FlowId, LinkId, NodeId};
     use crate::net::packet::{Packet, PacketKind};
     use crate::net::Link;
     use crate::queue::{AnyQueue, DropTail, Limit};
@@ -169,8 +170,8 @@ mod tests {
     fn drive(arrivals: &[(u64, u32)], limit: Limit, model: ErrorModel, scheduled: bool) -> Run {
         let mut l = Link::new(
             "l".into(),
-            0,
-            1,
+            NodeId(0),
+            NodeId(1),
             Rate(8_000_000),
             SimDuration::from_ms(10),
             AnyQueue::DropTail(DropTail::new(limit)),
@@ -184,7 +185,7 @@ mod tests {
             l.force_scheduled();
         }
         let mut ev = EventQueue::new();
-        l.start_states(0, &mut ev);
+        l.start_states(LinkId(0), &mut ev);
         let (mut arr, mut states) = (Vec::new(), Vec::new());
         let mut next = 0;
         loop {
@@ -198,9 +199,9 @@ mod tests {
             };
             if offer {
                 let (t, size) = arrivals[next];
-                let mut p = Packet::test(0, PacketKind::Data, size);
+                let mut p = Packet::test(FlowId(0), PacketKind::Data, size);
                 p.seq = next as u64;
-                l.offer(0, SimTime(t), p, &mut ev);
+                l.offer(LinkId(0), SimTime(t), p, &mut ev);
                 next += 1;
                 continue;
             }

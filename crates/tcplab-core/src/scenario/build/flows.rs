@@ -3,7 +3,7 @@
 use super::{FlowMeta, Names};
 use crate::app::AppCx;
 use crate::cc::CcInit;
-use crate::event::{LinkId, NodeId};
+use crate::event::{FlowId, LinkId, NodeId};
 use crate::net::{routing, Link, Node, NodeKind};
 use crate::scenario::{
     EcnEchoSpec, PartialAckTimerSpec, RecoveryExitSpec, Scenario, ScenarioError, TransportSpec,
@@ -32,7 +32,7 @@ pub(super) fn flows(
         let src = names.node(format!("{f}.from"), &fl.from)?;
         let dst = names.node(format!("{f}.to"), &fl.to)?;
         for (which, n, id) in [("from", &fl.from, src), ("to", &fl.to, dst)] {
-            if nodes[id as usize].kind != NodeKind::Host {
+            if nodes[id.index()].kind != NodeKind::Host {
                 return Err(ScenarioError::new(
                     format!("{f}.{which}"),
                     format!("'{n}' is a router; flows start and end at hosts"),
@@ -155,13 +155,13 @@ pub(super) fn flows(
         )?;
         use crate::cc::CongestionControl;
         let (cc_name, transport) = if udp {
-            let sender = UdpSender::new(fi as u32, src, dst, tcp.header);
+            let sender = UdpSender::new(FlowId::from_index(fi), src, dst, tcp.header);
             let receiver = UdpReceiver::default();
             ("none".to_string(), Transport::Udp { sender, receiver })
         } else {
             let cc_name = algo.name().to_string();
-            let mut sender = TcpSender::new(fi as u32, src, dst, &tcp, algo);
-            if let Some(b) = links[path[0] as usize].backpressure {
+            let mut sender = TcpSender::new(FlowId::from_index(fi), src, dst, &tcp, algo);
+            if let Some(b) = links[path[0].index()].backpressure {
                 sender.set_ipq_limit(b);
             }
             let receiver =

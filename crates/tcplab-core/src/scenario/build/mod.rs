@@ -64,13 +64,13 @@ impl<'a> Names<'a> {
                 .nodes
                 .keys()
                 .enumerate()
-                .map(|(i, n)| (n.as_str(), i as NodeId))
+                .map(|(i, n)| (n.as_str(), NodeId::from_index(i)))
                 .collect(),
             links: sc
                 .links
                 .keys()
                 .enumerate()
-                .map(|(i, n)| (n.as_str(), i as LinkId))
+                .map(|(i, n)| (n.as_str(), LinkId::from_index(i)))
                 .collect(),
         }
     }

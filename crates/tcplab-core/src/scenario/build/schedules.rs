@@ -48,7 +48,7 @@ pub(super) fn schedules(
                 ));
             }
             flows[i].schedule = Some(si as u32);
-            ids.push(i as FlowId);
+            ids.push(FlowId::from_index(i));
         }
         if s.active.is_empty() {
             return Err(ScenarioError::new(
