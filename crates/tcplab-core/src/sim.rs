@@ -86,6 +86,7 @@ impl Flow {
             timer_event: None,
         }
     }
+    #[inline(always)]
     fn next_deadline(&self) -> Option<SimTime> {
         match &self.transport {
             Transport::Tcp { sender, receiver } => {
@@ -350,6 +351,7 @@ impl Sim {
     }
 
     /// Record flow `f`'s cwnd and ssthresh if either changed since its last row.
+    #[cold]
     fn note_cwnd(&mut self, f: FlowId) {
         let Some((sender, _)) = self.flows[f.index()].tcp() else {
             return; // UDP: no window
