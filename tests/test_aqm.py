@@ -102,3 +102,33 @@ def test_cli_set_reaches_a_queue_leaf(cli: CliRunner, tmp_path: Path) -> None:
     flows = {f["name"]: f for f in s["flows"]}
     assert flows["plain"]["ce_marks"] == 0 and flows["ecn1"]["ce_marks"] > 0
     assert (tmp_path / "events.parquet").exists()
+
+
+def test_ecn_marks_and_echoes_are_visible_in_pcap(tmp_path: Path) -> None:
+    """CE on the marked data packets after the bottleneck, ECE on the acks, CWR on the
+    sender's next segment: read back from the pcap files with scapy."""
+    scapy_inet = pytest.importorskip("scapy.layers.inet")
+    from scapy.utils import rdpcap
+
+    sc = _two_hosts(RED_I, {"ecn": True}, duration="10s")
+    sc["links"]["ab"]["pcap"] = "ab.pcap"
+    sc["links"]["ba"]["pcap"] = "ba.pcap"
+    res = tcplab.run(Scenario.from_dict(sc), pcap_dir=tmp_path, progress=False)
+    ab = res.links.filter(res.links["name"] == "ab").row(0, named=True)
+    flow = res.flows.row(0, named=True)
+    IP, TCP = scapy_inet.IP, scapy_inet.TCP
+    data = [p for p in rdpcap(str(tmp_path / "ab.pcap")) if IP in p]
+    acks = [p for p in rdpcap(str(tmp_path / "ba.pcap")) if IP in p]
+    ce = sum(1 for p in data if p[IP].tos & 0b11 == 0b11)
+    ect = sum(1 for p in data if p[IP].tos & 0b11 == 0b10)
+    # The queue marks at admission and every admitted packet of a 10-s run starts its
+    # transmission before the end except those still queued then (at most the limit).
+    assert 0 < ce <= ab["marks"] and ab["marks"] - ce <= 300
+    assert ect + ce == len(data), "every data packet of an ECN flow is ECN-capable"
+    ece = sum(1 for p in acks if p[TCP].flags & 0x40)
+    cwr = sum(1 for p in data if p[TCP].flags & 0x80)
+    # Acks are captured as they leave the receiver: those still on the way at the end are
+    # in the file but not yet counted by the sender.
+    assert flow["ece_acks"] > 0 and 0 <= ece - flow["ece_acks"] <= 50
+    # One CWR per reduction, on the next new segment (the last one may not be sent yet).
+    assert flow["ecn_reductions"] - 1 <= cwr <= flow["ecn_reductions"]
