@@ -58,6 +58,7 @@ def test_marks_and_drops_in_event_trace() -> None:
     marks = ev.filter(ev["event"] == "mark")
     assert marks.height == res.links.filter(res.links["name"] == "ab")["marks"][0]
     assert set(marks["reason"].to_list()) <= {"early", "forced"}
+    assert set(marks["phase"].to_list()) == {"enqueue"}, "RED decides at arrival"
 
 
 def test_ecn_without_a_marking_queue_warns() -> None:

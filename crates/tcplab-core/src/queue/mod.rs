@@ -87,6 +87,16 @@ pub enum Phase {
     Dequeue,
 }
 
+impl Phase {
+    /// The name in event traces (`packet_events.phase`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Enqueue => "enqueue",
+            Phase::Dequeue => "dequeue",
+        }
+    }
+}
+
 /// Drop and mark counters, kept by the link that owns the queue, and the link's packet
 /// event log when `metrics.events` asks for one.
 #[derive(Clone, Debug, Default)]
@@ -126,24 +136,24 @@ impl DropLog {
             self.dequeue_drops += 1;
         }
         if let Some(e) = &mut self.events {
-            e.push(EventKind::Drop, now, pkt, why.name());
+            e.push(EventKind::Drop, now, pkt, why.name(), phase.name());
         }
     }
     /// Log a wire loss at `at` (the link counts it in `LinkStats::lost`).
     #[inline]
     pub fn log_loss(&mut self, at: SimTime, pkt: &Packet) {
         if let Some(e) = &mut self.events {
-            e.push(EventKind::Loss, at, pkt, "wire");
+            e.push(EventKind::Loss, at, pkt, "wire", "wire");
         }
     }
     /// Count (and log, with `metrics.events = ["mark"]`) an ECN mark set on `pkt`: the one
     /// call site for marks ([`QueueCx::mark`]).
     #[inline]
-    pub fn record_mark(&mut self, now: SimTime, pkt: &Packet, why: DropReason) {
+    pub fn record_mark(&mut self, now: SimTime, pkt: &Packet, why: DropReason, phase: Phase) {
         self.marks += 1;
         self.marks_by_reason[why.index()] += 1;
         if let Some(e) = &mut self.events {
-            e.push(EventKind::Mark, now, pkt, why.name());
+            e.push(EventKind::Mark, now, pkt, why.name(), phase.name());
         }
     }
 }
@@ -192,7 +202,7 @@ impl<'a> QueueCx<'a> {
     pub fn mark(&mut self, pkt: &mut Packet, why: DropReason) -> bool {
         if pkt.has(flags::ECT) {
             pkt.flags |= flags::CE;
-            self.drops.record_mark(self.now, pkt, why);
+            self.drops.record_mark(self.now, pkt, why, self.phase);
             true
         } else {
             self.drop(*pkt, why);

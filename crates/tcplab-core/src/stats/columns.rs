@@ -225,6 +225,7 @@ table! {
         flow: flow, "", "flow the packet belongs to";
         kind: label, "", "data or ack";
         reason: label, "", "why: the queue's drop or mark reason (overflow, early, forced, mark_to_drop), or wire for a loss";
+        phase: label, "", "enqueue (decided as the packet arrived), dequeue (as the link took its next packet) or wire (a loss)";
     }
 }
 
@@ -302,6 +303,7 @@ mod tests {
                 flow: crate::ids::FlowId(7),
                 kind: "data",
                 reason: "overflow",
+                phase: "enqueue",
             });
         }
         let g = a.gather(&[1, 2, 0]);

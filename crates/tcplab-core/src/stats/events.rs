@@ -91,7 +91,14 @@ impl PacketEventLog {
 
     /// Record `pkt` under `kind` (`Drop`, `Loss` or `Mark`) if that kind is on.
     #[inline]
-    pub fn push(&mut self, kind: EventKind, at: SimTime, pkt: &Packet, reason: &'static str) {
+    pub fn push(
+        &mut self,
+        kind: EventKind,
+        at: SimTime,
+        pkt: &Packet,
+        reason: &'static str,
+        phase: &'static str,
+    ) {
         if self.kinds.contains(kind) {
             self.rows.push(PacketEventRow {
                 t: at.as_secs_f64(),
@@ -100,6 +107,7 @@ impl PacketEventLog {
                 flow: pkt.flow,
                 kind: if pkt.is_data() { "data" } else { "ack" },
                 reason,
+                phase,
             });
         }
     }
