@@ -451,20 +451,25 @@ impl Sim {
             Event::LinkState(l) => self.links[l.index()].state_change(l, now, &mut self.events),
             Event::Interval => self.close_interval(),
             Event::Trace => self.trace_sample(),
-            Event::SteadyStart => {
-                for f in &mut self.flows {
-                    f.counters.steady_goodput0 = f.counters.goodput_bytes;
-                    f.counters.steady_wire0 = f.counters.wire_bytes;
-                    if let Transport::Tcp { sender, .. } = &f.transport {
-                        f.retransmits_before_steady = sender.stats.retransmits;
-                        f.timeouts_before_steady = sender.stats.timeouts;
-                    }
-                }
-                for l in &mut self.links {
-                    l.settle(now);
-                    l.reset_steady_max();
-                }
+            Event::SteadyStart => self.steady_start(),
+        }
+    }
+
+    /// The steady-state window begins: snapshot the counters it is measured from.
+    #[inline(never)]
+    fn steady_start(&mut self) {
+        let now = self.now;
+        for f in &mut self.flows {
+            f.counters.steady_goodput0 = f.counters.goodput_bytes;
+            f.counters.steady_wire0 = f.counters.wire_bytes;
+            if let Transport::Tcp { sender, .. } = &f.transport {
+                f.retransmits_before_steady = sender.stats.retransmits;
+                f.timeouts_before_steady = sender.stats.timeouts;
             }
+        }
+        for l in &mut self.links {
+            l.settle(now);
+            l.reset_steady_max();
         }
     }
 
@@ -560,6 +565,7 @@ impl Sim {
     }
 
     /// The application of `f` starts (or its schedule makes it join again).
+    #[inline(never)]
     fn app_start(&mut self, f: FlowId) {
         let (now, end) = (self.now, self.end);
         self.count_active(f, true);
@@ -585,6 +591,7 @@ impl Sim {
 
     /// The application of `f` stops: a passive source withdraws its unsent data, an
     /// active source writes no more (what it already wrote is still sent).
+    #[inline(never)]
     fn app_stop(&mut self, f: FlowId) {
         self.count_active(f, false);
         let fl = &mut self.flows[f.index()];
@@ -640,6 +647,7 @@ impl Sim {
         }
     }
 
+    #[inline(never)]
     fn close_interval(&mut self) {
         let now = self.now;
         self.push_interval_rows(self.last_interval, now);
@@ -676,6 +684,7 @@ impl Sim {
         }
     }
 
+    #[inline(never)]
     fn trace_sample(&mut self) {
         let t = self.now.as_secs_f64();
         let tr = &mut self.cwnd_trace;

@@ -417,6 +417,7 @@ impl Link {
 
     /// A `QueueWake` event: run the discipline's timer if this is its pending deadline
     /// (a superseded one is ignored), then start a transmission if the link is idle.
+    #[inline(never)]
     pub fn wake(&mut self, id: LinkId, now: SimTime, events: &mut EventQueue) {
         if self.wake_pending != Some(now) {
             return;
@@ -517,6 +518,7 @@ impl Link {
     /// `LinkState` event: the channel goes down or comes back up (counted for the
     /// summary; packets are affected through [`Link::wire_lost`] only). Schedules the next
     /// transition, so at most one is pending per link.
+    #[inline(never)]
     pub fn state_change(&mut self, id: LinkId, now: SimTime, events: &mut EventQueue) {
         if let Some(o) = self.error.outage() {
             o.transition(now);
