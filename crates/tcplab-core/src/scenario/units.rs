@@ -2,7 +2,9 @@
 //!
 //! Rates are decimal (`5Mbps` = 5,000,000 b/s), as in the papers. Sizes accept decimal
 //! (`kB`, `MB`) and binary (`KiB`, `MiB`) prefixes, and plain integers mean bytes.
-//! Durations accept `ps`, `ns`, `us`, `ms`, `s`, `min`; a bare `0` means zero.
+//! Durations accept `ps`, `ns`, `us`, `ms`, `s`, `min`; a bare `0` means zero. Numbers may
+//! use scientific notation (`"1e6s"`, `"2.5e-3s"`, `"1E9bps"`); a value whose base unit
+//! (picoseconds, bits per second, bytes) does not fit in 64 bits is an error, never a wrap.
 
 use crate::time::{Rate, SimDuration, PS_PER_S};
 use schemars::JsonSchema;
@@ -10,12 +12,25 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 use std::fmt;
 
+/// Split `"1.5e3ms"` into (1500.0, "ms"). An `e`/`E` belongs to the number only when an
+/// exponent (digits, optionally signed) follows it, so no unit is eaten.
 fn split_number(s: &str) -> Result<(f64, &str), String> {
     let s = s.trim();
-    let end = s
-        .char_indices()
-        .find(|&(_, c)| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
-        .map_or(s.len(), |(i, _)| i);
+    let b = s.as_bytes();
+    let mut end = b
+        .iter()
+        .position(|&c| !(c.is_ascii_digit() || c == b'.' || c == b'-' || c == b'+'))
+        .unwrap_or(b.len());
+    if end > 0 && end < b.len() && (b[end] == b'e' || b[end] == b'E') {
+        let mut j = end + 1;
+        if j < b.len() && (b[j] == b'+' || b[j] == b'-') {
+            j += 1;
+        }
+        let digits = b[j..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if digits > 0 {
+            end = j + digits;
+        }
+    }
     let (num, unit) = s.split_at(end);
     if num.is_empty() {
         return Err(format!("'{s}' does not start with a number"));
@@ -54,6 +69,9 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
     let bps = (v * mult).round();
     if bps < 1.0 {
         return Err(format!("'{s}' must be at least 1 bps"));
+    }
+    if bps >= u64::MAX as f64 {
+        return Err(format!("'{s}' is too large"));
     }
     Ok(Rate(bps as u64))
 }
@@ -98,7 +116,11 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
             ))
         }
     };
-    Ok((v * mult).round() as u64)
+    let bytes = (v * mult).round();
+    if bytes >= u64::MAX as f64 {
+        return Err(format!("'{s}' is too large"));
+    }
+    Ok(bytes as u64)
 }
 
 macro_rules! unit_type {
@@ -212,6 +234,27 @@ mod tests {
         assert_eq!(parse_duration("1.5s"), Ok(SimDuration::from_ms(1500)));
         assert_eq!(parse_duration("0"), Ok(SimDuration::ZERO));
         assert!(parse_duration("10").is_err());
+    }
+
+    #[test]
+    fn scientific_notation_and_overflow() {
+        assert_eq!(
+            parse_duration("1e6s"),
+            Ok(SimDuration::from_secs(1_000_000))
+        );
+        assert_eq!(parse_duration("2.5e-3s"), Ok(SimDuration::from_us(2500)));
+        assert_eq!(parse_duration("1E+2ms"), Ok(SimDuration::from_ms(100)));
+        assert_eq!(parse_rate("2.4e9bps"), Ok(Rate(2_400_000_000)));
+        assert_eq!(parse_size("1e3"), Ok(1000));
+        // An "e" without digits is not an exponent: the unit is reported as it is.
+        assert!(parse_duration("5es")
+            .unwrap_err()
+            .contains("unknown time unit 'es'"));
+        // 2^64 ps is about 213 days: longer durations are an error, not a wrap.
+        assert!(parse_duration("1e8s").unwrap_err().contains("too long"));
+        assert!(parse_duration("1e400s").unwrap_err().contains("not"));
+        assert!(parse_size("1e30B").unwrap_err().contains("too large"));
+        assert!(parse_rate("1e30bps").unwrap_err().contains("too large"));
     }
 
     #[test]
