@@ -144,6 +144,7 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
             "steady_start_s": steady0.as_secs_f64(),
             "wall_seconds": wall_seconds,
             "events": sim.events_processed,
+            "stochastic": uses_randomness(b),
             "packets_dropped": total_drops,
         },
         "flows": flows,
@@ -174,6 +175,19 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
             .into();
     }
     out
+}
+
+/// Whether any component draws from its random stream: error models with random losses or
+/// random outage lengths, RED/RED-I queues, exponential on/off sources.
+fn uses_randomness(b: &Built) -> bool {
+    let sim = &b.sim;
+    sim.links
+        .iter()
+        .any(|l| l.error.is_random() || matches!(l.queue, crate::queue::AnyQueue::Red(_)))
+        || sim
+            .flows
+            .iter()
+            .any(|f| matches!(&f.app, crate::app::App::OnOff(o) if o.is_random()))
 }
 
 /// Settings that are valid but likely not what the user meant: an ECN flow whose path has

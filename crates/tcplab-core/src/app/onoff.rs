@@ -97,6 +97,11 @@ impl OnOffSpec {
 }
 
 impl OnOff {
+    /// Whether the period lengths are drawn at random.
+    pub fn is_random(&self) -> bool {
+        self.exponential
+    }
+
     /// A period of mean `mean`: itself, or exponential with that mean (rounded to ps).
     fn draw(&mut self, mean: SimDuration) -> SimDuration {
         if !self.exponential || mean == SimDuration::ZERO {

@@ -211,3 +211,35 @@ fn warns_when_ecn_meets_no_marking_queue() {
         s["warnings"]
     );
 }
+
+#[test]
+fn summary_says_whether_seeds_can_matter() {
+    let stochastic = |queue: &str, loss: f64, app: &str| -> bool {
+        let toml = two_host(
+            "10Mbps",
+            "10Mbps",
+            "5ms",
+            "5ms",
+            queue,
+            loss,
+            &format!("[flows.f]\nfrom = \"a\"\nto = \"b\"\ntransport = \"udp\"\napp = {app}\n"),
+            "2s",
+            "",
+        );
+        tcplab_core::report::summary(&run(&toml), 0.0)["run"]["stochastic"]
+            .as_bool()
+            .unwrap()
+    };
+    let cbr = "{ type = \"cbr\", rate = \"1Mbps\" }";
+    let onoff = |d: &str| {
+        format!("{{ type = \"onoff\", rate = \"2Mbps\", on = \"0.1s\", off = \"0.1s\", distribution = \"{d}\" }}")
+    };
+    let droptail = "{ type = \"droptail\" }";
+    assert!(!stochastic(droptail, 0.0, cbr));
+    assert!(stochastic(droptail, 0.01, cbr));
+    assert!(stochastic(RED_Q, 0.0, cbr));
+    assert!(stochastic(droptail, 0.0, &onoff("exponential")));
+    assert!(!stochastic(droptail, 0.0, &onoff("constant")));
+}
+
+const RED_Q: &str = "{ type = \"red_i\", min_th = 20, max_th = 60 }";

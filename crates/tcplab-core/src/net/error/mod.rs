@@ -72,6 +72,15 @@ impl ErrorModel {
         }
     }
 
+    /// Whether the model draws random numbers (so that the seed can change its losses).
+    pub fn is_random(&self) -> bool {
+        match self {
+            ErrorModel::None | ErrorModel::List(_) => false,
+            ErrorModel::Bernoulli(_) | ErrorModel::GilbertElliott(_) => true,
+            ErrorModel::Outage(o) => o.is_random(),
+        }
+    }
+
     /// The model's name in scenarios and summaries.
     pub fn name(&self) -> &'static str {
         match self {

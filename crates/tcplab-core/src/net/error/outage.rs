@@ -348,6 +348,17 @@ pub struct Outage {
 }
 
 impl Outage {
+    /// Whether the schedule draws random numbers (exponential outage lengths).
+    pub fn is_random(&self) -> bool {
+        matches!(
+            self.losses.gen,
+            Gen::Periodic {
+                len: Length::Exponential { .. },
+                ..
+            }
+        )
+    }
+
     pub fn new(s: Schedule) -> Self {
         Outage {
             losses: s.clone(),
