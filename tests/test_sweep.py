@@ -504,3 +504,18 @@ def test_example_spec_is_valid_and_documented() -> None:
 
 def sweep_mod_fields() -> tuple[str, ...]:
     return sys.modules["tcplab.sweep"].SPEC_FIELDS
+
+
+def test_seeds_that_cannot_differ_are_flagged(spec_dir: Path, cli: CliRunner) -> None:
+    """Issue 17: several seeds of a scenario without any random component give identical
+    results; the sweep says so (and stays silent when a component is random)."""
+    (spec_dir / "det.toml").write_text(
+        'base = "lossy.toml"\nseeds = 2\n[set]\n"links.ba.loss" = 0.0\n[grid]\n"links.ab.loss" = [0.0]\n'
+    )
+    res = tcplab.sweep(spec_dir / "det.toml", out=spec_dir / "det", progress=False, jobs=1)
+    assert len(res.warnings) == 1 and "2 seeds" in res.warnings[0]
+    lossy = tcplab.sweep(spec_dir / "grid.toml", out=spec_dir / "grid", progress=False, jobs=1)
+    assert lossy.warnings == []
+    r = cli("sweep", spec_dir / "det.toml", "--out", spec_dir / "det", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert "warning: 2 seeds but no component" in r.stderr

@@ -185,6 +185,8 @@ def sweep(
             highlight=False,
             soft_wrap=True,
         )
+    for w in res.warnings:
+        print(f"warning: {w}", file=sys.stderr)
     if res.failed:
         print(f"error: {res.failed} of {res.runs.height} runs failed (see {res.out / 'manifest.json'})", file=sys.stderr)
         raise typer.Exit(1)

@@ -34,6 +34,7 @@ process dies is retried.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -810,6 +811,7 @@ class SweepResult:
     runs: pl.DataFrame
     summary: pl.DataFrame
     wall_seconds: float = 0.0
+    warnings: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def ok(self) -> int:
@@ -1125,9 +1127,33 @@ def sweep(
         summary = _summary_frame(spec, runs, out_dir, records)
         _write_parquet(summary, out_dir / SUMMARY_FILE)
         frame = _runs_frame(spec, runs, records, executed)
+        warnings = _seed_warnings(spec, runs, out_dir, records)
     finally:
         store.close()
-    return SweepResult(out_dir, spec, frame, summary, time.perf_counter() - t_start)
+    return SweepResult(out_dir, spec, frame, summary, time.perf_counter() - t_start, warnings)
+
+
+def _seed_warnings(spec: SweepSpec, runs: Sequence[SweepRun], out: Path, records: Mapping[str, dict[str, Any]]) -> list[str]:
+    """A warning when several seeds are swept but no finished run draws random numbers
+    (``run.stochastic`` is false in every summary): the seeds cannot differ."""
+    if len(spec.seeds) < 2:
+        return []
+    flags = []
+    for r in runs:
+        if (records.get(r.id) or {}).get("status") != "ok":
+            continue
+        try:
+            s = json.loads((out / RUNS_DIR / r.id / "summary.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        flags.append((s.get("run") or {}).get("stochastic"))
+    if flags and all(f is False for f in flags):
+        return [
+            f"{len(spec.seeds)} seeds but no component of the scenario draws random numbers "
+            "(no random loss, RED queue or exponential on/off source): every seed gives the "
+            "same result, so the spread over seeds is zero"
+        ]
+    return []
 
 
 def load_sweep(out: str | Path, spec: SweepSpec | Mapping[str, Any] | str | Path | None = None) -> SweepResult:
