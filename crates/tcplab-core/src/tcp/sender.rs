@@ -106,6 +106,8 @@ pub struct TcpSender {
     ipq_count: u32,
     /// A retransmission of `snd_una` waits for the IP queue gate.
     retx_pending: bool,
+    /// End of the highest segment ever retransmitted (`ConnView::una_retransmitted`).
+    retx_high: u64,
 }
 
 impl TcpSender {
@@ -141,6 +143,7 @@ impl TcpSender {
             ipq_limit: u32::MAX,
             ipq_count: 0,
             retx_pending: false,
+            retx_high: 0,
         }
     }
 
@@ -220,6 +223,7 @@ impl TcpSender {
             state: self.state,
             max_window: self.max_window,
             recovery_exit: self.recovery_exit,
+            una_retransmitted: self.snd_una < self.retx_high,
         }
     }
 
@@ -246,6 +250,7 @@ impl TcpSender {
         if retx {
             f |= flags::RETX;
             self.stats.retransmits += 1;
+            self.retx_high = self.retx_high.max(seq + len as u64);
             self.timed = None; // Karn
         } else if self.timed.is_none() {
             self.timed = Some((seq + len as u64, now));
