@@ -351,8 +351,7 @@ pub(crate) mod pipe {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::testkit::{ack, view};
-    use crate::time::SimDuration;
+    use crate::cc::testkit::view;
 
     use super::pipe::{Pipe, S};
 
