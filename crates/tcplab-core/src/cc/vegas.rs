@@ -17,8 +17,10 @@
 //!   `Delta > γ_ss`, or when W reaches ssthresh; on leaving `ssthresh = W` (with
 //!   `ss_exit_cut`: `W = 7W/8` first, as some ns-2 versions)
 //! - fast retransmit (P1 §II): `W = 3/4·W` if the lost segment had been transmitted once,
-//!   `W = 1/2·W` if it was a retransmission lost again; floor 2S; `ssthresh = W`; linear
-//!   mode afterwards. At most one cut per window: the transport starts one fast retransmit
+//!   `W = 1/2·W` if it was a retransmission lost again (`ConnView::una_retransmitted`: the
+//!   segment at `snd_una` lies below the end of the highest segment ever retransmitted,
+//!   exact because the transport only retransmits forward from `snd_una`); floor 2S;
+//!   `ssthresh = W`; linear mode afterwards. At most one cut per window: the transport starts one fast retransmit
 //!   per recovery (NewReno, RFC 6582 §3.2 step 1).
 //! - end of fast recovery: `W = ssthresh` (or RFC 6582 §3.2 step 3 with
 //!   `recovery_exit = "flightsize"`)
