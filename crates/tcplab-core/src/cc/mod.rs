@@ -15,11 +15,15 @@
 //! Built-ins are variants of the closed enum [`AnyCc`] (static dispatch on the hot path).
 //! See `docs/writing-a-cc.md` for adding one.
 
+pub mod fast;
 pub mod gaimd;
 pub mod reno;
+pub mod vegas;
 
+pub use fast::Fast;
 pub use gaimd::Gaimd;
 pub use reno::Reno;
+pub use vegas::Vegas;
 
 use crate::net::packet::CcHeader;
 use crate::scenario::ScenarioError;
@@ -59,6 +63,12 @@ pub struct ConnView {
     pub max_window: u64,
     /// The connection's choice of window when fast recovery ends.
     pub recovery_exit: RecoveryExit,
+    /// The first unacknowledged segment has been retransmitted before (exact for this
+    /// transport: its retransmissions always start at `snd_una` and go forward, so this is
+    /// `snd_una < ` the highest retransmitted sequence). At `on_congestion(FastRetransmit)`
+    /// it tells whether the segment about to be retransmitted was "transmitted just once"
+    /// (Vegas, P1 §II).
+    pub una_retransmitted: bool,
 }
 
 /// The congestion window on leaving fast recovery (RFC 6582 §3.2 step 3), for algorithms
@@ -161,6 +171,10 @@ crate::tagged_enum! {
         "newreno" => NewReno(reno::RenoSpec),
         /// GAIMD TCP(α, β) (Yang & Lam; seed 003).
         "gaimd" => Gaimd(gaimd::GaimdSpec),
+        /// TCP Vegas (Brakmo & Peterson; seed 001 eq. 1).
+        "vegas" => Vegas(vegas::VegasSpec),
+        /// FAST TCP (Jin, Wei & Low; seed 001 eq. 2).
+        "fast" => Fast(fast::FastSpec),
     }
 }
 
@@ -177,6 +191,8 @@ impl CcSpec {
             CcSpec::Reno(s) => AnyCc::Reno(s.build(init, false)),
             CcSpec::NewReno(s) => AnyCc::Reno(s.build(init, true)),
             CcSpec::Gaimd(s) => AnyCc::Gaimd(s.build(field, init)?),
+            CcSpec::Vegas(s) => AnyCc::Vegas(s.build(field, init)?),
+            CcSpec::Fast(s) => AnyCc::Fast(s.build(field, init)?),
         })
     }
 }
@@ -186,6 +202,8 @@ impl CcSpec {
 pub enum AnyCc {
     Reno(Reno),
     Gaimd(Gaimd),
+    Vegas(Vegas),
+    Fast(Fast),
 }
 
 macro_rules! dispatch {
@@ -193,6 +211,8 @@ macro_rules! dispatch {
         match $self {
             AnyCc::Reno($c) => $e,
             AnyCc::Gaimd($c) => $e,
+            AnyCc::Vegas($c) => $e,
+            AnyCc::Fast($c) => $e,
         }
     };
 }
@@ -250,6 +270,7 @@ pub(crate) mod testkit {
             state,
             max_window: u64::MAX,
             recovery_exit: RecoveryExit::Ssthresh,
+            una_retransmitted: false,
         }
     }
 

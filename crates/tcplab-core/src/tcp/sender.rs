@@ -106,6 +106,8 @@ pub struct TcpSender {
     ipq_count: u32,
     /// A retransmission of `snd_una` waits for the IP queue gate.
     retx_pending: bool,
+    /// End of the highest segment ever retransmitted (`ConnView::una_retransmitted`).
+    retx_high: u64,
 }
 
 impl TcpSender {
@@ -141,6 +143,7 @@ impl TcpSender {
             ipq_limit: u32::MAX,
             ipq_count: 0,
             retx_pending: false,
+            retx_high: 0,
         }
     }
 
@@ -220,6 +223,7 @@ impl TcpSender {
             state: self.state,
             max_window: self.max_window,
             recovery_exit: self.recovery_exit,
+            una_retransmitted: self.snd_una < self.retx_high,
         }
     }
 
@@ -246,6 +250,7 @@ impl TcpSender {
         if retx {
             f |= flags::RETX;
             self.stats.retransmits += 1;
+            self.retx_high = self.retx_high.max(seq + len as u64);
             self.timed = None; // Karn
         } else if self.timed.is_none() {
             self.timed = Some((seq + len as u64, now));
@@ -603,6 +608,65 @@ mod tests {
         assert_eq!(s.state(), CaState::Open);
         assert_eq!(s.window(), 5_500);
         assert_eq!(s.stats.fast_retransmits, 1);
+    }
+
+    #[test]
+    fn una_retransmitted_tells_vegas_whether_the_lost_segment_was_sent_once() {
+        let cfg = TcpConfig {
+            mss: MSS,
+            header: 40,
+            init_cwnd: 10,
+            rto_min: SimDuration::from_ms(200),
+            rto_initial: SimDuration::from_secs(1),
+            ..TcpConfig::default()
+        };
+        let cc = AnyCc::Vegas(crate::cc::Vegas::new(MSS, 10_000, u64::MAX, 1.0, 3.0));
+        let mut s = TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc);
+        let t0 = SimTime::ZERO;
+        collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+        assert!(!s.view().una_retransmitted);
+        let t1 = SimTime(1_000_000);
+        for _ in 0..3 {
+            collect(&mut s, |s, o| s.on_ack(t1, &ack_pkt(0, t0), &mut |p| o(p)));
+        }
+        // Segment 0 had been sent once: P1's 3/4 cut, then it is retransmitted.
+        assert_eq!(s.state(), CaState::Recovery);
+        assert_eq!(s.cc.cwnd(), 7_500);
+        assert!(s.view().una_retransmitted);
+        // Partial ack to 3000: hole 3000 is retransmitted, 3000 is now snd_una.
+        collect(&mut s, |s, o| {
+            s.on_ack(t1, &ack_pkt(3000, t0), &mut |p| o(p))
+        });
+        assert!(s.view().una_retransmitted);
+        // Timeout: go-back-N from 3000 with one segment; 4000 was never retransmitted.
+        s.on_timeout(SimTime(2_000_000_000), &mut |_| {});
+        assert_eq!(s.cc.cwnd(), 1_000);
+        let t2 = SimTime(2_100_000_000);
+        collect(&mut s, |s, o| {
+            s.on_ack(t2, &ack_pkt(4000, t0), &mut |p| o(p))
+        });
+        // Slow start after the timeout: two segments (4000 and 5000) go out again as
+        // retransmissions (below snd_max), so 4000 is now retransmitted; 6000 is not.
+        assert!(s.view().una_retransmitted);
+        collect(&mut s, |s, o| {
+            s.on_ack(t2, &ack_pkt(6000, t0), &mut |p| o(p))
+        });
+        // Go-back-N has resent 6000..9000 by now: still a retransmitted head.
+        assert_eq!(s.snd_una(), 6000);
+        assert!(s.view().una_retransmitted);
+        // The timeout came with snd_max = 11 000 (recovery sent new data): 10 000 lies
+        // below it and is resent by go-back-N, so it counts as retransmitted too.
+        let high = s.snd_max();
+        assert_eq!(high, 11_000);
+        collect(&mut s, |s, o| {
+            s.on_ack(t2, &ack_pkt(10_000, t0), &mut |p| o(p))
+        });
+        assert!(s.view().una_retransmitted);
+        // Past everything sent before the timeout only new data: sent once.
+        collect(&mut s, |s, o| {
+            s.on_ack(t2, &ack_pkt(high, t0), &mut |p| o(p))
+        });
+        assert!(!s.view().una_retransmitted);
     }
 
     /// Three holes (1000, 3000, 5000): the timer after each partial ack, per variant.

@@ -5,6 +5,7 @@ mod aqm;
 mod bad_input;
 mod common;
 mod conservation;
+mod delay_cc;
 mod determinism;
 mod errors;
 mod events;

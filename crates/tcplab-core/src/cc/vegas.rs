@@ -1,0 +1,476 @@
+//! TCP Vegas.
+//!
+//! References: seed 001 (P1) eq. 1 and §II (loss rule); L. S. Brakmo and L. L. Peterson,
+//! "TCP Vegas: end to end congestion avoidance on a global Internet", IEEE JSAC 13(8), 1995
+//! (slow start); mechanisms.md §8 (M-VEGAS) for the choices the papers leave open.
+//!
+//! Formulas (W = cwnd, S = MSS, windows in segments where the paper uses packets):
+//! - BaseRTT = the minimum of all per-ack RTT samples (Karn-valid) seen so far
+//! - RTT = the mean of the per-ack RTT samples of the last round (P1: "the average RTT";
+//!   mechanisms.md §8 choice, as ns-2)
+//! - `Expected = W / BaseRTT`, `Actual = W / RTT`
+//! - `Delta = (Expected − Actual) · BaseRTT` (= `W·(RTT − BaseRTT)/RTT`, packets queued)
+//! - once per round, in linear mode (P1 eq. 1):
+//!   `Delta < α` → `W += S`; `Delta > β` → `W −= S` (floor 2S); otherwise W unchanged
+//! - slow start (Brakmo): `W += S` per ack of new data, but only in every other round
+//!   (doubling every other RTT); leave for linear mode at the end of a round where
+//!   `Delta > γ_ss`, or when W reaches ssthresh; on leaving `ssthresh = W` (with
+//!   `ss_exit_cut`: `W = 7W/8` first, as some ns-2 versions)
+//! - fast retransmit (P1 §II): `W = 3/4·W` if the lost segment had been transmitted once,
+//!   `W = 1/2·W` if it was a retransmission lost again (`ConnView::una_retransmitted`: the
+//!   segment at `snd_una` lies below the end of the highest segment ever retransmitted,
+//!   exact because the transport only retransmits forward from `snd_una`); floor 2S;
+//!   `ssthresh = W`; linear mode afterwards. At most one cut per window: the transport starts one fast retransmit
+//!   per recovery (NewReno, RFC 6582 §3.2 step 1).
+//! - end of fast recovery: `W = ssthresh` (or RFC 6582 §3.2 step 3 with
+//!   `recovery_exit = "flightsize"`)
+//! - ECN echo (not in P1): `W = 1/2·W` (floor 2S), `ssthresh = W`
+//! - timeout (Reno): `ssthresh = max(W/2, 2S)`, `W = S`, Vegas slow start again
+//!
+//! W in `Delta` is the window at the start of the round: the acks that make up a round are
+//! those of the segments in flight when it began, which that window sent.
+//!
+//! A round starts at an ack and ends at the first ack that covers the first byte sent after
+//! that start (`delivered > snd_max` at the start; Linux `beg_snd_nxt`). Per ack the work is
+//! a compare, an add and a min.
+//!
+//! Not implemented: Brakmo's fine-grained retransmission check on the first and second
+//! duplicate ack (the transport uses the usual `dupack_threshold` rule), and the
+//! "distinguished segment" RTT mode.
+
+use super::{
+    recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle,
+};
+use crate::scenario::ScenarioError;
+use crate::time::SimTime;
+
+fn one() -> f64 {
+    1.0
+}
+fn three() -> f64 {
+    3.0
+}
+
+/// `cc = { algorithm = "vegas", alpha = 1, beta = 3 }`.
+#[derive(Clone, Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VegasSpec {
+    /// Lower bound of the target number of the flow's packets queued, in packets
+    /// (default 1, ns-2 `v_alpha_`). Below it the window grows one segment per RTT.
+    #[serde(default = "one")]
+    pub alpha: f64,
+    /// Upper bound, in packets (default 3, ns-2 `v_beta_`); `beta >= alpha`. Above it the
+    /// window shrinks one segment per RTT.
+    #[serde(default = "three")]
+    pub beta: f64,
+    /// Slow start ends when the estimated queue exceeds this many packets (default 1).
+    #[serde(default = "one")]
+    pub gamma: f64,
+    /// Cut the window to 7/8 when slow start ends (some ns-2 versions); default false.
+    #[serde(default)]
+    pub ss_exit_cut: bool,
+}
+
+impl Default for VegasSpec {
+    fn default() -> Self {
+        VegasSpec {
+            alpha: 1.0,
+            beta: 3.0,
+            gamma: 1.0,
+            ss_exit_cut: false,
+        }
+    }
+}
+
+pub(crate) fn check_nonneg(field: &str, name: &str, v: f64) -> Result<(), ScenarioError> {
+    if !(v >= 0.0 && v.is_finite()) {
+        return Err(ScenarioError::new(
+            format!("{field}.{name}"),
+            format!("must be a finite number >= 0 (packets), got {v}"),
+        ));
+    }
+    Ok(())
+}
+
+impl VegasSpec {
+    /// Validate (`field` = `flows.NAME.cc`) and build.
+    pub fn build(&self, field: &str, init: super::CcInit) -> Result<Vegas, ScenarioError> {
+        check_nonneg(field, "alpha", self.alpha)?;
+        check_nonneg(field, "beta", self.beta)?;
+        check_nonneg(field, "gamma", self.gamma)?;
+        if self.beta < self.alpha {
+            return Err(ScenarioError::new(
+                format!("{field}.beta"),
+                format!(
+                    "must be >= alpha ({}), got {} (eq. 1 keeps alpha <= Delta <= beta)",
+                    self.alpha, self.beta
+                ),
+            ));
+        }
+        let mut v = Vegas::new(
+            init.mss,
+            init.init_cwnd,
+            init.init_ssthresh,
+            self.alpha,
+            self.beta,
+        );
+        v.gamma = self.gamma;
+        v.ss_exit_cut = self.ss_exit_cut;
+        Ok(v)
+    }
+}
+
+/// Per-round RTT bookkeeping shared by Vegas and FAST.
+#[derive(Clone, Debug)]
+pub(crate) struct Rounds {
+    /// The round ends when `delivered` passes this (snd_max when it began).
+    end: u64,
+    /// Minimum RTT seen so far, seconds (infinite before the first sample).
+    pub base: f64,
+    sum: f64,
+    count: u32,
+    /// Window in bytes when the current round began.
+    pub start_cwnd: f64,
+}
+
+impl Rounds {
+    pub fn new() -> Self {
+        Rounds {
+            end: 0,
+            base: f64::INFINITY,
+            sum: 0.0,
+            count: 0,
+            start_cwnd: 0.0,
+        }
+    }
+    /// Record this ack's sample; at the end of a round return the mean RTT of its samples
+    /// (or `None` when it had none) and start the next round with window `cwnd`.
+    #[inline]
+    pub fn on_ack(&mut self, ack: &AckSample, c: &ConnView, cwnd: f64) -> Option<Option<f64>> {
+        if let Some(r) = ack.rtt {
+            let r = r.as_secs_f64();
+            self.base = self.base.min(r);
+            self.sum += r;
+            self.count += 1;
+        }
+        if ack.delivered <= self.end {
+            return None;
+        }
+        let mean = (self.count > 0).then(|| self.sum / self.count as f64);
+        self.end = ack.delivered + c.in_flight;
+        self.sum = 0.0;
+        self.count = 0;
+        self.start_cwnd = cwnd;
+        Some(mean)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Vegas {
+    mss: f64,
+    cwnd: f64,
+    ssthresh: f64,
+    alpha: f64,
+    beta: f64,
+    gamma: f64,
+    ss_exit_cut: bool,
+    slow_start: bool,
+    /// In slow start: this round grows the window (every other round does).
+    grow_round: bool,
+    rounds: Rounds,
+    /// Last computed Delta, packets (NaN before the first decision).
+    diff: f64,
+}
+
+impl Vegas {
+    pub fn new(mss: u32, init_cwnd: u64, init_ssthresh: u64, alpha: f64, beta: f64) -> Self {
+        Vegas {
+            mss: mss as f64,
+            cwnd: init_cwnd as f64,
+            ssthresh: init_ssthresh as f64,
+            alpha,
+            beta,
+            gamma: 1.0,
+            ss_exit_cut: false,
+            slow_start: true,
+            grow_round: true,
+            rounds: Rounds::new(),
+            diff: f64::NAN,
+        }
+    }
+    /// The last Delta (packets queued, eq. 1).
+    pub fn diff(&self) -> f64 {
+        self.diff
+    }
+    pub fn in_slow_start(&self) -> bool {
+        self.slow_start
+    }
+    fn leave_slow_start(&mut self) {
+        self.slow_start = false;
+        if self.ss_exit_cut {
+            self.cwnd = (self.cwnd * 7.0 / 8.0).max(2.0 * self.mss);
+        }
+        self.ssthresh = self.cwnd;
+    }
+    /// End of a round whose mean RTT is `rtt` (seconds).
+    fn decide(&mut self, rtt: f64, window: f64, c: &ConnView) {
+        let base = self.rounds.base;
+        // Delta = (W/BaseRTT − W/RTT)·BaseRTT, in packets.
+        let w = window / self.mss;
+        let diff = (w / base - w / rtt) * base;
+        self.diff = diff;
+        if self.slow_start {
+            if diff > self.gamma {
+                self.leave_slow_start();
+            } else {
+                self.grow_round = !self.grow_round;
+            }
+            return;
+        }
+        if diff < self.alpha {
+            if self.cwnd < c.max_window as f64 {
+                self.cwnd += self.mss;
+            }
+        } else if diff > self.beta {
+            self.cwnd = (self.cwnd - self.mss).max(2.0 * self.mss);
+        }
+    }
+}
+
+impl CongestionControl for Vegas {
+    fn name(&self) -> &'static str {
+        "vegas"
+    }
+    fn cwnd(&self) -> u64 {
+        self.cwnd as u64
+    }
+    fn ssthresh(&self) -> u64 {
+        if self.ssthresh >= u64::MAX as f64 {
+            u64::MAX
+        } else {
+            self.ssthresh as u64
+        }
+    }
+    fn recovery_style(&self) -> RecoveryStyle {
+        RecoveryStyle::NewReno
+    }
+    /// `diff`: the last Delta of eq. 1 (packets); `base_rtt_s`: BaseRTT (seconds).
+    fn trace_names(&self) -> &'static [&'static str] {
+        &["diff", "base_rtt_s"]
+    }
+    fn trace_values(&self, out: &mut [f64]) {
+        out[0] = self.diff;
+        out[1] = if self.rounds.base.is_finite() {
+            self.rounds.base
+        } else {
+            f64::NAN
+        };
+    }
+    fn on_ack(&mut self, _now: SimTime, ack: &AckSample, c: &ConnView) {
+        let window = self.rounds.start_cwnd;
+        if let Some(mean) = self.rounds.on_ack(ack, c, self.cwnd) {
+            if let (Some(rtt), CaState::Open | CaState::Loss) = (mean, c.state) {
+                if window > 0.0 {
+                    self.decide(rtt, window, c);
+                }
+            }
+            self.rounds.start_cwnd = self.cwnd;
+        }
+        if ack.newly_acked == 0 || c.state == CaState::Recovery {
+            return;
+        }
+        if self.slow_start && self.grow_round && self.cwnd < c.max_window as f64 {
+            self.cwnd += self.mss;
+            if self.cwnd >= self.ssthresh {
+                self.cwnd = self.cwnd.min(self.ssthresh.max(2.0 * self.mss));
+                self.leave_slow_start();
+            }
+        }
+    }
+    fn on_congestion(&mut self, _now: SimTime, why: Congestion, c: &ConnView) {
+        let floor = 2.0 * self.mss;
+        match why {
+            Congestion::FastRetransmit => {
+                // P1 §II: 3/4 if the lost segment was transmitted once, else 1/2.
+                let keep = if c.una_retransmitted { 0.5 } else { 0.75 };
+                self.cwnd = (keep * self.cwnd).max(floor);
+                self.ssthresh = self.cwnd;
+                self.slow_start = false;
+            }
+            Congestion::Ecn => {
+                self.cwnd = (0.5 * self.cwnd).max(floor);
+                self.ssthresh = self.cwnd;
+                self.slow_start = false;
+            }
+            Congestion::Timeout => {
+                self.ssthresh = (self.cwnd / 2.0).max(floor);
+                self.cwnd = self.mss;
+                self.slow_start = true;
+                self.grow_round = true;
+            }
+        }
+    }
+    fn on_recovery_exit(&mut self, _now: SimTime, c: &ConnView) {
+        self.cwnd = self.ssthresh.min(recovery_exit_cwnd(u64::MAX, c) as f64);
+    }
+}
+
+/// A lossless pipe for hook-level tests: acks arrive one segment at a time in send order
+/// and the sender refills the window after each.
+#[cfg(test)]
+pub(crate) mod pipe {
+    use super::*;
+    use crate::cc::testkit::{ack, view};
+    use crate::time::SimDuration;
+
+    pub const S: u64 = 1000;
+
+    pub struct Pipe {
+        pub una: u64,
+        pub max: u64,
+    }
+
+    impl Pipe {
+        pub fn new(cc: &impl CongestionControl) -> Self {
+            Pipe {
+                una: 0,
+                max: cc.cwnd() / S * S,
+            }
+        }
+        /// One ack of the next segment, with RTT `rtt_ms`.
+        pub fn ack(&mut self, cc: &mut impl CongestionControl, rtt_ms: f64) {
+            self.una += S;
+            let mut x = ack(S);
+            x.delivered = self.una;
+            x.rtt = Some(SimDuration::from_secs_f64(rtt_ms / 1000.0));
+            let c = view(1000, self.max - self.una, CaState::Open);
+            cc.on_ack(SimTime::ZERO, &x, &c);
+            self.max = self.max.max(self.una + cc.cwnd() / S * S);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::testkit::view;
+
+    use super::pipe::{Pipe, S};
+
+    /// A Vegas in linear mode with window `w` segments and BaseRTT 100 ms.
+    fn linear(w: u64) -> (Vegas, Pipe) {
+        let mut v = Vegas::new(1000, w * S, u64::MAX, 1.0, 3.0);
+        v.slow_start = false;
+        v.rounds.base = 0.100;
+        let p = Pipe::new(&v);
+        (v, p)
+    }
+
+    #[test]
+    fn eq1_increases_below_alpha_holds_inside_decreases_above_beta() {
+        // W = 20 segments, BaseRTT = 100 ms: Delta = 20·(RTT − 100)/RTT.
+        // RTT 102 ms → 0.39 < 1: +1; RTT 110 → 1.82 in [1, 3]: hold; RTT 125 → 4 > 3: −1.
+        // The first ack ends the empty initial round (no decision) and starts one that
+        // ends with the ack of segment 21, the first sent after it: acks 2..=21.
+        for (rtt, want) in [(102.0, 21), (110.0, 20), (125.0, 19)] {
+            let (mut v, mut p) = linear(20);
+            for _ in 0..20 {
+                p.ack(&mut v, rtt);
+            }
+            assert_eq!(v.cwnd(), 20 * S, "no decision before the round ends");
+            p.ack(&mut v, rtt);
+            assert_eq!(v.cwnd(), want * S, "rtt {rtt}: diff {}", v.diff());
+            let expect = 20.0 * (rtt - 100.0) / rtt;
+            assert!((v.diff() - expect).abs() < 1e-9, "{} vs {expect}", v.diff());
+        }
+    }
+
+    #[test]
+    fn decision_happens_once_per_round() {
+        // Delta stays below α at RTT 101 ms, so each round adds exactly one segment. After
+        // ack 21 (cwnd 21) the next round began with snd_max = 40 segments: it ends at ack
+        // 41; the one after at ack 41 + 21 = 62 (cwnd 22 at its start), and so on.
+        let (mut v, mut p) = linear(20);
+        let mut changes = Vec::new();
+        for k in 1..=90 {
+            let before = v.cwnd();
+            p.ack(&mut v, 101.0);
+            if v.cwnd() != before {
+                changes.push((k, v.cwnd() / S));
+            }
+        }
+        assert_eq!(changes, [(21, 21), (41, 22), (62, 23), (84, 24)]);
+    }
+
+    #[test]
+    fn loss_cuts_three_quarters_once_transmitted_else_half() {
+        let mut v = Vegas::new(1000, 40 * S, u64::MAX, 1.0, 3.0);
+        let mut c = view(1000, 40 * S, CaState::Open);
+        v.on_congestion(SimTime::ZERO, Congestion::FastRetransmit, &c);
+        assert_eq!(v.cwnd(), 30 * S);
+        assert_eq!(v.ssthresh(), 30 * S);
+        assert!(!v.in_slow_start());
+        c.una_retransmitted = true;
+        v.on_congestion(SimTime::ZERO, Congestion::FastRetransmit, &c);
+        assert_eq!(v.cwnd(), 15 * S);
+        v.on_recovery_exit(SimTime::ZERO, &view(1000, 0, CaState::Recovery));
+        assert_eq!(v.cwnd(), 15 * S);
+        v.on_congestion(SimTime::ZERO, Congestion::Timeout, &c);
+        assert_eq!((v.cwnd(), v.ssthresh()), (S, 7500));
+        assert!(v.in_slow_start());
+    }
+
+    #[test]
+    fn slow_start_doubles_every_other_round_and_exits_above_gamma() {
+        // No queue (RTT = BaseRTT = 100 ms) while the window is at most 16 segments, then
+        // 120 ms: a round that began with 16 segments measures Delta = 16·20/120 = 2.67 > 1.
+        let mut v = Vegas::new(1000, 2 * S, u64::MAX, 1.0, 3.0);
+        let mut p = Pipe::new(&v);
+        let mut at_round_end = Vec::new();
+        let mut end = v.rounds.end;
+        while v.in_slow_start() {
+            let rtt = if v.cwnd() <= 16 * S { 100.0 } else { 120.0 };
+            p.ack(&mut v, rtt);
+            if v.rounds.end != end {
+                end = v.rounds.end;
+                at_round_end.push(v.rounds.start_cwnd as u64 / S);
+            }
+            assert!(at_round_end.len() < 20, "never left slow start");
+        }
+        // The window at each round's start: grow rounds double it, hold rounds keep it. The
+        // ack that ends a hold round already grows the window (it belongs to the next, grow
+        // round), so the grow round from 16 segments sees only 120 ms samples:
+        // Delta = 16·20/120 = 2.67 > γ = 1, and slow start ends at the 32 it reached.
+        assert_eq!(at_round_end, [2, 4, 4, 8, 8, 16, 16, 32]);
+        assert_eq!(v.cwnd(), 32 * S);
+        assert_eq!(v.ssthresh(), v.cwnd());
+        assert!(
+            (v.diff() - 16.0 * 20.0 / 120.0).abs() < 1e-9,
+            "{}",
+            v.diff()
+        );
+    }
+
+    #[test]
+    fn bad_parameters_name_the_field() {
+        let init = crate::cc::CcInit {
+            mss: 1000,
+            init_cwnd: 1000,
+            init_ssthresh: u64::MAX,
+        };
+        let e = VegasSpec {
+            alpha: 4.0,
+            ..VegasSpec::default()
+        }
+        .build("flows.f.cc", init)
+        .unwrap_err();
+        assert_eq!(e.field, "flows.f.cc.beta");
+        let e = VegasSpec {
+            gamma: f64::NAN,
+            ..VegasSpec::default()
+        }
+        .build("flows.f.cc", init)
+        .unwrap_err();
+        assert_eq!(e.field, "flows.f.cc.gamma");
+    }
+}
