@@ -319,6 +319,7 @@ impl TcpSender {
     }
 
     /// An ack for this connection arrived.
+    #[inline(never)]
     pub fn on_ack(&mut self, now: SimTime, pkt: &Packet, out: &mut impl FnMut(Packet)) {
         self.stats.acks_received += 1;
         let ack = pkt.ack;
