@@ -16,10 +16,14 @@
 //! See `docs/writing-a-cc.md` for adding one.
 
 pub mod gaimd;
+pub mod highspeed;
 pub mod reno;
+pub mod scalable;
 
 pub use gaimd::Gaimd;
+pub use highspeed::Highspeed;
 pub use reno::Reno;
+pub use scalable::Scalable;
 
 use crate::net::packet::CcHeader;
 use crate::scenario::ScenarioError;
@@ -161,6 +165,10 @@ crate::tagged_enum! {
         "newreno" => NewReno(reno::RenoSpec),
         /// GAIMD TCP(α, β) (Yang & Lam; seed 003).
         "gaimd" => Gaimd(gaimd::GaimdSpec),
+        /// HighSpeed TCP (RFC 3649; seeds 002, 004).
+        "highspeed" => Highspeed(highspeed::HighspeedSpec),
+        /// Scalable TCP (Kelly 2003; seed 004).
+        "scalable" => Scalable(scalable::ScalableSpec),
     }
 }
 
@@ -177,6 +185,8 @@ impl CcSpec {
             CcSpec::Reno(s) => AnyCc::Reno(s.build(init, false)),
             CcSpec::NewReno(s) => AnyCc::Reno(s.build(init, true)),
             CcSpec::Gaimd(s) => AnyCc::Gaimd(s.build(field, init)?),
+            CcSpec::Highspeed(s) => AnyCc::Highspeed(s.build(field, init)?),
+            CcSpec::Scalable(s) => AnyCc::Scalable(s.build(field, init)?),
         })
     }
 }
@@ -186,6 +196,8 @@ impl CcSpec {
 pub enum AnyCc {
     Reno(Reno),
     Gaimd(Gaimd),
+    Highspeed(Highspeed),
+    Scalable(Scalable),
 }
 
 macro_rules! dispatch {
@@ -193,6 +205,8 @@ macro_rules! dispatch {
         match $self {
             AnyCc::Reno($c) => $e,
             AnyCc::Gaimd($c) => $e,
+            AnyCc::Highspeed($c) => $e,
+            AnyCc::Scalable($c) => $e,
         }
     };
 }
