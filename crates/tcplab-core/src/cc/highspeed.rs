@@ -475,7 +475,7 @@ mod tests {
             for _ in 0..w {
                 h.on_ack(SimTime::ZERO, &ack(1000), &v);
             }
-            let grown = (h.cwnd as f64 / 1000.0) - w as f64;
+            let grown = (h.cwnd / 1000.0) - w as f64;
             // The window grows during the round, so a(w)/w per ack slightly undershoots.
             assert!(
                 (grown - a).abs() < 0.02 * a + 0.01,
@@ -491,7 +491,7 @@ mod tests {
             let mut h = Highspeed::new(s, 18_000_000, u64::MAX, Aimd::rfc3649());
             let b = Aimd::rfc3649().b(18_000.0);
             h.on_congestion(SimTime::ZERO, why, &view(s, 0, CaState::Open));
-            let kept = h.cwnd as f64 / 18_000_000.0;
+            let kept = h.cwnd / 18_000_000.0;
             assert!((kept - (1.0 - b)).abs() < 1e-9, "{why:?}: {kept}");
             assert_eq!(h.ssthresh(), h.cwnd());
             assert!(h.a_b().1 > b, "b re-evaluated at the smaller window");

@@ -176,7 +176,7 @@ mod tests {
             for _ in 0..w {
                 s.on_ack(SimTime::ZERO, &ack(1000), &v);
             }
-            let grown = s.cwnd as f64 / 1000.0 - w as f64;
+            let grown = s.cwnd / 1000.0 - w as f64;
             assert!((grown - 0.01 * w as f64).abs() < 1e-9, "w {w}: {grown}");
         }
     }
@@ -205,14 +205,14 @@ mod tests {
             s.on_ack(SimTime::ZERO, &ack(1000), &v);
         }
         // About one segment per round trip (not 0.1).
-        assert!((s.cwnd as f64 - 11_000.0).abs() < 60.0, "{}", s.cwnd);
+        assert!((s.cwnd - 11_000.0).abs() < 60.0, "{}", s.cwnd);
         s.on_congestion(SimTime::ZERO, Congestion::FastRetransmit, &v);
-        assert!((s.cwnd as f64 - s.ssthresh as f64).abs() < 1e-9);
-        assert!((s.cwnd as f64 / 1000.0 - 5.5).abs() < 0.05, "{}", s.cwnd);
+        assert!((s.cwnd - s.ssthresh).abs() < 1e-9);
+        assert!((s.cwnd / 1000.0 - 5.5).abs() < 0.05, "{}", s.cwnd);
         // Above it: Scalable.
         let mut s = Scalable::new(S, 20_000, 1000, 0.01, 0.125, 16.0);
         s.on_ack(SimTime::ZERO, &ack(1000), &v);
-        assert!((s.cwnd as f64 - 20_010.0).abs() < 1e-9);
+        assert!((s.cwnd - 20_010.0).abs() < 1e-9);
     }
 
     #[test]

@@ -112,3 +112,74 @@ fn scalable_mean_window_is_a_over_b_p() {
     // Not Reno (1.22/√p ≈ 39) and not HSTCP's table a(80) ≈ 1.5 with b ≈ 0.47.
     assert!(w > 60.0, "{w}");
 }
+
+/// examples/highspeed_scalable.toml loads, and its trace carries HSTCP's a(w), b(w)
+/// (NaN for the other flows) once the window is past Low_Window.
+#[test]
+fn example_exports_hstcp_a_and_b() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/highspeed_scalable.toml"
+    );
+    let toml = std::fs::read_to_string(path).unwrap();
+    assert!(toml.contains("duration = \"30s\""));
+    let mut b = tcplab_core::load_toml(
+        &toml.replace("duration = \"30s\"", "duration = \"2s\""),
+        None,
+    )
+    .unwrap();
+    b.sim.run();
+    let tr = &b.sim.cwnd_trace;
+    assert_eq!(
+        tr.cc_names,
+        ["cwnd_segments", "hstcp_a_segments", "hstcp_b"]
+    );
+    let (a, bb) = (&tr.cc_values[1], &tr.cc_values[2]);
+    let mut past_low = 0;
+    for k in 0..a.len() {
+        match tr.base.flow[k].0 {
+            0 => {
+                let w = tr.cc_values[0][k];
+                assert!(bb[k] > 0.09 && bb[k] <= 0.5, "row {k}: b {}", bb[k]);
+                if w >= 39.0 {
+                    past_low += 1;
+                    assert!(
+                        a[k] > 1.0 && bb[k] < 0.5,
+                        "row {k}: w {w} a {} b {}",
+                        a[k],
+                        bb[k]
+                    );
+                } else {
+                    assert_eq!((a[k], bb[k]), (1.0, 0.5));
+                }
+            }
+            _ => assert!(a[k].is_nan() && bb[k].is_nan(), "row {k}"),
+        }
+    }
+    assert!(past_low > 10, "{past_low}");
+}
+
+/// Parameter errors through the scenario parser name `flows.f.cc.<param>`.
+#[test]
+fn bad_parameters_name_the_dotted_path() {
+    for (cc, field) in [
+        (
+            r#"{ algorithm = "highspeed", high_decrease = 0.7 }"#,
+            "flows.f.cc.high_decrease",
+        ),
+        (
+            r#"{ algorithm = "highspeed", aimd = "table", low_window = 30 }"#,
+            "flows.f.cc.aimd",
+        ),
+        (r#"{ algorithm = "scalable", b = 1.5 }"#, "flows.f.cc.b"),
+        (
+            r#"{ algorithm = "scalable", legacy_window = 0 }"#,
+            "flows.f.cc.legacy_window",
+        ),
+    ] {
+        let e = tcplab_core::load_toml(&scenario(cc, 0.0, "1s"), None)
+            .err()
+            .unwrap_or_else(|| panic!("{cc} must fail"));
+        assert_eq!(e.field, field, "{cc}: {}", e.reason);
+    }
+}
