@@ -17,12 +17,16 @@
 
 pub mod fast;
 pub mod gaimd;
+pub mod highspeed;
 pub mod reno;
+pub mod scalable;
 pub mod vegas;
 
 pub use fast::Fast;
 pub use gaimd::Gaimd;
+pub use highspeed::Highspeed;
 pub use reno::Reno;
+pub use scalable::Scalable;
 pub use vegas::Vegas;
 
 use crate::net::packet::CcHeader;
@@ -175,6 +179,10 @@ crate::tagged_enum! {
         "vegas" => Vegas(vegas::VegasSpec),
         /// FAST TCP (Jin, Wei & Low; seed 001 eq. 2).
         "fast" => Fast(fast::FastSpec),
+        /// HighSpeed TCP (RFC 3649; seeds 002, 004).
+        "highspeed" => Highspeed(highspeed::HighspeedSpec),
+        /// Scalable TCP (Kelly 2003; seed 004).
+        "scalable" => Scalable(scalable::ScalableSpec),
     }
 }
 
@@ -193,6 +201,8 @@ impl CcSpec {
             CcSpec::Gaimd(s) => AnyCc::Gaimd(s.build(field, init)?),
             CcSpec::Vegas(s) => AnyCc::Vegas(s.build(field, init)?),
             CcSpec::Fast(s) => AnyCc::Fast(s.build(field, init)?),
+            CcSpec::Highspeed(s) => AnyCc::Highspeed(s.build(field, init)?),
+            CcSpec::Scalable(s) => AnyCc::Scalable(s.build(field, init)?),
         })
     }
 }
@@ -204,6 +214,8 @@ pub enum AnyCc {
     Gaimd(Gaimd),
     Vegas(Vegas),
     Fast(Fast),
+    Highspeed(Highspeed),
+    Scalable(Scalable),
 }
 
 macro_rules! dispatch {
@@ -213,6 +225,8 @@ macro_rules! dispatch {
             AnyCc::Gaimd($c) => $e,
             AnyCc::Vegas($c) => $e,
             AnyCc::Fast($c) => $e,
+            AnyCc::Highspeed($c) => $e,
+            AnyCc::Scalable($c) => $e,
         }
     };
 }

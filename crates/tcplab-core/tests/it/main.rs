@@ -11,5 +11,6 @@ mod errors;
 mod events;
 mod pcap;
 mod reliability;
+mod response;
 mod schemes;
 mod theorem1;

@@ -1,0 +1,566 @@
+//! HighSpeed TCP (HSTCP).
+//!
+//! Reference: S. Floyd, "HighSpeed TCP for Large Congestion Windows", RFC 3649 (2003), §5
+//! (the response function and a(w), b(w)) and Appendix B (the table of a(w), b(w)); seed 002
+//! (P2) baseline [FRS02], seed 004 (P4) "HS TCP" slide; mechanisms.md §18 (M-HSTCP).
+//!
+//! Formulas (w = cwnd in segments, S = MSS, defaults Low_Window = 38, High_Window = 83000,
+//! High_P = 1e-7, High_Decrease = 0.1):
+//! - w <= Low_Window: `a(w) = 1`, `b(w) = 0.5` (standard TCP)
+//! - w > Low_Window:
+//!   `b(w) = (High_Decrease − 0.5)·(ln w − ln Low_Window)/(ln High_Window − ln Low_Window) + 0.5`
+//! - `p(w) = 0.078/w^1.2` (RFC 3649 §5 for the default constants; `aimd = "formula"`), or
+//!   the general line through (Low_Window, Low_P) and (High_Window, High_P) in log-log space
+//!   `ln p(w) = ln Low_P + (ln w − ln Low_Window)·(ln High_P − ln Low_P)/(ln High_Window − ln Low_Window)`
+//!   with `Low_P = 1.5/Low_Window²` (ns-2; makes a(Low_Window) = 1; `aimd = "general"`)
+//! - `a(w) = w²·p(w)·2·b(w)/(2 − b(w))`
+//! - `aimd = "table"`: a(w), b(w) from RFC 3649 Appendix B: the last row whose window is at
+//!   most w (a = 1, 2, 3, ... at w = 38, 118, 221, ...)
+//! - slow start (W < ssthresh): `W += S` per ack of new data (standard)
+//! - congestion avoidance, per ack of new data: `w += a(w)/w` (a(w) segments per round trip)
+//! - fast retransmit or ECN: `w = (1 − b(w))·w`, `ssthresh` likewise (floor 2 segments)
+//! - end of fast recovery: `W = ssthresh` (or RFC 6582 §3.2 step 3 with
+//!   `recovery_exit = "flightsize"`)
+//! - timeout: `ssthresh = (1 − b(w))·w` (as Linux `tcp_highspeed`), `W = S`
+//!
+//! a(w) and b(w) are evaluated at the integer window ⌊w⌋ and cached: they are recomputed
+//! only when ⌊w⌋ changes (O(1) per ack; the table is searched by bisection, 72 rows).
+
+use super::{
+    recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle,
+};
+use crate::scenario::ScenarioError;
+use crate::time::SimTime;
+
+fn low_window() -> f64 {
+    38.0
+}
+fn high_window() -> f64 {
+    83_000.0
+}
+fn high_p() -> f64 {
+    1e-7
+}
+fn high_decrease() -> f64 {
+    0.1
+}
+
+/// How a(w) and b(w) are computed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum HsAimd {
+    /// RFC 3649 §5 with the default response function `p(w) = 0.078/w^1.2` (this is what
+    /// reproduces the RFC's Appendix B table); `high_p` is not used.
+    #[default]
+    Formula,
+    /// RFC 3649 §5, general form: `p(w)` on the log-log line through (low_window, 1.5/low_window²)
+    /// and (high_window, high_p).
+    General,
+    /// RFC 3649 Appendix B table (needs the default constants).
+    Table,
+}
+
+/// `cc = { algorithm = "highspeed", low_window = 38, high_window = 83000, high_p = 1e-7,
+/// high_decrease = 0.1, aimd = "formula" }`.
+#[derive(Clone, Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HighspeedSpec {
+    /// Window (segments) up to which HSTCP behaves as standard TCP (a = 1, b = 0.5). Default 38.
+    #[serde(default = "low_window")]
+    pub low_window: f64,
+    /// Window (segments) at which the decrease reaches `high_decrease`. Default 83000.
+    #[serde(default = "high_window")]
+    pub high_window: f64,
+    /// Loss rate at `high_window` (used by `aimd = "general"`). Default 1e-7.
+    #[serde(default = "high_p")]
+    pub high_p: f64,
+    /// Decrease factor b at `high_window`, in (0, 0.5]. Default 0.1.
+    #[serde(default = "high_decrease")]
+    pub high_decrease: f64,
+    /// "formula" (default: p(w) = 0.078/w^1.2), "general" (p(w) from the four constants) or
+    /// "table" (RFC 3649 Appendix B).
+    #[serde(default)]
+    pub aimd: HsAimd,
+}
+
+impl Default for HighspeedSpec {
+    fn default() -> Self {
+        HighspeedSpec {
+            low_window: low_window(),
+            high_window: high_window(),
+            high_p: high_p(),
+            high_decrease: high_decrease(),
+            aimd: HsAimd::Formula,
+        }
+    }
+}
+
+impl HighspeedSpec {
+    /// Validate (`field` = `flows.NAME.cc`) and build.
+    pub fn build(&self, field: &str, init: super::CcInit) -> Result<Highspeed, ScenarioError> {
+        let err = |k: &str, m: String| Err(ScenarioError::new(format!("{field}.{k}"), m));
+        let (lw, hw, hp, hd) = (
+            self.low_window,
+            self.high_window,
+            self.high_p,
+            self.high_decrease,
+        );
+        if !(lw >= 1.0 && lw.is_finite()) {
+            return err(
+                "low_window",
+                format!("must be at least 1 segment, got {lw}"),
+            );
+        }
+        if !(hw > lw && hw.is_finite()) {
+            return err(
+                "high_window",
+                format!("must be larger than low_window ({lw}), got {hw}"),
+            );
+        }
+        if !(hd > 0.0 && hd <= 0.5) {
+            return err("high_decrease", format!("must be in (0, 0.5], got {hd}"));
+        }
+        let low_p = 1.5 / (lw * lw);
+        if !(hp > 0.0 && hp < low_p) {
+            return err(
+                "high_p",
+                format!(
+                    "must be in (0, 1.5/low_window² = {low_p:.3e}) (a smaller loss rate than \
+                     standard TCP's at low_window), got {hp}"
+                ),
+            );
+        }
+        if self.aimd == HsAimd::Table
+            && *self
+                != (HighspeedSpec {
+                    aimd: HsAimd::Table,
+                    ..HighspeedSpec::default()
+                })
+        {
+            return err(
+                "aimd",
+                "\"table\" is RFC 3649's Appendix B, computed for low_window = 38, high_window = \
+                 83000, high_p = 1e-7, high_decrease = 0.1: use \"formula\" or \"general\" with \
+                 other constants"
+                    .to_string(),
+            );
+        }
+        Ok(Highspeed::new(
+            init.mss,
+            init.init_cwnd,
+            init.init_ssthresh,
+            Aimd::new(lw, hw, hp, hd, self.aimd),
+        ))
+    }
+}
+
+/// RFC 3649 Appendix B: the window (segments) at which a(w) reaches 1, 2, 3, ... (row k has
+/// a = k + 1) and b(w) there, to two decimals as printed.
+pub const RFC3649_TABLE: [(u32, f64); 72] = [
+    (38, 0.50),
+    (118, 0.44),
+    (221, 0.41),
+    (347, 0.38),
+    (495, 0.37),
+    (663, 0.35),
+    (851, 0.34),
+    (1058, 0.33),
+    (1284, 0.32),
+    (1529, 0.31),
+    (1793, 0.30),
+    (2076, 0.29),
+    (2378, 0.28),
+    (2699, 0.28),
+    (3039, 0.27),
+    (3399, 0.27),
+    (3778, 0.26),
+    (4177, 0.26),
+    (4596, 0.25),
+    (5036, 0.25),
+    (5497, 0.24),
+    (5979, 0.24),
+    (6483, 0.23),
+    (7009, 0.23),
+    (7558, 0.22),
+    (8130, 0.22),
+    (8726, 0.22),
+    (9346, 0.21),
+    (9991, 0.21),
+    (10661, 0.21),
+    (11358, 0.20),
+    (12082, 0.20),
+    (12834, 0.20),
+    (13614, 0.19),
+    (14424, 0.19),
+    (15265, 0.19),
+    (16137, 0.19),
+    (17042, 0.18),
+    (17981, 0.18),
+    (18955, 0.18),
+    (19965, 0.17),
+    (21013, 0.17),
+    (22101, 0.17),
+    (23230, 0.17),
+    (24402, 0.16),
+    (25618, 0.16),
+    (26881, 0.16),
+    (28193, 0.16),
+    (29557, 0.15),
+    (30975, 0.15),
+    (32450, 0.15),
+    (33986, 0.15),
+    (35586, 0.14),
+    (37253, 0.14),
+    (38992, 0.14),
+    (40808, 0.14),
+    (42707, 0.13),
+    (44694, 0.13),
+    (46776, 0.13),
+    (48961, 0.13),
+    (51258, 0.13),
+    (53677, 0.12),
+    (56230, 0.12),
+    (58932, 0.12),
+    (61799, 0.12),
+    (64851, 0.11),
+    (68113, 0.11),
+    (71617, 0.11),
+    (75401, 0.10),
+    (79517, 0.10),
+    (84035, 0.10),
+    (89053, 0.10),
+];
+
+/// a(w) and b(w) (RFC 3649 §5).
+#[derive(Clone, Copy, Debug)]
+pub struct Aimd {
+    low_window: f64,
+    ln_low: f64,
+    /// ln High_Window − ln Low_Window.
+    ln_span: f64,
+    high_decrease: f64,
+    /// p(w) = p_coef · w^(−p_exp).
+    p_coef: f64,
+    p_exp: f64,
+    table: bool,
+}
+
+impl Aimd {
+    pub fn new(lw: f64, hw: f64, hp: f64, hd: f64, how: HsAimd) -> Self {
+        let ln_span = hw.ln() - lw.ln();
+        let (p_coef, p_exp) = match how {
+            HsAimd::Formula | HsAimd::Table => (0.078, 1.2),
+            HsAimd::General => {
+                // ln p = ln Low_P + (ln w − ln LW)·slope, slope = (ln HP − ln Low_P)/ln_span.
+                let low_p = 1.5 / (lw * lw);
+                let slope = (hp.ln() - low_p.ln()) / ln_span;
+                ((low_p.ln() - lw.ln() * slope).exp(), -slope)
+            }
+        };
+        Aimd {
+            low_window: lw,
+            ln_low: lw.ln(),
+            ln_span,
+            high_decrease: hd,
+            p_coef,
+            p_exp,
+            table: how == HsAimd::Table,
+        }
+    }
+    /// The RFC 3649 default constants with `p(w) = 0.078/w^1.2`.
+    pub fn rfc3649() -> Self {
+        Aimd::new(38.0, 83_000.0, 1e-7, 0.1, HsAimd::Formula)
+    }
+    /// b(w): the fraction of the window removed on a congestion event.
+    pub fn b(&self, w: f64) -> f64 {
+        if w <= self.low_window {
+            return 0.5;
+        }
+        if self.table {
+            return RFC3649_TABLE[Self::row(w)].1;
+        }
+        (self.high_decrease - 0.5) * (w.ln() - self.ln_low) / self.ln_span + 0.5
+    }
+    /// p(w): the loss rate at which HSTCP's window averages w.
+    pub fn p(&self, w: f64) -> f64 {
+        self.p_coef * w.powf(-self.p_exp)
+    }
+    /// a(w): segments added per round trip.
+    pub fn a(&self, w: f64) -> f64 {
+        if w <= self.low_window {
+            return 1.0;
+        }
+        if self.table {
+            return (Self::row(w) + 1) as f64;
+        }
+        let b = self.b(w);
+        w * w * self.p(w) * 2.0 * b / (2.0 - b)
+    }
+    /// The last table row whose window is at most `w` (bisection: 7 steps).
+    fn row(w: f64) -> usize {
+        RFC3649_TABLE
+            .partition_point(|&(tw, _)| tw as f64 <= w)
+            .saturating_sub(1)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Highspeed {
+    mss: f64,
+    cwnd: f64,
+    ssthresh: f64,
+    aimd: Aimd,
+    /// ⌊w⌋ at which `a`, `b` were last evaluated.
+    at: u64,
+    a: f64,
+    b: f64,
+}
+
+impl Highspeed {
+    pub fn new(mss: u32, init_cwnd: u64, init_ssthresh: u64, aimd: Aimd) -> Self {
+        let mut h = Highspeed {
+            mss: mss as f64,
+            cwnd: init_cwnd as f64,
+            ssthresh: init_ssthresh as f64,
+            aimd,
+            at: u64::MAX,
+            a: 1.0,
+            b: 0.5,
+        };
+        h.refresh();
+        h
+    }
+    /// Re-evaluate a(w), b(w) if ⌊w⌋ changed.
+    #[inline]
+    fn refresh(&mut self) {
+        let w = (self.cwnd / self.mss).floor().max(1.0);
+        if w as u64 != self.at {
+            self.at = w as u64;
+            self.a = self.aimd.a(w);
+            self.b = self.aimd.b(w);
+        }
+    }
+    /// Current a(w) (segments per round trip) and b(w).
+    pub fn a_b(&self) -> (f64, f64) {
+        (self.a, self.b)
+    }
+}
+
+impl CongestionControl for Highspeed {
+    fn name(&self) -> &'static str {
+        "highspeed"
+    }
+    fn cwnd(&self) -> u64 {
+        self.cwnd as u64
+    }
+    fn ssthresh(&self) -> u64 {
+        if self.ssthresh >= u64::MAX as f64 {
+            u64::MAX
+        } else {
+            self.ssthresh as u64
+        }
+    }
+    fn recovery_style(&self) -> RecoveryStyle {
+        RecoveryStyle::NewReno
+    }
+    /// The exact window in segments, a(w) (segments per round trip) and b(w).
+    fn trace_names(&self) -> &'static [&'static str] {
+        &["cwnd_segments", "hstcp_a_segments", "hstcp_b"]
+    }
+    fn trace_values(&self, out: &mut [f64]) {
+        out[0] = self.cwnd / self.mss;
+        out[1] = self.a;
+        out[2] = self.b;
+    }
+    #[inline]
+    fn on_ack(&mut self, _now: SimTime, ack: &AckSample, c: &ConnView) {
+        if ack.newly_acked == 0 || c.state == CaState::Recovery || self.cwnd >= c.max_window as f64
+        {
+            return;
+        }
+        if self.cwnd < self.ssthresh {
+            self.cwnd += self.mss;
+        } else {
+            // w += a(w)/w segments, i.e. W += a·S²/W bytes.
+            self.cwnd += self.a * self.mss * self.mss / self.cwnd;
+        }
+        self.refresh();
+    }
+    fn on_congestion(&mut self, _now: SimTime, why: Congestion, _c: &ConnView) {
+        self.refresh();
+        self.ssthresh = ((1.0 - self.b) * self.cwnd).max(2.0 * self.mss);
+        self.cwnd = match why {
+            Congestion::Timeout => self.mss,
+            Congestion::FastRetransmit | Congestion::Ecn => self.ssthresh,
+        };
+        self.refresh();
+    }
+    fn on_recovery_exit(&mut self, _now: SimTime, c: &ConnView) {
+        self.cwnd = self.ssthresh.min(recovery_exit_cwnd(u64::MAX, c) as f64);
+        self.refresh();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::testkit::{ack, view};
+
+    #[test]
+    fn worked_value_at_18000_segments() {
+        let m = Aimd::rfc3649();
+        // mechanisms.md §18: b ≈ 0.18, a ≈ 39 at w = 18 000.
+        assert!((m.b(18_000.0) - 0.1795).abs() < 5e-4, "{}", m.b(18_000.0));
+        assert!((m.a(18_000.0) - 39.02).abs() < 0.05, "{}", m.a(18_000.0));
+        // Standard TCP at and below Low_Window; High_Decrease at High_Window.
+        assert_eq!((m.a(38.0), m.b(38.0)), (1.0, 0.5));
+        assert_eq!((m.a(10.0), m.b(10.0)), (1.0, 0.5));
+        assert!((m.b(83_000.0) - 0.1).abs() < 1e-12);
+        // RFC 3649 §5: p(w) is the inverse of w = 0.12/p^0.835 to the rounding of both
+        // (1/0.835 = 1.198 vs 1.2: 3.3 % apart at w = 83 000).
+        for w in [100.0, 1000.0, 10_000.0, 83_000.0] {
+            let back = 0.12 / m.p(w).powf(0.835);
+            assert!((back / w - 1.0).abs() < 0.04, "w {w}: {back}");
+        }
+    }
+
+    #[test]
+    fn formula_reproduces_the_rfc_appendix_b_table() {
+        let m = Aimd::rfc3649();
+        for (k, &(w, b)) in RFC3649_TABLE.iter().enumerate().skip(1) {
+            let w = w as f64;
+            let want = (k + 1) as f64;
+            // Each row is (within rounding) the first window where a(w) reaches k + 1.
+            assert!(
+                (m.a(w) - want).abs() < 0.05,
+                "w {w}: a {} vs {want}",
+                m.a(w)
+            );
+            assert!(m.a(w - 10.0) < want, "w {w}");
+            // b to the table's two decimals (±0.005 rounding, ±0.001 slack).
+            assert!((m.b(w) - b).abs() <= 0.006, "w {w}: b {} vs {b}", m.b(w));
+        }
+    }
+
+    #[test]
+    fn general_form_meets_both_ends() {
+        let m = Aimd::new(38.0, 83_000.0, 1e-7, 0.1, HsAimd::General);
+        assert!(
+            (m.a(38.0 + 1e-9) - 1.0).abs() < 1e-6,
+            "continuous at Low_Window"
+        );
+        assert!((m.p(83_000.0) / 1e-7 - 1.0).abs() < 1e-9);
+        // A few per cent above the rounded response function.
+        let r = m.a(18_000.0) / Aimd::rfc3649().a(18_000.0);
+        assert!(r > 1.0 && r < 1.05, "{r}");
+    }
+
+    #[test]
+    fn table_mode_steps() {
+        let m = Aimd::new(38.0, 83_000.0, 1e-7, 0.1, HsAimd::Table);
+        assert_eq!((m.a(117.0), m.b(117.0)), (1.0, 0.5));
+        assert_eq!((m.a(118.0), m.b(118.0)), (2.0, 0.44));
+        assert_eq!((m.a(18_000.0), m.b(18_000.0)), (39.0, 0.18));
+        assert_eq!(m.a(1e7), 72.0);
+    }
+
+    /// Acks for one round trip at window w: the window grows by a(w) segments.
+    #[test]
+    fn increase_per_round_trip_is_a_of_w() {
+        let s = 1000u32;
+        let v = view(s, 0, CaState::Open);
+        for w in [20u64, 100, 1000, 18_000] {
+            let mut h = Highspeed::new(s, w * 1000, 1000, Aimd::rfc3649());
+            let a = Aimd::rfc3649().a(w as f64);
+            for _ in 0..w {
+                h.on_ack(SimTime::ZERO, &ack(1000), &v);
+            }
+            let grown = (h.cwnd / 1000.0) - w as f64;
+            // The window grows during the round, so a(w)/w per ack slightly undershoots.
+            assert!(
+                (grown - a).abs() < 0.02 * a + 0.01,
+                "w {w}: grew {grown}, a(w) {a}"
+            );
+        }
+    }
+
+    #[test]
+    fn decrease_is_b_of_w_for_loss_and_ecn() {
+        let s = 1000u32;
+        for why in [Congestion::FastRetransmit, Congestion::Ecn] {
+            let mut h = Highspeed::new(s, 18_000_000, u64::MAX, Aimd::rfc3649());
+            let b = Aimd::rfc3649().b(18_000.0);
+            h.on_congestion(SimTime::ZERO, why, &view(s, 0, CaState::Open));
+            let kept = h.cwnd / 18_000_000.0;
+            assert!((kept - (1.0 - b)).abs() < 1e-9, "{why:?}: {kept}");
+            assert_eq!(h.ssthresh(), h.cwnd());
+            assert!(h.a_b().1 > b, "b re-evaluated at the smaller window");
+        }
+        // Small windows halve; timeouts collapse to one segment.
+        let mut h = Highspeed::new(s, 30_000, u64::MAX, Aimd::rfc3649());
+        h.on_congestion(
+            SimTime::ZERO,
+            Congestion::Timeout,
+            &view(s, 0, CaState::Open),
+        );
+        assert_eq!((h.cwnd(), h.ssthresh()), (1000, 15_000));
+    }
+
+    #[test]
+    fn slow_start_is_standard() {
+        let mut h = Highspeed::new(1000, 1000, 50_000, Aimd::rfc3649());
+        let v = view(1000, 0, CaState::Open);
+        for _ in 0..7 {
+            h.on_ack(SimTime::ZERO, &ack(1000), &v);
+        }
+        assert_eq!(h.cwnd(), 8000);
+    }
+
+    #[test]
+    fn bad_parameters_name_their_field() {
+        let init = crate::cc::CcInit {
+            mss: 1000,
+            init_cwnd: 1000,
+            init_ssthresh: u64::MAX,
+        };
+        let bad = |s: HighspeedSpec| s.build("flows.f.cc", init).err().unwrap().field;
+        let d = HighspeedSpec::default;
+        assert_eq!(
+            bad(HighspeedSpec {
+                low_window: 0.5,
+                ..d()
+            }),
+            "flows.f.cc.low_window"
+        );
+        assert_eq!(
+            bad(HighspeedSpec {
+                high_window: 38.0,
+                ..d()
+            }),
+            "flows.f.cc.high_window"
+        );
+        assert_eq!(
+            bad(HighspeedSpec {
+                high_p: 0.01,
+                ..d()
+            }),
+            "flows.f.cc.high_p"
+        );
+        assert_eq!(
+            bad(HighspeedSpec {
+                high_decrease: 0.6,
+                ..d()
+            }),
+            "flows.f.cc.high_decrease"
+        );
+        assert_eq!(
+            bad(HighspeedSpec {
+                aimd: HsAimd::Table,
+                low_window: 40.0,
+                ..d()
+            }),
+            "flows.f.cc.aimd"
+        );
+        assert!(d().build("flows.f.cc", init).is_ok());
+    }
+}

@@ -1,0 +1,248 @@
+//! Scalable TCP (STCP).
+//!
+//! Reference: T. Kelly, "Scalable TCP: Improving Performance in Highspeed Wide Area
+//! Networks", ACM CCR 33(2), 2003; seed 004 (P4) "Scalable TCP (STCP)" slide;
+//! mechanisms.md §19 (M-STCP).
+//!
+//! P4: "For each ACK in a RTT without a loss: cwnd = cwnd + a"; "For each window
+//! experiencing a loss: cwnd = cwnd − b·cwnd"; "In STCP, a = 0.01, b = 0.125".
+//!
+//! Formulas (w = cwnd in segments, S = MSS):
+//! - slow start (w < ssthresh): `w += 1` per ack of new data (standard)
+//! - congestion avoidance, per ack of new data: `w += a` (w ≥ legacy_window), or
+//!   `w += 1/w` (standard TCP, below `legacy_window`; Kelly uses 16; default: no legacy)
+//! - fast retransmit or ECN (at most once per window, the transport's rule):
+//!   `w = (1 − b)·w` (w ≥ legacy_window) or `w = w/2` (below), `ssthresh` likewise
+//!   (floor 2 segments)
+//! - end of fast recovery: `w = ssthresh` (or RFC 6582 §3.2 step 3)
+//! - timeout: `ssthresh` as for a loss, `w = 1`
+//! - response function: per packet the window gains a, per loss it loses b·w, so in
+//!   equilibrium `a = p·b·w`, i.e. `w = a/(b·p)` (= 0.08/p with the defaults)
+
+use super::{
+    recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle,
+};
+use crate::scenario::ScenarioError;
+use crate::time::SimTime;
+
+fn default_a() -> f64 {
+    0.01
+}
+fn default_b() -> f64 {
+    0.125
+}
+
+/// `cc = { algorithm = "scalable", a = 0.01, b = 0.125, legacy_window = 16 }`.
+#[derive(Clone, Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScalableSpec {
+    /// Segments added per ack in congestion avoidance, in (0, 1]. Default 0.01.
+    #[serde(default = "default_a")]
+    pub a: f64,
+    /// Fraction of the window removed on a loss or ECN echo, in (0, 1). Default 0.125.
+    #[serde(default = "default_b")]
+    pub b: f64,
+    /// Below this window (segments) behave as standard TCP (Kelly: 16). Default: none.
+    #[serde(default)]
+    pub legacy_window: Option<f64>,
+}
+
+impl Default for ScalableSpec {
+    fn default() -> Self {
+        ScalableSpec {
+            a: default_a(),
+            b: default_b(),
+            legacy_window: None,
+        }
+    }
+}
+
+impl ScalableSpec {
+    /// Validate (`field` = `flows.NAME.cc`) and build.
+    pub fn build(&self, field: &str, init: super::CcInit) -> Result<Scalable, ScenarioError> {
+        let err = |k: &str, m: String| Err(ScenarioError::new(format!("{field}.{k}"), m));
+        if !(self.a > 0.0 && self.a <= 1.0) {
+            return err("a", format!("must be in (0, 1], got {}", self.a));
+        }
+        if !(self.b > 0.0 && self.b < 1.0) {
+            return err("b", format!("must be in (0, 1), got {}", self.b));
+        }
+        if let Some(l) = self.legacy_window {
+            if !(l >= 1.0 && l.is_finite()) {
+                return err(
+                    "legacy_window",
+                    format!("must be at least 1 segment, got {l}"),
+                );
+            }
+        }
+        Ok(Scalable::new(
+            init.mss,
+            init.init_cwnd,
+            init.init_ssthresh,
+            self.a,
+            self.b,
+            self.legacy_window.unwrap_or(0.0),
+        ))
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Scalable {
+    mss: f64,
+    cwnd: f64,
+    ssthresh: f64,
+    a: f64,
+    b: f64,
+    /// Standard TCP below this window, in bytes (0 = never).
+    legacy: f64,
+}
+
+impl Scalable {
+    pub fn new(mss: u32, init_cwnd: u64, init_ssthresh: u64, a: f64, b: f64, legacy: f64) -> Self {
+        Scalable {
+            mss: mss as f64,
+            cwnd: init_cwnd as f64,
+            ssthresh: init_ssthresh as f64,
+            a,
+            b,
+            legacy: legacy * mss as f64,
+        }
+    }
+}
+
+impl CongestionControl for Scalable {
+    fn name(&self) -> &'static str {
+        "scalable"
+    }
+    fn cwnd(&self) -> u64 {
+        self.cwnd as u64
+    }
+    fn ssthresh(&self) -> u64 {
+        if self.ssthresh >= u64::MAX as f64 {
+            u64::MAX
+        } else {
+            self.ssthresh as u64
+        }
+    }
+    fn recovery_style(&self) -> RecoveryStyle {
+        RecoveryStyle::NewReno
+    }
+    /// The exact window in segments.
+    fn trace_names(&self) -> &'static [&'static str] {
+        &["cwnd_segments"]
+    }
+    fn trace_values(&self, out: &mut [f64]) {
+        out[0] = self.cwnd / self.mss;
+    }
+    #[inline]
+    fn on_ack(&mut self, _now: SimTime, ack: &AckSample, c: &ConnView) {
+        if ack.newly_acked == 0 || c.state == CaState::Recovery || self.cwnd >= c.max_window as f64
+        {
+            return;
+        }
+        if self.cwnd < self.ssthresh {
+            self.cwnd += self.mss;
+        } else if self.cwnd < self.legacy {
+            self.cwnd += self.mss * self.mss / self.cwnd;
+        } else {
+            self.cwnd += self.a * self.mss;
+        }
+    }
+    fn on_congestion(&mut self, _now: SimTime, why: Congestion, _c: &ConnView) {
+        let b = if self.cwnd < self.legacy { 0.5 } else { self.b };
+        self.ssthresh = ((1.0 - b) * self.cwnd).max(2.0 * self.mss);
+        self.cwnd = match why {
+            Congestion::Timeout => self.mss,
+            Congestion::FastRetransmit | Congestion::Ecn => self.ssthresh,
+        };
+    }
+    fn on_recovery_exit(&mut self, _now: SimTime, c: &ConnView) {
+        self.cwnd = self.ssthresh.min(recovery_exit_cwnd(u64::MAX, c) as f64);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::testkit::{ack, view};
+
+    const S: u32 = 1000;
+
+    #[test]
+    fn increase_is_a_per_ack_so_a_w_per_round_trip() {
+        let v = view(S, 0, CaState::Open);
+        for w in [20u64, 200, 2000] {
+            let mut s = Scalable::new(S, w * 1000, 1000, 0.01, 0.125, 0.0);
+            for _ in 0..w {
+                s.on_ack(SimTime::ZERO, &ack(1000), &v);
+            }
+            let grown = s.cwnd / 1000.0 - w as f64;
+            assert!((grown - 0.01 * w as f64).abs() < 1e-9, "w {w}: {grown}");
+        }
+    }
+
+    #[test]
+    fn decrease_removes_b_for_loss_and_ecn_and_timeout_collapses() {
+        for why in [Congestion::FastRetransmit, Congestion::Ecn] {
+            let mut s = Scalable::new(S, 800_000, u64::MAX, 0.01, 0.125, 0.0);
+            s.on_congestion(SimTime::ZERO, why, &view(S, 0, CaState::Open));
+            assert_eq!((s.cwnd(), s.ssthresh()), (700_000, 700_000), "{why:?}");
+        }
+        let mut s = Scalable::new(S, 800_000, u64::MAX, 0.01, 0.125, 0.0);
+        s.on_congestion(
+            SimTime::ZERO,
+            Congestion::Timeout,
+            &view(S, 0, CaState::Open),
+        );
+        assert_eq!((s.cwnd(), s.ssthresh()), (1000, 700_000));
+    }
+
+    #[test]
+    fn legacy_window_is_standard_tcp_below_it() {
+        let v = view(S, 0, CaState::Open);
+        let mut s = Scalable::new(S, 10_000, 1000, 0.01, 0.125, 16.0);
+        for _ in 0..10 {
+            s.on_ack(SimTime::ZERO, &ack(1000), &v);
+        }
+        // About one segment per round trip (not 0.1).
+        assert!((s.cwnd - 11_000.0).abs() < 60.0, "{}", s.cwnd);
+        s.on_congestion(SimTime::ZERO, Congestion::FastRetransmit, &v);
+        assert!((s.cwnd - s.ssthresh).abs() < 1e-9);
+        assert!((s.cwnd / 1000.0 - 5.5).abs() < 0.05, "{}", s.cwnd);
+        // Above it: Scalable.
+        let mut s = Scalable::new(S, 20_000, 1000, 0.01, 0.125, 16.0);
+        s.on_ack(SimTime::ZERO, &ack(1000), &v);
+        assert!((s.cwnd - 20_010.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn slow_start_is_standard() {
+        let mut s = Scalable::new(S, 1000, 50_000, 0.01, 0.125, 0.0);
+        let v = view(S, 0, CaState::Open);
+        for _ in 0..7 {
+            s.on_ack(SimTime::ZERO, &ack(1000), &v);
+        }
+        assert_eq!(s.cwnd(), 8000);
+    }
+
+    #[test]
+    fn bad_parameters_name_their_field() {
+        let init = crate::cc::CcInit {
+            mss: 1000,
+            init_cwnd: 1000,
+            init_ssthresh: u64::MAX,
+        };
+        let bad = |s: ScalableSpec| s.build("flows.f.cc", init).err().unwrap().field;
+        let d = ScalableSpec::default;
+        assert_eq!(bad(ScalableSpec { a: 0.0, ..d() }), "flows.f.cc.a");
+        assert_eq!(bad(ScalableSpec { b: 1.0, ..d() }), "flows.f.cc.b");
+        assert_eq!(
+            bad(ScalableSpec {
+                legacy_window: Some(f64::NAN),
+                ..d()
+            }),
+            "flows.f.cc.legacy_window"
+        );
+        assert!(d().build("flows.f.cc", init).is_ok());
+    }
+}
