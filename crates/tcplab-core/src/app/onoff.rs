@@ -22,8 +22,15 @@ pub struct OnOffSpec {
     pub packet_size: u32,
     /// On-period length (the mean, when exponential), e.g. "0.5s".
     pub on: DurationValue,
-    /// Off-period length (the mean, when exponential), e.g. "1.2s".
-    pub off: DurationValue,
+    /// Off-period length (the mean, when exponential), e.g. "1.2s". Give `off` or
+    /// `mean_rate`.
+    #[serde(default)]
+    pub off: Option<DurationValue>,
+    /// Long-run mean rate instead of `off`: off = on·(rate/mean_rate − 1), e.g. seed 001's
+    /// backward load 0.9 of 16 Mb/s with 30 Mb/s peaks is `mean_rate = "14.4Mbps"`.
+    /// "0bps" makes a source that never sends (load 0 of a sweep).
+    #[serde(default)]
+    pub mean_rate: Option<String>,
     /// "exponential" (default) or "constant" period lengths.
     #[serde(default)]
     pub distribution: Distribution,
@@ -69,6 +76,8 @@ pub struct OnOff {
     burst_v: u64,
     /// End of the current on period.
     on_end: SimTime,
+    /// `mean_rate = 0`: never writes.
+    silent: bool,
 }
 
 impl OnOffSpec {
@@ -78,12 +87,39 @@ impl OnOffSpec {
             return Err(cx.err("on", "must be positive"));
         }
         let (start, stop) = cx.window(self.start, self.stop)?;
+        let bps = self.rate.0.bps();
+        let (off, silent) = match (&self.off, &self.mean_rate) {
+            (Some(off), None) => (off.0, false),
+            (None, Some(m)) => match parse_mean_rate(m) {
+                Ok(0) => (SimDuration::ZERO, true),
+                Ok(mean) if mean > bps => {
+                    return Err(cx.err(
+                        "mean_rate",
+                        format!("'{m}' is above the peak rate {bps} b/s"),
+                    ))
+                }
+                Ok(mean) => {
+                    let off = self.on.0 .0 as u128 * (bps - mean) as u128 / mean as u128;
+                    if off > u64::MAX as u128 {
+                        return Err(cx.err("mean_rate", format!("'{m}' makes the off period too long")));
+                    }
+                    (SimDuration(off as u64), false)
+                }
+                Err(e) => return Err(cx.err("mean_rate", e)),
+            },
+            (Some(_), Some(_)) => {
+                return Err(cx.err("off", "give either `off` or `mean_rate`, not both"))
+            }
+            (None, None) => {
+                return Err(cx.err("off", "missing: give `off` (the mean off period) or `mean_rate`"))
+            }
+        };
         Ok(App::OnOff(OnOff {
             start,
             stop,
             packet_size: size,
             on: self.on.0,
-            off: self.off.0,
+            off,
             exponential: self.distribution == Distribution::Exponential,
             rng: cx.rng(),
             bits_ps: size as u128 * 8 * PS_PER_S as u128,
@@ -92,14 +128,25 @@ impl OnOffSpec {
             burst_t: SimTime::ZERO,
             burst_v: 0,
             on_end: SimTime::ZERO,
+            silent,
         }))
     }
+}
+
+/// A mean rate that may be zero ("0bps", "0"): bits per second.
+fn parse_mean_rate(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let zero = t.trim_end_matches(|c: char| c.is_ascii_alphabetic() || c == '/');
+    if !zero.is_empty() && zero.parse::<f64>() == Ok(0.0) {
+        return Ok(0);
+    }
+    crate::scenario::units::parse_rate(t).map(|r| r.bps())
 }
 
 impl OnOff {
     /// Whether the period lengths are drawn at random.
     pub fn is_random(&self) -> bool {
-        self.exponential
+        self.exponential && !self.silent
     }
 
     /// A period of mean `mean`: itself, or exponential with that mean (rounded to ps).
@@ -133,6 +180,9 @@ impl OnOff {
         }
     }
     pub(super) fn begin(&mut self, now: SimTime) -> SimTime {
+        if self.silent {
+            return SimTime::MAX;
+        }
         self.burst_v = self.due(self.k);
         self.new_burst(now);
         self.next_write()
@@ -156,7 +206,8 @@ mod tests {
             rate: RateValue(Rate(bps)),
             packet_size: 1000,
             on: DurationValue(SimDuration::from_ms(on_ms)),
-            off: DurationValue(SimDuration::from_ms(off_ms)),
+            off: Some(DurationValue(SimDuration::from_ms(off_ms))),
+            mean_rate: None,
             distribution: dist,
             start: None,
             stop: None,
@@ -229,5 +280,49 @@ mod tests {
         );
         assert_eq!(a, b);
         assert_ne!(a, c);
+    }
+
+    fn with_mean(mean: &str, off: Option<u64>) -> Result<App, ScenarioError> {
+        OnOffSpec {
+            rate: RateValue(Rate(30_000_000)),
+            packet_size: 1000,
+            on: DurationValue(SimDuration::from_ms(500)),
+            off: off.map(|ms| DurationValue(SimDuration::from_ms(ms))),
+            mean_rate: Some(mean.to_string()),
+            distribution: Distribution::Exponential,
+            start: None,
+            stop: None,
+        }
+        .build(&AppCx {
+            field: "flows.vbr.app",
+            seed: 3,
+            index: 0,
+            transport: "udp",
+        })
+    }
+
+    #[test]
+    fn mean_rate_sets_the_off_period() {
+        // Seed 001's load 0.9 of 16 Mb/s with 30 Mb/s peaks and 0.5-s on periods:
+        // off = 0.5 (30/14.4 - 1) = 0.541666... s; long-run rate 14.4 Mb/s.
+        let Ok(App::OnOff(o)) = with_mean("14.4Mbps", None) else {
+            panic!()
+        };
+        assert_eq!(o.off, SimDuration(541_666_666_666));
+        let end = SimTime::ZERO + SimDuration::from_secs(20_000);
+        let n = writes(&mut with_mean("14.4Mbps", None).unwrap(), end).len();
+        let rate = n as f64 * 8000.0 / 20_000.0;
+        assert!((rate / 14.4e6 - 1.0).abs() < 0.01, "{rate}");
+        // Zero: a source that never writes and draws nothing.
+        let mut silent = with_mean("0bps", None).unwrap();
+        let App::OnOff(o) = &silent else { panic!() };
+        assert!(!o.is_random());
+        assert!(matches!(silent.begin(SimTime::ZERO), Begin::Tick(SimTime::MAX)));
+        // Errors name the field.
+        let e = |m: &str, off| with_mean(m, off).err().unwrap().to_string();
+        assert!(e("31Mbps", None).contains("flows.vbr.app.mean_rate"));
+        assert!(e("31Mbps", None).contains("above the peak"));
+        assert!(e("fast", None).contains("mean_rate"));
+        assert!(e("1Mbps", Some(3)).contains("not both"));
     }
 }

@@ -18,7 +18,7 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt;
-use units::{DurationValue, RateValue, SizeValue};
+use units::{DurationValue, SizeValue};
 
 /// A scenario error: the dotted path of the offending field and why it is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -99,8 +99,9 @@ fn default_seed() -> u64 {
 pub struct LinkSpec {
     pub from: String,
     pub to: String,
-    /// Transmission rate, e.g. "5Mbps".
-    pub rate: RateValue,
+    /// Transmission rate, e.g. "5Mbps", or from seed 001's asymmetry factor:
+    /// `{ asym_k = 4, forward = "16Mbps", data_size = 1000, ack_size = 40 }`.
+    pub rate: units::LinkRate,
     /// One-way propagation delay, e.g. "10ms".
     #[serde(default = "zero_duration")]
     pub delay: DurationValue,

@@ -210,9 +210,110 @@ unit_type!(
     true
 );
 
+/// A link direction's rate: a rate string (`"16Mbps"`), or the normalized asymmetry factor
+/// `k` of Lakshman, Madhow and Suter (1997), which seed 001 (§III) uses to set its backward
+/// bottleneck: `{ asym_k = 4, forward = "16Mbps", data_size = 1000, ack_size = 40 }` means
+/// C_b = forward · ack_size / (k · data_size) (here 160 kb/s), the rate at which the reverse
+/// direction carries one ack per data packet in 1/k of the time the forward link needs for
+/// that packet. Sizes are on-the-wire bytes; the result is rounded to whole bits per second.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinkRate(pub Rate);
+
+/// The table form of [`LinkRate`].
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AsymRate {
+    /// Normalized asymmetry factor k (> 0).
+    pub asym_k: f64,
+    /// Rate of the forward (data) direction, e.g. "16Mbps".
+    pub forward: RateValue,
+    /// Data packet size on the wire, in bytes.
+    pub data_size: SizeValue,
+    /// Ack size on the wire, in bytes.
+    pub ack_size: SizeValue,
+}
+
+impl AsymRate {
+    pub fn rate(&self) -> Result<Rate, String> {
+        if !(self.asym_k.is_finite() && self.asym_k > 0.0) {
+            return Err(format!("asym_k must be a positive number, got {}", self.asym_k));
+        }
+        if self.data_size.0 == 0 || self.ack_size.0 == 0 {
+            return Err("data_size and ack_size must be at least 1 byte".into());
+        }
+        let bps = self.forward.0 .0 as f64 * self.ack_size.0 as f64
+            / (self.asym_k * self.data_size.0 as f64);
+        let r = bps.round();
+        if r < 1.0 {
+            return Err(format!("gives {bps:.3} b/s, below 1 b/s"));
+        }
+        Ok(Rate(r as u64))
+    }
+}
+
+impl<'de> Deserialize<'de> for LinkRate {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = LinkRate;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                write!(f, "a rate string such as \"5Mbps\", or a table {{ asym_k, forward, data_size, ack_size }}")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<LinkRate, E> {
+                parse_rate(s).map(LinkRate).map_err(E::custom)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<LinkRate, E> {
+                RateValue::deserialize(de::value::I64Deserializer::<E>::new(v)).map(|r| LinkRate(r.0))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<LinkRate, E> {
+                RateValue::deserialize(de::value::U64Deserializer::<E>::new(v)).map(|r| LinkRate(r.0))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<LinkRate, E> {
+                RateValue::deserialize(de::value::F64Deserializer::<E>::new(v)).map(|r| LinkRate(r.0))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<LinkRate, A::Error> {
+                let spec = AsymRate::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                spec.rate().map(LinkRate).map_err(de::Error::custom)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl JsonSchema for LinkRate {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "LinkRate".into()
+    }
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let table = g.subschema_for::<AsymRate>();
+        schemars::json_schema!({
+            "description": "A rate string such as \"5Mbps\", or { asym_k, forward, data_size, ack_size } (C = forward*ack_size/(asym_k*data_size))",
+            "anyOf": [{"type": "string"}, table]
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn asym_k_rates() {
+        let r = |t: &str| -> Result<Rate, String> {
+            let v: toml::Value = toml::from_str(&format!("rate = {t}")).unwrap();
+            LinkRate::deserialize(v["rate"].clone()).map(|l| l.0).map_err(|e| e.to_string())
+        };
+        // Seed 001's example: k = 4, 16 Mb/s, 1000-B data, 40-B acks -> 160 kb/s.
+        let t = |k: f64| format!("{{ asym_k = {k}, forward = \"16Mbps\", data_size = 1000, ack_size = 40 }}");
+        assert_eq!(r(&t(4.0)), Ok(Rate(160_000)));
+        assert_eq!(r(&t(2.0)), Ok(Rate(320_000)));
+        assert_eq!(r(&t(32.0)), Ok(Rate(20_000)));
+        assert_eq!(r("\"5Mbps\""), Ok(Rate(5_000_000)));
+        assert!(r(&t(0.0)).unwrap_err().contains("asym_k must be a positive"));
+        assert!(r("{ asym_k = 4, forward = \"16Mbps\", data_size = 1000 }").unwrap_err().contains("ack_size"));
+        assert!(r("{ asym_k = 4, forward = \"16Mbps\", data_size = 1000, ack_size = 40, x = 1 }").unwrap_err().contains("unknown field"));
+        assert!(r("100").unwrap_err().contains("no unit"));
+    }
 
     #[test]
     fn rates() {
