@@ -201,8 +201,13 @@ def reproduce(
     ] = None,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Parallel runs [default: all cores].", min=1, show_default=False)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no table.")] = False,
+    set_: Annotated[
+        Optional[list[str]],
+        typer.Option("--set", help="KEY=VALUE applied to every run, e.g. duration=60s for a shortened check (repeatable).",
+                     show_default=False),
+    ] = None,
 ) -> None:
-    """Reproduce a paper's experiments: every figure, its closed forms, and a report (Markdown + HTML)."""
+    """Reproduce a paper's experiments: every figure, its closed forms or the paper's claims, and a report (Markdown + HTML)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
@@ -218,6 +223,7 @@ def reproduce(
     )
     try:
         folder = paper_dir(paper)
+        overrides = dict(parse_override(o) for o in set_ or [])
         known = [f.id for f in load_manifest(folder)[1]]
         bad = [o for o in only or () if o not in known]
         if bad:
@@ -227,6 +233,7 @@ def reproduce(
             df = run_reproduction(
                 paper, target, only=only or (), jobs=jobs,
                 on_progress=lambda done, total, what: progress.update(task, completed=done, total=total, description=what),
+                overrides=overrides or None,
             )
     except ScenarioError as e:
         _fail(e)
@@ -237,6 +244,21 @@ def reproduce(
         print(f"error: {e.filename or target}: {e.strerror or e}", file=sys.stderr)
         raise typer.Exit(1) from None
     if quiet:
+        return
+    if "claim" in df.columns:
+        table = Table(title="the paper's claims vs simulation (accepted ranges: see the manifest and the report)", title_justify="left")
+        for col in ("claim", "paper", "simulated", "accepted", "verdict"):
+            table.add_column(col, justify="left" if col in ("claim", "verdict") else "right", no_wrap=col != "claim")
+        for r in df.iter_rows(named=True):
+            lo = "" if r["lo"] is None else f"{r['lo']:g}"
+            hi = "" if r["hi"] is None else f"{r['hi']:g}"
+            table.add_row(r["claim"], "–" if r["paper"] is None else f"{r['paper']:g}", f"{r['simulated']:.3g}",
+                          f"[{lo}, {hi}]", "met" if r["met"] else "not met", style=None if r["met"] else "red")
+        out_console = Console()
+        out_console.print(table)
+        n_met = int(df["met"].sum())
+        out_console.print(f"{n_met}/{df.height} claims met; each one not met is explained in {target / 'report.md'} "
+                          f"(and report.html)", highlight=False)
         return
     table = Table(title=f"closed form vs simulation (agreement: within {AGREE_PT:g} points; which closed form: see the report)",
                   title_justify="left")

@@ -34,6 +34,8 @@ from typing import Any
 import polars as pl
 from matplotlib.ticker import PercentFormatter
 
+from tcplab import claims as _claims
+from tcplab.claims import Grid, job_overrides, job_variant, parse_grid
 from tcplab.plots import _colour, _figure, _save, plot_efficiency
 from tcplab.results import Result, load
 from tcplab.runner import run
@@ -43,7 +45,7 @@ __all__ = ["Figure", "Job", "load_manifest", "reproduce", "paper_dir", "AGREE_PT
 
 #: Simulated and closed form "agree" within this many percentage points (the issue's bar).
 AGREE_PT = 3.0
-KINDS = ("timeseries", "sweep")
+KINDS = ("timeseries", "sweep", "grid")
 
 
 @dataclass
@@ -59,8 +61,15 @@ class Figure:
     metric: str = "efficiency"
     aggregate: bool = False
     explain: str | None = None
+    grid: Grid | None = None
 
     def jobs(self) -> list[Job]:
+        if self.grid is not None:
+            g = self.grid
+            return [
+                Job(self.id, job_variant(c.id, x, s), self.scenarios[0], job_overrides(g, c, self.vary, self.unit, x, s))
+                for c in g.curves for x in self.x for s in range(1, g.seeds + 1)
+            ]
         if self.kind == "timeseries":
             return [Job(self.id, "run", self.scenarios[0], {})]
         if len(self.scenarios) > 1:
@@ -101,6 +110,11 @@ def paper_dir(paper: str, root: str | Path | None = None) -> Path:
 
 def load_manifest(folder: Path) -> tuple[str, list[Figure]]:
     """Read and check ``folder/reproduce.toml``; errors name the field."""
+    title, figs, _ = _load(folder)
+    return title, figs
+
+
+def _load(folder: Path) -> tuple[str, list[Figure], list[_claims.Claim]]:
     path = folder / "reproduce.toml"
     try:
         data = tomllib.loads(path.read_text())
@@ -109,9 +123,10 @@ def load_manifest(folder: Path) -> tuple[str, list[Figure]]:
     figs: list[Figure] = []
     seen: set[str] = set()
     allowed = {"id", "title", "kind", "scenario", "x", "x_label", "vary", "unit", "metric", "aggregate", "explain"}
+    grid_keys = {"flow", "curves", "seeds", "scale", "plot", "y_label", "y_scale", "log_x"}
     for i, raw in enumerate(data.get("figure") or []):
         where = f"figure[{i}]"
-        extra = set(raw) - allowed
+        extra = set(raw) - allowed - (grid_keys if raw.get("kind") == "grid" else set())
         if extra:
             raise scenario_error(f"{where}.{sorted(extra)[0]}", "unknown field", path)
         for key in ("id", "title", "kind", "scenario"):
@@ -134,6 +149,12 @@ def load_manifest(folder: Path) -> tuple[str, list[Figure]]:
             metric=raw.get("metric", "efficiency"), aggregate=bool(raw.get("aggregate", False)),
             explain=raw.get("explain"),
         )
+        if fig.kind == "grid":
+            fig.grid = parse_grid(raw, where, path)
+            if not fig.x or not fig.vary:
+                raise scenario_error(f"{where}.x", "a grid needs x values and the fields to vary", path)
+            figs.append(fig)
+            continue
         if fig.kind == "sweep":
             if not fig.x:
                 raise scenario_error(f"{where}.x", "a sweep needs x values", path)
@@ -146,7 +167,8 @@ def load_manifest(folder: Path) -> tuple[str, list[Figure]]:
         figs.append(fig)
     if not figs:
         raise scenario_error("figure", "the manifest lists no figure", path)
-    return str(data.get("paper", folder.name)), figs
+    claims = _claims.parse_claims(data, {f.id: f for f in figs}, path)
+    return str(data.get("paper", folder.name)), figs, claims
 
 
 def _run_job(job: Job, out: str) -> str:
@@ -291,6 +313,31 @@ def _markdown(paper: str, figs: list[Figure], table: list[dict[str, Any]], image
     return "\n".join(out)
 
 
+def _grid_markdown(paper: str, figs: list[Figure], values: pl.DataFrame, claim_df: pl.DataFrame,
+                   images: dict[str, list[str]], overrides: dict[str, Any] | None) -> str:
+    out = [f"# Reproduction: {paper}", ""]
+    if overrides:
+        out += ["**Shortened or modified run**: every run was changed by "
+                + ", ".join(f"`{k} = {v}`" for k, v in overrides.items())
+                + "; the paper's set-up is the manifest's alone.", ""]
+    out += [
+           "Each point is the steady-state mean of the listed seeds with its 95 % confidence interval "
+           "(Student's t). The claims table compares the paper's statements with the simulation; "
+           "the accepted ranges and the explanations come from the manifest (reproduce.toml), "
+           "every simulated number from the runs.", ""]
+    out += _claims.markdown(values, claim_df, figs)
+    for fig in figs:
+        out += [f"## {fig.title}", ""]
+        for img in images.get(fig.id, []):
+            out += [f"![{fig.id}]({img})", ""]
+        if fig.grid is not None:
+            out += _claims.figure_table(fig, values)
+        if fig.explain:
+            out += ["", f"> {fig.explain}"]
+        out.append("")
+    return "\n".join(out)
+
+
 def _html(md_text: str, folder: Path) -> str:
     """A self-contained HTML page from the Markdown report (images inline)."""
     body: list[str] = []
@@ -337,19 +384,28 @@ def reproduce(
     only: Sequence[str] = (),
     jobs: int | None = None,
     on_progress: Callable[[int, int, str], None] | None = None,
+    overrides: dict[str, Any] | None = None,
 ) -> pl.DataFrame:
     """Run the experiments of ``paper`` (a folder name under ``scenarios/``), write the
-    figures and the report under ``out``, and return the comparison table."""
+    figures and the report under ``out``, and return the comparison table (for papers
+    whose manifest states claims: the claims table).
+
+    ``overrides`` (``{"duration": "60s"}``, the CLI's ``--set``) apply to every run after
+    the manifest's own, e.g. for a shortened check; the report then says so."""
     folder = paper_dir(paper)
-    title, figs = load_manifest(folder)
+    title, figs, claim_list = _load(folder)
     if only:
         unknown = [o for o in only if o not in {f.id for f in figs}]
         if unknown:
             raise scenario_error("only", f"unknown figure '{unknown[0]}' (known: {', '.join(f.id for f in figs)})")
         figs = [f for f in figs if f.id in only]
+        ids = {f.id for f in figs}
+        claim_list = [c for c in claim_list if c.a["figure"] in ids and (c.b is None or c.b["figure"] in ids)]
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     todo = [j for f in figs for j in f.jobs()]
+    if overrides:
+        todo = [Job(j.figure, j.variant, j.scenario, {**j.overrides, **overrides}) for j in todo]
     # Validate every run before starting any.
     for j in todo:
         sc = Scenario.from_toml(j.scenario)
@@ -377,7 +433,18 @@ def reproduce(
                     on_progress(done, len(todo), f"{j.figure}/{j.variant}")
     table: list[dict[str, Any]] = []
     images: dict[str, list[str]] = {}
+    grid_frames: list[pl.DataFrame] = []
     for fig in figs:
+        if fig.grid is not None:
+            g = fig.grid
+            results = {(c.id, x, sd): load(out / fig.id / job_variant(c.id, x, sd))
+                       for c in g.curves for x in fig.x for sd in range(1, g.seeds + 1)}
+            vals = _claims.grid_values(fig.id, g, fig.x, results)
+            grid_frames.append(vals)
+            png = f"{fig.id}.png"
+            _claims.plot_grid(fig.title, fig.x_label or "x", g, vals, results, fig.x, out / png)
+            images[fig.id] = [png]
+            continue
         if fig.kind == "timeseries":
             res = load(out / fig.id / "run")
             png = f"{fig.id}.png"
@@ -395,6 +462,15 @@ def reproduce(
             images[fig.id] = [png]
             for (x, res), j in zip(results, fig.jobs()):
                 table += _rows_for(fig, j.variant, x, res)
+    if grid_frames:
+        values = pl.concat(grid_frames)
+        claim_df = _claims.evaluate_claims(claim_list, values)
+        md = _grid_markdown(title, figs, values, claim_df, images, overrides)
+        (out / "report.md").write_text(md)
+        (out / "report.html").write_text(_html(md, out))
+        values.write_parquet(out / "report.parquet")
+        claim_df.write_parquet(out / "claims.parquet")
+        return claim_df
     md = _markdown(title, figs, table, images)
     (out / "report.md").write_text(md)
     (out / "report.html").write_text(_html(md, out))
