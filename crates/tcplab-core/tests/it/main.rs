@@ -12,5 +12,6 @@ mod events;
 mod pcap;
 mod reliability;
 mod response;
+mod rtt_fairness;
 mod schemes;
 mod theorem1;
