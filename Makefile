@@ -1,5 +1,6 @@
 # The two commands of README.md:
-#   make reproduce   – set up everything, reproduce every experiment of seed 000 (figures + report)
+#   make reproduce   – set up everything, reproduce every experiment of seed 000 (figures + report);
+#                      PAPER=ho2011 for another paper, `make reproduce-all` for every paper
 #   make test        – set up everything, run every test (cargo + pytest)
 # Plus: make bench (speed figures), make schema (JSON Schema for editors).
 
@@ -9,9 +10,11 @@ VPY       := $(VENV)/bin/python
 STAMP     := $(VENV)/.deps-stamp
 BUILT     := $(VENV)/.built-stamp
 RUST_SRC  := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
-OUT       ?= out/kalampoukas97
+PAPER     ?= kalampoukas97
+OUT       ?= out/$(PAPER)
+PAPERS    := $(notdir $(patsubst %/reproduce.toml,%,$(wildcard scenarios/*/reproduce.toml)))
 
-.PHONY: reproduce test test-rust test-python bench bench-ns3 bench-sweep schema develop clean
+.PHONY: reproduce reproduce-all test test-rust test-python bench bench-ns3 bench-sweep schema develop clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -27,7 +30,11 @@ $(BUILT): $(STAMP) $(RUST_SRC)
 develop: $(BUILT)
 
 reproduce: $(BUILT)
-	$(VENV)/bin/tcplab reproduce kalampoukas97 --out $(OUT)
+	$(VENV)/bin/tcplab reproduce $(PAPER) --out $(OUT)
+
+# Every paper with a manifest under scenarios/ (out/PAPER each).
+reproduce-all: $(BUILT)
+	set -e; for p in $(PAPERS); do $(VENV)/bin/tcplab reproduce $$p --out out/$$p; done
 
 test: $(BUILT) test-rust test-python
 

@@ -42,6 +42,9 @@ class _ColumnDef(TypedDict):
     unit: str
     doc: str
 
+def zhang_model(name: str, args: list[float]) -> float:
+    """Seed 003's closed forms by name (use :mod:`tcplab.analysis`)."""
+
 def columns() -> dict[str, list[_ColumnDef]]:
     """The column registry: table name (``intervals``, ``cwnd_trace``, ``queue_trace``,
     ``cwnd_events``, ``packet_events``) → its columns in order."""

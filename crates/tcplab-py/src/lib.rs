@@ -106,6 +106,29 @@ fn columns(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     Ok(out)
 }
 
+/// Seed 003's closed forms (`tcplab_core::analysis::zhang`), by name, on plain floats;
+/// `tcplab.analysis` checks the arguments and documents each.
+#[pyfunction]
+fn zhang_model(name: &str, args: Vec<f64>) -> PyResult<f64> {
+    use tcplab_core::analysis::zhang as z;
+    let a = |i: usize| args.get(i).copied().unwrap_or(f64::NAN);
+    Ok(match (name, args.len()) {
+        ("gaimd_throughput", 6) => z::gaimd_throughput(a(0), a(1), a(2), a(3), a(4), a(5)),
+        ("padhye_throughput", 4) => z::padhye_throughput(a(0), a(1), a(2), a(3)),
+        ("mathis_throughput", 3) => z::mathis_throughput(a(0), a(1), a(2)),
+        ("friendly_alpha_timeout", 1) => z::friendly_alpha_timeout(a(0)),
+        ("friendly_alpha_first_term", 1) => z::friendly_alpha_first_term(a(0)),
+        ("epoch_rtts", 3) => z::epoch_rtts(a(0), a(1), a(2)),
+        ("fair_window", 3) => z::fair_window(a(0), a(1), a(2)),
+        _ => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "no model '{name}' with {} arguments",
+                args.len()
+            )))
+        }
+    })
+}
+
 /// A built simulation that runs in slices (so Python can show progress and handle Ctrl-C).
 #[pyclass(unsendable)]
 struct Simulation {
@@ -264,6 +287,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_toml, m)?)?;
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;
     m.add_function(wrap_pyfunction!(columns, m)?)?;
+    m.add_function(wrap_pyfunction!(zhang_model, m)?)?;
     m.add_class::<Simulation>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -17,6 +17,7 @@
 //! validation in `scenario/build/analysis.rs`.
 
 pub mod kalampoukas97;
+pub mod zhang;
 
 use crate::scenario::Built;
 use serde_json::Value;
