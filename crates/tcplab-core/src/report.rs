@@ -80,10 +80,22 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
         })
         .collect();
 
+    // `group` only where set, so summaries of scenarios without groups keep their keys.
+    let mut flows = flows;
+    for (v, m) in flows.iter_mut().zip(&b.flow_meta) {
+        if let Some(g) = &m.group {
+            v["group"] = json!(g);
+        }
+    }
+    let fairness = fairness(b, &flows, &mut warnings);
+
+    let steady_ps = end.since(steady0).0;
     let links: Vec<Value> = sim
         .links
         .iter()
         .map(|l| {
+            let offered = l.stats.offered - l.stats.steady_offered0;
+            let rate = |n: u64| if offered == 0 { 0.0 } else { n as f64 / offered as f64 };
             let mut v = json!({
                 "name": l.name,
                 "from": sim.nodes[l.from.index()].name,
@@ -92,6 +104,11 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
                 "delay_s": l.delay.as_secs_f64(),
                 "queue": crate::queue::QueueDisc::name(&l.queue),
                 "utilization": l.busy_time(end).as_secs_f64() / sim_secs,
+                "steady_utilization": if steady_ps == 0 { 0.0 } else {
+                    (l.busy_time(end).0 - l.stats.steady_busy0) as f64 / steady_ps as f64
+                },
+                "steady_drop_rate": rate(l.drops.packets - l.stats.steady_drops0),
+                "steady_mark_rate": rate(l.drops.marks - l.stats.steady_marks0),
                 "offered": l.stats.offered,
                 "delivered": l.stats.delivered,
                 "drops": l.drops.packets,
@@ -148,6 +165,7 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
             "packets_dropped": total_drops,
         },
         "flows": flows,
+        "fairness": fairness,
         "links": links,
         "analysis": analysis,
         "pcap": pcap,
@@ -175,6 +193,60 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
             .into();
     }
     out
+}
+
+/// Jain's index `(Σx)²/(n·Σx²)` of steady-state goodputs: over all TCP flows (`jain`), and
+/// per `group` label over the group's flows, whatever their transport. Null with no flow,
+/// and 1 when every goodput is 0 (nobody is treated worse than anybody else).
+pub fn jain(x: &[f64]) -> Option<f64> {
+    if x.is_empty() {
+        return None;
+    }
+    let s: f64 = x.iter().sum();
+    let q: f64 = x.iter().map(|v| v * v).sum();
+    Some(if q == 0.0 { 1.0 } else { s * s / (x.len() as f64 * q) })
+}
+
+fn fairness(b: &Built, flows: &[Value], warnings: &mut Vec<String>) -> Value {
+    let good = |v: &Value| v["goodput_bps"].as_f64().unwrap_or(0.0);
+    let tcp: Vec<f64> = flows.iter().filter(|v| v.get("cc").is_some()).map(good).collect();
+    let mut groups = serde_json::Map::new();
+    let mut names: Vec<&str> = b.flow_meta.iter().filter_map(|m| m.group.as_deref()).collect();
+    names.sort_unstable();
+    names.dedup();
+    for g in names {
+        let x: Vec<f64> = flows
+            .iter()
+            .zip(&b.flow_meta)
+            .filter(|(_, m)| m.group.as_deref() == Some(g))
+            .map(|(v, _)| good(v))
+            .collect();
+        groups.insert(
+            g.to_string(),
+            json!({ "jain": jain(&x), "flows": x.len(), "goodput_bps": x.iter().sum::<f64>() }),
+        );
+    }
+    // A bulk TCP flow that had data to send for the whole steady-state window.
+    let (steady0, end) = (b.sim.metrics.steady_start, b.sim.end);
+    let always_on = |f: &crate::sim::Flow| {
+        matches!(f.app, crate::app::App::Bulk { .. })
+            && f.schedule.is_none()
+            && f.app.start() <= steady0
+            && f.app.stop().is_none_or(|s| s >= end)
+    };
+    let starved: Vec<&str> = flows
+        .iter()
+        .zip(&b.sim.flows)
+        .filter(|(v, f)| v.get("cc").is_some() && good(v) == 0.0 && always_on(f) && steady0 < end)
+        .filter_map(|(v, _)| v["name"].as_str())
+        .collect();
+    if !starved.is_empty() && tcp.len() > 1 {
+        warnings.push(format!(
+            "TCP flow(s) with zero goodput in the steady-state window: {} (starved?)",
+            starved.join(", ")
+        ));
+    }
+    json!({ "jain": jain(&tcp), "flows": tcp.len(), "groups": groups })
 }
 
 /// Whether any component draws from its random stream: error models with random losses or

@@ -470,6 +470,10 @@ impl Sim {
         for l in &mut self.links {
             l.settle(now);
             l.reset_steady_max();
+            l.stats.steady_busy0 = l.busy_time(now).0;
+            l.stats.steady_offered0 = l.stats.offered;
+            l.stats.steady_drops0 = l.drops.packets;
+            l.stats.steady_marks0 = l.drops.marks;
         }
     }
 

@@ -54,6 +54,12 @@ pub struct LinkStats {
     /// run and since the steady-state window began: what seed 000's Theorem 2 bounds.
     pub max_data_queue: u64,
     pub steady_max_data_queue: u64,
+    /// Busy picoseconds, packets offered, dropped and marked when the steady-state window
+    /// began (summary: steady_utilization, steady_drop_rate, steady_mark_rate).
+    pub steady_busy0: u64,
+    pub steady_offered0: u64,
+    pub steady_drops0: u64,
+    pub steady_marks0: u64,
 }
 
 /// A transmission on the FIFO fast path that has not finished yet.

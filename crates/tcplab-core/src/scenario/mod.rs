@@ -332,6 +332,10 @@ pub struct FlowSpec {
     /// Link whose rate is the efficiency denominator (default: the flow's first hop).
     #[serde(default)]
     pub efficiency_link: Option<String>,
+    /// A label for fairness per group: summary.json's `fairness.groups.NAME` is Jain's
+    /// index over the flows with this label.
+    #[serde(default)]
+    pub group: Option<String>,
 }
 
 fn default_mss() -> u32 {

@@ -94,3 +94,31 @@ fn newreno_rates_depend_on_the_rtt() {
     assert!(x[0] / x[2] > 1.5, "rates {x:?}: no RTT bias?");
     assert!(jain(&x) < 0.95, "Jain {}", jain(&x));
 }
+
+#[test]
+fn fairness_and_steady_link_metrics_in_the_summary() {
+    // FAST flows in group "fast"; the summary's Jain index and steady-state utilisation.
+    let toml = dumbbell("{ algorithm = \"fast\", alpha = 50, gamma = 0.5 }", 1000)
+        .replace("efficiency_link = \"bn\"\n", "efficiency_link = \"bn\"\ngroup = \"fast\"\n");
+    let s = summary(&toml);
+    let x = rates(&s);
+    let j = f(&s["fairness"]["jain"]);
+    let goodputs: Vec<f64> = (1..=3)
+        .map(|i| f(&named(&s, "flows", &format!("f{i}"))["goodput_bps"]))
+        .collect();
+    assert!((j - jain(&goodputs)).abs() < 1e-12 && j > 0.999, "{j} {x:?}");
+    let g = &s["fairness"]["groups"]["fast"];
+    assert_eq!(g["flows"], 3);
+    assert_eq!(f(&g["jain"]), j);
+    assert_eq!(named(&s, "flows", "f2")["group"], "fast");
+    let bn = named(&s, "links", "bn");
+    // Full after the warm-up; the whole-run figure includes slow start.
+    assert!(f(&bn["steady_utilization"]) > 0.999, "{bn}");
+    assert!(f(&bn["utilization"]) < f(&bn["steady_utilization"]));
+    assert_eq!(f(&bn["steady_drop_rate"]), 0.0);
+    // Without groups there is no `group` key and `groups` is empty.
+    let plain = summary(&dumbbell("\"newreno\"", 100));
+    assert!(named(&plain, "flows", "f1").get("group").is_none());
+    assert!(plain["fairness"]["groups"].as_object().unwrap().is_empty());
+    assert!(f(&named(&plain, "links", "bn")["steady_drop_rate"]) > 0.0);
+}

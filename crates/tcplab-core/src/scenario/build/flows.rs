@@ -171,6 +171,7 @@ pub(super) fn flows(
         flows.push(Flow::new(name.clone(), src, dst, transport, app, eff_link));
         meta.push(FlowMeta {
             cc: cc_name,
+            group: fl.group.clone(),
             path,
             tcp,
         });

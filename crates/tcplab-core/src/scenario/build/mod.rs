@@ -36,6 +36,8 @@ pub struct Built {
 #[derive(Clone, Debug)]
 pub struct FlowMeta {
     pub cc: String,
+    /// `flows.NAME.group`.
+    pub group: Option<String>,
     pub path: Vec<LinkId>,
     pub tcp: TcpConfig,
 }
