@@ -56,6 +56,10 @@ pub struct Flow {
     pub timeouts_before_steady: u64,
     /// Time of the earliest live `FlowTimer` event, if one is pending.
     timer_event: Option<SimTime>,
+    /// Since when the application has been active (while `active`), and the active time
+    /// accumulated in the current interval before that (the intervals' `active` column).
+    active_since: SimTime,
+    interval_active: SimDuration,
 }
 
 impl Flow {
@@ -75,6 +79,8 @@ impl Flow {
             transport,
             app,
             active: false,
+            active_since: SimTime::ZERO,
+            interval_active: SimDuration::ZERO,
             schedule: None,
             tick_at: None,
             counters: FlowCounters::default(),
@@ -575,6 +581,9 @@ impl Sim {
         self.count_active(f, true);
         let (mut net, flows) = self.split();
         let fl = &mut flows[f.index()];
+        if !fl.active {
+            fl.active_since = now;
+        }
         fl.active = true;
         let src = fl.src;
         match fl.app.begin(now) {
@@ -598,7 +607,11 @@ impl Sim {
     #[inline(never)]
     fn app_stop(&mut self, f: FlowId) {
         self.count_active(f, false);
+        let now = self.now;
         let fl = &mut self.flows[f.index()];
+        if fl.active {
+            fl.interval_active = fl.interval_active + now.since(fl.active_since);
+        }
         fl.active = false;
         fl.tick_at = None;
         if !fl.app.is_active_source() {
@@ -670,6 +683,12 @@ impl Sim {
         for (i, f) in self.flows.iter_mut().enumerate() {
             let rate: Rate = self.links[f.eff_link.index()].rate;
             let thr = f.counters.interval_wire as f64 * 8.0 / dt;
+            let mut on = f.interval_active;
+            if f.active {
+                on = on + t1.since(f.active_since.max(t0));
+                f.active_since = t1;
+            }
+            f.interval_active = SimDuration::ZERO;
             self.intervals.push(IntervalRow {
                 flow: FlowId::from_index(i),
                 t_start: t0.as_secs_f64(),
@@ -682,6 +701,7 @@ impl Sim {
                     .tcp()
                     .and_then(|(s, _)| s.rtt.srtt())
                     .map_or(f64::NAN, |d| d.as_secs_f64()),
+                active: on.as_secs_f64() / dt,
             });
             f.counters.interval_goodput = 0;
             f.counters.interval_wire = 0;

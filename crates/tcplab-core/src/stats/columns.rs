@@ -180,6 +180,7 @@ table! {
         efficiency: f64, "", "throughput_bps / rate of the flow's efficiency link";
         cwnd_bytes: u64, "B", "congestion window at the end of the interval";
         srtt_s: f64, "s", "smoothed RTT at the end of the interval (NaN before the first sample)";
+        active: f64, "", "fraction of the interval the flow's application was running (1 = the whole interval; flow schedules, start and stop)";
     }
 }
 

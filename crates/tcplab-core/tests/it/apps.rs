@@ -235,6 +235,18 @@ fn scheduled_tcp_flows_stop_and_rejoin() {
     // before 6 s, so its sequence space stops growing.
     let (s3, _) = b.sim.flows[3].tcp().unwrap();
     assert_eq!(s3.app_limit(), s3.snd_max());
+    // The intervals' `active` column follows the schedule (1-s intervals): f3 in [4, 6),
+    // f0 out in [8, 9) only, f1 in [2, 8).
+    let active = |name: &str, t0: f64| -> f64 {
+        (0..iv.flow.len())
+            .find(|&k| b.sim.flows[iv.flow[k].index()].name == name && iv.t_start[k] == t0)
+            .map(|k| iv.active[k])
+            .unwrap()
+    };
+    let row = |n: &str| (0..10).map(|t| active(n, t as f64)).collect::<Vec<_>>();
+    assert_eq!(row("f3"), [0., 0., 0., 0., 1., 1., 0., 0., 0., 0.]);
+    assert_eq!(row("f0"), [1., 1., 1., 1., 1., 1., 1., 1., 0., 1.]);
+    assert_eq!(row("f1"), [0., 0., 1., 1., 1., 1., 1., 1., 0., 0.]);
 }
 
 #[test]
