@@ -11,7 +11,7 @@ BUILT     := $(VENV)/.built-stamp
 RUST_SRC  := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 OUT       ?= out/kalampoukas97
 
-.PHONY: reproduce test test-rust test-python bench bench-ns3 bench-sweep schema develop clean
+.PHONY: reproduce test test-rust test-python bench bench-ns3 bench-ns3-vegas bench-sweep schema develop clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -54,6 +54,11 @@ $(NS3_VENV)/.stamp:
 bench-ns3: $(NS3_VENV)/.stamp
 	cargo build --release -q -p tcplab-core --bin tcplab-bench
 	$(NS3_VENV)/bin/python bench/ns3_compare.py $(if $(QUICK),--quick)
+
+# tcplab's Vegas against ns-3's TcpVegas on 1, 4 and 16 flows (docs/performance.md).
+bench-ns3-vegas: $(NS3_VENV)/.stamp
+	cargo build --release -q -p tcplab-core --bin tcplab-bench
+	$(NS3_VENV)/bin/python bench/ns3_compare.py --vegas $(if $(QUICK),--quick)
 
 # Serial vs parallel: N independent runs on every core (binary pool and tcplab.sweep).
 bench-sweep: $(BUILT)
