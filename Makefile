@@ -14,7 +14,7 @@ PAPER     ?= kalampoukas97
 OUT       ?= out/$(PAPER)
 PAPERS    := $(notdir $(patsubst %/reproduce.toml,%,$(wildcard scenarios/*/reproduce.toml)))
 
-.PHONY: reproduce reproduce-all test test-rust test-python bench bench-ns3 bench-sweep schema develop clean
+.PHONY: reproduce reproduce-all test test-rust test-python bench bench-ns3 bench-ns3-vegas bench-sweep schema develop clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -61,6 +61,11 @@ $(NS3_VENV)/.stamp:
 bench-ns3: $(NS3_VENV)/.stamp
 	cargo build --release -q -p tcplab-core --bin tcplab-bench
 	$(NS3_VENV)/bin/python bench/ns3_compare.py $(if $(QUICK),--quick)
+
+# tcplab's Vegas against ns-3's TcpVegas on 1, 4 and 16 flows (docs/performance.md).
+bench-ns3-vegas: $(NS3_VENV)/.stamp
+	cargo build --release -q -p tcplab-core --bin tcplab-bench
+	$(NS3_VENV)/bin/python bench/ns3_compare.py --vegas $(if $(QUICK),--quick)
 
 # Serial vs parallel: N independent runs on every core (binary pool and tcplab.sweep).
 bench-sweep: $(BUILT)

@@ -2,6 +2,7 @@
 """tcplab next to ns-3 on the benchmark dumbbells (scenarios a-d of tcplab-bench).
 
     python bench/ns3_compare.py [--quick] [--only a,b] [--json FILE] [--tcplab-bench PATH]
+    python bench/ns3_compare.py --vegas [--quick] [--only v1,v4] [--json FILE]
 
 Needs the PyPI package `ns3` (cppyy bindings) importable by this Python; `make bench-ns3`
 creates target/ns3-venv with it. Where ns-3 cannot be imported it prints why and exits 0.
@@ -17,6 +18,15 @@ bench/ns3_dumbbell.cc builds the same dumbbell in ns-3, configured to match tcpl
 Cross-check (a and b): aggregate goodput and bottleneck utilisation within 3 %, Jain index
 within 0.05. It reports agreement or disagreement; it does not fail the command, and neither
 side is tuned to the other. docs/performance.md explains the differences.
+
+--vegas (`make bench-ns3-vegas`): tcplab's Vegas against ns-3's TcpVegas (Alpha 1, Beta 3,
+Gamma 1) on scenarios v1, v4, v16 of tcplab-bench (1, 4, 16 flows, 10 Mb/s, 40 ms, 1000-packet
+buffer, initial window 1). Both sides sample the packets waiting in the bottleneck queue and
+every flow's cwnd each 10 ms over [warmup, end]. Printed: queue mean, 5-95 % range and
+min-max against Vegas's N·alpha..N·beta, utilisation, Jain, per-flow goodput and cwnd.
+Agreement: mean queue within N·alpha packets, utilisation within 3 %, Jain within 0.05, every
+flow's goodput within 10 % of the fair share. docs/performance.md ("Vegas against ns-3")
+traces the differences to the two implementations.
 """
 from __future__ import annotations
 
@@ -26,6 +36,7 @@ import os
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -51,6 +62,10 @@ SS_VARIANTS = ("a", "b")
 TOL_GOODPUT = 0.03
 TOL_UTIL = 0.03
 TOL_JAIN = 0.05
+
+# Vegas cross-check: simulated seconds and warmup, full and quick.
+VEGAS_RUNS = {n: ((100.0, 30.0), (40.0, 15.0)) for n in ("v1", "v4", "v16")}
+TOL_VEGAS_FLOW = 0.10  # per-flow goodput, fraction of the fair share
 
 
 def jain(xs: list[float]) -> float:
@@ -91,11 +106,14 @@ def ns3_child(spec: dict, secs: float, warmup: float) -> dict:
 
     cppyy.cppdef((HERE / "ns3_dumbbell.cc").read_text())
     load_s = time.perf_counter() - t0
+    cc = cc_params(spec)
+    sample_s = float(spec["queue_sample_s"]) if "queue_samples" in spec else 0.0
     r = cppyy.gbl.tcplab_ns3.Run(
         int(spec["flows"]), int(spec["rate_bps"]), int(spec["bottleneck_delay_us"]),
         int(spec["mss"]), str(spec["bottleneck_buffer"]), int(spec["access_limit_packets"]),
         snd_buf(spec), int(spec.get("init_ssthresh_bytes") or 0xFFFFFFFF),
-        float(secs), float(warmup))
+        float(secs), float(warmup), cc["algorithm"], int(spec.get("init_cwnd", 10)),
+        int(cc.get("alpha", 0)), int(cc.get("beta", 0)), int(cc.get("gamma", 0)), sample_s)
     window = secs - warmup
     per_flow = [b * 8.0 / window for b in r.rx_window_bytes]
     wall = r.wall_seconds
@@ -123,7 +141,22 @@ def ns3_child(spec: dict, secs: float, warmup: float) -> dict:
         "max_bottleneck_queue_packets": int(r.bottleneck_max_queue),
         "peak_rss_kib": peak_rss_kib(),
         "snd_buf_bytes": snd_buf(spec),
+        "queue_samples": [int(q) for q in r.queue_samples],
+        "per_flow_mean_cwnd_segments": [float(c) for c in r.cwnd_mean_segments],
     }
+
+
+def cc_params(spec: dict) -> dict:
+    """The flows' `cc` (TOML from tcplab-bench) as {"algorithm": ..., parameters}. ns-3's
+    TcpVegas takes whole packets for Alpha, Beta and Gamma: others are refused, not rounded."""
+    cc = tomllib.loads("cc = " + spec.get("cc", '"newreno"'))["cc"]
+    cc = {"algorithm": cc} if isinstance(cc, str) else dict(cc)
+    if cc["algorithm"] not in ("newreno", "vegas"):
+        raise SystemExit(f"ns3_compare: no ns-3 counterpart for cc {cc['algorithm']!r}")
+    for k in ("alpha", "beta", "gamma"):
+        if k in cc and cc[k] != int(cc[k]):
+            raise SystemExit(f"ns3_compare: ns-3's TcpVegas needs a whole {k}, got {cc[k]}")
+    return cc
 
 
 # ---------------------------------------------------------------------------------------------
@@ -160,11 +193,86 @@ def mbps(x: float) -> str:
     return f"{x / 1e6:9.2f}"
 
 
+def queue_stats(q: list[int]) -> dict:
+    s = sorted(q)
+    n = len(s)
+    pct = lambda p: s[min(n - 1, int(p * n))] if n else float("nan")  # noqa: E731
+    return {"mean": sum(s) / n if n else float("nan"), "p5": pct(0.05), "p95": pct(0.95),
+            "min": s[0] if n else float("nan"), "max": s[-1] if n else float("nan"), "samples": n}
+
+
+def vegas(a, python: str) -> int:
+    names = [n for n in a.only.split(",") if n in VEGAS_RUNS] if a.only else list(VEGAS_RUNS)
+    mode = 1 if a.quick else 0
+    print(f"ns3_compare --vegas{' --quick' if a.quick else ''}: tcplab Vegas vs ns-3 TcpVegas "
+          f"(PyPI ns3), alpha 1, beta 3, gamma 1; scenarios {','.join(names)}")
+    rows = []
+    for n in names:
+        secs, warm = VEGAS_RUNS[n][mode]
+        tl = run_tcplab(a.tcplab_bench, n, secs, warm)
+        nsr = run_ns3(python, tl, secs, warm)
+        cc = cc_params(tl)
+        flows = tl["flows"]
+        fair = tl["rate_bps"] / flows
+        qn, qt = queue_stats(nsr["queue_samples"]), queue_stats(tl["queue_samples"])
+        lo, hi = flows * cc["alpha"], flows * cc["beta"]
+        du = tl["utilization"] / nsr["utilization"] - 1
+        dj = tl["jain"] - nsr["jain"]
+        dflow = max(abs(x - y) / fair for x, y in
+                    zip(tl["per_flow_goodput_bps"], nsr["per_flow_goodput_bps"]))
+        dq = qt["mean"] - qn["mean"]
+        agree = {"queue": abs(dq) <= lo, "util": abs(du) <= TOL_UTIL,
+                 "jain": abs(dj) <= TOL_JAIN, "per_flow": dflow <= TOL_VEGAS_FLOW}
+        rows.append({"name": n, "flows": flows, "window": [warm, secs], "target_queue": [lo, hi],
+                     "queue": {"ns3": qn, "tcplab": qt}, "agree": agree,
+                     "util_rel_diff": du, "jain_diff": dj, "max_flow_diff_of_fair": dflow,
+                     "ns3": {k: v for k, v in nsr.items() if k != "queue_samples"},
+                     "tcplab": {k: v for k, v in tl.items() if k != "queue_samples"}})
+    print(f"\nbottleneck queue (packets waiting, sampled every "
+          f"{rows[0]['tcplab']['queue_sample_s'] * 1e3:.0f} ms over [warmup, end]):" if rows else "")
+    print("sc   N  window s   | target N·a..N·b | queue mean [p5, p95] (min-max): ns-3"
+          "            tcplab            | diff")
+    for r in rows:
+        qn, qt = r["queue"]["ns3"], r["queue"]["tcplab"]
+        f = lambda q: f"{q['mean']:6.2f} [{q['p5']:3d},{q['p95']:3d}] ({q['min']}-{q['max']})"  # noqa: E731
+        print(f"{r['name']:4} {r['flows']:2}  [{r['window'][0]:3.0f},{r['window'][1]:4.0f}] |"
+              f" {r['target_queue'][0]:6.0f}..{r['target_queue'][1]:<6.0f}  |"
+              f" {f(qn):28} {f(qt):28} | {qt['mean'] - qn['mean']:+6.2f}")
+    print("\nthroughput over the same window:")
+    print("sc   | util ns-3 tcplab   diff | Jain ns-3 tcplab  diff | per-flow Mb/s min-max:"
+          " ns-3       tcplab      | max |diff|/fair | drops ns-3 tcplab | verdict")
+    for r in rows:
+        nsr, tl = r["ns3"], r["tcplab"]
+        mm = lambda xs: f"{min(xs) / 1e6:5.3f}-{max(xs) / 1e6:5.3f}"  # noqa: E731
+        bad = [k for k, ok in r["agree"].items() if not ok]
+        print(f"{r['name']:4} | {nsr['utilization']:9.3f} {tl['utilization']:6.3f}"
+              f" {r['util_rel_diff'] * 100:+6.1f}% | {nsr['jain']:9.3f} {tl['jain']:6.3f}"
+              f" {r['jain_diff']:+5.2f} | {mm(nsr['per_flow_goodput_bps']):>27}"
+              f" {mm(tl['per_flow_goodput_bps']):11} | {r['max_flow_diff_of_fair'] * 100:13.1f}% |"
+              f" {nsr['bottleneck_drops']:10d} {tl['bottleneck_drops']:6d} |"
+              f" {'AGREE' if not bad else 'DISAGREE (' + ', '.join(bad) + ')'}")
+    print("\nper flow (start order): goodput Mb/s / mean cwnd segments")
+    for r in rows:
+        for side, key in (("ns-3  ", "ns3"), ("tcplab", "tcplab")):
+            d = r[key]
+            cells = " ".join(f"{g / 1e6:.3f}/{c:.1f}" for g, c in
+                             zip(d["per_flow_goodput_bps"], d["per_flow_mean_cwnd_segments"]))
+            print(f"{r['name']:4} {side} {cells}")
+    print(f"(agreement: mean queue within N·alpha packets, utilisation {TOL_UTIL:.0%}, Jain "
+          f"{TOL_JAIN}, every flow's goodput within {TOL_VEGAS_FLOW:.0%} of the fair share; "
+          "docs/performance.md explains the differences)")
+    if a.json_out:
+        Path(a.json_out).write_text(json.dumps({"quick": a.quick, "vegas": rows}, indent=1))
+        print(f"wrote {a.json_out}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true",
                     default=os.environ.get("TCPLAB_BENCH_QUICK", "") not in ("", "0"))
-    ap.add_argument("--only", default="a,b,c,d")
+    ap.add_argument("--only", default=None, help="scenarios (default a,b,c,d; --vegas: v1,v4,v16)")
+    ap.add_argument("--vegas", action="store_true", help="Vegas cross-check (v1, v4, v16)")
     ap.add_argument("--json", dest="json_out")
     ap.add_argument("--tcplab-bench", default=str(ROOT / "target/release/tcplab-bench"))
     ap.add_argument("--ns3-python", default=sys.executable,
@@ -186,7 +294,9 @@ def main() -> int:
         print(f"ns3_compare: {a.tcplab_bench} not found; run `cargo build --release -p tcplab-core`")
         return 2
 
-    names = [n for n in a.only.split(",") if n in NS3_RUNS]
+    if a.vegas:
+        return vegas(a, a.ns3_python)
+    names = [n for n in (a.only or "a,b,c,d").split(",") if n in NS3_RUNS]
     jobs = [(n, False) for n in names] + [(n, True) for n in names if n in SS_VARIANTS]
     mode = 1 if a.quick else 0
     print(f"ns3_compare{' --quick' if a.quick else ''}: tcplab vs ns-3 (PyPI ns3, cppyy), "

@@ -7,14 +7,15 @@
 // is uninstalled), so the queue is the device's FIFO like tcplab's link queue.
 //
 // TCP is configured to match tcplab (see docs/performance.md for what still differs):
-// TcpNewReno with TcpClassicRecovery, no SACK, no timestamps, no limited transmit, every
-// segment acked (DelAckCount 1), initial cwnd 10, the same initial ssthresh (unlimited unless given), RTO min 200 ms,
+// TcpNewReno (or TcpVegas with the given Alpha, Beta, Gamma) with TcpClassicRecovery, no SACK, no timestamps, no limited transmit, every
+// segment acked (DelAckCount 1), the given initial cwnd (10 in the speed suite), the same initial ssthresh (unlimited unless given), RTO min 200 ms,
 // initial RTO 1 s, 1 ns clock granularity, 1 GiB receive buffer (tcplab's default receiver
 // window); the send buffer is explained below.
 
 #include <chrono>
 #include <cstdio>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,10 @@ struct Result
     uint32_t bottleneck_max_queue = 0;     // packets waiting (not counting the one on the wire)
     std::vector<double> rx_window_bytes;  // per flow, from warmup to the end
     std::vector<double> rx_total_bytes;
+    // With sample_s > 0: packets waiting in the bottleneck device queue (not the one on the
+    // wire) every sample_s from warmup on, and each flow's mean cwnd in segments over them.
+    std::vector<uint32_t> queue_samples;
+    std::vector<double> cwnd_mean_segments;
 };
 
 static uint64_t g_bott_pkts = 0;
@@ -42,6 +47,14 @@ static uint64_t g_bott_bytes0 = 0;
 static uint32_t g_bott_maxq = 0;
 static std::vector<ns3::Ptr<ns3::PacketSink>> g_sinks;
 static std::vector<double> g_rx0;
+static std::vector<ns3::Ptr<ns3::BulkSendApplication>> g_apps;
+static std::vector<uint32_t> g_cwnd; // bytes, per flow, from the CongestionWindow trace
+static std::vector<double> g_cwnd_sum;
+static std::vector<uint32_t> g_qsamples;
+static ns3::Ptr<ns3::Queue<ns3::Packet>> g_bott_queue;
+// Diagnostics (not used by ns3_compare.py): called just before Simulator::Run(), e.g. to
+// connect extra trace sinks by Config path (node 2 + i is sender i).
+static std::function<void()> g_before_run;
 
 static void
 BottTx(ns3::Ptr<const ns3::Packet> p)
@@ -72,6 +85,33 @@ BottQueue(uint32_t, uint32_t n)
 }
 
 static void
+CwndChange(size_t i, uint32_t, uint32_t now)
+{
+    g_cwnd[i] = now;
+}
+
+// Called just after flow i's application has started (its socket exists from then on).
+static void
+WatchCwnd(size_t i)
+{
+    ns3::Ptr<ns3::Socket> sock = g_apps[i]->GetSocket();
+    Must(sock && sock->TraceConnectWithoutContext("CongestionWindow",
+                                                  ns3::MakeBoundCallback(&CwndChange, i)),
+         "CongestionWindow");
+}
+
+static void
+Sample(ns3::Time period, uint32_t mss)
+{
+    g_qsamples.push_back(g_bott_queue->GetNPackets());
+    for (size_t i = 0; i < g_cwnd.size(); i++)
+    {
+        g_cwnd_sum[i] += (double)g_cwnd[i] / mss;
+    }
+    ns3::Simulator::Schedule(period, &Sample, period, mss);
+}
+
+static void
 Snapshot()
 {
     g_bott_bytes0 = g_bott_bytes;
@@ -82,7 +122,8 @@ Snapshot()
 }
 
 // rate_bps: bottleneck rate; bdelay_us: bottleneck one-way delay; buffer: bottleneck queue size
-// as an ns-3 QueueSize string ("333p" or "4000000B").
+// as an ns-3 QueueSize string ("333p" or "4000000B"); cc: "newreno" or "vegas" (alpha, beta,
+// gamma: TcpVegas's attributes, packets); sample_s: queue/cwnd sampling period, 0 = off.
 Result
 Run(int flows,
     uint64_t rate_bps,
@@ -93,7 +134,13 @@ Run(int flows,
     uint32_t snd_buf,
     uint32_t init_ssthresh,
     double seconds,
-    double warmup)
+    double warmup,
+    std::string cc,
+    uint32_t init_cwnd,
+    uint32_t alpha,
+    uint32_t beta,
+    uint32_t gamma,
+    double sample_s)
 {
     using namespace ns3;
     auto t_setup = std::chrono::steady_clock::now();
@@ -101,8 +148,25 @@ Run(int flows,
     g_bott_maxq = 0;
     g_sinks.clear();
     g_rx0.assign(flows, 0.0);
+    g_apps.clear();
+    g_cwnd.assign(flows, init_cwnd * mss);
+    g_cwnd_sum.assign(flows, 0.0);
+    g_qsamples.clear();
 
-    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
+    if (cc == "vegas")
+    {
+        Config::SetDefault("ns3::TcpL4Protocol::SocketType",
+                           TypeIdValue(TcpVegas::GetTypeId()));
+        Config::SetDefault("ns3::TcpVegas::Alpha", UintegerValue(alpha));
+        Config::SetDefault("ns3::TcpVegas::Beta", UintegerValue(beta));
+        Config::SetDefault("ns3::TcpVegas::Gamma", UintegerValue(gamma));
+    }
+    else
+    {
+        NS_ABORT_MSG_UNLESS(cc == "newreno", "cc must be newreno or vegas, got " << cc);
+        Config::SetDefault("ns3::TcpL4Protocol::SocketType",
+                           TypeIdValue(TcpNewReno::GetTypeId()));
+    }
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                        TypeIdValue(TcpClassicRecovery::GetTypeId()));
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(false));
@@ -113,7 +177,7 @@ Run(int flows,
     Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(NanoSeconds(1)));
     Config::SetDefault("ns3::TcpSocketBase::ReTxThreshold", UintegerValue(3));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mss));
-    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(init_cwnd));
     Config::SetDefault("ns3::TcpSocket::InitialSlowStartThreshold", UintegerValue(init_ssthresh));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
     // tcplab has no send buffer (the application offers data as the window opens). In ns-3,
@@ -209,13 +273,27 @@ Run(int flows,
         bulk.SetAttribute("SendSize", UintegerValue(mss));
         ApplicationContainer ba = bulk.Install(senders.Get(i));
         ba.Start(MilliSeconds(i * 7 % 100)); // same start times as tcplab's bench
+        g_apps.push_back(DynamicCast<BulkSendApplication>(ba.Get(0)));
+        if (sample_s > 0)
+        {
+            Simulator::Schedule(MilliSeconds(i * 7 % 100) + NanoSeconds(1), &WatchCwnd, (size_t)i);
+        }
     }
     Simulator::Schedule(Seconds(warmup), &Snapshot);
+    g_bott_queue = bdev->GetQueue();
+    if (sample_s > 0)
+    {
+        Simulator::Schedule(Seconds(warmup), &Sample, Seconds(sample_s), mss);
+    }
     Simulator::Stop(Seconds(seconds));
 
     Result r;
     r.setup_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t_setup).count();
+    if (g_before_run)
+    {
+        g_before_run();
+    }
     auto t0 = std::chrono::steady_clock::now();
     Simulator::Run();
     r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -239,7 +317,15 @@ Run(int flows,
         r.rx_total_bytes.push_back(tot);
         r.rx_window_bytes.push_back(tot - g_rx0[i]);
     }
+    r.queue_samples = g_qsamples;
+    for (int i = 0; i < flows; i++)
+    {
+        r.cwnd_mean_segments.push_back(g_qsamples.empty() ? 0.0
+                                                          : g_cwnd_sum[i] / g_qsamples.size());
+    }
     g_sinks.clear();
+    g_apps.clear();
+    g_bott_queue = nullptr;
     Simulator::Destroy();
     return r;
 }

@@ -23,6 +23,11 @@
 //! | d | 64 | 10 Gb/s | 40 ms | 1500 B | 1 BDP (33333) |
 //! | e | 3 | 2.4 Gb/s (OC-48, seed 002) | 60 ms | 1000 B | 32 Mbit (4 MB) |
 //!
+//! Vegas scenarios for the ns-3 cross-check (`bench/ns3_compare.py --vegas`), not in the
+//! suite: v1, v4, v16 = 1, 4, 16 Vegas flows (alpha 1, beta 3, gamma 1), 10 Mb/s, 40 ms,
+//! 1500 B, 1000-packet buffer, init_cwnd 1; `run` adds the bottleneck queue sampled every
+//! 10 ms over [warmup, end] (`queue_samples`, packets waiting) and each flow's mean window.
+//!
 //! Access links run at 10x the bottleneck with 1 ms delay; the bottleneck delay makes up the
 //! rest of the RTT. Host access queues hold 1000 packets (Linux's default txqueuelen; they
 //! never fill in these runs since the access links are 10x faster, see docs/performance.md).
@@ -30,6 +35,7 @@
 use std::io::Write;
 use std::process::Command;
 use std::time::Instant;
+use tcplab_core::cc::CongestionControl;
 use tcplab_core::time::{Rate, SimDuration, SimTime};
 
 /// One benchmark scenario.
@@ -56,6 +62,13 @@ struct Spec {
     init_ssthresh: Option<u64>,
     /// NewReno timer restarted only on the first partial ack (ns-3's behaviour).
     impatient: bool,
+    /// The flows' `cc` value as TOML.
+    cc: &'static str,
+    /// Initial window, segments.
+    init_cwnd: u32,
+    /// Sample the bottleneck queue and every flow's window every `QUEUE_SAMPLE` over the
+    /// measurement window (the Vegas cross-check; off for the speed suite).
+    sample_queue: bool,
 }
 
 const SUITE: &[Spec] = &[
@@ -73,6 +86,9 @@ const SUITE: &[Spec] = &[
         quick_warmup: 2.0,
         init_ssthresh: None,
         impatient: false,
+        cc: NEWRENO,
+        init_cwnd: 10,
+        sample_queue: false,
     },
     Spec {
         name: "b",
@@ -88,6 +104,9 @@ const SUITE: &[Spec] = &[
         quick_warmup: 2.0,
         init_ssthresh: None,
         impatient: false,
+        cc: NEWRENO,
+        init_cwnd: 10,
+        sample_queue: false,
     },
     Spec {
         name: "c",
@@ -103,6 +122,9 @@ const SUITE: &[Spec] = &[
         quick_warmup: 1.0,
         init_ssthresh: None,
         impatient: false,
+        cc: NEWRENO,
+        init_cwnd: 10,
+        sample_queue: false,
     },
     Spec {
         name: "d",
@@ -118,6 +140,9 @@ const SUITE: &[Spec] = &[
         quick_warmup: 0.5,
         init_ssthresh: None,
         impatient: false,
+        cc: NEWRENO,
+        init_cwnd: 10,
+        sample_queue: false,
     },
     Spec {
         name: "e",
@@ -133,8 +158,47 @@ const SUITE: &[Spec] = &[
         quick_warmup: 5.0,
         init_ssthresh: None,
         impatient: false,
+        cc: NEWRENO,
+        init_cwnd: 10,
+        sample_queue: false,
     },
 ];
+
+const NEWRENO: &str = "\"newreno\"";
+const VEGAS: &str = "{ algorithm = \"vegas\", alpha = 1, beta = 3, gamma = 1 }";
+
+/// Vegas on a small dumbbell (bench/ns3_compare.py --vegas): 1, 4 and 16 flows, 10 Mb/s,
+/// 40 ms, a 1000-packet buffer (never full: Vegas's queue target sets the equilibrium),
+/// tcplab's default initial window of 1 segment. Not part of the speed suite.
+const VEGAS_SUITE: &[Spec] = &[
+    vegas_spec("v1", 1),
+    vegas_spec("v4", 4),
+    vegas_spec("v16", 16),
+];
+
+const fn vegas_spec(name: &'static str, flows: usize) -> Spec {
+    Spec {
+        name,
+        flows,
+        rate: 10_000_000,
+        rtt_ms: 40,
+        mss: 1460,
+        buffer_pkts: Some(1000),
+        buffer_bytes: None,
+        secs: 100.0,
+        quick_secs: 40.0,
+        warmup: 30.0,
+        quick_warmup: 15.0,
+        init_ssthresh: None,
+        impatient: false,
+        cc: VEGAS,
+        init_cwnd: 1,
+        sample_queue: true,
+    }
+}
+
+/// Sampling period of the queue and windows in runs with `sample_queue`.
+const QUEUE_SAMPLE: SimDuration = SimDuration::from_ms(10);
 
 /// The memory check runs this scenario for both durations and compares peak RSS.
 const MEMCHECK: (&str, f64, f64) = ("b", 10.0, 100.0);
@@ -143,8 +207,13 @@ const DEFAULT_ACCESS_LIMIT: u64 = 1000;
 fn spec(name: &str) -> Spec {
     *SUITE
         .iter()
+        .chain(VEGAS_SUITE)
         .find(|s| s.name == name)
-        .unwrap_or_else(|| die(&format!("unknown scenario '{name}' (a, b, c, d, e)")))
+        .unwrap_or_else(|| {
+            die(&format!(
+                "unknown scenario '{name}' (a, b, c, d, e; Vegas: v1, v4, v16)"
+            ))
+        })
 }
 
 fn die(msg: &str) -> ! {
@@ -189,9 +258,11 @@ fn dumbbell_toml(s: &Spec, seconds: f64, access_limit: u64) -> String {
              [links.r1_s{i}]\nfrom = \"r1\"\nto = \"s{i}\"\nrate = \"{a}bps\"\ndelay = \"1ms\"\n\
              [links.r2_d{i}]\nfrom = \"r2\"\nto = \"d{i}\"\nrate = \"{a}bps\"\ndelay = \"1ms\"\n\
              [links.d{i}_r2]\nfrom = \"d{i}\"\nto = \"r2\"\nrate = \"{a}bps\"\ndelay = \"1ms\"\nqueue = {{ type = \"droptail\", limit = {access_limit} }}\n\
-             [flows.f{i}]\nfrom = \"s{i}\"\nto = \"d{i}\"\ncc = \"newreno\"\nmss = {mss}\nheader = 40\nack_size = 40\n\
-             init_cwnd = 10\n{ssthresh}{pat}rto_min = \"200ms\"\nrto_initial = \"1s\"\napp = {{ type = \"bulk\", start = \"{st}ms\" }}\n",
+             [flows.f{i}]\nfrom = \"s{i}\"\nto = \"d{i}\"\ncc = {cc}\nmss = {mss}\nheader = 40\nack_size = 40\n\
+             init_cwnd = {icw}\n{ssthresh}{pat}rto_min = \"200ms\"\nrto_initial = \"1s\"\napp = {{ type = \"bulk\", start = \"{st}ms\" }}\n",
             a = access.0,
+            cc = s.cc,
+            icw = s.init_cwnd,
             mss = s.mss,
             ssthresh = s
                 .init_ssthresh
@@ -308,6 +379,25 @@ fn run_one(
         .collect();
     let busy0 = b.sim.links[bott].busy_time(warm).0;
     let txb0 = b.sim.links[bott].stats.tx_bytes;
+    // Packets waiting in the bottleneck queue (not the one being transmitted: the FIFO is
+    // work-conserving, so a non-empty link is transmitting its head), as ns-3's
+    // `Queue::GetNPackets()`; and each flow's window in segments.
+    let mut queue_samples: Vec<u32> = Vec::new();
+    let mut cwnd_sums = vec![0.0f64; b.sim.flows.len()];
+    if s.sample_queue {
+        let end = SimTime(0) + SimDuration::from_secs_f64(seconds);
+        let mut t = warm;
+        while t < end {
+            b.sim.run_until(t);
+            let l = &mut b.sim.links[bott];
+            l.settle(t);
+            queue_samples.push(l.occupancy().0.saturating_sub(1));
+            for (sum, f) in cwnd_sums.iter_mut().zip(&b.sim.flows) {
+                *sum += f.window() as f64 / s.mss as f64;
+            }
+            t += QUEUE_SAMPLE;
+        }
+    }
     b.sim.run();
     let wall = t0.elapsed().as_secs_f64();
     let sim = &b.sim;
@@ -331,7 +421,7 @@ fn run_one(
         .max()
         .unwrap_or(0);
     let pkts = l.stats.tx_packets;
-    serde_json::json!({
+    let mut v = serde_json::json!({
         "name": s.name,
         "flows": s.flows,
         "rate_bps": s.rate,
@@ -372,7 +462,34 @@ fn run_one(
         "max_access_queue_packets": max_access_q,
         "max_bottleneck_queue_packets": l.stats.max_queue_packets,
         "fingerprint": format!("{:016x}", fingerprint(sim)),
-    })
+    });
+    v["cc"] = s.cc.into();
+    v["init_cwnd"] = s.init_cwnd.into();
+    if s.sample_queue {
+        let n = queue_samples.len().max(1) as f64;
+        v["queue_sample_s"] = QUEUE_SAMPLE.as_secs_f64().into();
+        v["queue_samples"] = queue_samples.into();
+        v["per_flow_mean_cwnd_segments"] =
+            cwnd_sums.iter().map(|c| c / n).collect::<Vec<_>>().into();
+        // Each flow's algorithm state at the end (Vegas: the last Delta and BaseRTT).
+        v["per_flow_cc_trace"] = sim
+            .flows
+            .iter()
+            .filter_map(|f| f.tcp())
+            .map(|(snd, _)| {
+                let names = snd.cc.trace_names();
+                let mut x = vec![0.0; names.len()];
+                snd.cc.trace_values(&mut x);
+                names
+                    .iter()
+                    .zip(x)
+                    .map(|(n, x)| ((*n).to_string(), serde_json::json!(x)))
+                    .collect::<serde_json::Map<_, _>>()
+            })
+            .collect::<Vec<_>>()
+            .into();
+    }
+    v
 }
 
 /// Run one scenario in a child process (fresh address space: its own peak RSS).

@@ -86,6 +86,45 @@ fn vegas_keeps_between_alpha_and_beta_packets_queued_without_loss() {
     assert!(last > 0.040 && last < 0.041, "BaseRTT {last}");
 }
 
+/// N flows keep N·α..N·β packets queued (the ns-3 cross-check's v4 and v16,
+/// docs/performance.md): each flow's own Delta stays in [α, β], so the sum does too, whatever
+/// share each flow ends with.
+#[test]
+fn n_vegas_flows_keep_between_n_alpha_and_n_beta_packets_queued() {
+    use tcplab_core::cc::CongestionControl;
+    for n in [4usize, 16] {
+        let flows: String = (0..n)
+            .map(|i| {
+                flow(&format!("v{i}"), "\"vegas\"").replace(
+                    "mss = 1000\n",
+                    &format!(
+                        "mss = 1000\napp = {{ type = \"bulk\", start = \"{}ms\" }}\n",
+                        i * 7
+                    ),
+                )
+            })
+            .collect();
+        let b = run(&dumbbell(&flows));
+        let s = tcplab_core::report::summary(&b, 0.0);
+        assert_eq!(u(&named(&s, "links", "ab")["drops"]), 0, "n = {n}");
+        let m = mean(&queue_after_warm_up(&b));
+        assert!(
+            (n as f64..=3.0 * n as f64).contains(&m),
+            "n = {n}: mean queue {m:.2} outside [{n}, {}]",
+            3 * n
+        );
+        for fl in &b.sim.flows {
+            let mut x = [0.0; 2];
+            fl.tcp().unwrap().0.cc.trace_values(&mut x);
+            assert!(
+                (1.0..=3.0).contains(&x[0]),
+                "n = {n}: a flow ends with Delta {}",
+                x[0]
+            );
+        }
+    }
+}
+
 #[test]
 fn bad_parameters_name_the_leaf_field() {
     for (cc, field) in [
