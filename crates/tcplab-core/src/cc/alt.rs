@@ -205,7 +205,10 @@ mod tests {
         // A duplicate ack: forward minimum taken, no sample for the round mean.
         assert_eq!(sample(&mut c, [100, 115, 115, 140], 0, false, 0), None);
         assert_eq!(c.base(), 0.035);
-        assert_eq!(sample(&mut c, [200, 230, 230, 250], 0, false, 1000), Some(0.050));
+        assert_eq!(
+            sample(&mut c, [200, 230, 230, 250], 0, false, 1000),
+            Some(0.050)
+        );
     }
 
     #[test]

@@ -90,13 +90,7 @@ impl FastSpec {
                 format!("must be in (0, 1], got {gamma}"),
             ));
         }
-        let mut f = Fast::new(
-            init.mss,
-            init.init_cwnd,
-            init.init_ssthresh,
-            alpha,
-            gamma,
-        );
+        let mut f = Fast::new(init.mss, init.init_cwnd, init.init_ssthresh, alpha, gamma);
         if self.alt_wire(field)?.is_some() {
             f.rounds.alt = Some(AltClock::default());
         }

@@ -38,10 +38,10 @@
 //! duplicate ack (the transport uses the usual `dupack_threshold` rule), and the
 //! "distinguished segment" RTT mode.
 
+use super::alt::{self, AltClock, AltWire};
 use super::{
     recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle,
 };
-use super::alt::{self, AltClock, AltWire};
 use crate::scenario::ScenarioError;
 use crate::time::SimTime;
 

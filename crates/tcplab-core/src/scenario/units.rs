@@ -312,11 +312,17 @@ mod tests {
         assert_eq!(parse_signed_duration("+5ms"), Ok(5_000_000_000));
         assert_eq!(parse_signed_duration(" 250us"), Ok(250_000_000));
         assert_eq!(parse_signed_duration("0"), Ok(0));
-        assert!(parse_signed_duration("--1s").unwrap_err().contains("two signs"));
+        assert!(parse_signed_duration("--1s")
+            .unwrap_err()
+            .contains("two signs"));
         let e = parse_signed_duration("-3.7 parsecs").unwrap_err();
         assert!(e.contains("unknown time unit"), "{e}");
-        assert!(parse_signed_duration("-5").unwrap_err().contains("'-5' has no unit"));
-        assert!(parse_signed_duration("-1e8s").unwrap_err().contains("too long"));
+        assert!(parse_signed_duration("-5")
+            .unwrap_err()
+            .contains("'-5' has no unit"));
+        assert!(parse_signed_duration("-1e8s")
+            .unwrap_err()
+            .contains("too long"));
     }
 
     #[test]

@@ -396,8 +396,16 @@ mod tests {
         let a = acks[0];
         assert_eq!(a.ts, SimTime(1), "T1 echoed as sent");
         assert_eq!(a.rx_time.0 as i64, -2, "AT = 3 − 5");
-        assert_eq!(a.tx_start, SimTime(15), "LT = 20 − 5, when the timer sent it");
-        assert_eq!(a.rx_time.0.wrapping_sub(a.ts.0) as i64, -3, "T2 − T1 = 2 − 5");
+        assert_eq!(
+            a.tx_start,
+            SimTime(15),
+            "LT = 20 − 5, when the timer sent it"
+        );
+        assert_eq!(
+            a.rx_time.0.wrapping_sub(a.ts.0) as i64,
+            -3,
+            "T2 − T1 = 2 − 5"
+        );
         // The one reading equal to the link's "not stamped" marker moves back 1 ps.
         let mut r = TcpReceiver::new(40, None).with_clock_offset(-4);
         r.on_data(SimTime(3), &seg(0, 100), &mut |a| acks.push(a));

@@ -127,7 +127,10 @@ pub(super) fn flows(
         };
         let (opt_ack, opt_data) = match alt {
             None => (0, 0),
-            Some(w) => (w.option_bytes, if w.data_option { w.option_bytes } else { 0 }),
+            Some(w) => (
+                w.option_bytes,
+                if w.data_option { w.option_bytes } else { 0 },
+            ),
         };
         if fl.mss <= opt_data {
             return Err(ScenarioError::new(
