@@ -19,6 +19,10 @@
 //!   `recovery_exit = "flightsize"`)
 //! - timeout (Reno): `ssthresh = max(W/2, 2S)`, `W = S`, slow start again
 //!
+//! - FAST-ALT (`alt = true`, seed 001 §II, `cc/alt.rs`): `BaseRTT = TF_min + TB_min` and
+//!   each RTT sample `RTT_i = TF_i + TB_min` from the receiver's arrival (AT) and leaving
+//!   (LT) timestamps, so backward queueing leaves eq. 2 alone; everything else as above
+//!
 //! Rounds as in Vegas (`cc/vegas.rs`): a round ends at the first ack covering the first
 //! byte sent after it began. No decisions while in fast recovery.
 
