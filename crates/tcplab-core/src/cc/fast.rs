@@ -18,7 +18,6 @@
 //!   transport runs RFC 6582 recovery, and on its end `W = ssthresh` (or §3.2 step 3 with
 //!   `recovery_exit = "flightsize"`)
 //! - timeout (Reno): `ssthresh = max(W/2, 2S)`, `W = S`, slow start again
-//!
 //! - FAST-ALT (`alt = true`, seed 001 §II, `cc/alt.rs`): `BaseRTT = TF_min + TB_min` and
 //!   each RTT sample `RTT_i = TF_i + TB_min` from the receiver's arrival (AT) and leaving
 //!   (LT) timestamps, so backward queueing leaves eq. 2 alone; everything else as above

@@ -26,7 +26,6 @@
 //!   `recovery_exit = "flightsize"`)
 //! - ECN echo (not in P1): `W = 1/2·W` (floor 2S), `ssthresh = W`
 //! - timeout (Reno): `ssthresh = max(W/2, 2S)`, `W = S`, Vegas slow start again
-//!
 //! - Vegas-ALT (`alt = true`, seed 001 §II, `cc/alt.rs`): `BaseRTT = TF_min + TB_min` and
 //!   each RTT sample `RTT_i = TF_i + TB_min` from the receiver's arrival (AT) and leaving
 //!   (LT) timestamps, so backward queueing leaves Delta alone; everything else as above
