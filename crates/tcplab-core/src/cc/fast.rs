@@ -18,11 +18,15 @@
 //!   transport runs RFC 6582 recovery, and on its end `W = ssthresh` (or §3.2 step 3 with
 //!   `recovery_exit = "flightsize"`)
 //! - timeout (Reno): `ssthresh = max(W/2, 2S)`, `W = S`, slow start again
+//! - FAST-ALT (`alt = true`, seed 001 §II, `cc/alt.rs`): `BaseRTT = TF_min + TB_min` and
+//!   each RTT sample `RTT_i = TF_i + TB_min` from the receiver's arrival (AT) and leaving
+//!   (LT) timestamps, so backward queueing leaves eq. 2 alone; everything else as above
 //!
 //! Rounds as in Vegas (`cc/vegas.rs`): a round ends at the first ack covering the first
 //! byte sent after it began. No decisions while in fast recovery.
 
-use super::vegas::Rounds;
+use super::alt::{self, AltClock, AltWire};
+use super::vegas::{trace_values, Rounds};
 use super::{
     recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle,
 };
@@ -36,7 +40,7 @@ fn half() -> f64 {
     0.5
 }
 
-/// `cc = { algorithm = "fast", alpha = 50, gamma = 0.5 }`.
+/// `cc = { algorithm = "fast", alpha = 50, gamma = 0.5 }` (FAST-ALT: `alt = true`).
 #[derive(Clone, Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FastSpec {
@@ -46,6 +50,19 @@ pub struct FastSpec {
     /// Weight of the new target in each update, in (0, 1] (default 0.5).
     #[serde(default = "half")]
     pub gamma: f64,
+    /// FAST-ALT (seed 001 §II): BaseRTT = TF_min + TB_min and RTT = TF + TB_min from the
+    /// receiver's arrival and leaving timestamps, so backward queueing is ignored; default
+    /// false.
+    #[serde(default)]
+    pub alt: bool,
+    /// With `alt`: bytes of the timestamp option on every ack (default 10, RFC 1323: acks
+    /// 40 → 50 B).
+    #[serde(default)]
+    pub alt_option_bytes: Option<u32>,
+    /// With `alt`: data segments carry the option too, within their unchanged wire size
+    /// (payload per full segment = mss − alt_option_bytes); default true.
+    #[serde(default)]
+    pub alt_data_option: Option<bool>,
 }
 
 impl Default for FastSpec {
@@ -53,6 +70,9 @@ impl Default for FastSpec {
         FastSpec {
             alpha: 50.0,
             gamma: 0.5,
+            alt: false,
+            alt_option_bytes: None,
+            alt_data_option: None,
         }
     }
 }
@@ -73,13 +93,15 @@ impl FastSpec {
                 format!("must be in (0, 1], got {gamma}"),
             ));
         }
-        Ok(Fast::new(
-            init.mss,
-            init.init_cwnd,
-            init.init_ssthresh,
-            alpha,
-            gamma,
-        ))
+        let mut f = Fast::new(init.mss, init.init_cwnd, init.init_ssthresh, alpha, gamma);
+        if self.alt_wire(field)?.is_some() {
+            f.rounds.alt = Some(AltClock::default());
+        }
+        Ok(f)
+    }
+    /// What ALT adds to the flow's packets (`None` without `alt`).
+    pub fn alt_wire(&self, field: &str) -> Result<Option<AltWire>, ScenarioError> {
+        alt::wire(field, self.alt, self.alt_option_bytes, self.alt_data_option)
     }
 }
 
@@ -92,8 +114,9 @@ pub struct Fast {
     gamma: f64,
     slow_start: bool,
     rounds: Rounds,
-    /// Mean RTT of the last round, seconds (NaN before the first).
-    avg_rtt: f64,
+    /// The last round's estimate of the flow's queued packets, `W·(1 − BaseRTT/RTT)` with W
+    /// the window at the round's start (NaN before the first).
+    diff: f64,
 }
 
 impl Fast {
@@ -106,7 +129,7 @@ impl Fast {
             gamma,
             slow_start: true,
             rounds: Rounds::new(),
-            avg_rtt: f64::NAN,
+            diff: f64::NAN,
         }
     }
     pub fn in_slow_start(&self) -> bool {
@@ -124,7 +147,11 @@ impl Fast {
 
 impl CongestionControl for Fast {
     fn name(&self) -> &'static str {
-        "fast"
+        if self.rounds.alt.is_some() {
+            "fast-alt"
+        } else {
+            "fast"
+        }
     }
     fn cwnd(&self) -> u64 {
         self.cwnd as u64
@@ -139,31 +166,32 @@ impl CongestionControl for Fast {
     fn recovery_style(&self) -> RecoveryStyle {
         RecoveryStyle::NewReno
     }
-    /// `base_rtt_s`: BaseRTT; `avg_rtt_s`: the last round's mean RTT (seconds).
+    /// `diff`: the last round's queue estimate `W·(1 − BaseRTT/RTT)` (packets);
+    /// `base_rtt_s`: BaseRTT; `rtt_s`: the last round's mean RTT, the RTT of eq. 2
+    /// (seconds); with ALT `tf_min_s`, `tb_min_s` (seconds, each on the mixed clocks).
     fn trace_names(&self) -> &'static [&'static str] {
-        &["base_rtt_s", "avg_rtt_s"]
+        if self.rounds.alt.is_some() {
+            alt::TRACE_ALT
+        } else {
+            alt::TRACE_PLAIN
+        }
     }
     fn trace_values(&self, out: &mut [f64]) {
-        out[0] = if self.rounds.base.is_finite() {
-            self.rounds.base
-        } else {
-            f64::NAN
-        };
-        out[1] = self.avg_rtt;
+        trace_values(&self.rounds, self.diff, out);
     }
-    fn on_ack(&mut self, _now: SimTime, ack: &AckSample, c: &ConnView) {
+    fn on_ack(&mut self, now: SimTime, ack: &AckSample, c: &ConnView) {
         let window = self.rounds.start_cwnd;
-        if let Some(mean) = self.rounds.on_ack(ack, c, self.cwnd) {
-            if let Some(rtt) = mean {
-                self.avg_rtt = rtt;
-            }
+        if let Some(mean) = self.rounds.on_ack(now, ack, c, self.cwnd) {
             // `window` is 0 only at the end of the initial round (no round before it).
+            if let (Some(rtt), true) = (mean, window > 0.0) {
+                self.diff = window / self.mss * (1.0 - self.rounds.base / rtt);
+            }
             if let (Some(rtt), CaState::Open | CaState::Loss, true) = (mean, c.state, window > 0.0)
             {
                 let base = self.rounds.base;
                 if self.slow_start {
                     // Queued packets estimated with the window that sent this round.
-                    if window / self.mss * (1.0 - base / rtt) > self.alpha {
+                    if self.diff > self.alpha {
                         self.leave_slow_start();
                     }
                 } else {

@@ -8,13 +8,14 @@
 //!
 //! The hooks carry everything the algorithms in `shared/research/mechanisms.md` need:
 //! per-ack RTT and the connection's minimum RTT (Vegas, FAST), the receiver's arrival and
-//! leaving timestamps echoed in the ack (Vegas-ALT, FAST-ALT), the ECN echo one-to-one
+//! leaving timestamps echoed in the ack (Vegas-ALT, FAST-ALT: [`alt`]), the ECN echo one-to-one
 //! (TCP/E), ack arrival time and cumulative bytes delivered (Westwood), and a header field
 //! routers can write and receivers echo (XCP).
 //!
 //! Built-ins are variants of the closed enum [`AnyCc`] (static dispatch on the hot path).
 //! See `docs/writing-a-cc.md` for adding one.
 
+pub mod alt;
 pub mod fast;
 pub mod gaimd;
 pub mod highspeed;
@@ -97,11 +98,18 @@ pub struct AckSample {
     pub dup: bool,
     /// Round-trip sample (Karn-valid: never from a retransmitted segment).
     pub rtt: Option<SimDuration>,
-    /// Send time of the data segment that triggered this ack (echoed timestamp).
+    /// Send time of the data segment that triggered this ack (echoed timestamp; the
+    /// sender's clock, T1 of seed 001).
     pub sent_at: SimTime,
-    /// When that segment arrived at the receiver (receiver timestamp, Vegas-ALT/FAST-ALT).
+    /// The segment that triggered this ack was a retransmission (the receiver echoes the
+    /// flag): `sent_at` and `rx_arrival` may belong to different copies (Karn).
+    pub echo_retx: bool,
+    /// When that segment arrived at the receiver (AT = T2 of seed 001, Vegas-ALT/FAST-ALT),
+    /// on the receiver's clock: simulated time plus the flow's `receiver_clock_offset`,
+    /// wrapping, so only differences such as `rx_arrival − sent_at` (as `i64`) mean anything.
     pub rx_arrival: SimTime,
-    /// When this ack left the receiver host (start of its first transmission).
+    /// When the receiver handed this ack to its host's outgoing queue (LT = T3), on the
+    /// receiver's clock like `rx_arrival`.
     pub rx_leave: SimTime,
     /// ECN-Echo, one per CE-marked segment.
     pub ece: bool,
@@ -205,6 +213,16 @@ impl CcSpec {
             CcSpec::Scalable(s) => AnyCc::Scalable(s.build(field, init)?),
         })
     }
+    /// What seed 001's ALT timestamps add to the flow's packets, for algorithms that run
+    /// with `alt = true` (`None` otherwise); validates the ALT keys (`field` =
+    /// `flows.NAME.cc`).
+    pub fn alt_wire(&self, field: &str) -> Result<Option<alt::AltWire>, ScenarioError> {
+        match self {
+            CcSpec::Vegas(s) => s.alt_wire(field),
+            CcSpec::Fast(s) => s.alt_wire(field),
+            _ => Ok(None),
+        }
+    }
 }
 
 /// The built-in algorithms, dispatched with a `match`.
@@ -299,6 +317,7 @@ pub(crate) mod testkit {
             dup: newly_acked == 0,
             rtt: None,
             sent_at: SimTime::ZERO,
+            echo_retx: false,
             rx_arrival: SimTime::ZERO,
             rx_leave: SimTime::ZERO,
             ece: false,

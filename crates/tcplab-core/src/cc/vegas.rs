@@ -26,6 +26,9 @@
 //!   `recovery_exit = "flightsize"`)
 //! - ECN echo (not in P1): `W = 1/2·W` (floor 2S), `ssthresh = W`
 //! - timeout (Reno): `ssthresh = max(W/2, 2S)`, `W = S`, Vegas slow start again
+//! - Vegas-ALT (`alt = true`, seed 001 §II, `cc/alt.rs`): `BaseRTT = TF_min + TB_min` and
+//!   each RTT sample `RTT_i = TF_i + TB_min` from the receiver's arrival (AT) and leaving
+//!   (LT) timestamps, so backward queueing leaves Delta alone; everything else as above
 //!
 //! W in `Delta` is the window at the start of the round: the acks that make up a round are
 //! those of the segments in flight when it began, which that window sent.
@@ -38,6 +41,7 @@
 //! duplicate ack (the transport uses the usual `dupack_threshold` rule), and the
 //! "distinguished segment" RTT mode.
 
+use super::alt::{self, AltClock, AltWire};
 use super::{
     recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle,
 };
@@ -51,7 +55,7 @@ fn three() -> f64 {
     3.0
 }
 
-/// `cc = { algorithm = "vegas", alpha = 1, beta = 3 }`.
+/// `cc = { algorithm = "vegas", alpha = 1, beta = 3 }` (Vegas-ALT: `alt = true`).
 #[derive(Clone, Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct VegasSpec {
@@ -69,6 +73,19 @@ pub struct VegasSpec {
     /// Cut the window to 7/8 when slow start ends (some ns-2 versions); default false.
     #[serde(default)]
     pub ss_exit_cut: bool,
+    /// Vegas-ALT (seed 001 §II): BaseRTT = TF_min + TB_min and RTT = TF + TB_min from the
+    /// receiver's arrival and leaving timestamps, so backward queueing is ignored; default
+    /// false.
+    #[serde(default)]
+    pub alt: bool,
+    /// With `alt`: bytes of the timestamp option on every ack (default 10, RFC 1323: acks
+    /// 40 → 50 B).
+    #[serde(default)]
+    pub alt_option_bytes: Option<u32>,
+    /// With `alt`: data segments carry the option too, within their unchanged wire size
+    /// (payload per full segment = mss − alt_option_bytes); default true.
+    #[serde(default)]
+    pub alt_data_option: Option<bool>,
 }
 
 impl Default for VegasSpec {
@@ -78,6 +95,9 @@ impl Default for VegasSpec {
             beta: 3.0,
             gamma: 1.0,
             ss_exit_cut: false,
+            alt: false,
+            alt_option_bytes: None,
+            alt_data_option: None,
         }
     }
 }
@@ -116,7 +136,14 @@ impl VegasSpec {
         );
         v.gamma = self.gamma;
         v.ss_exit_cut = self.ss_exit_cut;
+        if self.alt_wire(field)?.is_some() {
+            v.rounds.alt = Some(AltClock::default());
+        }
         Ok(v)
+    }
+    /// What ALT adds to the flow's packets (`None` without `alt`).
+    pub fn alt_wire(&self, field: &str) -> Result<Option<AltWire>, ScenarioError> {
+        alt::wire(field, self.alt, self.alt_option_bytes, self.alt_data_option)
     }
 }
 
@@ -125,12 +152,17 @@ impl VegasSpec {
 pub(crate) struct Rounds {
     /// The round ends when `delivered` passes this (snd_max when it began).
     end: u64,
-    /// Minimum RTT seen so far, seconds (infinite before the first sample).
+    /// BaseRTT, seconds (infinite before the first sample): the minimum RTT sample, or
+    /// with ALT `TF_min + TB_min`.
     pub base: f64,
     sum: f64,
     count: u32,
     /// Window in bytes when the current round began.
     pub start_cwnd: f64,
+    /// The mean RTT of the last round that had samples, seconds (NaN before).
+    pub last: f64,
+    /// ALT: RTT samples `TF_i + TB_min` instead of the sender's `T4 − T1`.
+    pub alt: Option<AltClock>,
 }
 
 impl Rounds {
@@ -141,15 +173,33 @@ impl Rounds {
             sum: 0.0,
             count: 0,
             start_cwnd: 0.0,
+            last: f64::NAN,
+            alt: None,
         }
     }
     /// Record this ack's sample; at the end of a round return the mean RTT of its samples
     /// (or `None` when it had none) and start the next round with window `cwnd`.
     #[inline]
-    pub fn on_ack(&mut self, ack: &AckSample, c: &ConnView, cwnd: f64) -> Option<Option<f64>> {
-        if let Some(r) = ack.rtt {
-            let r = r.as_secs_f64();
-            self.base = self.base.min(r);
+    pub fn on_ack(
+        &mut self,
+        now: SimTime,
+        ack: &AckSample,
+        c: &ConnView,
+        cwnd: f64,
+    ) -> Option<Option<f64>> {
+        let sample = match &mut self.alt {
+            None => ack.rtt.map(|r| {
+                let r = r.as_secs_f64();
+                self.base = self.base.min(r);
+                r
+            }),
+            Some(a) => {
+                let r = a.sample(now, ack);
+                self.base = a.base();
+                r
+            }
+        };
+        if let Some(r) = sample {
             self.sum += r;
             self.count += 1;
         }
@@ -157,6 +207,9 @@ impl Rounds {
             return None;
         }
         let mean = (self.count > 0).then(|| self.sum / self.count as f64);
+        if let Some(m) = mean {
+            self.last = m;
+        }
         self.end = ack.delivered + c.in_flight;
         self.sum = 0.0;
         self.count = 0;
@@ -180,6 +233,22 @@ pub struct Vegas {
     rounds: Rounds,
     /// Last computed Delta, packets (NaN before the first decision).
     diff: f64,
+}
+
+/// The trace hook of Vegas and FAST: `diff`, `base_rtt_s`, `rtt_s`, with ALT also
+/// `tf_min_s`, `tb_min_s`.
+pub(crate) fn trace_values(rounds: &Rounds, diff: f64, out: &mut [f64]) {
+    out[0] = diff;
+    out[1] = if rounds.base.is_finite() {
+        rounds.base
+    } else {
+        f64::NAN
+    };
+    out[2] = rounds.last;
+    if let Some(a) = &rounds.alt {
+        out[3] = a.tf_min();
+        out[4] = a.tb_min();
+    }
 }
 
 impl Vegas {
@@ -239,7 +308,11 @@ impl Vegas {
 
 impl CongestionControl for Vegas {
     fn name(&self) -> &'static str {
-        "vegas"
+        if self.rounds.alt.is_some() {
+            "vegas-alt"
+        } else {
+            "vegas"
+        }
     }
     fn cwnd(&self) -> u64 {
         self.cwnd as u64
@@ -254,21 +327,22 @@ impl CongestionControl for Vegas {
     fn recovery_style(&self) -> RecoveryStyle {
         RecoveryStyle::NewReno
     }
-    /// `diff`: the last Delta of eq. 1 (packets); `base_rtt_s`: BaseRTT (seconds).
+    /// `diff`: the last Delta of eq. 1 (packets); `base_rtt_s`: BaseRTT; `rtt_s`: the last
+    /// round's mean RTT (seconds); with ALT `tf_min_s`, `tb_min_s` (seconds, each on the
+    /// mixed clocks: they include ± the receiver's clock offset).
     fn trace_names(&self) -> &'static [&'static str] {
-        &["diff", "base_rtt_s"]
+        if self.rounds.alt.is_some() {
+            alt::TRACE_ALT
+        } else {
+            alt::TRACE_PLAIN
+        }
     }
     fn trace_values(&self, out: &mut [f64]) {
-        out[0] = self.diff;
-        out[1] = if self.rounds.base.is_finite() {
-            self.rounds.base
-        } else {
-            f64::NAN
-        };
+        trace_values(&self.rounds, self.diff, out);
     }
-    fn on_ack(&mut self, _now: SimTime, ack: &AckSample, c: &ConnView) {
+    fn on_ack(&mut self, now: SimTime, ack: &AckSample, c: &ConnView) {
         let window = self.rounds.start_cwnd;
-        if let Some(mean) = self.rounds.on_ack(ack, c, self.cwnd) {
+        if let Some(mean) = self.rounds.on_ack(now, ack, c, self.cwnd) {
             if let (Some(rtt), CaState::Open | CaState::Loss) = (mean, c.state) {
                 if window > 0.0 {
                     self.decide(rtt, window, c);

@@ -56,9 +56,12 @@ pub struct Packet {
     /// Data: time the segment was sent (a timestamp option value). Ack: the echoed value
     /// of the segment that triggered the ack.
     pub ts: SimTime,
-    /// Ack: when the triggering data segment arrived at the receiver.
+    /// Ack: when the echoed data segment arrived at the receiver (AT, on the receiver's
+    /// clock: simulated time plus the flow's `receiver_clock_offset`, wrapping).
     pub rx_time: SimTime,
-    /// Time the packet started transmission on its first hop (stamped by the link).
+    /// Data: time the packet started transmission on its first hop (stamped by the link,
+    /// which stamps only packets still at `SimTime::MAX`). Ack: its leaving time LT, stamped
+    /// by the receiver on its own clock when it hands the ack to its host (seed 001's ALT).
     pub tx_start: SimTime,
     pub cc: CcHeader,
 }

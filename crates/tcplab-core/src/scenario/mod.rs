@@ -329,6 +329,11 @@ pub struct FlowSpec {
     /// Application: bulk (greedy), a finite transfer, cbr or onoff.
     #[serde(default)]
     pub app: AppSpec,
+    /// The receiver's clock minus the sender's, e.g. "-3.7s" (default 0): the receiver
+    /// stamps the arrival and leaving times it echoes in acks on its own clock (seed 001's
+    /// ALT timestamps; Vegas-ALT and FAST-ALT results do not depend on it).
+    #[serde(default)]
+    pub receiver_clock_offset: units::SignedDurationValue,
     /// Link whose rate is the efficiency denominator (default: the flow's first hop).
     #[serde(default)]
     pub efficiency_link: Option<String>,

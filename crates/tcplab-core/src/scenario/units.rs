@@ -210,6 +210,76 @@ unit_type!(
     true
 );
 
+/// A signed duration in picoseconds: `"-3.7s"`, `"+5ms"`, `"250us"` or `0` (a clock offset).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SignedDurationValue(pub i64);
+
+/// Parse a duration with an optional sign: `"-3.7s"` is −3.7 s in picoseconds.
+pub fn parse_signed_duration(s: &str) -> Result<i64, String> {
+    let t = s.trim();
+    let (neg, rest) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    if rest.starts_with(['-', '+']) {
+        return Err(format!("'{s}' has two signs"));
+    }
+    let d = parse_duration(rest).map_err(|e| e.replace(&format!("'{rest}'"), &format!("'{s}'")))?;
+    // parse_duration caps at u64::MAX / 2, which fits in i64.
+    let ps = d.0 as i64;
+    Ok(if neg { -ps } else { ps })
+}
+
+impl<'de> Deserialize<'de> for SignedDurationValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = SignedDurationValue;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                write!(f, "a signed duration string such as \"-3.7s\" or \"5ms\"")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
+                parse_signed_duration(s)
+                    .map(SignedDurationValue)
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                if v == 0 {
+                    return Ok(SignedDurationValue(0));
+                }
+                Err(E::custom(format!(
+                    "'{v}' has no unit; write it as a string such as \"-3.7s\""
+                )))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                self.visit_i64(v.min(i64::MAX as u64) as i64)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                if v == 0.0 {
+                    return Ok(SignedDurationValue(0));
+                }
+                Err(E::custom(format!(
+                    "'{v}' has no unit; write it as a string such as \"-3.7s\""
+                )))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl JsonSchema for SignedDurationValue {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "SignedDurationValue".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A signed duration, e.g. \"-3.7s\" or \"5ms\" (0 allowed bare)",
+            "anyOf": [{"type": "string"}, {"type": "integer", "const": 0}]
+        })
+    }
+}
+
 /// A link direction's rate: a rate string (`"16Mbps"`), or the normalized asymmetry factor
 /// `k` of Lakshman, Madhow and Suter (1997), which seed 001 (§III) uses to set its backward
 /// bottleneck: `{ asym_k = 4, forward = "16Mbps", data_size = 1000, ack_size = 40 }` means
@@ -335,6 +405,25 @@ mod tests {
         assert_eq!(parse_duration("1.5s"), Ok(SimDuration::from_ms(1500)));
         assert_eq!(parse_duration("0"), Ok(SimDuration::ZERO));
         assert!(parse_duration("10").is_err());
+    }
+
+    #[test]
+    fn signed_durations() {
+        assert_eq!(parse_signed_duration("-3.7s"), Ok(-3_700_000_000_000));
+        assert_eq!(parse_signed_duration("+5ms"), Ok(5_000_000_000));
+        assert_eq!(parse_signed_duration(" 250us"), Ok(250_000_000));
+        assert_eq!(parse_signed_duration("0"), Ok(0));
+        assert!(parse_signed_duration("--1s")
+            .unwrap_err()
+            .contains("two signs"));
+        let e = parse_signed_duration("-3.7 parsecs").unwrap_err();
+        assert!(e.contains("unknown time unit"), "{e}");
+        assert!(parse_signed_duration("-5")
+            .unwrap_err()
+            .contains("'-5' has no unit"));
+        assert!(parse_signed_duration("-1e8s")
+            .unwrap_err()
+            .contains("too long"));
     }
 
     #[test]

@@ -28,8 +28,9 @@
 //!   65535 from the sender, min(receiver window, 65535) from the receiver (no window scale:
 //!   no SYN is synthesized); options NOP, NOP, timestamps (kind 8): data TSval = the time the
 //!   sender sent the segment (`Packet::ts`), TSecr = 0; ack TSval = the time the
-//!   acknowledged segment reached the receiver (`Packet::rx_time`), TSecr = the echoed
-//!   data timestamp (`Packet::ts`); both in **microseconds** of simulated time mod 2^32;
+//!   acknowledged segment reached the receiver (`Packet::rx_time`, on the receiver's clock:
+//!   shifted by the flow's `receiver_clock_offset`), TSecr = the echoed data timestamp
+//!   (`Packet::ts`); both in **microseconds** of simulated time mod 2^32;
 //!   checksum computed as if the payload were all zero bytes.
 //! - UDP datagrams (`flags::UDP`, from `transport = "udp"` flows): IPv4 protocol 17 and an
 //!   8-byte UDP header instead (capture length 28, total length = 28 + payload): ports as
@@ -84,10 +85,12 @@ pub fn wire_seq(isn: u32, seq: u64) -> u32 {
     isn.wrapping_add(seq as u32)
 }
 
-/// Microseconds of simulated time mod 2^32 (a TSval / TSecr).
+/// Microseconds of simulated time mod 2^32 (a TSval / TSecr). Read as signed, so a receiver
+/// clock behind simulated time (a negative `receiver_clock_offset`, wrapping below zero)
+/// still counts on mod 2^32.
 #[inline]
 fn ts_us(t: SimTime) -> u32 {
-    (t.0 / PS_PER_US) as u32
+    (t.0 as i64).div_euclid(PS_PER_US as i64) as u32
 }
 
 /// One's-complement sum of big-endian 16-bit words, not yet folded.
@@ -398,6 +401,18 @@ mod tests {
         assert_eq!(checksum(&h), 0xb861);
         h[10..12].copy_from_slice(&0xb861u16.to_be_bytes());
         assert_eq!(checksum(&h), 0, "a header with its checksum sums to 0xffff");
+    }
+
+    #[test]
+    fn timestamps_before_zero_wrap_mod_2_32() {
+        // A receiver clock 1 µs behind time 0 (receiver_clock_offset = "-1us").
+        assert_eq!(ts_us(SimTime((-1_000_000i64) as u64)), u32::MAX);
+        assert_eq!(
+            ts_us(SimTime((-1i64) as u64)),
+            u32::MAX,
+            "floor, not toward 0"
+        );
+        assert_eq!(ts_us(SimTime(2_500_000)), 2);
     }
 
     #[test]

@@ -48,6 +48,9 @@ pub struct TcpConfig {
     pub partial_ack_timer: PartialAckTimer,
     /// The congestion window when fast recovery ends.
     pub recovery_exit: RecoveryExit,
+    /// The receiver's clock minus the sender's, picoseconds: the receiver stamps the
+    /// arrival and leaving times it echoes in acks (seed 001's ALT) on its own clock.
+    pub receiver_clock_offset: i64,
 }
 
 /// The receiver's ECN-Echo policy.
@@ -110,6 +113,7 @@ impl Default for TcpConfig {
             ecn_echo: EcnEcho::Rfc3168,
             partial_ack_timer: PartialAckTimer::Every,
             recovery_exit: RecoveryExit::Ssthresh,
+            receiver_clock_offset: 0,
         }
     }
 }

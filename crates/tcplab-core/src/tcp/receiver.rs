@@ -7,9 +7,15 @@
 //! fires; out-of-order, duplicate and hole-filling segments are acked at once.
 //!
 //! Each ack echoes the triggering segment's send time and retransmission flag (for the
-//! sender's RTT sample and Karn's rule), its arrival time here (Vegas-ALT/FAST-ALT), CE
-//! marks as ECE ([`EcnEcho`]: latched until CWR as RFC 3168 §6.1.3, or one ECE per mark),
-//! and the congestion-control header (XCP feedback).
+//! sender's RTT sample and Karn's rule), CE marks as ECE ([`EcnEcho`]: latched until CWR
+//! as RFC 3168 §6.1.3, or one ECE per mark), and the congestion-control header (XCP
+//! feedback). It also carries two receiver timestamps (seed 001's ALT scheme, Vegas-ALT and
+//! FAST-ALT), read on the receiver's own clock (simulated time plus the flow's
+//! `receiver_clock_offset`, two's-complement wrapping, so only differences mean anything):
+//! the arriving time AT of the segment the ack echoes (`Packet::rx_time`) and the leaving
+//! time LT, stamped when the receiver hands the ack to its host's outgoing queue
+//! (`Packet::tx_start` of the ack; queueing inside the receiving host therefore counts as
+//! backward delay, mechanisms.md §10).
 
 use crate::net::packet::{flags, CcHeader, Packet, PacketKind};
 use crate::tcp::EcnEcho;
@@ -50,6 +56,8 @@ pub struct TcpReceiver {
     /// while `unacked > 0`.
     echo: Option<Packet>,
     ecn_echo: EcnEcho,
+    /// Receiver clock minus simulated time (the sender's clock), picoseconds.
+    clock_offset: i64,
     /// RFC 3168: a CE mark arrived and no CWR since.
     ece_latched: bool,
     pub delack_deadline: Option<SimTime>,
@@ -66,6 +74,7 @@ impl TcpReceiver {
             unacked: 0,
             echo: None,
             ecn_echo: EcnEcho::Rfc3168,
+            clock_offset: 0,
             ece_latched: false,
             delack_deadline: None,
             stats: ReceiverStats::default(),
@@ -76,6 +85,20 @@ impl TcpReceiver {
     pub fn with_ecn_echo(mut self, policy: EcnEcho) -> Self {
         self.ecn_echo = policy;
         self
+    }
+
+    /// Stamp AT and LT on a clock `offset_ps` picoseconds ahead of simulated time (the
+    /// sender's clock); negative = behind.
+    pub fn with_clock_offset(mut self, offset_ps: i64) -> Self {
+        self.clock_offset = offset_ps;
+        self
+    }
+
+    /// The receiver's clock at `now`, wrapping (differences of two readings, or of a reading
+    /// and a sender time, are exact as signed 64-bit values).
+    #[inline]
+    pub fn clock(&self, now: SimTime) -> SimTime {
+        SimTime(now.0.wrapping_add(self.clock_offset as u64))
     }
 
     pub fn rcv_nxt(&self) -> u64 {
@@ -170,8 +193,9 @@ impl TcpReceiver {
             None => true,
             Some(_) => !in_order || had_holes || pkt.has(flags::CE),
         };
+        let at = self.clock(now);
         let held = *self.echo.get_or_insert(Packet {
-            rx_time: now,
+            rx_time: at,
             ..*pkt
         });
         self.unacked += 1;
@@ -183,9 +207,9 @@ impl TcpReceiver {
             echo.cc = pkt.cc;
             if immediate {
                 echo = *pkt;
-                echo.rx_time = now;
+                echo.rx_time = at;
             }
-            self.send_ack(&echo, out);
+            self.send_ack(now, &echo, out);
         } else if self.delack_deadline.is_none() {
             self.delack_deadline = Some(now + self.delayed_ack.unwrap());
         }
@@ -193,14 +217,14 @@ impl TcpReceiver {
     }
 
     /// The delayed-ack timer expired.
-    pub fn on_delack_timer(&mut self, _now: SimTime, out: &mut impl FnMut(Packet)) {
+    pub fn on_delack_timer(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
         self.delack_deadline = None;
         if let Some(echo) = self.echo {
-            self.send_ack(&echo, out);
+            self.send_ack(now, &echo, out);
         }
     }
 
-    fn send_ack(&mut self, seg: &Packet, out: &mut impl FnMut(Packet)) {
+    fn send_ack(&mut self, now: SimTime, seg: &Packet, out: &mut impl FnMut(Packet)) {
         self.unacked = 0;
         self.echo = None;
         self.delack_deadline = None;
@@ -229,7 +253,9 @@ impl TcpReceiver {
             ack: self.rcv_nxt,
             ts: seg.ts,
             rx_time: seg.rx_time,
-            tx_start: SimTime::MAX,
+            // LT on this host's clock. The link stamps only packets still at `MAX`; the
+            // one reading that would collide (clock = −1 ps) is moved back one picosecond.
+            tx_start: SimTime(self.clock(now).0.min(u64::MAX - 1)),
             cc: CcHeader { ..seg.cc },
         });
     }
@@ -356,6 +382,34 @@ mod tests {
             acks.push((a.ts.0, a.rx_time.0, a.src, a.dst))
         });
         assert_eq!(acks.len(), 2);
+    }
+
+    #[test]
+    fn arrival_and_leaving_times_are_on_the_receiver_clock() {
+        // Clock 5 ps behind simulated time: AT and LT read 5 ps less (wrapping below 0).
+        let mut r = TcpReceiver::new(40, Some(SimDuration::from_ms(100))).with_clock_offset(-5);
+        let mut acks = Vec::new();
+        let mut p = seg(0, 100);
+        p.ts = SimTime(1);
+        r.on_data(SimTime(3), &p, &mut |a| acks.push(a));
+        r.on_delack_timer(SimTime(20), &mut |a| acks.push(a));
+        let a = acks[0];
+        assert_eq!(a.ts, SimTime(1), "T1 echoed as sent");
+        assert_eq!(a.rx_time.0 as i64, -2, "AT = 3 − 5");
+        assert_eq!(
+            a.tx_start,
+            SimTime(15),
+            "LT = 20 − 5, when the timer sent it"
+        );
+        assert_eq!(
+            a.rx_time.0.wrapping_sub(a.ts.0) as i64,
+            -3,
+            "T2 − T1 = 2 − 5"
+        );
+        // The one reading equal to the link's "not stamped" marker moves back 1 ps.
+        let mut r = TcpReceiver::new(40, None).with_clock_offset(-4);
+        r.on_data(SimTime(3), &seg(0, 100), &mut |a| acks.push(a));
+        assert_eq!(acks[1].tx_start, SimTime(u64::MAX - 1));
     }
 
     fn rx_flags(r: &mut TcpReceiver, seq: u64, f: u8) -> Vec<bool> {

@@ -359,6 +359,7 @@ impl TcpSender {
             dup,
             rtt,
             sent_at: pkt.ts,
+            echo_retx: pkt.has(flags::RETX),
             rx_arrival: pkt.rx_time,
             rx_leave: pkt.tx_start,
             ece: pkt.has(flags::ECE),

@@ -77,11 +77,8 @@ fn vegas_keeps_between_alpha_and_beta_packets_queued_without_loss() {
     // The trace hook exports Delta and BaseRTT; BaseRTT is the 40 ms propagation plus the
     // data packet's and the ack's serialisation, well under 41 ms.
     let tr = &b.sim.cwnd_trace;
-    assert_eq!(tr.cc_names, ["diff", "base_rtt_s"]);
-    let cols = tr.columns();
-    let tcplab_core::stats::columns::ColRef::F64(base) = cols[cols.len() - 1].data else {
-        panic!("cc_ columns are f64")
-    };
+    assert_eq!(tr.cc_names, ["diff", "base_rtt_s", "rtt_s"]);
+    let base = &tr.cc_values[1];
     let last = base[base.len() - 1];
     assert!(last > 0.040 && last < 0.041, "BaseRTT {last}");
 }

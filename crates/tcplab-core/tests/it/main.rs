@@ -1,5 +1,6 @@
 //! One integration-test binary (faster to build than one per file).
 
+mod alt;
 mod apps;
 mod aqm;
 mod bad_input;

@@ -119,10 +119,33 @@ pub(super) fn flows(
             None => path[0],
             Some(l) => names.link(format!("{f}.efficiency_link"), l)?,
         };
+        // Seed 001's ALT option: on every ack, and on data within the segment's wire size.
+        let alt = if udp {
+            None
+        } else {
+            fl.cc.alt_wire(&format!("{f}.cc"))?
+        };
+        let (opt_ack, opt_data) = match alt {
+            None => (0, 0),
+            Some(w) => (
+                w.option_bytes,
+                if w.data_option { w.option_bytes } else { 0 },
+            ),
+        };
+        if fl.mss <= opt_data {
+            return Err(ScenarioError::new(
+                format!("{f}.mss"),
+                format!(
+                    "{} bytes leave no payload beside the {opt_data}-byte ALT option each \
+                     segment carries (cc.alt_data_option)",
+                    fl.mss
+                ),
+            ));
+        }
         let tcp = TcpConfig {
-            mss: fl.mss,
-            header: fl.header.unwrap_or(if udp { 28 } else { 40 }),
-            ack_size: fl.ack_size,
+            mss: fl.mss - opt_data,
+            header: fl.header.unwrap_or(if udp { 28 } else { 40 }) + opt_data,
+            ack_size: fl.ack_size + opt_ack,
             max_window: fl.max_window.0,
             init_cwnd: fl.init_cwnd,
             init_ssthresh: fl.init_ssthresh.map_or(u64::MAX, |s| s.0),
@@ -144,6 +167,7 @@ pub(super) fn flows(
                 RecoveryExitSpec::Ssthresh => RecoveryExit::Ssthresh,
                 RecoveryExitSpec::Flightsize => RecoveryExit::FlightSize,
             },
+            receiver_clock_offset: fl.receiver_clock_offset.0,
         };
         let algo = fl.cc.build(
             &format!("{f}.cc"),
@@ -164,8 +188,9 @@ pub(super) fn flows(
             if let Some(b) = links[path[0].index()].backpressure {
                 sender.set_ipq_limit(b);
             }
-            let receiver =
-                TcpReceiver::new(tcp.ack_size, tcp.delayed_ack).with_ecn_echo(tcp.ecn_echo);
+            let receiver = TcpReceiver::new(tcp.ack_size, tcp.delayed_ack)
+                .with_ecn_echo(tcp.ecn_echo)
+                .with_clock_offset(tcp.receiver_clock_offset);
             (cc_name, Transport::Tcp { sender, receiver })
         };
         flows.push(Flow::new(name.clone(), src, dst, transport, app, eff_link));
