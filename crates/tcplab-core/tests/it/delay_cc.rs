@@ -111,8 +111,9 @@ fn n_vegas_flows_keep_between_n_alpha_and_n_beta_packets_queued() {
             3 * n
         );
         for fl in &b.sim.flows {
-            let mut x = [0.0; 2];
-            fl.tcp().unwrap().0.cc.trace_values(&mut x);
+            let cc = &fl.tcp().unwrap().0.cc;
+            let mut x = vec![0.0; cc.trace_names().len()];
+            cc.trace_values(&mut x);
             assert!(
                 (1.0..=3.0).contains(&x[0]),
                 "n = {n}: a flow ends with Delta {}",
