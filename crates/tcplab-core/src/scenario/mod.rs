@@ -214,7 +214,7 @@ impl LimitSpec {
     }
 }
 
-/// Queue capacity: packets (integer or "100p"), bytes (string with a size unit), or "unlimited".
+/// Queue capacity: packets (integer, "100p" or "100pkt"), bytes (string with a size unit), or "unlimited".
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LimitSpec {
     Packets(u32),
@@ -249,7 +249,7 @@ impl<'de> Deserialize<'de> for LimitSpec {
                 if t == "unlimited" {
                     return Ok(LimitSpec::Unlimited);
                 }
-                for suf in ["packets", "pkts", "p"] {
+                for suf in ["packets", "pkts", "pkt", "p"] {
                     if let Some(n) = t.strip_suffix(suf) {
                         return n
                             .trim()
@@ -257,6 +257,13 @@ impl<'de> Deserialize<'de> for LimitSpec {
                             .map(LimitSpec::Packets)
                             .map_err(|_| E::custom(format!("'{s}' is not a packet count")));
                     }
+                }
+                // A plain integer means packets; the same digits in a string would read as
+                // bytes, so a string needs its unit.
+                if t.parse::<f64>().is_ok() {
+                    return Err(E::custom(format!(
+                        "'{s}' has no unit; write {t} or \"{t}p\" for packets, \"{t}B\" for bytes"
+                    )));
                 }
                 units::parse_size(t)
                     .map(LimitSpec::Bytes)
@@ -582,7 +589,10 @@ fn from_document(doc: serde_json::Value) -> Result<Scenario, ScenarioError> {
     Ok(sc)
 }
 
-fn deserialize(doc: serde_json::Value, origins: &expand::Origins) -> Result<Scenario, ScenarioError> {
+fn deserialize(
+    doc: serde_json::Value,
+    origins: &expand::Origins,
+) -> Result<Scenario, ScenarioError> {
     serde_path_to_error::deserialize(doc)
         .map_err(path_error)
         .map_err(|e| origins.locate(e))
@@ -615,7 +625,11 @@ fn toml_to_json(v: toml::Value, path: &str) -> Result<serde_json::Value, Scenari
         toml::Value::Table(t) => J::Object(
             t.into_iter()
                 .map(|(k, x)| {
-                    let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                    let p = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
                     toml_to_json(x, &p).map(|x| (k, x))
                 })
                 .collect::<Result<_, _>>()?,

@@ -91,7 +91,11 @@ fn pick(v: &Value, field: &str, each: Option<&Each>) -> Result<(Value, String), 
 }
 
 /// The link fields of a builder's link tables (`layers`, later ones win) for one element.
-fn link_entry(layers: &[(&Obj, &str)], each: Option<&Each>, path: &str) -> Result<Entry, ScenarioError> {
+fn link_entry(
+    layers: &[(&Obj, &str)],
+    each: Option<&Each>,
+    path: &str,
+) -> Result<Entry, ScenarioError> {
     let mut e = Entry::new(path);
     for (tbl, tpath) in layers {
         for (k, v) in tbl.iter() {
@@ -226,7 +230,10 @@ fn apply_buffer(
         Some(v) => (v, e.origin_of("queue")),
         None => match d.links.get("queue") {
             Some(v) => (v.clone(), "defaults.links.queue".to_string()),
-            None => (serde_json::json!({ "type": "droptail" }), buf_at.to_string()),
+            None => (
+                serde_json::json!({ "type": "droptail" }),
+                buf_at.to_string(),
+            ),
         },
     };
     let mut q = match q {
@@ -405,6 +412,10 @@ impl Group {
             let from = if self.bare { self.path.clone() } else { from };
             e.set(k, v, from);
         }
+        if self.bare {
+            // Errors about the bare name come back as `cc.algorithm`.
+            e.origin.insert("cc.algorithm".into(), self.path.clone());
+        }
         Ok(e)
     }
 
@@ -456,7 +467,15 @@ fn put_flow(
 /// (sI → r1), `bn` (r1 → r2), `dI` (r2 → dI), each with its `_rev` direction.
 pub(super) fn dumbbell(v: Value, d: &Defaults, g: &mut Gen) -> Result<(), ScenarioError> {
     g.by = "[dumbbell]".into();
-    const KNOWN: [&str; 7] = ["pairs", "bottleneck", "access", "left", "right", "rtt", "flows"];
+    const KNOWN: [&str; 7] = [
+        "pairs",
+        "bottleneck",
+        "access",
+        "left",
+        "right",
+        "rtt",
+        "flows",
+    ];
     let mut t = Tbl::new(v, "dumbbell")?;
     let pairs = t.take_count("pairs")?;
     let bottleneck = t.take_table("bottleneck")?;
@@ -532,7 +551,11 @@ pub(super) fn dumbbell(v: Value, d: &Defaults, g: &mut Gen) -> Result<(), Scenar
         g.put_node(&dn(i), "host", "dumbbell");
     }
 
-    let mut bn = link_entry(&[(&bottleneck, "dumbbell.bottleneck")], None, "dumbbell.bottleneck")?;
+    let mut bn = link_entry(
+        &[(&bottleneck, "dumbbell.bottleneck")],
+        None,
+        "dumbbell.bottleneck",
+    )?;
     let buffer = bn.map.remove("buffer").map(|b| (b, bn.origin_of("buffer")));
     let (bn_f, bn_r) = delays_of(&bn, d)?;
     rate_of(&bn, d, "dumbbell.bottleneck")?;
@@ -540,7 +563,10 @@ pub(super) fn dumbbell(v: Value, d: &Defaults, g: &mut Gen) -> Result<(), Scenar
     let side_of = |tbl: &Obj, name: &str, i: usize| {
         let each = Each { i, n, what: "pair" };
         link_entry(
-            &[(&access, "dumbbell.access"), (tbl, &format!("dumbbell.{name}"))],
+            &[
+                (&access, "dumbbell.access"),
+                (tbl, &format!("dumbbell.{name}")),
+            ],
             Some(&each),
             &format!("dumbbell.{name}"),
         )
@@ -659,17 +685,37 @@ pub(super) fn parking_lot(v: Value, d: &Defaults, g: &mut Gen) -> Result<(), Sce
     let mut hop_entries = Vec::with_capacity(k);
     let mut path_rtt = 0;
     for i in 1..=k {
-        let each = Each { i: i - 1, n: k, what: "hop" };
-        let e = link_entry(&[(&link, "parking_lot.link")], Some(&each), "parking_lot.link")?;
+        let each = Each {
+            i: i - 1,
+            n: k,
+            what: "hop",
+        };
+        let e = link_entry(
+            &[(&link, "parking_lot.link")],
+            Some(&each),
+            "parking_lot.link",
+        )?;
         let (f, b) = delays_of(&e, d)?;
         path_rtt += f + b;
         hop_entries.push(e);
     }
     let mut hosts = Vec::with_capacity(2 * (k + 1));
     for i in 0..=k {
-        let each = Each { i, n: k + 1, what: "host number (0..=hops)" };
-        let sa = link_entry(&[(&access, "parking_lot.access")], Some(&each), "parking_lot.access")?;
-        let da = link_entry(&[(&access, "parking_lot.access")], Some(&each), "parking_lot.access")?;
+        let each = Each {
+            i,
+            n: k + 1,
+            what: "host number (0..=hops)",
+        };
+        let sa = link_entry(
+            &[(&access, "parking_lot.access")],
+            Some(&each),
+            "parking_lot.access",
+        )?;
+        let da = link_entry(
+            &[(&access, "parking_lot.access")],
+            Some(&each),
+            "parking_lot.access",
+        )?;
         if i == 0 {
             let (a, b) = delays_of(&sa, d)?;
             let (c, e) = delays_of(&da, d)?;
@@ -684,7 +730,11 @@ pub(super) fn parking_lot(v: Value, d: &Defaults, g: &mut Gen) -> Result<(), Sce
         put_duplex(g, d, &h(i), e, &r(i - 1), &r(i), buffer, "parking_lot.link")?;
     }
     for (i, sa, da) in hosts {
-        let (sr, dr) = if i == 0 { (r(0), r(k)) } else { (r(i - 1), r(i)) };
+        let (sr, dr) = if i == 0 {
+            (r(0), r(k))
+        } else {
+            (r(i - 1), r(i))
+        };
         put_duplex(g, d, &s(i), sa, &s(i), &sr, None, "parking_lot.access")?;
         put_duplex(g, d, &dn(i), da, &dr, &dn(i), None, "parking_lot.access")?;
     }

@@ -54,8 +54,7 @@ impl Origins {
             .iter()
             .filter(|(k, _)| {
                 f == k.as_str()
-                    || (f.starts_with(k.as_str())
-                        && matches!(f.as_bytes()[k.len()], b'.' | b'['))
+                    || (f.starts_with(k.as_str()) && matches!(f.as_bytes()[k.len()], b'.' | b'['))
             })
             .max_by_key(|(k, _)| k.len());
         match best {
@@ -303,7 +302,10 @@ impl Defaults {
                 }
             };
             let Value::Object(t) = v else {
-                return Err(ScenarioError::new(format!("defaults.{k}"), "must be a table"));
+                return Err(ScenarioError::new(
+                    format!("defaults.{k}"),
+                    "must be a table",
+                ));
             };
             *slot = t;
         }
@@ -378,7 +380,8 @@ impl Gen {
                 self.origins.set(format!("{at}.{k}"), from);
             }
         }
-        self.section(section).insert(name.into(), Value::Object(e.map));
+        self.section(section)
+            .insert(name.into(), Value::Object(e.map));
         Ok(())
     }
 }
@@ -559,7 +562,13 @@ fn fill_under(entry: &mut Obj, dflt: &Obj, path: &str, dpath: &str, origins: &mu
                 let (Value::Object(e), Value::Object(d)) = (ev, dv) else {
                     unreachable!()
                 };
-                fill_under(e, d, &format!("{path}.{k}"), &format!("{dpath}.{k}"), origins);
+                fill_under(
+                    e,
+                    d,
+                    &format!("{path}.{k}"),
+                    &format!("{dpath}.{k}"),
+                    origins,
+                );
             }
             Some(_) => {}
         }
