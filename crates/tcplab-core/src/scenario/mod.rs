@@ -668,5 +668,7 @@ fn path_error<E: fmt::Display>(e: serde_path_to_error::Error<E>) -> ScenarioErro
 /// The JSON Schema of scenario files, for editors.
 pub fn json_schema() -> String {
     let schema = schemars::schema_for!(Scenario);
+    let mut schema = serde_json::to_value(&schema).expect("schema serialises");
+    expand::patch_schema(&mut schema);
     serde_json::to_string_pretty(&schema).expect("schema serialises")
 }

@@ -644,5 +644,102 @@ pub(crate) fn digits(n: u64) -> usize {
     n.max(1).ilog10() as usize + 1
 }
 
+/// Add what expansion accepts to the schema of the plain [`Scenario`](super::Scenario):
+/// `[defaults]`, `[dumbbell]`, `[parking_lot]`, the duplex keys of a link entry; and drop the
+/// `required` lists that a builder or an override entry (`[links.bn] rate = ...` over a
+/// generated link) makes untrue (`nodes`, `links`, a link's `from`/`to`/`rate`, a flow's
+/// `from`/`to`): the schema accepts every valid file (validation still checks the rest).
+pub(crate) fn patch_schema(schema: &mut Value) {
+    use serde_json::json;
+    if let Some(r) = schema.get_mut("required").and_then(Value::as_array_mut) {
+        r.retain(|k| k == "duration");
+    }
+    for def in ["LinkSpec", "FlowSpec"] {
+        if let Some(Value::Object(d)) = schema.pointer_mut(&format!("/$defs/{def}")) {
+            d.remove("required");
+        }
+    }
+    if let Some(Value::Object(p)) = schema.pointer_mut("/$defs/LinkSpec/properties") {
+        p.insert("duplex".into(), json!({
+            "description": "Also generate the reverse direction (to → from), named NAME_rev: the same fields (not pcap) with `reverse_rate` and the `reverse` table's keys over them.",
+            "type": "boolean"
+        }));
+        p.insert("reverse_rate".into(), json!({
+            "description": "Rate of the reverse direction of a duplex entry (short for reverse.rate).",
+            "type": "string"
+        }));
+        p.insert("reverse".into(), json!({
+            "description": "Fields of the reverse direction of a duplex entry that differ from the forward one, and `name` (default NAME_rev).",
+            "type": "object",
+            "properties": { "name": { "type": "string" } }
+        }));
+    }
+    let link_table = |what: &str| {
+        json!({
+            "description": format!("{what}: link fields (rate, delay, queue, loss, error, backpressure, pcap, reverse_rate, reverse); a list gives one value per element"),
+            "type": "object"
+        })
+    };
+    let flow_groups = json!({
+        "description": "Flow groups: a congestion-control name, or a table of flow fields plus count (default 1), name, direction (\"forward\" or \"reverse\") and, in a dumbbell, pair; a list gives one value per flow of the group",
+        "type": "array",
+        "items": { "anyOf": [
+            { "type": "string" },
+            { "type": "object", "properties": {
+                "count": { "type": "integer", "minimum": 1 },
+                "name": { "type": "string" },
+                "direction": { "enum": ["forward", "reverse"] },
+                "pair": { "anyOf": [
+                    { "type": "integer", "minimum": 1 },
+                    { "type": "array", "items": { "type": "integer", "minimum": 1 } }
+                ] }
+            } }
+        ] }
+    });
+    let Some(Value::Object(p)) = schema.get_mut("properties") else {
+        return;
+    };
+    p.insert("defaults".into(), json!({
+        "description": "Fields merged under every flow and link direction (the entry's own keys win).",
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+            "flows": { "$ref": "#/$defs/FlowSpec" },
+            "links": { "$ref": "#/$defs/LinkSpec" }
+        }
+    }));
+    p.insert("dumbbell".into(), json!({
+        "description": "Dumbbell builder: hosts s1..sN and d1..dN, routers r1, r2; links sI, bn, dI and their _rev directions; flows f1..fM (docs/scenarios.md).",
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["bottleneck"],
+        "properties": {
+            "pairs": { "type": "integer", "minimum": 1 },
+            "bottleneck": link_table("The bottleneck r1 → r2, plus buffer (100, \"100pkt\", \"150KB\" or \"1bdp\")"),
+            "access": link_table("Every access link"),
+            "left": link_table("Access links sI → r1 (over access)"),
+            "right": link_table("Access links r2 → dI (over access)"),
+            "rtt": {
+                "description": "Propagation round-trip time per pair (one value or a list); sets the left access delays",
+                "anyOf": [{ "type": "string" }, { "type": "array", "items": { "type": "string" } }]
+            },
+            "flows": flow_groups.clone()
+        }
+    }));
+    p.insert("parking_lot".into(), json!({
+        "description": "Parking-lot builder: routers r0..rK, hops hI (r(I-1) → rI); long flows s0 → d0, cross flows sI → dI per hop (docs/scenarios.md).",
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["hops", "link"],
+        "properties": {
+            "hops": { "type": "integer", "minimum": 1 },
+            "link": link_table("Every hop, plus buffer"),
+            "access": link_table("Every access link"),
+            "flows": flow_groups.clone(),
+            "cross": flow_groups
+        }
+    }));
+}
+
 #[cfg(test)]
 mod tests;

@@ -574,3 +574,18 @@ fn durations_format_exactly() {
         assert_eq!(crate::scenario::units::parse_duration(s).unwrap().0, ps);
     }
 }
+
+#[test]
+fn schema_knows_the_new_keys() {
+    let s: Value = serde_json::from_str(&crate::scenario::json_schema()).unwrap();
+    for k in ["defaults", "dumbbell", "parking_lot", "duration", "links"] {
+        assert!(s["properties"].get(k).is_some(), "{k}");
+    }
+    assert_eq!(s["required"], json!(["duration"]));
+    let link = &s["$defs"]["LinkSpec"];
+    for k in ["duplex", "reverse_rate", "reverse", "rate", "queue"] {
+        assert!(link["properties"].get(k).is_some(), "{k}");
+    }
+    assert!(link.get("required").is_none());
+    assert!(s["$defs"]["FlowSpec"]["properties"].get("cc").is_some());
+}
