@@ -9,6 +9,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pytest
 import tomli_w
 
@@ -154,3 +155,22 @@ def test_schema_has_the_builder_keys(cli: CliRunner) -> None:
     assert {"defaults", "dumbbell", "parking_lot"} <= schema["properties"].keys()
     assert schema["required"] == ["duration"]
     assert {"duplex", "reverse", "reverse_rate"} <= schema["$defs"]["LinkSpec"]["properties"].keys()
+
+
+def test_sweep_over_builder_keys(tmp_path: Path) -> None:
+    """Sweeps see the same expansion: a grid over a builder key and a generated link."""
+    base = tcplab.dumbbell(
+        duration="4s",
+        metrics={"steady_start": "1s"},
+        bottleneck={"rate": "10Mbps", "delay": "10ms", "buffer": "1bdp"},
+        access={"rate": "100Mbps", "delay": "1ms"},
+        flows=[{"cc": "newreno", "count": 2}],
+    )
+    grid = {"dumbbell.bottleneck.rate": ["2Mbps", "8Mbps"], "links.bn_rev.delay": ["10ms", "30ms"]}
+    res = tcplab.sweep({"base": base, "grid": grid}, tmp_path / "sw", jobs=1, progress=False)
+    assert res.failed == 0 and res.runs.height == 4
+    s = res.summary
+    assert sorted(set(s["flow"].to_list())) == ["f1", "f2"]
+    total = s.group_by("dumbbell.bottleneck.rate").agg(pl.col("goodput_bps").sum()).sort("dumbbell.bottleneck.rate")
+    low, high = total["goodput_bps"].to_list()  # "2Mbps" sorts before "8Mbps"; two points each
+    assert low < 2 * 2e6 and high > 2 * low

@@ -385,11 +385,14 @@ def _flat_table(value: Any, where: str, src: str | None, *, leaf_lists: bool) ->
 def _plain_links(base: Scenario) -> dict[str, Any]:
     """The base scenario's link directions after expansion (builders and duplex entries
     generate some), or the links as written when the base does not expand on its own."""
+    written = base.to_dict().get("links")
+    written = written if isinstance(written, dict) else {}
     try:
-        links = base.expand().to_dict().get("links")
+        links = base.expand().to_dict().get("links") or {}
     except ScenarioError:
-        links = base.to_dict().get("links")
-    return links if isinstance(links, dict) else {}
+        return written
+    # Entries as written first (in file order), then what expansion generated.
+    return {**{k: links[k] for k in written if k in links}, **links}
 
 
 def _seeds(value: Any, base: Scenario, src: str | None) -> list[int]:
