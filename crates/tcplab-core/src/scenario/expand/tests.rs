@@ -589,3 +589,29 @@ fn schema_knows_the_new_keys() {
     assert!(link.get("required").is_none());
     assert!(s["$defs"]["FlowSpec"]["properties"].get("cc").is_some());
 }
+
+#[test]
+fn per_pair_lists_in_sides_and_reverse_tables() {
+    let v = expand(
+        r#"
+duration = "5s"
+[dumbbell]
+bottleneck = { rate = "10Mbps", delay = "10ms", buffer = "1bdp" }
+access = { rate = "100Mbps", delay = "1ms" }
+left = { delay = ["2ms", "12ms"], reverse = { loss = [0.0, 0.5] } }
+flows = ["reno", "reno"]
+"#,
+    );
+    assert_eq!(v["links"]["s1"]["delay"], "2ms");
+    assert_eq!(v["links"]["s2"]["delay"], "12ms");
+    assert_eq!(v["links"]["s2_rev"]["delay"], "12ms");
+    assert_eq!(v["links"]["s2_rev"]["loss"], 0.5);
+    assert_eq!(v["links"]["s2"].get("loss"), None);
+    assert_eq!(v["links"]["d2"]["delay"], "1ms");
+    // BDP from the longest round trip: 2 (12 + 10 + 1) ms = 46 ms -> 57,500 B.
+    assert_eq!(v["links"]["bn"]["queue"]["limit"], "57500B");
+    // A bad per-pair value is reported at its list element.
+    let e = err("duration = \"5s\"\n[dumbbell]\nbottleneck = { rate = \"10Mbps\" }\naccess = { rate = \"100Mbps\" }\nleft = { reverse = { loss = [0.0, 1.5] } }\nflows = [\"reno\", \"reno\"]\n");
+    assert_eq!(e.field, "dumbbell.left.reverse.loss[1]", "{e}");
+    assert!(e.reason.contains("links.s2_rev.loss"), "{e}");
+}
