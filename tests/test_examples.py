@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, CliRunner
 
 
 def test_quickstart(tmp_path: Path) -> None:
@@ -57,3 +57,19 @@ def test_handoff_example_counts_shared_outages(tmp_path: Path) -> None:
     df = res.links
     assert {"error_model", "outages", "down_s"} <= set(df.columns)
     assert df.filter(df["name"] == "rs")["outages"].to_list() == [None]
+
+
+@pytest.mark.parametrize(("example", "bottlenecks"), [("dumbbell.toml", ["bn"]), ("parking_lot.toml", ["h1", "h2", "h3"])])
+def test_builder_examples_run(cli: CliRunner, tmp_path: Path, example: str, bottlenecks: list[str]) -> None:
+    """examples/dumbbell.toml (4 flows, mixed cc) and examples/parking_lot.toml run as written."""
+    import json
+
+    r = cli("run", REPO / "examples" / example, "--out", tmp_path, "-q")
+    assert r.returncode == 0, r.stderr
+    s = json.loads((tmp_path / "summary.json").read_text())
+    assert len(s["flows"]) == 4
+    assert all(f["goodput_bps"] > 0 for f in s["flows"])
+    links = {ln["name"]: ln for ln in s["links"]}
+    # Greedy flows keep every bottleneck busy; the access links are 10x faster.
+    assert all(links[b]["utilization"] > 0.8 for b in bottlenecks)
+    assert all(links[n]["utilization"] < 0.2 for n in links if n[0] in "sd" and not n.endswith("_rev"))

@@ -15,6 +15,7 @@ handling, running with progress, results as polars DataFrames, plots, reports an
 from __future__ import annotations
 
 from tcplab._core import ScenarioError, __version__
+from tcplab.builders import dumbbell, parking_lot
 from tcplab.results import Result, load
 from tcplab.runner import run
 from tcplab.scenario import Scenario
@@ -35,9 +36,11 @@ __all__ = [
     "SweepResult",
     "SweepSpec",
     "__version__",
+    "dumbbell",
     "json_schema",
     "load",
     "load_sweep",
+    "parking_lot",
     "run",
     "sweep",
 ]

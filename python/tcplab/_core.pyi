@@ -31,6 +31,11 @@ def validate_json(text: str) -> None:
 def validate_toml(text: str) -> None:
     """Check a scenario given as TOML text; raises :class:`ScenarioError`."""
 
+def expand_json(text: str) -> str:
+    """The plain scenario a scenario (JSON text) expands to, as JSON text with sorted keys
+    (builders, duplex links and defaults replaced by what they generate); validated; raises
+    :class:`ScenarioError`."""
+
 def json_schema() -> str:
     """JSON Schema of scenario files (as text)."""
 

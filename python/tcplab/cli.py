@@ -4,6 +4,7 @@
 
     tcplab run SCENARIO.toml --out DIR [--set KEY=VALUE]... [--seed N] [--quiet]
     tcplab validate SCENARIO.toml...
+    tcplab expand SCENARIO.toml [--set KEY=VALUE]... [--json]
     tcplab sweep SPEC.toml [--out DIR] [--jobs N] [--dask ADDRESS]
     tcplab reproduce PAPER [--out DIR] [--only FIGURE]... [--jobs N]
     tcplab schema
@@ -77,10 +78,9 @@ def run(
 
     try:
         sc = _load(scenario, set_ or [])
-        links = sc.to_dict().get("links")
+        links = sc.expand().to_dict().get("links")  # validates; builders may generate pcap keys
         pcap = isinstance(links, dict) and any(isinstance(v, dict) and "pcap" in v for v in links.values())
         if pcap:  # the pcap files are written into --out while the run goes
-            sc.validate()
             try:
                 out.mkdir(parents=True, exist_ok=True)
             except OSError as e:
@@ -135,6 +135,30 @@ def validate(
             print(f"{path}: ok")
     if bad:
         raise typer.Exit(EXIT_BAD_INPUT)
+
+
+@app.command()
+def expand(
+    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.", show_default=False)],
+    set_: Annotated[
+        Optional[list[str]],
+        typer.Option("--set", "-s", help="Apply this override before expanding (repeatable).", show_default=False),
+    ] = None,
+    json_: Annotated[bool, typer.Option("--json", help="Print JSON instead of TOML.")] = False,
+) -> None:
+    """Print the plain scenario a file expands to: topology builders, duplex links and
+    [defaults] replaced by the nodes, link directions and flows they generate (keys sorted;
+    validated). Running the printed scenario gives the same results as the file."""
+    import json
+
+    try:
+        sc = _load(scenario, set_ or []).expand()
+    except ScenarioError as e:
+        _fail(e, scenario)
+    if json_:
+        print(json.dumps(sc.to_dict(), indent=2, sort_keys=True, ensure_ascii=False))
+    else:
+        print(sc.to_toml(), end="")
 
 
 @app.command()

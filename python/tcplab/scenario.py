@@ -216,6 +216,23 @@ class Scenario:
         """
         return tomli_w.dumps(_drop_none(self._data))
 
+    def expand(self) -> Scenario:
+        """The plain scenario this one expands to, validated.
+
+        Topology builders (``dumbbell``, ``parking_lot``), duplex link entries
+        (``duplex = true``) and ``defaults`` are replaced by the nodes, link directions and
+        flows they generate (docs/scenarios.md, "Topology builders" and "Defaults"); keys
+        are sorted. A plain scenario expands to itself (keys sorted). Expansion happens in
+        the core, the same way for runs, sweeps and ``tcplab expand``. Raises
+        :class:`ScenarioError` naming the field the user wrote.
+        """
+        try:
+            text = _core.expand_json(self.to_json())
+        except ScenarioError as e:
+            e.file = self.source
+            raise
+        return Scenario(json.loads(text), source=self.source)
+
     def validate(self) -> None:
         """Check the scenario with the core; raises :class:`ScenarioError` naming the field."""
         try:

@@ -278,7 +278,7 @@ class SweepSpec:
 
         # Packet traces: every run of a sweep would write the same file.
         why = "pcap traces are not written in sweeps (every run would write the same file); run one point with `tcplab run` instead"
-        for lname, link in (base.to_dict().get("links") or {}).items():
+        for lname, link in _plain_links(base).items():
             if isinstance(link, Mapping) and "pcap" in link:
                 key = f"links.{lname}.pcap"
                 if any(split_key(k) == ["links", lname, "pcap"] for k in fixed):
@@ -380,6 +380,19 @@ def _flat_table(value: Any, where: str, src: str | None, *, leaf_lists: bool) ->
 
     walk(value, "")
     return out
+
+
+def _plain_links(base: Scenario) -> dict[str, Any]:
+    """The base scenario's link directions after expansion (builders and duplex entries
+    generate some), or the links as written when the base does not expand on its own."""
+    written = base.to_dict().get("links")
+    written = written if isinstance(written, dict) else {}
+    try:
+        links = base.expand().to_dict().get("links") or {}
+    except ScenarioError:
+        return written
+    # Entries as written first (in file order), then what expansion generated.
+    return {**{k: links[k] for k in written if k in links}, **links}
 
 
 def _seeds(value: Any, base: Scenario, src: str | None) -> list[int]:

@@ -78,6 +78,15 @@ fn validate_toml(text: &str) -> PyResult<()> {
         .map_err(scenario_err)
 }
 
+/// The plain scenario a scenario (JSON text) expands to: builders, duplex links and
+/// defaults replaced by what they generate, as JSON text with sorted keys. The result is
+/// validated; raises ScenarioError.
+#[pyfunction]
+fn expand_json(text: &str) -> PyResult<String> {
+    let doc = tcplab_core::scenario::expand_json(text).map_err(scenario_err)?;
+    Ok(doc.to_string())
+}
+
 /// JSON Schema of scenario files.
 #[pyfunction]
 fn json_schema() -> String {
@@ -286,6 +295,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(validate_toml, m)?)?;
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(expand_json, m)?)?;
     m.add_function(wrap_pyfunction!(columns, m)?)?;
     m.add_function(wrap_pyfunction!(zhang_model, m)?)?;
     m.add_class::<Simulation>()?;

@@ -7,11 +7,12 @@
 //! `docs/scenarios.md` for the reference and [`json_schema`] for the machine-readable schema.
 
 mod build;
+pub mod expand;
 pub mod tagged;
 pub mod units;
 
 pub(crate) use build::known as known_names;
-pub use build::{build, Built};
+pub use build::Built;
 
 use schemars::JsonSchema;
 use serde::de::{self, Deserializer, Visitor};
@@ -87,6 +88,18 @@ pub struct Scenario {
     /// (`error = { model = "outage", schedule = "NAME" }`).
     #[serde(default)]
     pub outages: BTreeMap<String, OutageScheduleSpec>,
+    /// Where the values of an expanded scenario (builders, duplex links, defaults) came
+    /// from, so that validation errors name the field the user wrote.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub origins: expand::Origins,
+}
+
+/// Validate `sc` and build the simulation. `seed` overrides `sc.seed` when given. Errors
+/// on values that expansion produced name the field they came from.
+pub fn build(mut sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
+    let origins = std::mem::take(&mut sc.origins);
+    build::build(sc, seed).map_err(|e| origins.locate(e))
 }
 
 fn default_seed() -> u64 {
@@ -202,7 +215,7 @@ impl LimitSpec {
     }
 }
 
-/// Queue capacity: packets (integer or "100p"), bytes (string with a size unit), or "unlimited".
+/// Queue capacity: packets (integer, "100p" or "100pkt"), bytes (string with a size unit), or "unlimited".
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LimitSpec {
     Packets(u32),
@@ -237,7 +250,7 @@ impl<'de> Deserialize<'de> for LimitSpec {
                 if t == "unlimited" {
                     return Ok(LimitSpec::Unlimited);
                 }
-                for suf in ["packets", "pkts", "p"] {
+                for suf in ["packets", "pkts", "pkt", "p"] {
                     if let Some(n) = t.strip_suffix(suf) {
                         return n
                             .trim()
@@ -245,6 +258,13 @@ impl<'de> Deserialize<'de> for LimitSpec {
                             .map(LimitSpec::Packets)
                             .map_err(|_| E::custom(format!("'{s}' is not a packet count")));
                     }
+                }
+                // A plain integer means packets; the same digits in a string would read as
+                // bytes, so a string needs its unit.
+                if t.parse::<f64>().is_ok() {
+                    return Err(E::custom(format!(
+                        "'{s}' has no unit; write {t} or \"{t}p\" for packets, \"{t}B\" for bytes"
+                    )));
                 }
                 units::parse_size(t)
                     .map(LimitSpec::Bytes)
@@ -542,21 +562,96 @@ fn first_line(m: &str) -> String {
     m.trim().lines().next().unwrap_or("").to_string()
 }
 
-/// Parse a scenario from TOML text. Errors carry the field path.
+/// Parse a scenario from TOML text (expanding builders, duplex links and defaults).
+/// Errors carry the field path.
 pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
-    let de = toml::de::Deserializer::parse(text)
-        .map_err(|e| ScenarioError::new("", toml_message(&e)))?;
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        let msg = e.inner().message().trim().to_string();
-        located(path, msg)
-    })
+    from_document(toml_document(text)?)
 }
 
 /// Parse a scenario from JSON text (what the Python binding sends for dicts).
 pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(&mut de).map_err(path_error)
+    from_document(json_document(text)?)
+}
+
+/// The plain scenario a TOML scenario expands to (builders, duplex links and defaults
+/// replaced by what they generate; keys sorted), after checking that it is valid.
+pub fn expand_toml(text: &str) -> Result<serde_json::Value, ScenarioError> {
+    expand_checked(toml_document(text)?)
+}
+
+/// [`expand_toml`] for JSON text.
+pub fn expand_json(text: &str) -> Result<serde_json::Value, ScenarioError> {
+    expand_checked(json_document(text)?)
+}
+
+fn expand_checked(doc: serde_json::Value) -> Result<serde_json::Value, ScenarioError> {
+    let expand::Expanded { doc, origins } = expand::expand(doc)?;
+    let mut sc = deserialize(doc.clone(), &origins)?;
+    sc.origins = origins;
+    build(sc, None)?;
+    Ok(doc)
+}
+
+fn from_document(doc: serde_json::Value) -> Result<Scenario, ScenarioError> {
+    let expand::Expanded { doc, origins } = expand::expand(doc)?;
+    let mut sc = deserialize(doc, &origins)?;
+    sc.origins = origins;
+    Ok(sc)
+}
+
+fn deserialize(
+    doc: serde_json::Value,
+    origins: &expand::Origins,
+) -> Result<Scenario, ScenarioError> {
+    serde_path_to_error::deserialize(doc)
+        .map_err(path_error)
+        .map_err(|e| origins.locate(e))
+}
+
+/// TOML text as a JSON value. TOML's non-finite floats (`inf`, `nan`) have no JSON form and
+/// are an error naming the field; dates and times become their text.
+fn toml_document(text: &str) -> Result<serde_json::Value, ScenarioError> {
+    let table: toml::Table =
+        toml::from_str(text).map_err(|e| ScenarioError::new("", toml_message(&e)))?;
+    toml_to_json(toml::Value::Table(table), "")
+}
+
+fn toml_to_json(v: toml::Value, path: &str) -> Result<serde_json::Value, ScenarioError> {
+    use serde_json::Value as J;
+    Ok(match v {
+        toml::Value::String(s) => J::String(s),
+        toml::Value::Integer(i) => J::from(i),
+        toml::Value::Float(f) => serde_json::Number::from_f64(f)
+            .map(J::Number)
+            .ok_or_else(|| ScenarioError::new(path, format!("'{f}' is not a finite number")))?,
+        toml::Value::Boolean(b) => J::Bool(b),
+        toml::Value::Datetime(d) => J::String(d.to_string()),
+        toml::Value::Array(a) => J::Array(
+            a.into_iter()
+                .enumerate()
+                .map(|(i, x)| toml_to_json(x, &format!("{path}[{i}]")))
+                .collect::<Result<_, _>>()?,
+        ),
+        toml::Value::Table(t) => J::Object(
+            t.into_iter()
+                .map(|(k, x)| {
+                    let p = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    toml_to_json(x, &p).map(|x| (k, x))
+                })
+                .collect::<Result<_, _>>()?,
+        ),
+    })
+}
+
+fn json_document(text: &str) -> Result<serde_json::Value, ScenarioError> {
+    serde_json::from_str(text).map_err(|e| {
+        let msg = e.to_string();
+        ScenarioError::new("", format!("JSON syntax error: {msg}"))
+    })
 }
 
 fn toml_message(e: &toml::de::Error) -> String {
@@ -583,5 +678,7 @@ fn path_error<E: fmt::Display>(e: serde_path_to_error::Error<E>) -> ScenarioErro
 /// The JSON Schema of scenario files, for editors.
 pub fn json_schema() -> String {
     let schema = schemars::schema_for!(Scenario);
+    let mut schema = serde_json::to_value(&schema).expect("schema serialises");
+    expand::patch_schema(&mut schema);
     serde_json::to_string_pretty(&schema).expect("schema serialises")
 }

@@ -1,0 +1,617 @@
+//! Expansion: duplex entries, defaults, the dumbbell and parking-lot builders, overrides
+//! of generated entries, and errors that name the field the user wrote.
+
+use super::fmt_duration;
+use crate::scenario::{expand_toml, from_toml, ScenarioError};
+use serde_json::{json, Value};
+
+fn expand(text: &str) -> Value {
+    expand_toml(text).unwrap_or_else(|e| panic!("expansion failed: {e}\n{text}"))
+}
+
+fn err(text: &str) -> ScenarioError {
+    match crate::load_toml(text, None) {
+        Ok(_) => panic!("expected an error:\n{text}"),
+        Err(e) => e,
+    }
+}
+
+fn keys(v: &Value, section: &str) -> Vec<String> {
+    v[section].as_object().unwrap().keys().cloned().collect()
+}
+
+const TWO_HOSTS: &str = r#"
+duration = "10s"
+[nodes]
+a = "host"
+b = "host"
+"#;
+
+#[test]
+fn duplex_entry_gives_both_directions() {
+    let v = expand(&format!(
+        r#"{TWO_HOSTS}
+[links.up]
+from = "a"
+to = "b"
+rate = "100kbps"
+delay = "5ms"
+queue = {{ type = "droptail", limit = "unlimited" }}
+pcap = "up.pcap"
+duplex = true
+reverse_rate = "5Mbps"
+"#
+    ));
+    assert_eq!(keys(&v, "links"), ["up", "up_rev"]);
+    assert_eq!(
+        v["links"]["up"],
+        json!({"from": "a", "to": "b", "rate": "100kbps", "delay": "5ms", "pcap": "up.pcap",
+               "queue": {"type": "droptail", "limit": "unlimited"}})
+    );
+    // Same fields, swapped ends, its own rate, no pcap.
+    assert_eq!(
+        v["links"]["up_rev"],
+        json!({"from": "b", "to": "a", "rate": "5Mbps", "delay": "5ms",
+               "queue": {"type": "droptail", "limit": "unlimited"}})
+    );
+}
+
+#[test]
+fn reverse_table_renames_and_overrides() {
+    let v = expand(&format!(
+        r#"{TWO_HOSTS}
+[links.up]
+from = "a"
+to = "b"
+rate = "100kbps"
+queue = {{ type = "red", min_th = 5, max_th = 15, limit = 50 }}
+duplex = true
+reverse = {{ name = "down", rate = "5Mbps", queue = {{ limit = 80 }}, loss = 0.01 }}
+"#
+    ));
+    assert_eq!(keys(&v, "links"), ["down", "up"]);
+    // Tables merge key by key (same variant): only the limit changes.
+    assert_eq!(
+        v["links"]["down"],
+        json!({"from": "b", "to": "a", "rate": "5Mbps", "loss": 0.01,
+               "queue": {"type": "red", "min_th": 5, "max_th": 15, "limit": 80}})
+    );
+    // A reverse queue of another type replaces the table whole.
+    let v = expand(&format!(
+        r#"{TWO_HOSTS}
+[links.up]
+from = "a"
+to = "b"
+rate = "100kbps"
+queue = {{ type = "red", min_th = 5, max_th = 15 }}
+duplex = true
+reverse = {{ queue = {{ type = "droptail", limit = 7 }} }}
+"#
+    ));
+    assert_eq!(
+        v["links"]["up_rev"]["queue"],
+        json!({"type": "droptail", "limit": 7})
+    );
+}
+
+#[test]
+fn duplex_errors_name_the_field() {
+    let base = format!("{TWO_HOSTS}\n[links.up]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\n");
+    let e = err(&format!("{base}reverse_rate = \"2Mbps\"\n"));
+    assert_eq!(e.field, "links.up.reverse_rate");
+    assert!(e.reason.contains("duplex = true"), "{e}");
+    let e = err(&format!(
+        "{base}duplex = true\nreverse_rate = \"2Mbps\"\nreverse = {{ rate = \"3Mbps\" }}\n"
+    ));
+    assert_eq!(e.field, "links.up.reverse_rate");
+    let e = err(&format!(
+        "{base}duplex = true\nreverse = {{ to = \"a\" }}\n"
+    ));
+    assert_eq!(e.field, "links.up.reverse.to");
+    let e = err(&format!("{base}duplex = \"yes\"\n"));
+    assert_eq!(e.field, "links.up.duplex");
+    // A bad value copied to the reverse direction is reported where it was written.
+    let e = err(&format!(
+        "{base}duplex = true\nreverse = {{ delay = \"5\" }}\n"
+    ));
+    assert_eq!(e.field, "links.up.reverse.delay");
+    assert!(e.reason.contains("links.up_rev.delay"), "{e}");
+}
+
+#[test]
+fn defaults_merge_under_entries() {
+    let v = expand(&format!(
+        r#"{TWO_HOSTS}
+[defaults.links]
+rate = "10Mbps"
+queue = {{ type = "droptail", limit = 20 }}
+[defaults.flows]
+cc = {{ algorithm = "vegas", alpha = 2 }}
+mss = 1000
+ack_size = 40
+[links.ab]
+from = "a"
+to = "b"
+queue = {{ type = "droptail", mark_threshold = 5 }}
+[links.ba]
+from = "b"
+to = "a"
+rate = "1Mbps"
+[flows.x]
+from = "a"
+to = "b"
+mss = 500
+[flows.y]
+from = "b"
+to = "a"
+cc = {{ algorithm = "vegas", beta = 4 }}
+[flows.z]
+from = "b"
+to = "a"
+cc = "reno"
+"#
+    ));
+    assert_eq!(v.get("defaults"), None);
+    assert_eq!(
+        v["links"]["ab"],
+        json!({"from": "a", "to": "b", "rate": "10Mbps",
+               "queue": {"type": "droptail", "limit": 20, "mark_threshold": 5}})
+    );
+    assert_eq!(v["links"]["ba"]["rate"], "1Mbps");
+    assert_eq!(v["flows"]["x"]["mss"], 500);
+    assert_eq!(v["flows"]["x"]["ack_size"], 40);
+    assert_eq!(
+        v["flows"]["y"]["cc"],
+        json!({"algorithm": "vegas", "alpha": 2, "beta": 4})
+    );
+    // Another variant is not mixed with the default's parameters.
+    assert_eq!(v["flows"]["z"]["cc"], "reno");
+}
+
+#[test]
+fn defaults_errors_name_the_default() {
+    let flows = "[flows.x]\nfrom = \"a\"\nto = \"b\"\n[links.ab]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\n\
+                 duplex = true\n";
+    let e = err(&format!(
+        "{TWO_HOSTS}[defaults.flows]\ncc = \"cubicle\"\n{flows}"
+    ));
+    assert_eq!(e.field, "defaults.flows.cc.algorithm", "{e}");
+    assert!(e.reason.contains("flows.x.cc"), "{e}");
+    let e = err(&format!(
+        "{TWO_HOSTS}[defaults.flows]\ncc = {{ algorithm = \"vegas\", beta = 0.5 }}\n{flows}"
+    ));
+    assert_eq!(e.field, "defaults.flows.cc.beta", "{e}");
+    let e = err(&format!(
+        "{TWO_HOSTS}[defaults.links]\ndelay = \"3\"\n{flows}"
+    ));
+    assert_eq!(e.field, "defaults.links.delay", "{e}");
+    let e = err(&format!("{TWO_HOSTS}[defaults.nodes]\nx = 1\n{flows}"));
+    assert_eq!(e.field, "defaults.nodes");
+    let e = err(&format!(
+        "{TWO_HOSTS}[defaults.links]\nduplex = true\n{flows}"
+    ));
+    assert_eq!(e.field, "defaults.links.duplex");
+    // The flow's own bad leaf is still its own.
+    let e = err(&format!(
+        "{TWO_HOSTS}[defaults.flows]\ncc = \"reno\"\n[flows.x]\nfrom = \"a\"\nto = \"b\"\nmss = -1\n\
+         [links.ab]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\n"
+    ));
+    assert_eq!(e.field, "flows.x.mss", "{e}");
+}
+
+const DUMBBELL: &str = r#"
+duration = "5s"
+[dumbbell]
+bottleneck = { rate = "10Mbps", delay = "20ms", buffer = "1bdp" }
+access = { rate = "100Mbps", delay = "1ms" }
+flows = ["newreno", { cc = "vegas", count = 2 }, { cc = "reno", name = "bg", direction = "reverse", pair = 1 }]
+"#;
+
+#[test]
+fn dumbbell_names_and_shape() {
+    let v = expand(DUMBBELL);
+    assert_eq!(
+        keys(&v, "nodes"),
+        ["d1", "d2", "d3", "r1", "r2", "s1", "s2", "s3"]
+    );
+    assert_eq!(v["nodes"]["r1"], "router");
+    assert_eq!(v["nodes"]["s2"], "host");
+    assert_eq!(
+        keys(&v, "links"),
+        [
+            "bn", "bn_rev", "d1", "d1_rev", "d2", "d2_rev", "d3", "d3_rev", "s1", "s1_rev", "s2",
+            "s2_rev", "s3", "s3_rev"
+        ]
+    );
+    // BDP = 10 Mb/s x 2 x (1 + 20 + 1) ms = 55,000 B, on both bottleneck directions.
+    assert_eq!(
+        v["links"]["bn"],
+        json!({"from": "r1", "to": "r2", "rate": "10Mbps", "delay": "20ms",
+               "queue": {"type": "droptail", "limit": "55000B"}})
+    );
+    assert_eq!(v["links"]["bn_rev"]["queue"]["limit"], "55000B");
+    assert_eq!(
+        v["links"]["s1"],
+        json!({"from": "s1", "to": "r1", "rate": "100Mbps", "delay": "1ms"})
+    );
+    assert_eq!(v["links"]["d1"]["from"], "r2");
+    assert_eq!(v["links"]["d1_rev"]["from"], "d1");
+    assert_eq!(keys(&v, "flows"), ["bg", "f1", "f2", "f3"]);
+    assert_eq!(
+        v["flows"]["f1"],
+        json!({"from": "s1", "to": "d1", "cc": "newreno", "efficiency_link": "bn"})
+    );
+    assert_eq!(v["flows"]["f3"]["from"], "s3");
+    assert_eq!(v["flows"]["f3"]["cc"], "vegas");
+    assert_eq!(
+        v["flows"]["bg"],
+        json!({"from": "d1", "to": "s1", "cc": "reno", "efficiency_link": "bn_rev"})
+    );
+    // It builds and routes through the bottleneck.
+    let b = crate::load_toml(DUMBBELL, None).unwrap();
+    let f3 = b.sim.flows.iter().position(|f| f.name == "f3").unwrap();
+    let path: Vec<&str> = b.flow_meta[f3]
+        .path
+        .iter()
+        .map(|l| b.sim.links[l.index()].name.as_str())
+        .collect();
+    assert_eq!(path, ["s3", "bn", "d3"]);
+}
+
+/// The same dumbbell written by hand expands to the same document.
+#[test]
+fn dumbbell_equals_hand_written() {
+    let mut hand = String::from("duration = \"5s\"\n[nodes]\nr1 = \"router\"\nr2 = \"router\"\n");
+    for i in 1..=3 {
+        hand += &format!("s{i} = \"host\"\nd{i} = \"host\"\n");
+    }
+    let link = |n: &str, f: &str, t: &str, rate: &str, delay: &str, extra: &str| {
+        format!("[links.{n}]\nfrom = \"{f}\"\nto = \"{t}\"\nrate = \"{rate}\"\ndelay = \"{delay}\"\n{extra}")
+    };
+    let q = "queue = { type = \"droptail\", limit = \"55000B\" }\n";
+    hand += &link("bn", "r1", "r2", "10Mbps", "20ms", q);
+    hand += &link("bn_rev", "r2", "r1", "10Mbps", "20ms", q);
+    for i in 1..=3 {
+        hand += &link(
+            &format!("s{i}"),
+            &format!("s{i}"),
+            "r1",
+            "100Mbps",
+            "1ms",
+            "",
+        );
+        hand += &link(
+            &format!("s{i}_rev"),
+            "r1",
+            &format!("s{i}"),
+            "100Mbps",
+            "1ms",
+            "",
+        );
+        hand += &link(
+            &format!("d{i}"),
+            "r2",
+            &format!("d{i}"),
+            "100Mbps",
+            "1ms",
+            "",
+        );
+        hand += &link(
+            &format!("d{i}_rev"),
+            &format!("d{i}"),
+            "r2",
+            "100Mbps",
+            "1ms",
+            "",
+        );
+    }
+    for (n, f, t, cc, l) in [
+        ("f1", "s1", "d1", "newreno", "bn"),
+        ("f2", "s2", "d2", "vegas", "bn"),
+        ("f3", "s3", "d3", "vegas", "bn"),
+        ("bg", "d1", "s1", "reno", "bn_rev"),
+    ] {
+        hand += &format!(
+            "[flows.{n}]\nfrom = \"{f}\"\nto = \"{t}\"\ncc = \"{cc}\"\nefficiency_link = \"{l}\"\n"
+        );
+    }
+    assert_eq!(
+        serde_json::to_string(&expand(DUMBBELL)).unwrap(),
+        serde_json::to_string(&expand(&hand)).unwrap()
+    );
+}
+
+#[test]
+fn dumbbell_rtt_lists_and_sides() {
+    let v = expand(
+        r#"
+duration = "5s"
+[dumbbell]
+bottleneck = { rate = "16Mbps", delay = "18ms", reverse_rate = "160kbps", buffer = 200 }
+access = { rate = "100Mbps", delay = "1ms" }
+right = { error = [{ model = "bernoulli", p = 0.01 }, "none"], reverse = { error = "none" } }
+rtt = ["40ms", "100ms"]
+flows = [{ cc = ["vegas", "fast"], count = 2, mss = 960 }]
+"#,
+    );
+    // rtt_i = 2 (left_i + 18 ms + 1 ms).
+    assert_eq!(v["links"]["s1"]["delay"], "1ms");
+    assert_eq!(v["links"]["s1_rev"]["delay"], "1ms");
+    assert_eq!(v["links"]["s2"]["delay"], "31ms");
+    assert_eq!(v["links"]["d2"]["delay"], "1ms");
+    assert_eq!(v["links"]["bn_rev"]["rate"], "160kbps");
+    assert_eq!(
+        v["links"]["bn_rev"]["queue"],
+        json!({"type": "droptail", "limit": 200})
+    );
+    assert_eq!(
+        v["links"]["d1"]["error"],
+        json!({"model": "bernoulli", "p": 0.01})
+    );
+    assert_eq!(v["links"]["d2"]["error"], "none");
+    assert_eq!(v["links"]["d1_rev"]["error"], "none");
+    assert_eq!(v["links"]["s1"].get("error"), None);
+    assert_eq!(v["flows"]["f1"]["cc"], "vegas");
+    assert_eq!(v["flows"]["f2"]["cc"], "fast");
+    assert_eq!(v["flows"]["f2"]["mss"], 960);
+}
+
+#[test]
+fn dumbbell_bdp_per_direction_and_queue() {
+    let v = expand(
+        r#"
+duration = "5s"
+[dumbbell]
+pairs = 2
+bottleneck = { rate = "10Mbps", delay = "10ms", reverse_rate = "1Mbps", buffer = "2bdp", queue = { type = "red", min_th = 5, max_th = 15 } }
+access = { rate = "100Mbps", delay = "5ms" }
+"#,
+    );
+    // RTT = 2 (5 + 10 + 5) ms = 40 ms; 2 BDP = 2 x 10 Mb/s x 40 ms / 8 = 100,000 B.
+    assert_eq!(
+        v["links"]["bn"]["queue"],
+        json!({"type": "red", "min_th": 5, "max_th": 15, "limit": "100000B"})
+    );
+    assert_eq!(v["links"]["bn_rev"]["queue"]["limit"], "10000B");
+    assert!(v.get("flows").is_none());
+    assert_eq!(keys(&v, "nodes").len(), 6);
+}
+
+#[test]
+fn ten_pairs_are_zero_padded() {
+    let v = expand(
+        r#"
+duration = "5s"
+[dumbbell]
+bottleneck = { rate = "10Mbps" }
+access = { rate = "100Mbps" }
+flows = [{ cc = "reno", count = 10 }]
+"#,
+    );
+    let flows = keys(&v, "flows");
+    assert_eq!(flows.first().unwrap(), "f01");
+    assert_eq!(flows.last().unwrap(), "f10");
+    assert!(v["nodes"].get("s10").is_some() && v["nodes"].get("s01").is_some());
+    assert_eq!(v["flows"]["f10"]["from"], "s10");
+}
+
+#[test]
+fn explicit_entries_merge_over_generated_ones() {
+    let text = format!(
+        "{DUMBBELL}[links.bn]\nrate = \"5Mbps\"\n[links.bn_rev.queue]\nlimit = 3\n\
+         [flows.f2]\nmss = 500\n[flows.extra]\nfrom = \"d2\"\nto = \"s2\"\n"
+    );
+    let v = expand(&text);
+    assert_eq!(v["links"]["bn"]["rate"], "5Mbps");
+    assert_eq!(v["links"]["bn"]["delay"], "20ms");
+    assert_eq!(
+        v["links"]["bn_rev"]["queue"],
+        json!({"type": "droptail", "limit": 3})
+    );
+    assert_eq!(v["flows"]["f2"]["mss"], 500);
+    assert_eq!(v["flows"]["f2"]["cc"], "vegas");
+    assert_eq!(v["flows"]["extra"]["from"], "d2");
+    // Endpoints of generated entries are not changed silently.
+    let e = err(&format!("{DUMBBELL}[links.bn]\nfrom = \"s1\"\n"));
+    assert_eq!(e.field, "links.bn.from");
+    // An explicit bad value is reported as the user's own.
+    let e = err(&format!("{DUMBBELL}[links.bn]\nrate = \"5\"\n"));
+    assert_eq!(e.field, "links.bn.rate", "{e}");
+}
+
+#[test]
+fn dumbbell_errors_name_the_builder_field() {
+    let bn = "bottleneck = { rate = \"10Mbps\", delay = \"20ms\" }";
+    let acc = "access = { rate = \"100Mbps\", delay = \"1ms\" }";
+    let ok_links = format!("{bn}\n{acc}");
+    // Replace the access or bottleneck table.
+    let with_access = |a: &str| format!("{bn}\naccess = {a}");
+    let with_bn = |b: &str| format!("{acc}\nbottleneck = {b}");
+    let with = |body: &str| format!("duration = \"5s\"\n[dumbbell]\n{body}\n");
+    for (body, field, needle) in [
+        (format!("{ok_links}\nflows = [\"cubicle\"]"), "dumbbell.flows[0]", "cubicle"),
+        (format!("{ok_links}\nflows = [{{ cc = \"reno\", mss = \"big\" }}]"), "dumbbell.flows[0].mss", ""),
+        (format!("{ok_links}\nflows = [{{ cc = [\"reno\"], count = 2 }}]"), "dumbbell.flows[0].cc", "expected 2 values"),
+        (format!("{ok_links}\npairs = 1\nflows = [\"reno\", \"reno\"]"), "dumbbell.pairs", "pair 2"),
+        (format!("{ok_links}\nflows = [{{ cc = \"reno\", from = \"s1\" }}]"), "dumbbell.flows[0].from", "builder"),
+        (format!("{ok_links}\nflows = [{{ direction = \"up\" }}]"), "dumbbell.flows[0].direction", "reverse"),
+        (format!("{ok_links}\nflows = [\"reno\"]\nrtt = \"30ms\""), "dumbbell.rtt", "shorter"),
+        (format!("{ok_links}\nflows = [\"reno\"]\nleft = {{ delay = \"2ms\" }}\nrtt = \"80ms\""), "dumbbell.left.delay", "rtt"),
+        (format!("{}\nflows = [\"reno\", \"reno\"]", with_access("{ rate = \"1Mbps\", delay = [\"1ms\"] }")), "dumbbell.access.delay", "per pair"),
+        (format!("{ok_links}\nflows = [\"reno\"]\nbogus = 1"), "dumbbell.bogus", "unknown key"),
+        (format!("{}\nflows = [\"reno\"]", with_bn("{ rate = \"1Mbps\", buffer = \"1bdp\", queue = { type = \"droptail\", limit = 5 } }")), "dumbbell.bottleneck.buffer", "not both"),
+        (format!("{}\nflows = [\"reno\"]", with_bn("{ rate = \"1Mbps\", buffer = \"100\" }")), "dumbbell.bottleneck.buffer", "no unit"),
+        (format!("{}\nflows = [\"reno\"]", with_bn("{ rate = \"1Mbps\", queue = { type = \"red\", min_th = 2 } }")), "dumbbell.bottleneck.queue", "max_th"),
+        (format!("{}\nflows = [\"reno\"]", with_bn("{ delay = \"1ms\" }")), "dumbbell.bottleneck.rate", "required"),
+        ("flows = [\"reno\"]\naccess = { rate = \"100Mbps\" }".to_string(), "dumbbell.bottleneck", "required"),
+        (format!("{}\nflows = [\"reno\"]", with_access("{ delay = \"1ms\" }")), "dumbbell.access.rate", "required"),
+        (format!("{}\nflows = [\"reno\"]", with_bn("{ rate = \"1Mbps\", duplex = false }")), "dumbbell.bottleneck.duplex", "always duplex"),
+        (ok_links.clone(), "dumbbell", "pairs"),
+    ] {
+        let e = err(&with(&body));
+        assert_eq!(e.field, field, "{body}\n-> {e}");
+        assert!(e.reason.contains(needle), "{body}\n-> {e}");
+    }
+}
+
+#[test]
+fn parking_lot_shape_and_routes() {
+    let text = r#"
+duration = "5s"
+[parking_lot]
+hops = 3
+link = { rate = "10Mbps", delay = ["5ms", "10ms", "15ms"], buffer = "1bdp" }
+access = { rate = "100Mbps", delay = "1ms" }
+flows = ["newreno"]
+cross = [{ cc = "reno" }]
+"#;
+    let v = expand(text);
+    assert_eq!(
+        keys(&v, "nodes"),
+        ["d0", "d1", "d2", "d3", "r0", "r1", "r2", "r3", "s0", "s1", "s2", "s3"]
+    );
+    assert_eq!(v["links"]["h2"]["from"], "r1");
+    assert_eq!(v["links"]["h2"]["to"], "r2");
+    assert_eq!(v["links"]["h2"]["delay"], "10ms");
+    // Long flow's RTT = 2 (1 + 5 + 10 + 15 + 1) ms = 64 ms; BDP = 10 Mb/s x 64 ms = 80,000 B.
+    assert_eq!(v["links"]["h3_rev"]["queue"]["limit"], "80000B");
+    assert_eq!(keys(&v, "flows"), ["c1", "c2", "c3", "long"]);
+    assert_eq!(v["flows"]["long"]["efficiency_link"], "h1");
+    assert_eq!(v["flows"]["c2"]["efficiency_link"], "h2");
+    let b = crate::load_toml(text, None).unwrap();
+    let path = |flow: &str| -> Vec<String> {
+        let i = b.sim.flows.iter().position(|f| f.name == flow).unwrap();
+        b.flow_meta[i]
+            .path
+            .iter()
+            .map(|l| b.sim.links[l.index()].name.clone())
+            .collect()
+    };
+    assert_eq!(path("long"), ["s0", "h1", "h2", "h3", "d0"]);
+    assert_eq!(path("c2"), ["s2", "h2", "d2"]);
+}
+
+#[test]
+fn parking_lot_names_with_groups() {
+    let v = expand(
+        r#"
+duration = "5s"
+[parking_lot]
+hops = 2
+link = { rate = "10Mbps" }
+access = { rate = "100Mbps" }
+flows = [{ cc = "vegas", count = 2 }]
+cross = [{ cc = "reno", name = "x" }, { cc = "vegas", count = 2 }]
+"#,
+    );
+    assert_eq!(
+        keys(&v, "flows"),
+        ["c1_2", "c1_3", "c2_2", "c2_3", "long1", "long2", "x1", "x2"]
+    );
+    let e = err(
+        "duration = \"5s\"\n[parking_lot]\nhops = 2\nlink = { rate = \"1Mbps\" }\naccess = { rate = \"1Mbps\" }\nflows = [{ cc = \"reno\", pair = 1 }]\n",
+    );
+    assert_eq!(e.field, "parking_lot.flows[0].pair");
+    let e = err("duration = \"5s\"\n[parking_lot]\nlink = { rate = \"1Mbps\" }\n");
+    assert_eq!(e.field, "parking_lot.hops");
+    let e = err("duration = \"5s\"\n[dumbbell]\npairs = 1\n[parking_lot]\nhops = 1\n");
+    assert_eq!(e.field, "parking_lot");
+}
+
+#[test]
+fn plain_scenarios_are_unchanged() {
+    let text = format!(
+        "{TWO_HOSTS}[links.ab]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\n[links.ba]\nfrom = \"b\"\nto = \"a\"\nrate = \"1Mbps\"\n[flows.x]\nfrom = \"a\"\nto = \"b\"\n"
+    );
+    let v = expand(&text);
+    assert_eq!(
+        v,
+        json!({"duration": "10s", "nodes": {"a": "host", "b": "host"},
+               "links": {"ab": {"from": "a", "to": "b", "rate": "1Mbps"},
+                         "ba": {"from": "b", "to": "a", "rate": "1Mbps"}},
+               "flows": {"x": {"from": "a", "to": "b"}}})
+    );
+    assert!(from_toml(&text).unwrap().origins.0.is_empty());
+}
+
+#[test]
+fn non_finite_floats_are_errors() {
+    let e = err(&format!(
+        "{TWO_HOSTS}[links.ab]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\nloss = nan\n"
+    ));
+    assert_eq!(e.field, "links.ab.loss");
+    assert!(e.reason.contains("finite"), "{e}");
+}
+
+#[test]
+fn limit_strings_need_a_unit() {
+    let q = |limit: &str| {
+        format!(
+            "{TWO_HOSTS}[links.ab]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\nqueue = {{ type = \"droptail\", limit = {limit} }}\n"
+        )
+    };
+    let e = err(&q("\"100\""));
+    assert_eq!(e.field, "links.ab.queue.limit");
+    assert!(e.reason.contains("no unit"), "{e}");
+    for ok in ["100", "\"100p\"", "\"100pkt\"", "\"100B\"", "\"64KiB\""] {
+        crate::load_toml(&q(ok), None).unwrap_or_else(|e| panic!("{ok}: {e}"));
+    }
+}
+
+#[test]
+fn durations_format_exactly() {
+    for (ps, s) in [
+        (0, "0s"),
+        (1_000_000_000, "1ms"),
+        (9_500_000_000, "9.5ms"),
+        (40_000_000_000, "40ms"),
+        (1_500_000, "1.5us"),
+        (3_000_000_000_000, "3s"),
+        (1, "1ps"),
+        (123_456_789_012_345, "123.456789012345s"),
+    ] {
+        assert_eq!(fmt_duration(ps), s);
+        assert_eq!(crate::scenario::units::parse_duration(s).unwrap().0, ps);
+    }
+}
+
+#[test]
+fn schema_knows_the_new_keys() {
+    let s: Value = serde_json::from_str(&crate::scenario::json_schema()).unwrap();
+    for k in ["defaults", "dumbbell", "parking_lot", "duration", "links"] {
+        assert!(s["properties"].get(k).is_some(), "{k}");
+    }
+    assert_eq!(s["required"], json!(["duration"]));
+    let link = &s["$defs"]["LinkSpec"];
+    for k in ["duplex", "reverse_rate", "reverse", "rate", "queue"] {
+        assert!(link["properties"].get(k).is_some(), "{k}");
+    }
+    assert!(link.get("required").is_none());
+    assert!(s["$defs"]["FlowSpec"]["properties"].get("cc").is_some());
+}
+
+#[test]
+fn per_pair_lists_in_sides_and_reverse_tables() {
+    let v = expand(
+        r#"
+duration = "5s"
+[dumbbell]
+bottleneck = { rate = "10Mbps", delay = "10ms", buffer = "1bdp" }
+access = { rate = "100Mbps", delay = "1ms" }
+left = { delay = ["2ms", "12ms"], reverse = { loss = [0.0, 0.5] } }
+flows = ["reno", "reno"]
+"#,
+    );
+    assert_eq!(v["links"]["s1"]["delay"], "2ms");
+    assert_eq!(v["links"]["s2"]["delay"], "12ms");
+    assert_eq!(v["links"]["s2_rev"]["delay"], "12ms");
+    assert_eq!(v["links"]["s2_rev"]["loss"], 0.5);
+    assert_eq!(v["links"]["s2"].get("loss"), None);
+    assert_eq!(v["links"]["d2"]["delay"], "1ms");
+    // BDP from the longest round trip: 2 (12 + 10 + 1) ms = 46 ms -> 57,500 B.
+    assert_eq!(v["links"]["bn"]["queue"]["limit"], "57500B");
+    // A bad per-pair value is reported at its list element.
+    let e = err("duration = \"5s\"\n[dumbbell]\nbottleneck = { rate = \"10Mbps\" }\naccess = { rate = \"100Mbps\" }\nleft = { reverse = { loss = [0.0, 1.5] } }\nflows = [\"reno\", \"reno\"]\n");
+    assert_eq!(e.field, "dumbbell.left.reverse.loss[1]", "{e}");
+    assert!(e.reason.contains("links.s2_rev.loss"), "{e}");
+}
