@@ -25,7 +25,7 @@ def _lossy(**metrics: Any) -> dict[str, Any]:
 def test_registry_keeps_the_public_names_and_order() -> None:
     reg = _core.columns()
     assert list(INTERVAL_SCHEMA) == [c["name"] for c in reg["intervals"]] == [
-        "flow", "t_start", "t_end", "goodput_bps", "throughput_bps", "efficiency", "cwnd_bytes", "srtt_s"
+        "flow", "t_start", "t_end", "goodput_bps", "throughput_bps", "efficiency", "cwnd_bytes", "srtt_s", "active"
     ]  # fmt: skip
     assert list(TRACE_SCHEMAS["cwnd"]) == ["flow", "t", "cwnd_bytes", "ssthresh_bytes", "in_flight_bytes"]
     assert list(TRACE_SCHEMAS["queue"]) == ["link", "t", "packets", "bytes"]

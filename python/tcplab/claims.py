@@ -6,7 +6,7 @@ Vegas is about 3 for k >= 4", "at load 0.9 Vegas gets about 1.6 Mb/s". A manifes
 with two tables:
 
 ``[[figure]]`` with ``kind = "grid"``: one scenario, run for every ``x`` (written into the
-``vary`` keys as ``x·scale`` followed by ``unit``), every curve (a named set of overrides)
+``vary`` keys as ``x·scale`` followed by ``unit``), every curve (a named set of overrides, and an optional ``y_factor`` that multiplies ``y_scale`` for it)
 and ``seeds`` seeds. ``plot = "curve"`` draws the flow's steady-state ``metric`` (a key of
 its summary entry) against x, mean and 95 % confidence band over the seeds;
 ``plot = "series"`` draws the metric per interval against time, one line per x (and curve).
@@ -48,6 +48,8 @@ class Curve:
     id: str
     label: str
     set: dict[str, Any] = field(default_factory=dict)
+    #: Multiplies the figure's ``y_scale`` for this curve (e.g. to count a header option out).
+    y_factor: float = 1.0
 
 
 @dataclass
@@ -78,12 +80,15 @@ def parse_grid(raw: dict[str, Any], where: str, path: Path) -> Grid:
         cw = f"{where}.curves[{j}]"
         if not isinstance(c, dict) or "id" not in c:
             raise scenario_error(f"{cw}.id", "missing", path)
-        extra = set(c) - {"id", "label", "set"}
+        extra = set(c) - {"id", "label", "set", "y_factor"}
         if extra:
             raise scenario_error(f"{cw}.{sorted(extra)[0]}", "unknown field", path)
         if c["id"] in {cv.id for cv in curves}:
             raise scenario_error(f"{cw}.id", f"duplicate curve id '{c['id']}'", path)
-        curves.append(Curve(str(c["id"]), str(c.get("label", c["id"])), dict(c.get("set") or {})))
+        yf = c.get("y_factor", 1.0)
+        if not isinstance(yf, (int, float)) or not yf > 0:
+            raise scenario_error(f"{cw}.y_factor", f"must be a positive number, got {yf!r}", path)
+        curves.append(Curve(str(c["id"]), str(c.get("label", c["id"])), dict(c.get("set") or {}), float(yf)))
     seeds = raw.get("seeds", 1)
     if not isinstance(seeds, int) or seeds < 1:
         raise scenario_error(f"{where}.seeds", f"must be an integer >= 1, got {seeds!r}", path)
@@ -119,7 +124,7 @@ def grid_values(fig_id: str, grid: Grid, xs: list[float], results: dict[tuple[st
                 flow = next((f for f in res.summary["flows"] if f["name"] == grid.flow), None)
                 if flow is None or grid.metric not in flow or flow[grid.metric] is None:
                     raise scenario_error(f"figure {fig_id}.metric", f"flow '{grid.flow}' has no '{grid.metric}' in its summary")
-                vals.append(float(flow[grid.metric]) * grid.y_scale)
+                vals.append(float(flow[grid.metric]) * grid.y_scale * c.y_factor)
             n = len(vals)
             mean = sum(vals) / n
             std = math.sqrt(sum((v - mean) ** 2 for v in vals) / (n - 1)) if n > 1 else None
@@ -140,7 +145,7 @@ def plot_grid(title: str, x_label: str, grid: Grid, values: pl.DataFrame, result
                 frames = [results[(c.id, x, s)].intervals.filter(pl.col("flow") == grid.flow) for s in range(1, grid.seeds + 1)]
                 d = pl.concat(frames).group_by("t_start", "t_end").agg(pl.col(grid.metric).mean()).sort("t_start")
                 mid = ((d["t_start"] + d["t_end"]) / 2).to_list()
-                ax.plot(mid, [v * grid.y_scale for v in d[grid.metric].to_list()], color=_colour(j), lw=1.1,
+                ax.plot(mid, [v * grid.y_scale * c.y_factor for v in d[grid.metric].to_list()], color=_colour(j), lw=1.1,
                         label=f"{x_label} = {_fmt(x)}")
             ax.set_title(f"{c.label}", fontsize=9)
             ax.set_ylabel(grid.y_label)
