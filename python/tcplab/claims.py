@@ -283,9 +283,12 @@ def markdown(values: pl.DataFrame, claims: pl.DataFrame, figs: list[Any]) -> lis
             rng = f"[{lo}, {hi}]"
             paper = "–" if r["paper"] is None else f"{r['paper']:g}"
             out.append(f"| {r['text']} | {paper} | {r['simulated']:.3g} ({r['detail']}) | {rng} | {'met' if r['met'] else '**not met** ⚠'} |")
+        notes: dict[str, list[str]] = {}
         for r in claims.iter_rows(named=True):
             if not r["met"]:
-                out += ["", f"> {r['claim']}: {r['note']}"]
+                notes.setdefault(r["note"], []).append(r["claim"])
+        for note, ids in notes.items():
+            out += ["", f"> {', '.join(ids)}: {note}"]
         out.append("")
     return out
 
