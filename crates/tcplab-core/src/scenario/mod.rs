@@ -173,6 +173,10 @@ crate::tagged_enum! {
         "red" => Red(crate::queue::red::RedSpec),
         /// RED on the instantaneous queue (seed 002).
         "red_i" => RedI(crate::queue::red::RedISpec),
+        /// CHOKe over RED (Pan, Prabhakar & Psounis 2000).
+        "choke" => Choke(crate::queue::choke::ChokeSpec),
+        /// Seed 002's CHOKe/RED-I: periodic CHOKe drops, RED-I marks.
+        "choke_red_i" => ChokeRedI(crate::queue::choke::ChokeRedISpec),
     }
 }
 
