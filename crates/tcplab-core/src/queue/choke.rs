@@ -482,7 +482,11 @@ mod tests {
     /// Fill `c` with `n` packets, every `period`-th one of flow 0 (the rest flows 1, 2, …).
     fn fill(c: &mut Choke, n: u64, share_den: u64, rng: &mut SimRng, log: &mut DropLog) {
         for i in 0..n {
-            let flow = if i % share_den == 0 { 0 } else { 1 + i as usize };
+            let flow = if i % share_den == 0 {
+                0
+            } else {
+                1 + i as usize
+            };
             let mut cx = QueueCx::new(SimTime::ZERO, rng, log);
             c.enqueue(pkt(flow, i), &mut cx);
         }
@@ -561,8 +565,14 @@ mod tests {
         );
         // FIFO order among the survivors.
         assert!(served.windows(2).all(|w| w[0] < w[1]));
-        while c.dequeue(&mut QueueCx::new(SimTime::ZERO, &mut rng, &mut log)).is_some() {}
-        assert_eq!((c.backlog(), c.holes, c.q.len()), (Backlog::default(), 0, 0));
+        while c
+            .dequeue(&mut QueueCx::new(SimTime::ZERO, &mut rng, &mut log))
+            .is_some()
+        {}
+        assert_eq!(
+            (c.backlog(), c.holes, c.q.len()),
+            (Backlog::default(), 0, 0)
+        );
     }
 
     #[test]
@@ -605,7 +615,10 @@ mod tests {
             assert_eq!(log.marks + m2d_drops as u64, signalled);
             let want = m2d * signalled as f64;
             let sd = (signalled as f64 * m2d * (1.0 - m2d)).sqrt();
-            assert!((m2d_drops - want).abs() <= 4.0 * sd, "{m2d_drops} vs {want}");
+            assert!(
+                (m2d_drops - want).abs() <= 4.0 * sd,
+                "{m2d_drops} vs {want}"
+            );
         }
     }
 
@@ -659,10 +672,8 @@ mod tests {
         assert_eq!((c.name(), c.config().period), ("choke", None));
         assert!(c.config().drop_both);
         assert_eq!(c.config().check_from, CheckFrom::MinTh);
-        let bad: ChokeRedISpec = serde_json::from_str(
-            r#"{"min_th": 400, "max_th": 1200, "check_prob": 0}"#,
-        )
-        .unwrap();
+        let bad: ChokeRedISpec =
+            serde_json::from_str(r#"{"min_th": 400, "max_th": 1200, "check_prob": 0}"#).unwrap();
         let e = bad.build("links.bn.queue").err().unwrap();
         assert_eq!(e.field, "links.bn.queue.check_prob");
         let bad: ChokeRedISpec =

@@ -321,8 +321,9 @@ pub struct FlowSpec {
     /// ECN (RFC 3168): data segments ECN-capable, reaction to ECN-Echo once per window, CWR.
     #[serde(default)]
     pub ecn: bool,
-    /// How the receiver echoes CE marks: "rfc3168" (ECE on every ack until CWR, default) or
+    /// How the receiver echoes CE marks: "rfc3168" (ECE on every ack until CWR) or
     /// "per_mark" (one ECE per CE-marked segment, seed 002's TCP/E). Needs `ecn = true`.
+    /// Default: "per_mark" for `cc = "tcpe"` (which rejects "rfc3168"), else "rfc3168".
     #[serde(default)]
     pub ecn_echo: Option<EcnEchoSpec>,
     /// Transport: "tcp" (default) or "udp" (datagrams, never acked; the TCP keys other

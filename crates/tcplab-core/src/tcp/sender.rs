@@ -36,7 +36,8 @@
 //!   new reaction needs `snd_una` past the `snd_max` of the last one (at most once per
 //!   round trip, as Linux's CWR state). ECE during fast recovery or after a timeout is
 //!   ignored (the window was already reduced). Algorithms see every ECE in
-//!   [`AckSample::ece`] (TCP/E reacts per mark and makes `on_congestion(Ecn)` a no-op).
+//!   [`AckSample::ece`]; an algorithm whose `reduces_on_ecn()` is false (TCP/E, which
+//!   reacts to each mark in `on_ack`) gets no `on_congestion(Ecn)` and sends no CWR.
 //!
 //! Per-ack work is O(1): no per-segment state is kept, since segments carry no payload and
 //! any byte range can be rebuilt from sequence numbers.
@@ -219,6 +220,7 @@ impl TcpSender {
             mss: self.mss,
             in_flight: self.snd_max - self.snd_una,
             srtt: self.rtt.srtt(),
+            rto: self.rtt.rto(),
             min_rtt: self.rtt.min_rtt(),
             state: self.state,
             max_window: self.max_window,
@@ -370,6 +372,7 @@ impl TcpSender {
             if self.ecn
                 && self.state == CaState::Open
                 && self.ecn_reacted_until.is_none_or(|h| self.snd_una > h)
+                && self.cc.reduces_on_ecn()
             {
                 // RFC 3168 §6.1.2: reduce as for a loss, without retransmitting.
                 self.stats.ecn_reductions += 1;

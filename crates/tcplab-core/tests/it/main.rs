@@ -3,6 +3,7 @@
 mod apps;
 mod aqm;
 mod bad_input;
+mod choke_tcpe;
 mod common;
 mod conservation;
 mod delay_cc;

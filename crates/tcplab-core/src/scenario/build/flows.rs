@@ -109,6 +109,24 @@ pub(super) fn flows(
                 "needs ecn = true (without ECN no segment is ever marked)",
             ));
         }
+        // TCP/E (seed 002) needs ECN and the one-to-one echo: with RFC 3168's echo, latched
+        // until a CWR that TCP/E never sends, every later ack would carry ECE.
+        let tcpe = matches!(fl.cc, crate::cc::CcSpec::Tcpe(_));
+        if tcpe && !udp {
+            if !fl.ecn {
+                return Err(ScenarioError::new(
+                    format!("{f}.ecn"),
+                    "cc 'tcpe' needs ecn = true (TCP/E reacts to ECN marks)",
+                ));
+            }
+            if fl.ecn_echo == Some(EcnEchoSpec::Rfc3168) {
+                return Err(ScenarioError::new(
+                    format!("{f}.ecn_echo"),
+                    "cc 'tcpe' needs \"per_mark\" (one ECE per CE mark, its default): \
+                     \"rfc3168\" latches ECE until a CWR that TCP/E never sends",
+                ));
+            }
+        }
         let app = fl.app.build(&AppCx {
             field: &format!("{f}.app"),
             seed,
@@ -133,6 +151,7 @@ pub(super) fn flows(
             delayed_ack: fl.delayed_ack.map(|d| d.0),
             ecn: fl.ecn,
             ecn_echo: match fl.ecn_echo {
+                None if tcpe => EcnEcho::PerMark,
                 None | Some(EcnEchoSpec::Rfc3168) => EcnEcho::Rfc3168,
                 Some(EcnEchoSpec::PerMark) => EcnEcho::PerMark,
             },
