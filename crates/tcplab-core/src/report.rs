@@ -215,7 +215,12 @@ fn queue_warnings(b: &Built, warnings: &mut Vec<String>) {
         }
     }
     for l in &sim.links {
-        if let crate::queue::AnyQueue::Red(r) = &l.queue {
+        let red = match &l.queue {
+            crate::queue::AnyQueue::Red(r) => Some(r),
+            crate::queue::AnyQueue::Choke(c) => Some(c.red()),
+            _ => None,
+        };
+        if let Some(r) = red {
             let c = r.config();
             if let crate::queue::Limit::Packets(n) = c.limit {
                 if (n as f64) <= c.min_th {

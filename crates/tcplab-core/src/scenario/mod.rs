@@ -326,6 +326,10 @@ pub struct FlowSpec {
     /// Default: "per_mark" for `cc = "tcpe"` (which rejects "rfc3168"), else "rfc3168".
     #[serde(default)]
     pub ecn_echo: Option<EcnEchoSpec>,
+    /// Retransmissions are ECN-capable too (ns-2's TCP sets ECT on every data packet; RFC
+    /// 3168 §6.1.5 forbids it, the default). Needs `ecn = true`.
+    #[serde(default)]
+    pub ecn_retransmits: bool,
     /// Transport: "tcp" (default) or "udp" (datagrams, never acked; the TCP keys other
     /// than `header` do not apply).
     #[serde(default)]

@@ -103,6 +103,12 @@ pub(super) fn flows(
                 "timeout must be positive (omit it to ack every segment)",
             ));
         }
+        if fl.ecn_retransmits && !fl.ecn {
+            return Err(ScenarioError::new(
+                format!("{f}.ecn_retransmits"),
+                "needs ecn = true",
+            ));
+        }
         if fl.ecn_echo.is_some() && !fl.ecn {
             return Err(ScenarioError::new(
                 format!("{f}.ecn_echo"),
@@ -150,6 +156,7 @@ pub(super) fn flows(
             dupack_threshold: fl.dupack_threshold,
             delayed_ack: fl.delayed_ack.map(|d| d.0),
             ecn: fl.ecn,
+            ecn_retransmits: fl.ecn_retransmits,
             ecn_echo: match fl.ecn_echo {
                 None if tcpe => EcnEcho::PerMark,
                 None | Some(EcnEchoSpec::Rfc3168) => EcnEcho::Rfc3168,
