@@ -63,8 +63,8 @@ pub struct ConnView {
     /// Bytes sent and not yet cumulatively acknowledged (`snd_max - snd_una`).
     pub in_flight: u64,
     pub srtt: Option<SimDuration>,
-    /// The retransmission timeout now (RFC 6298, with backoff).
-    pub rto: SimDuration,
+    /// The RFC 6298 round-trip variation (RTTVAR; 0 before the first sample).
+    pub rttvar: SimDuration,
     pub min_rtt: Option<SimDuration>,
     pub state: CaState,
     /// The receiver's window (the maximum window) in bytes.
@@ -299,7 +299,7 @@ pub(crate) mod testkit {
             mss,
             in_flight,
             srtt: None,
-            rto: SimDuration::from_secs(1),
+            rttvar: SimDuration::ZERO,
             min_rtt: None,
             state,
             max_window: u64::MAX,

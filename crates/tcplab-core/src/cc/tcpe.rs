@@ -11,8 +11,8 @@
 //! - ECN-Echo on the ack: remember `last_ecn = now`, switch to congestion avoidance, leave
 //!   W as it is (frozen: no increase, no decrease)
 //! - no ECN-Echo: `W += increase`; if `now − last_ecn > T` switch to slow start, T = the
-//!   smoothed RTT (`rtt_basis = "srtt"`) or the retransmission timeout (`"rto"`: "or a time
-//!   out interval")
+//!   smoothed RTT (`rtt_basis = "srtt"`) or RFC 6298's timeout formula `SRTT + 4·RTTVAR`
+//!   (`"rto"`: "or a time out interval"; without the timer's minimum and backoff)
 //! - the mode, not `W < ssthresh`, decides the growth; the flow starts in slow start
 //!   (`last_ecn = −∞`)
 //!
@@ -47,7 +47,8 @@ pub enum RttBasis {
     /// The smoothed round-trip time (RFC 6298 SRTT).
     #[default]
     Srtt,
-    /// The retransmission timeout (RFC 6298 RTO, with backoff).
+    /// RFC 6298's timeout formula SRTT + 4·RTTVAR (without the timer's `rto_min` clamp and
+    /// backoff).
     Rto,
 }
 
@@ -167,7 +168,7 @@ impl Tcpe {
         };
         let t: Option<SimDuration> = match self.p.rtt_basis {
             RttBasis::Srtt => c.srtt,
-            RttBasis::Rto => Some(c.rto),
+            RttBasis::Rto => c.srtt.map(|s| SimDuration(s.0 + 4 * c.rttvar.0)),
         };
         t.is_some_and(|t| now.since(t0) > t)
     }
@@ -278,7 +279,7 @@ mod tests {
     fn open(srtt_ms: u64) -> ConnView {
         let mut v = view(1000, 0, CaState::Open);
         v.srtt = Some(SimDuration::from_ms(srtt_ms));
-        v.rto = SimDuration::from_ms(4 * srtt_ms);
+        v.rttvar = SimDuration::from_ms(3 * srtt_ms / 4); // srtt + 4·rttvar = 4·srtt
         v
     }
     fn ms(x: u64) -> SimTime {

@@ -830,7 +830,7 @@ mod tests {
             mean_packet_size: 1000,
             instantaneous: true,
         });
-        let q = AnyQueue::Choke(Choke::new(
+        let q = AnyQueue::Choke(Box::new(Choke::new(
             red,
             ChokeConfig {
                 period: None,
@@ -839,7 +839,7 @@ mod tests {
                 drop_both: true,
                 instantaneous: true,
             },
-        ));
+        )));
         let (out, l) = drive_queue(&arrivals, q, 0.0, false);
         assert!(!l.fifo, "CHOKe runs on the scheduled path");
         let choke = l.drops.by_reason[DropReason::Choke.index()];

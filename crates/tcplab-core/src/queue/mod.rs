@@ -308,7 +308,8 @@ pub enum AnyQueue {
     AckPriority(AckPriority),
     BandwidthAllocation(BandwidthAllocation),
     Red(Red),
-    Choke(Choke),
+    /// Boxed: CHOKe carries RED and its own queue, and would make every link larger.
+    Choke(Box<Choke>),
     #[cfg(test)]
     Test(tests::WakeTest),
 }
@@ -343,8 +344,8 @@ impl crate::scenario::QueueSpec {
             S::Bwalloc(s) => AnyQueue::BandwidthAllocation(s.build(field)?),
             S::Red(s) => AnyQueue::Red(s.build(field, rate)?),
             S::RedI(s) => AnyQueue::Red(s.build(field)?),
-            S::Choke(s) => AnyQueue::Choke(s.build(field, rate)?),
-            S::ChokeRedI(s) => AnyQueue::Choke(s.build(field)?),
+            S::Choke(s) => AnyQueue::Choke(Box::new(s.build(field, rate)?)),
+            S::ChokeRedI(s) => AnyQueue::Choke(Box::new(s.build(field)?)),
         })
     }
 }

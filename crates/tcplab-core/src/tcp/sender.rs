@@ -223,7 +223,7 @@ impl TcpSender {
             mss: self.mss,
             in_flight: self.snd_max - self.snd_una,
             srtt: self.rtt.srtt(),
-            rto: self.rtt.rto(),
+            rttvar: self.rtt.rttvar(),
             min_rtt: self.rtt.min_rtt(),
             state: self.state,
             max_window: self.max_window,
