@@ -128,6 +128,10 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
             for r in DropReason::ALL {
                 v[format!("drops_{}", r.name())] = json!(l.drops.by_reason[r.index()]);
             }
+            if let crate::queue::AnyQueue::Choke(c) = &l.queue {
+                v["choke_checks"] = json!(c.checks);
+                v["choke_matches"] = json!(c.matches);
+            }
             // Error models other than none/Bernoulli add their name and outage counters
             // (absent otherwise, so summaries of runs without them keep their keys).
             if !matches!(l.error, ErrorModel::None | ErrorModel::Bernoulli(_)) {
@@ -277,13 +281,18 @@ fn queue_warnings(b: &Built, warnings: &mut Vec<String>) {
                 .any(|&l| sim.links[l.index()].queue.can_mark())
         {
             warnings.push(format!(
-                "flow '{}' has ecn = true but no queue on its path marks (red/red_i with ecn, or droptail with mark_threshold): it will only ever see drops",
+                "flow '{}' has ecn = true but no queue on its path marks (red, red_i, choke or choke_red_i with ecn, or droptail with mark_threshold): it will only ever see drops",
                 f.name
             ));
         }
     }
     for l in &sim.links {
-        if let crate::queue::AnyQueue::Red(r) = &l.queue {
+        let red = match &l.queue {
+            crate::queue::AnyQueue::Red(r) => Some(r),
+            crate::queue::AnyQueue::Choke(c) => Some(c.red()),
+            _ => None,
+        };
+        if let Some(r) = red {
             let c = r.config();
             if let crate::queue::Limit::Packets(n) = c.limit {
                 if (n as f64) <= c.min_th {

@@ -191,7 +191,7 @@ impl Net<'_> {
     ///
     /// A data segment that its own host's backpressured queue drops still frees its place
     /// in that queue: its flow is pushed on `refunds` so the sender gets the credit back.
-    /// (The end-host disciplines only ever drop the arriving packet.)
+    /// (CHOKe may also drop a queued segment, always of the arrival's flow.)
     /// Always inlined: it is called from every transport path and, as a call, copies the
     /// packet once more (measured: +26 M instructions in bench b 5 s).
     #[inline(always)]
@@ -203,7 +203,9 @@ impl Net<'_> {
                 if link.backpressure.is_some() && pkt.is_data() && pkt.src == node {
                     let before = link.drops.data_packets;
                     link.offer(l, now, pkt, self.events);
-                    if link.drops.data_packets != before {
+                    // One refund per data segment dropped: the arrival, and with CHOKe's
+                    // `drop_both` a queued segment of the same flow.
+                    for _ in before..link.drops.data_packets {
                         self.refunds.push(pkt.flow);
                     }
                 } else {

@@ -21,6 +21,7 @@ pub mod gaimd;
 pub mod highspeed;
 pub mod reno;
 pub mod scalable;
+pub mod tcpe;
 pub mod vegas;
 
 pub use fast::Fast;
@@ -28,6 +29,7 @@ pub use gaimd::Gaimd;
 pub use highspeed::Highspeed;
 pub use reno::Reno;
 pub use scalable::Scalable;
+pub use tcpe::Tcpe;
 pub use vegas::Vegas;
 
 use crate::net::packet::CcHeader;
@@ -62,6 +64,8 @@ pub struct ConnView {
     /// Bytes sent and not yet cumulatively acknowledged (`snd_max - snd_una`).
     pub in_flight: u64,
     pub srtt: Option<SimDuration>,
+    /// The RFC 6298 round-trip variation (RTTVAR; 0 before the first sample).
+    pub rttvar: SimDuration,
     pub min_rtt: Option<SimDuration>,
     pub state: CaState,
     /// The receiver's window (the maximum window) in bytes.
@@ -151,6 +155,12 @@ pub trait CongestionControl {
     fn on_congestion(&mut self, now: SimTime, why: Congestion, c: &ConnView);
     /// Fast recovery ended (all data outstanding at its start is acknowledged).
     fn on_recovery_exit(&mut self, _now: SimTime, _c: &ConnView) {}
+    /// Whether the transport applies RFC 3168's reaction to ECN-Echo: at most once per
+    /// window `on_congestion(Ecn)`, then CWR. True by default; TCP/E, which reacts to each
+    /// echoed mark in `on_ack`, says false (no `Ecn` call, no CWR).
+    fn reduces_on_ecn(&self) -> bool {
+        true
+    }
     /// Trace hook: names of the internal values this algorithm exports (Vegas' diff, FAST's
     /// base RTT, Westwood's bandwidth estimate, ...). Each becomes a column `cc_<name>` of
     /// the cwnd trace (`metrics.trace`). Fixed per algorithm instance; none by default.
@@ -191,6 +201,8 @@ crate::tagged_enum! {
         "highspeed" => Highspeed(highspeed::HighspeedSpec),
         /// Scalable TCP (Kelly 2003; seed 004).
         "scalable" => Scalable(scalable::ScalableSpec),
+        /// TCP/E: ECN-Echo freezes the window (Kamra, Misra & Towsley; seed 002).
+        "tcpe" => Tcpe(tcpe::TcpeSpec),
     }
 }
 
@@ -211,6 +223,7 @@ impl CcSpec {
             CcSpec::Fast(s) => AnyCc::Fast(s.build(field, init)?),
             CcSpec::Highspeed(s) => AnyCc::Highspeed(s.build(field, init)?),
             CcSpec::Scalable(s) => AnyCc::Scalable(s.build(field, init)?),
+            CcSpec::Tcpe(s) => AnyCc::Tcpe(s.build(field, init)?),
         })
     }
     /// What seed 001's ALT timestamps add to the flow's packets, for algorithms that run
@@ -234,6 +247,7 @@ pub enum AnyCc {
     Fast(Fast),
     Highspeed(Highspeed),
     Scalable(Scalable),
+    Tcpe(Tcpe),
 }
 
 macro_rules! dispatch {
@@ -245,6 +259,7 @@ macro_rules! dispatch {
             AnyCc::Fast($c) => $e,
             AnyCc::Highspeed($c) => $e,
             AnyCc::Scalable($c) => $e,
+            AnyCc::Tcpe($c) => $e,
         }
     };
 }
@@ -280,6 +295,10 @@ impl CongestionControl for AnyCc {
     fn on_recovery_exit(&mut self, now: SimTime, cv: &ConnView) {
         dispatch!(self, c => c.on_recovery_exit(now, cv))
     }
+    #[inline]
+    fn reduces_on_ecn(&self) -> bool {
+        dispatch!(self, c => c.reduces_on_ecn())
+    }
     fn trace_names(&self) -> &'static [&'static str] {
         dispatch!(self, c => c.trace_names())
     }
@@ -298,6 +317,7 @@ pub(crate) mod testkit {
             mss,
             in_flight,
             srtt: None,
+            rttvar: SimDuration::ZERO,
             min_rtt: None,
             state,
             max_window: u64::MAX,

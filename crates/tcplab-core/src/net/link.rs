@@ -623,7 +623,7 @@ mod tests {
             SimRng::derive(1, Stream::LinkLoss, 0),
         );
         l.prepare(SimTime::MAX);
-        assert!(l.fifo);
+        assert_eq!(l.fifo, l.queue.admission_only());
         if scheduled {
             l.force_scheduled();
         }
@@ -658,7 +658,7 @@ mod tests {
             } else {
                 PacketKind::Ack
             };
-            let mut p = Packet::test(FlowId(0), kind, size);
+            let mut p = Packet::test(FlowId::from_index(next % 3), kind, size);
             p.seq = next as u64;
             if next % 3 != 0 {
                 p.flags |= crate::net::packet::flags::ECT;
@@ -666,6 +666,12 @@ mod tests {
             l.offer(LinkId(0), SimTime(t), p, &mut ev);
             l.settle(SimTime(t));
             max_seen = max_seen.max(l.occupancy().0);
+            if let AnyQueue::Choke(c) = &l.queue {
+                // Evictions keep the link's count of data segments queued or in
+                // transmission (offered − dropped − sent) exact.
+                let busy = l.busy.is_some_and(|p| p.is_data()) as u64;
+                assert_eq!(l.data_occupancy(), c.data_waiting() + busy);
+            }
             next += 1;
         }
         l.settle(SimTime(u64::MAX));
@@ -808,6 +814,52 @@ mod tests {
             );
             assert!(a.marks > 0 && a.packets > a.overflow, "RED must act: {a:?}");
         }
+    }
+
+    #[test]
+    fn choke_on_a_link_keeps_counts_exact() {
+        // CHOKe evicts queued packets: the link's counters (drops, data occupancy, maximum
+        // queue) must still add up, and every offered packet is delivered or dropped.
+        use crate::queue::choke::{CheckFrom, Choke, ChokeConfig};
+        let arrivals = bursty_arrivals(13);
+        let red = Red::new(RedConfig {
+            limit: Limit::Packets(30),
+            min_th: 2.0,
+            max_th: 20.0,
+            max_p: 0.1,
+            w_q: 1.0,
+            gentle: false,
+            count_spacing: false,
+            ecn: true,
+            forced_drop: false,
+            mark_to_drop: 0.0,
+            mean_packet_size: 1000,
+            instantaneous: true,
+        });
+        let q = AnyQueue::Choke(Box::new(Choke::new(
+            red,
+            ChokeConfig {
+                period: None,
+                check_prob: 1.0,
+                check_from: CheckFrom::MinTh,
+                drop_both: true,
+                instantaneous: true,
+            },
+        )));
+        let (out, l) = drive_queue(&arrivals, q, 0.0, false);
+        assert!(!l.fifo, "CHOKe runs on the scheduled path");
+        let choke = l.drops.by_reason[DropReason::Choke.index()];
+        let AnyQueue::Choke(c) = &l.queue else {
+            unreachable!()
+        };
+        assert!(c.matches > 50, "CHOKe must act: {}", c.matches);
+        assert_eq!(choke, 2 * c.matches);
+        assert_eq!(l.stats.offered, out.len() as u64 + l.drops.packets);
+        assert_eq!(l.stats.delivered, out.len() as u64);
+        assert_eq!(l.in_system(), 0);
+        assert_eq!(l.data_occupancy(), 0);
+        // FIFO among survivors.
+        assert!(out.windows(2).all(|w| w[0].1 < w[1].1));
     }
 
     #[test]

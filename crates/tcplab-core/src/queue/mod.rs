@@ -7,11 +7,13 @@
 
 pub mod ackprio;
 pub mod bwalloc;
+pub mod choke;
 pub mod droptail;
 pub mod red;
 
 pub use ackprio::AckPriority;
 pub use bwalloc::BandwidthAllocation;
+pub use choke::Choke;
 pub use droptail::{DropTail, Limit};
 pub use red::Red;
 
@@ -55,15 +57,18 @@ pub enum DropReason {
     /// An ECN mark that the AQM turned into a drop with a small probability
     /// (seed 002's "Bernoulli losses as part of the AQM").
     MarkToDrop,
+    /// A CHOKe match: the arrival and a random queued packet belong to the same flow.
+    Choke,
 }
 
 impl DropReason {
     /// Every reason, in the order of [`DropReason::index`].
-    pub const ALL: [DropReason; 4] = [
+    pub const ALL: [DropReason; 5] = [
         DropReason::Overflow,
         DropReason::Early,
         DropReason::Forced,
         DropReason::MarkToDrop,
+        DropReason::Choke,
     ];
     /// The name used in summary.json and event traces.
     pub fn name(self) -> &'static str {
@@ -72,6 +77,7 @@ impl DropReason {
             DropReason::Early => "early",
             DropReason::Forced => "forced",
             DropReason::MarkToDrop => "mark_to_drop",
+            DropReason::Choke => "choke",
         }
     }
     #[inline]
@@ -228,7 +234,8 @@ impl<'a> QueueCx<'a> {
 /// The queue-discipline interface.
 pub trait QueueDisc {
     fn name(&self) -> &'static str;
-    /// Store `pkt` or hand it to `cx.drop`. May also evict queued packets (CHOKe).
+    /// Store `pkt` or hand it to `cx.drop`. May also evict queued packets (CHOKe), through
+    /// `cx.drop` too, so the link's counts stay exact.
     fn enqueue(&mut self, pkt: Packet, cx: &mut QueueCx);
     /// The next packet for the link, if any. May drop head packets on the way (CoDel).
     fn dequeue(&mut self, cx: &mut QueueCx) -> Option<Packet>;
@@ -301,6 +308,8 @@ pub enum AnyQueue {
     AckPriority(AckPriority),
     BandwidthAllocation(BandwidthAllocation),
     Red(Red),
+    /// Boxed: CHOKe carries RED and its own queue, and would make every link larger.
+    Choke(Box<Choke>),
     #[cfg(test)]
     Test(tests::WakeTest),
 }
@@ -313,6 +322,7 @@ macro_rules! each_queue {
             AnyQueue::AckPriority($x) => $body,
             AnyQueue::BandwidthAllocation($x) => $body,
             AnyQueue::Red($x) => $body,
+            AnyQueue::Choke($x) => $body,
             #[cfg(test)]
             AnyQueue::Test($x) => $body,
         }
@@ -334,6 +344,8 @@ impl crate::scenario::QueueSpec {
             S::Bwalloc(s) => AnyQueue::BandwidthAllocation(s.build(field)?),
             S::Red(s) => AnyQueue::Red(s.build(field, rate)?),
             S::RedI(s) => AnyQueue::Red(s.build(field)?),
+            S::Choke(s) => AnyQueue::Choke(Box::new(s.build(field, rate)?)),
+            S::ChokeRedI(s) => AnyQueue::Choke(Box::new(s.build(field)?)),
         })
     }
 }
@@ -344,6 +356,7 @@ impl AnyQueue {
         match self {
             AnyQueue::DropTail(q) => q.plain_limit().is_none(),
             AnyQueue::Red(r) => r.config().ecn,
+            AnyQueue::Choke(c) => c.red().config().ecn,
             _ => false,
         }
     }

@@ -26,7 +26,8 @@
 //! - signal = CE mark on an ECT packet when `ecn = true` (RFC 3168), else drop; with
 //!   `forced_drop = true` the forced region drops even ECT packets (ns-2's default, RFC 3168
 //!   §7); a mark becomes a drop with probability `mark_to_drop` (reason `mark_to_drop`,
-//!   seed 002's Bernoulli losses inside the AQM)
+//!   seed 002's Bernoulli losses inside the AQM: "an ECN mark is replaced by a packet
+//!   drop", so the packet is dropped instead of marked and counted as a drop only)
 //! - a full buffer (`limit`) always drops the arrival (reason `overflow`), checked before
 //!   the early decision; the average is updated first either way.
 //!
@@ -58,16 +59,16 @@ pub enum AutoWeight {
 fn default_true() -> bool {
     true
 }
-fn default_mean_packet() -> u32 {
+pub(crate) fn default_mean_packet() -> u32 {
     1000
 }
-fn default_weight() -> WeightSpec {
+pub(crate) fn default_weight() -> WeightSpec {
     WeightSpec::Value(0.002)
 }
-fn default_max_p() -> f64 {
+pub(crate) fn default_max_p() -> f64 {
     0.1
 }
-fn default_max_p_i() -> f64 {
+pub(crate) fn default_max_p_i() -> f64 {
     1.0
 }
 
@@ -328,8 +329,9 @@ impl Red {
         }
     }
 
+    /// Update the average with `q` packets waiting (every arrival, before any decision).
     #[inline]
-    fn update_avg(&mut self, q: f64, cx: &QueueCx) {
+    pub(crate) fn update_avg(&mut self, q: f64, cx: &QueueCx) {
         let w = self.cfg.w_q;
         if let Some(t0) = cx.idle_since {
             if w < 1.0 {
@@ -349,15 +351,15 @@ impl Red {
             cx.drop(*pkt, why);
             return false;
         }
-        if !cx.mark(pkt, why) {
-            return false; // not ECN-capable: dropped
-        }
-        if self.cfg.mark_to_drop > 0.0 && cx.rng.bernoulli(self.cfg.mark_to_drop) {
-            // The mark stays counted (the AQM decided to mark) and the packet is lost.
+        if self.cfg.mark_to_drop > 0.0
+            && pkt.has(crate::net::packet::flags::ECT)
+            && cx.rng.bernoulli(self.cfg.mark_to_drop)
+        {
+            // Seed 002 §2: "an ECN mark is replaced by a packet drop": no CE, no mark count.
             cx.drop(*pkt, DropReason::MarkToDrop);
             return false;
         }
-        true
+        cx.mark(pkt, why) // false: not ECN-capable, dropped
     }
 }
 
@@ -392,6 +394,15 @@ impl QueueDisc for Red {
     #[inline]
     fn admit(&mut self, pkt: &mut Packet, waiting: Backlog, cx: &mut QueueCx) -> bool {
         self.update_avg(waiting.packets as f64, cx);
+        self.decide(pkt, waiting, cx)
+    }
+}
+
+impl Red {
+    /// RED's decision for an arrival after [`Red::update_avg`]: the buffer limit, then the
+    /// early/forced regions on the current average (CHOKe runs its comparison in between).
+    #[inline]
+    pub(crate) fn decide(&mut self, pkt: &mut Packet, waiting: Backlog, cx: &mut QueueCx) -> bool {
         if !self.cfg.limit.fits(&waiting, pkt) {
             cx.drop(*pkt, DropReason::Overflow);
             return false;
@@ -552,9 +563,11 @@ mod tests {
         let dropped = log.by_reason[DropReason::MarkToDrop.index()] as f64 / 20_000.0;
         assert!((dropped - 0.25).abs() < 0.02, "{dropped}");
         assert_eq!(
-            log.marks, 20_000,
-            "every mark counted, some turned into drops"
+            log.marks + log.by_reason[DropReason::MarkToDrop.index()],
+            20_000,
+            "each mark decision is either a mark or its replacement drop"
         );
+        assert_eq!(log.packets, log.by_reason[DropReason::MarkToDrop.index()]);
     }
 
     #[test]

@@ -187,6 +187,10 @@ crate::tagged_enum! {
         "red" => Red(crate::queue::red::RedSpec),
         /// RED on the instantaneous queue (seed 002).
         "red_i" => RedI(crate::queue::red::RedISpec),
+        /// CHOKe over RED (Pan, Prabhakar & Psounis 2000).
+        "choke" => Choke(crate::queue::choke::ChokeSpec),
+        /// Seed 002's CHOKe/RED-I: periodic CHOKe drops, RED-I marks.
+        "choke_red_i" => ChokeRedI(crate::queue::choke::ChokeRedISpec),
     }
 }
 
@@ -338,10 +342,15 @@ pub struct FlowSpec {
     /// ECN (RFC 3168): data segments ECN-capable, reaction to ECN-Echo once per window, CWR.
     #[serde(default)]
     pub ecn: bool,
-    /// How the receiver echoes CE marks: "rfc3168" (ECE on every ack until CWR, default) or
+    /// How the receiver echoes CE marks: "rfc3168" (ECE on every ack until CWR) or
     /// "per_mark" (one ECE per CE-marked segment, seed 002's TCP/E). Needs `ecn = true`.
+    /// Default: "per_mark" for `cc = "tcpe"` (which rejects "rfc3168"), else "rfc3168".
     #[serde(default)]
     pub ecn_echo: Option<EcnEchoSpec>,
+    /// Retransmissions are ECN-capable too (ns-2's TCP sets ECT on every data packet; RFC
+    /// 3168 §6.1.5 forbids it, the default). Needs `ecn = true`.
+    #[serde(default)]
+    pub ecn_retransmits: bool,
     /// Transport: "tcp" (default) or "udp" (datagrams, never acked; the TCP keys other
     /// than `header` do not apply).
     #[serde(default)]

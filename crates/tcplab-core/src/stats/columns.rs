@@ -225,7 +225,7 @@ table! {
         link: link, "", "link direction whose queue or wire it happened on";
         flow: flow, "", "flow the packet belongs to";
         kind: label, "", "data or ack";
-        reason: label, "", "why: the queue's drop or mark reason (overflow, early, forced, mark_to_drop), or wire for a loss";
+        reason: label, "", "why: the queue's drop or mark reason (overflow, early, forced, mark_to_drop, choke), or wire for a loss";
         phase: label, "", "enqueue (decided as the packet arrived), dequeue (as the link took its next packet) or wire (a loss)";
     }
 }

@@ -44,6 +44,9 @@ pub struct TcpConfig {
     pub ecn: bool,
     /// How the receiver echoes CE marks.
     pub ecn_echo: EcnEcho,
+    /// ECN: retransmitted segments carry ECT as well (ns-2 sets ECT on every data packet;
+    /// RFC 3168 §6.1.5 forbids it).
+    pub ecn_retransmits: bool,
     /// Which NewReno partial acks restart the retransmission timer.
     pub partial_ack_timer: PartialAckTimer,
     /// The congestion window when fast recovery ends.
@@ -111,6 +114,7 @@ impl Default for TcpConfig {
             delayed_ack: None,
             ecn: false,
             ecn_echo: EcnEcho::Rfc3168,
+            ecn_retransmits: false,
             partial_ack_timer: PartialAckTimer::Every,
             recovery_exit: RecoveryExit::Ssthresh,
             receiver_clock_offset: 0,

@@ -30,13 +30,14 @@
 //!   finds the gate closed waits and goes first when it opens.
 //!
 //! - **ECN** (RFC 3168 §6.1, with `ecn`): new data segments carry ECT (retransmissions do
-//!   not, §6.1.5). An ack with ECN-Echo while the connection is open and not already
+//!   not, §6.1.5, unless `ecn_retransmits` asks for ns-2's behaviour). An ack with ECN-Echo while the connection is open and not already
 //!   reduced in the current window calls `on_congestion(Ecn)` (no retransmission) and the
 //!   next new segment carries CWR. The window is `[snd_una, snd_max]` at the reduction: a
 //!   new reaction needs `snd_una` past the `snd_max` of the last one (at most once per
 //!   round trip, as Linux's CWR state). ECE during fast recovery or after a timeout is
 //!   ignored (the window was already reduced). Algorithms see every ECE in
-//!   [`AckSample::ece`] (TCP/E reacts per mark and makes `on_congestion(Ecn)` a no-op).
+//!   [`AckSample::ece`]; an algorithm whose `reduces_on_ecn()` is false (TCP/E, which
+//!   reacts to each mark in `on_ack`) gets no `on_congestion(Ecn)` and sends no CWR.
 //!
 //! Per-ack work is O(1): no per-segment state is kept, since segments carry no payload and
 //! any byte range can be rebuilt from sequence numbers.
@@ -72,6 +73,8 @@ pub struct TcpSender {
     max_window: u64,
     dupack_threshold: u32,
     ecn: bool,
+    /// ECN: retransmissions are ECN-capable too (ns-2's behaviour; RFC 3168 §6.1.5 says no).
+    ecn_retransmits: bool,
     /// ECN: the next new data segment carries CWR.
     cwr_pending: bool,
     /// ECN: `snd_max` at the last ECE reaction; the next needs `snd_una` beyond it.
@@ -121,6 +124,7 @@ impl TcpSender {
             max_window: cfg.max_window,
             dupack_threshold: cfg.dupack_threshold,
             ecn: cfg.ecn,
+            ecn_retransmits: cfg.ecn_retransmits,
             cwr_pending: false,
             ecn_reacted_until: None,
             partial_ack_timer: cfg.partial_ack_timer,
@@ -219,6 +223,7 @@ impl TcpSender {
             mss: self.mss,
             in_flight: self.snd_max - self.snd_una,
             srtt: self.rtt.srtt(),
+            rttvar: self.rtt.rttvar(),
             min_rtt: self.rtt.min_rtt(),
             state: self.state,
             max_window: self.max_window,
@@ -255,7 +260,9 @@ impl TcpSender {
         } else if self.timed.is_none() {
             self.timed = Some((seq + len as u64, now));
         }
-        if self.ecn && !retx {
+        if self.ecn && retx && self.ecn_retransmits {
+            f |= flags::ECT;
+        } else if self.ecn && !retx {
             f |= flags::ECT;
             if self.cwr_pending {
                 f |= flags::CWR;
@@ -371,6 +378,7 @@ impl TcpSender {
             if self.ecn
                 && self.state == CaState::Open
                 && self.ecn_reacted_until.is_none_or(|h| self.snd_una > h)
+                && self.cc.reduces_on_ecn()
             {
                 // RFC 3168 §6.1.2: reduce as for a loss, without retransmitting.
                 self.stats.ecn_reductions += 1;
@@ -930,5 +938,18 @@ mod tests {
         });
         let out = collect(&mut s, |s, o| s.on_timeout(SimTime(1), &mut |p| o(p)));
         assert!(out[0].has(flags::RETX) && !out[0].has(flags::ECT));
+        // ns-2's behaviour on request: ECT on retransmissions too (never CWR there).
+        let cfg = TcpConfig {
+            ecn_retransmits: true,
+            ..cfg
+        };
+        let cc = reno(MSS, 4 * MSS as u64, u64::MAX, true);
+        let mut s = TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc);
+        collect(&mut s, |s, o| {
+            s.set_app_limit(SimTime::ZERO, u64::MAX, &mut |p| o(p))
+        });
+        let out = collect(&mut s, |s, o| s.on_timeout(SimTime(1), &mut |p| o(p)));
+        assert!(out[0].has(flags::RETX) && out[0].has(flags::ECT));
+        assert!(!out[0].has(flags::CWR));
     }
 }

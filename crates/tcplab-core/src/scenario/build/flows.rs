@@ -103,11 +103,35 @@ pub(super) fn flows(
                 "timeout must be positive (omit it to ack every segment)",
             ));
         }
+        if fl.ecn_retransmits && !fl.ecn {
+            return Err(ScenarioError::new(
+                format!("{f}.ecn_retransmits"),
+                "needs ecn = true",
+            ));
+        }
         if fl.ecn_echo.is_some() && !fl.ecn {
             return Err(ScenarioError::new(
                 format!("{f}.ecn_echo"),
                 "needs ecn = true (without ECN no segment is ever marked)",
             ));
+        }
+        // TCP/E (seed 002) needs ECN and the one-to-one echo: with RFC 3168's echo, latched
+        // until a CWR that TCP/E never sends, every later ack would carry ECE.
+        let tcpe = matches!(fl.cc, crate::cc::CcSpec::Tcpe(_));
+        if tcpe && !udp {
+            if !fl.ecn {
+                return Err(ScenarioError::new(
+                    format!("{f}.ecn"),
+                    "cc 'tcpe' needs ecn = true (TCP/E reacts to ECN marks)",
+                ));
+            }
+            if fl.ecn_echo == Some(EcnEchoSpec::Rfc3168) {
+                return Err(ScenarioError::new(
+                    format!("{f}.ecn_echo"),
+                    "cc 'tcpe' needs \"per_mark\" (one ECE per CE mark, its default): \
+                     \"rfc3168\" latches ECE until a CWR that TCP/E never sends",
+                ));
+            }
         }
         let app = fl.app.build(&AppCx {
             field: &format!("{f}.app"),
@@ -155,7 +179,9 @@ pub(super) fn flows(
             dupack_threshold: fl.dupack_threshold,
             delayed_ack: fl.delayed_ack.map(|d| d.0),
             ecn: fl.ecn,
+            ecn_retransmits: fl.ecn_retransmits,
             ecn_echo: match fl.ecn_echo {
+                None if tcpe => EcnEcho::PerMark,
                 None | Some(EcnEchoSpec::Rfc3168) => EcnEcho::Rfc3168,
                 Some(EcnEchoSpec::PerMark) => EcnEcho::PerMark,
             },
