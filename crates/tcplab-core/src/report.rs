@@ -254,12 +254,12 @@ fn fairness(b: &Built, flows: &[Value], warnings: &mut Vec<String>) -> Value {
 }
 
 /// Whether any component draws from its random stream: error models with random losses or
-/// random outage lengths, RED/RED-I queues, exponential on/off sources.
+/// random outage lengths, RED/RED-I and CHOKe queues, exponential on/off sources.
 fn uses_randomness(b: &Built) -> bool {
     let sim = &b.sim;
     sim.links
         .iter()
-        .any(|l| l.error.is_random() || matches!(l.queue, crate::queue::AnyQueue::Red(_)))
+        .any(|l| l.error.is_random() || matches!(l.queue, crate::queue::AnyQueue::Red(_) | crate::queue::AnyQueue::Choke(_)))
         || sim
             .flows
             .iter()
