@@ -519,3 +519,25 @@ def test_seeds_that_cannot_differ_are_flagged(spec_dir: Path, cli: CliRunner) ->
     r = cli("sweep", spec_dir / "det.toml", "--out", spec_dir / "det", "--quiet")
     assert r.returncode == 0, r.stderr
     assert "warning: 2 seeds but no component" in r.stderr
+
+
+def test_script_without_main_guard_is_explained(tmp_path: Path) -> None:
+    """A script that starts a sweep at top level: the workers re-import it; each says why
+    (not a lock error), the parent's result warns about the main guard, and a second call
+    says the failed runs were skipped and how to retry them."""
+    base = Path(__file__).resolve().parents[1] / "examples" / "vegas_fast.toml"
+    script = tmp_path / "noguard.py"
+    script.write_text(
+        "import tcplab\n"
+        f"res = tcplab.sweep({{'base': {str(base)!r}, 'set': {{'duration': '30s'}}, 'grid': {{'flows.fast.cc.alpha': [50]}}, 'seeds': [1]}}, "
+        f"out={str(tmp_path / 'out')!r}, progress=False, retries=0, jobs=1)\n"
+        "print('WARN', res.failed, res.warnings)\n"
+    )
+    import subprocess
+    import sys as _sys
+
+    r = subprocess.run([_sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert "was called while a worker process was importing your script" in r.stderr
+    assert "WARN 1" in r.stdout and 'if __name__ == "__main__":' in r.stdout
+    r2 = subprocess.run([_sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert "1 run recorded as failed" in r2.stdout and "retry_failed=True" in r2.stdout

@@ -1058,6 +1058,12 @@ def sweep(
         KeyboardInterrupt: after stopping the workers; finished runs are kept.
     """
     t_start = time.perf_counter()
+    if _in_spawn_bootstrap():
+        raise RuntimeError(
+            "tcplab.sweep() was called while a worker process was importing your script: worker "
+            "processes re-import the main script, so a script must start the sweep under "
+            "`if __name__ == \"__main__\":` (see docs/sweeps.md)"
+        )
     spec = _as_spec(spec)
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise scenario_error("jobs", f"must be a positive integer, got {jobs!r}")
@@ -1082,6 +1088,7 @@ def sweep(
                 store.forget(r.id)
         pending = [r for r in runs if r.id not in records]
         skipped = len(runs) - len(pending)
+        skipped_failed = sum(1 for x in records.values() if x["status"] == "failed")
         executed: set[str] = set()
         base = spec.base.to_dict()
         store.write_manifest(spec, runs, records)
@@ -1141,9 +1148,38 @@ def sweep(
         _write_parquet(summary, out_dir / SUMMARY_FILE)
         frame = _runs_frame(spec, runs, records, executed)
         warnings = _seed_warnings(spec, runs, out_dir, records)
+        if skipped_failed:
+            warnings.append(
+                f"{skipped_failed} run{'s' * (skipped_failed > 1)} recorded as failed in {out_dir} "
+                f"{'were' if skipped_failed > 1 else 'was'} skipped; pass retry_failed=True "
+                "(tcplab sweep --retry-failed) to run them again"
+            )
+        warnings += _died_warnings(records, executed, dask is not None)
     finally:
         store.close()
     return SweepResult(out_dir, spec, frame, summary, time.perf_counter() - t_start, warnings)
+
+
+def _in_spawn_bootstrap() -> bool:
+    """Whether this process is a spawned worker still importing the parent's main script
+    (multiprocessing's own test for that, as in ``spawn._check_not_importing_main``)."""
+    return bool(getattr(multiprocessing.current_process(), "_inheriting", False))
+
+
+def _died_warnings(records: Mapping[str, dict[str, Any]], executed: set[str], on_dask: bool) -> list[str]:
+    """Every run of this call failed because its worker died, from a script: the classic
+    missing main guard (the workers re-import the script and fail before running anything)."""
+    mine = [records[i] for i in executed if i in records]
+    main_file = getattr(sys.modules.get("__main__"), "__file__", None)
+    if on_dask or not mine or main_file is None:
+        return []
+    if all(r["status"] == "failed" and "worker process died" in str(r.get("error", "")) for r in mine):
+        return [
+            f"every run failed because its worker process died; if the sweep is started from a script "
+            f"({Path(main_file).name}), the workers re-import that script: put the sweep under "
+            "`if __name__ == \"__main__\":`"
+        ]
+    return []
 
 
 def _seed_warnings(spec: SweepSpec, runs: Sequence[SweepRun], out: Path, records: Mapping[str, dict[str, Any]]) -> list[str]:
