@@ -151,6 +151,7 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
 
     let pcap = pcap_summary(b, &mut warnings);
     queue_warnings(b, &mut warnings);
+    flow_warnings(b, &mut warnings);
 
     let total_drops: u64 = sim
         .links
@@ -304,6 +305,84 @@ fn queue_warnings(b: &Built, warnings: &mut Vec<String>) {
                     ));
                 }
             }
+        }
+    }
+}
+
+/// Results that are likely not what the user meant: a host's own outgoing queue that
+/// overflowed although a slower link follows (a sender's window outgrew the path), a TCP flow that delivered nothing for
+/// several intervals while its application ran (starved), a window far above the path's
+/// bandwidth-delay product plus the queueing it ever saw (inflated by a long recovery, or
+/// grown while application-limited). Thresholds: 3 intervals; 4x and 100 kB.
+fn flow_warnings(b: &Built, warnings: &mut Vec<String>) {
+    use crate::net::NodeKind;
+    let sim = &b.sim;
+    for (li, l) in sim.links.iter().enumerate() {
+        let over = l.drops.by_reason[DropReason::Overflow.index()];
+        // Only where the host's link is not the bottleneck of a flow it carries (on a
+        // two-host path the host queue is the bottleneck queue and drops there are the
+        // normal congestion signal).
+        let upstream = b.flow_meta.iter().any(|m| {
+            m.path.first().map(|p| p.index()) == Some(li)
+                && m.path.iter().any(|&p| sim.links[p.index()].rate.bps() < l.rate.bps())
+        });
+        if over > 0 && upstream && sim.nodes[l.from.index()].kind == NodeKind::Host {
+            warnings.push(format!(
+                "links.{}: the queue of host '{}' dropped {over} packet(s) at its limit although a slower link follows: a local sender's window (or a source's rate) outgrew what the path holds (backpressure or a smaller max_window avoids it for TCP)",
+                l.name,
+                sim.nodes[l.from.index()].name
+            ));
+        }
+    }
+    let iv = &sim.intervals;
+    let n = sim.flows.len();
+    // Per flow: the longest run of consecutive intervals with the application running
+    // throughout and nothing delivered, and the largest window at an interval's end.
+    let mut run = vec![(0usize, 0.0f64); n];
+    let mut worst = vec![(0usize, 0.0f64, 0.0f64); n];
+    let mut max_cwnd = vec![0u64; n];
+    for k in 0..iv.flow.len() {
+        let i = iv.flow[k].index();
+        max_cwnd[i] = max_cwnd[i].max(iv.cwnd_bytes[k]);
+        if iv.active[k] >= 1.0 && iv.goodput_bps[k] == 0.0 {
+            if run[i].0 == 0 {
+                run[i].1 = iv.t_start[k];
+            }
+            run[i].0 += 1;
+            if run[i].0 > worst[i].0 {
+                worst[i] = (run[i].0, run[i].1, iv.t_end[k]);
+            }
+        } else {
+            run[i].0 = 0;
+        }
+    }
+    for (i, (f, m)) in sim.flows.iter().zip(&b.flow_meta).enumerate() {
+        if f.tcp().is_none() {
+            continue;
+        }
+        let (k, t0, t1) = worst[i];
+        if k >= 3 {
+            warnings.push(format!(
+                "flow '{}' delivered nothing for {k} consecutive intervals ({t0}-{t1} s) while its application was running: starved (a long recovery or repeated timeouts?)",
+                f.name
+            ));
+        }
+        // Bandwidth-delay product of the forward path (twice its one-way delays) at its
+        // slowest rate, plus the most every queue on the path ever held.
+        let path = m.path.iter().map(|&l| &sim.links[l.index()]);
+        let rate = path.clone().map(|l| l.rate.bps()).min().unwrap_or(0) as f64;
+        let rtt: f64 = 2.0 * path.clone().map(|l| l.delay.as_secs_f64()).sum::<f64>();
+        let queued: u64 = path.map(|l| l.stats.max_queue_bytes).sum();
+        let plausible = rate * rtt / 8.0 + queued as f64;
+        let w = max_cwnd[i] as f64;
+        if w > 4.0 * plausible && w > 100_000.0 {
+            warnings.push(format!(
+                "flow '{}': its window reached {} bytes, {:.0}x the path's bandwidth-delay product plus the most its queues ever held ({:.0} bytes): an inflated window (a long recovery, or growth while application-limited) that would leave in one burst",
+                f.name,
+                max_cwnd[i],
+                w / plausible,
+                plausible
+            ));
         }
     }
 }

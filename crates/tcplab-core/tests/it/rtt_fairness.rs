@@ -122,3 +122,119 @@ fn fairness_and_steady_link_metrics_in_the_summary() {
     assert!(plain["fairness"]["groups"].as_object().unwrap().is_empty());
     assert!(f(&named(&plain, "links", "bn")["steady_drop_rate"]) > 0.0);
 }
+
+/// The warnings for results a user likely did not mean.
+mod likely_not_meant {
+    use crate::common::summary;
+
+    fn warnings(s: &serde_json::Value) -> Vec<String> {
+        s["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_str().unwrap().to_string())
+            .collect()
+    }
+
+    const TWO_HOST: &str = r#"
+duration = "40s"
+[nodes]
+a = "host"
+b = "host"
+[links.ab]
+from = "a"
+to = "b"
+rate = "10Mbps"
+delay = "10ms"
+ERROR
+[links.ba]
+from = "b"
+to = "a"
+rate = "10Mbps"
+delay = "10ms"
+[flows.f]
+from = "a"
+to = "b"
+[metrics]
+interval = "1s"
+"#;
+
+    #[test]
+    fn a_flow_that_delivers_nothing_for_several_intervals_is_flagged() {
+        // Both directions down for 10 s: the flow backs off (timeouts) and delivers nothing.
+        let outage = "error = { model = \"outage\", schedule = \"o\" }";
+        let toml = TWO_HOST.replace("ERROR", outage)
+            + "[outages.o]\ntype = \"list\"\nintervals = [[\"10s\", \"20s\"]]\n";
+        let w = warnings(&summary(&toml));
+        assert!(
+            w.iter().any(|x| x.starts_with("flow 'f' delivered nothing for")
+                && x.contains("consecutive intervals (1")),
+            "{w:?}"
+        );
+        // The same path without the outage: no such warning.
+        let w = warnings(&summary(&TWO_HOST.replace("ERROR", "")));
+        assert!(w.is_empty(), "{w:?}");
+    }
+
+    #[test]
+    fn a_host_queue_that_overflows_before_a_slower_link_is_flagged() {
+        // A 2 Mb/s UDP source behind a 1 Mb/s host link with a 20-packet queue, then a
+        // 500 kb/s link: the host queue overflows although it is not the bottleneck.
+        let toml = r#"
+duration = "30s"
+[nodes]
+a = "host"
+r = "router"
+b = "host"
+[links.ar]
+from = "a"
+to = "r"
+rate = "1Mbps"
+delay = "1ms"
+queue = { type = "droptail", limit = 20 }
+[links.ra]
+from = "r"
+to = "a"
+rate = "100Mbps"
+delay = "1ms"
+[links.rb]
+from = "r"
+to = "b"
+rate = "500kbps"
+delay = "10ms"
+queue = { type = "droptail", limit = 1000 }
+[links.br]
+from = "b"
+to = "r"
+rate = "100Mbps"
+delay = "10ms"
+[flows.f]
+from = "a"
+to = "b"
+transport = "udp"
+app = { type = "cbr", rate = "2Mbps" }
+"#;
+        let s = summary(toml);
+        let w = warnings(&s);
+        assert!(
+            w.iter().any(|x| x.starts_with("links.ar: the queue of host 'a' dropped")),
+            "{w:?}"
+        );
+    }
+
+    #[test]
+    fn a_window_far_above_the_path_is_flagged() {
+        // A 1 Mb/s CBR writer over TCP on a clean 10 Mb/s path: never loss-limited, its
+        // window grows with every ack (no congestion-window validation), far above the
+        // 25-kB bandwidth-delay product.
+        let toml = TWO_HOST.replace("ERROR", "").replace(
+            "[flows.f]\nfrom = \"a\"\nto = \"b\"\n",
+            "[flows.f]\nfrom = \"a\"\nto = \"b\"\napp = { type = \"cbr\", rate = \"1Mbps\" }\n",
+        );
+        let w = warnings(&summary(&toml));
+        assert!(
+            w.iter().any(|x| x.starts_with("flow 'f': its window reached") && x.contains("application-limited")),
+            "{w:?}"
+        );
+    }
+}
