@@ -257,3 +257,26 @@ def test_every_summary_key_is_documented(cli: CliRunner, tmp_path: Path) -> None
     keys |= {k for row in s["analysis"]["rows"] for k in row}
     undocumented = sorted(k for k in keys if f"`{k}`" not in doc)
     assert undocumented == [], f"add these summary.json keys to docs/outputs.md: {undocumented}"
+
+
+def test_json_output_and_full_width_tables_when_piped(tcplab_exe: Path, tmp_path: Path) -> None:
+    """`--json` prints summary.json (run) or the comparison records (reproduce) on stdout;
+    piped tables are not squeezed into 80 columns (each flow's row stays on one line)."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run([str(tcplab_exe), "run", str(root / "examples" / "parking_lot.toml"), "--out", str(tmp_path / "o"),
+                        "--json"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)
+    assert s == json.loads((tmp_path / "o" / "summary.json").read_text()) and "fairness" in s
+    r = subprocess.run([str(tcplab_exe), "run", str(root / "examples" / "parking_lot.toml"), "--out", str(tmp_path / "o")],
+                       capture_output=True, text=True, timeout=300)
+    lines = r.stdout.splitlines()
+    for f in s["flows"]:
+        row = [ln for ln in lines if ln.strip().startswith(f["name"] + " ")]
+        assert row and row[0].count("b/s") >= 2, (f["name"], r.stdout)
+    r = subprocess.run([str(tcplab_exe), "reproduce", "kalampoukas97", "--only", "fig6_5", "--out", str(tmp_path / "k"),
+                        "--json"], capture_output=True, text=True, timeout=300)
+    rows = json.loads(r.stdout)
+    assert {x["figure"] for x in rows} == {"fig6_5"} and all("agrees" in x for x in rows)

@@ -53,6 +53,14 @@ def _fail(err: BaseException, file: str | Path | None = None) -> NoReturn:
     raise typer.Exit(EXIT_BAD_INPUT)
 
 
+def _out_console() -> Console:
+    """Standard output: the terminal's width, or, when piped, wide enough that no table is
+    cut or wrapped (a rich console would otherwise assume 80 columns)."""
+    if sys.stdout.isatty():
+        return Console()
+    return Console(width=1000, soft_wrap=True)
+
+
 def _load(path: Path, overrides: list[str]) -> Scenario:
     sc = Scenario.from_toml(path)
     if overrides:
@@ -70,6 +78,7 @@ def run(
     ] = None,
     seed: Annotated[Optional[int], typer.Option(help="Seed (overrides the scenario's).", min=0, max=2**64 - 1)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no report.")] = False,
+    json_: Annotated[bool, typer.Option("--json", help="Print summary.json to standard output instead of the tables.")] = False,
 ) -> None:
     """Run a scenario; write results and plots to --out and print the report."""
     from tcplab.plots import plot_cwnd, plot_efficiency, plot_queue
@@ -86,7 +95,7 @@ def run(
             except OSError as e:
                 print(f"error: {e.filename or out}: cannot write: {e.strerror or e}", file=sys.stderr)
                 raise typer.Exit(1) from None
-        result = run_scenario(sc, seed=seed, progress=not quiet, pcap_dir=out)
+        result = run_scenario(sc, seed=seed, progress=not (quiet or json_), pcap_dir=out)
     except ScenarioError as e:
         _fail(e, scenario)
     except KeyboardInterrupt:
@@ -104,8 +113,12 @@ def run(
     except OSError as e:
         print(f"error: {e.filename or out}: cannot write: {e.strerror or e}", file=sys.stderr)
         raise typer.Exit(1) from None
-    if not quiet:
-        console = Console()
+    if json_:
+        import json
+
+        print(json.dumps(result.summary, indent=1, sort_keys=True))
+    elif not quiet:
+        console = _out_console()
         print_run(result.summary, console)
         console.print(f"results in {out}/", highlight=False)
     failed = [f for f in (result.summary.get("pcap") or {}).get("files") or [] if f.get("error")]
@@ -198,7 +211,7 @@ def sweep(
         print(f"error: {e.filename or out or 'output directory'}: {e.strerror or e}", file=sys.stderr)
         raise typer.Exit(1) from None
     if not quiet:
-        console = Console()
+        console = _out_console()
         console.print(res.table())
         for row in res.runs.filter(res.runs["status"] == "failed").head(10).iter_rows(named=True):
             point = ", ".join(f"{k}={row[k]}" for k in res.spec.params if row[k] is not None)
@@ -225,6 +238,7 @@ def reproduce(
     ] = None,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Parallel runs [default: all cores].", min=1, show_default=False)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no table.")] = False,
+    json_: Annotated[bool, typer.Option("--json", help="Print the comparison (or claims) table as JSON records instead.")] = False,
     set_: Annotated[
         Optional[list[str]],
         typer.Option("--set", help="KEY=VALUE applied to every run, e.g. duration=60s for a shortened check (repeatable).",
@@ -243,7 +257,7 @@ def reproduce(
     console = Console(stderr=True)
     progress = Progress(
         TextColumn("[bold]reproduce[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        TextColumn("{task.description}"), console=console, disable=quiet,
+        TextColumn("{task.description}"), console=console, disable=quiet or json_,
     )
     try:
         folder = paper_dir(paper)
@@ -267,6 +281,11 @@ def reproduce(
     except OSError as e:
         print(f"error: {e.filename or target}: {e.strerror or e}", file=sys.stderr)
         raise typer.Exit(1) from None
+    if json_:
+        import json
+
+        print(json.dumps(df.to_dicts(), indent=1, default=str))
+        return
     if quiet:
         return
     if "claim" in df.columns:
@@ -278,7 +297,7 @@ def reproduce(
             hi = "" if r["hi"] is None else f"{r['hi']:g}"
             table.add_row(r["claim"], "–" if r["paper"] is None else f"{r['paper']:g}", f"{r['simulated']:.3g}",
                           f"[{lo}, {hi}]", "met" if r["met"] else "not met", style=None if r["met"] else "red")
-        out_console = Console()
+        out_console = _out_console()
         out_console.print(table)
         n_met = int(df["met"].sum())
         out_console.print(f"{n_met}/{df.height} claims met; each one not met is explained in {target / 'report.md'} "
@@ -294,7 +313,7 @@ def reproduce(
         style = None if r["agrees"] else "red"
         table.add_row(fig, r["role"].split(" ")[0], pct(r["paper"]), pct(r["analytic"]), pct(r["simulated"]),
                       f"{r['difference_pt']:+.1f}", style=style)
-    out_console = Console()
+    out_console = _out_console()
     out_console.print(table)
     n_bad = int((~df["agrees"]).sum())
     out_console.print(f"{df.height - n_bad}/{df.height} agree; the {n_bad} others are explained in {target / 'report.md'} "
