@@ -141,3 +141,41 @@ def test_trace_plots_need_traces(result: Result, tmp_path: Path) -> None:
         plot_cwnd(bare, tmp_path / "c.png")
     with pytest.raises(ValueError, match="metrics.trace"):
         plot_queue(bare, tmp_path / "q.png")
+
+
+def test_plot_selection_groups_log_and_idle_links(tmp_path: Path) -> None:
+    """Plots select flows/links by name (unknown names are errors naming them), draw one
+    panel per flow group, switch to a log window axis when one window dwarfs the others, and
+    leave idle link directions out of the queue plot."""
+    import polars as pl
+
+    import tcplab
+    from tcplab.plots import _colour, _dash, plot_cwnd, plot_efficiency, plot_queue, plot_sweep
+
+    sc = tcplab.Scenario.from_toml(Path(__file__).resolve().parents[1] / "examples" / "dumbbell.toml").with_overrides(
+        {"duration": "20s", "metrics.trace": "0.1s", "flows.f1.group": "loss", "flows.f2.group": "loss"})
+    res = tcplab.run(sc, progress=False)
+    names = [f["name"] for f in res.summary["flows"]]
+    fig = plot_cwnd(res, tmp_path / "c.png", flows=names[:2])
+    assert {t.get_text().split(" ")[0] for t in fig.axes[0].get_legend().get_texts()} - {"warm-up,"} == set(names[:2])
+    fig = plot_cwnd(res, tmp_path / "g.png", by_group=True)
+    assert len(fig.axes) == 2 and "group loss" in fig.axes[0].get_title()
+    assert plot_cwnd(res, tmp_path / "l.png", log=True).axes[0].get_yscale() == "log"
+    with pytest.raises(ValueError, match="^flows: no flow 'zz'"):
+        plot_cwnd(res, tmp_path / "x.png", flows=["zz"])
+    with pytest.raises(ValueError, match="^links: no link 'zz'"):
+        plot_queue(res, tmp_path / "x.png", links=["zz"])
+    fig = plot_queue(res, tmp_path / "q.png")
+    drawn = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert "bn" in drawn and len(drawn) < len(res.traces["queue"]["link"].unique())
+    assert "idle direction" in fig.axes[0].get_legend().get_title().get_text()
+    assert len(plot_efficiency(res, tmp_path / "e.png", flows=["f1"]).axes[0].get_lines()) == 1
+    # 20 distinct colours, then the same colours dashed.
+    assert len({_colour(i) for i in range(20)}) == 20 and _dash(0) != _dash(20)
+    # Sweep bands clipped at zero for a rate, log axes on request.
+    df = pl.DataFrame({"x": [1, 1, 2, 2], "seed": [1, 2, 1, 2], "goodput_bps": [0.0, 10.0, 1.0, 1.0]})
+    fig = plot_sweep(df, x="x", y="goodput_bps", log_x=True, path=tmp_path / "s.png")
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log"
+    band = ax.collections[0].get_paths()[0].vertices
+    assert band[:, 1].min() >= 0.0

@@ -14,6 +14,7 @@ Each function writes the image to ``path`` (format from the suffix, e.g. ``.png`
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -45,8 +46,31 @@ def _save(fig: Figure, path: str | Path) -> None:
     fig.savefig(p, dpi=_DPI, metadata=meta)
 
 
+# Twenty distinguishable colours: matplotlib's tab10, then the light shades of tab20.
+_PALETTE = (
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+    "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5",
+)  # fmt: skip
+_DASHES = ("-", "--", "-.", ":")
+
+
 def _colour(i: int) -> str:
-    return f"C{i % 10}"
+    return _PALETTE[i % len(_PALETTE)]
+
+
+def _dash(i: int) -> str:
+    """Line style that, with :func:`_colour`, keeps up to 80 lines apart."""
+    return _DASHES[(i // len(_PALETTE)) % len(_DASHES)]
+
+
+def _select(kind: str, known: list[str], chosen: list[str] | None) -> list[str]:
+    """``chosen`` (in the given order) after checking each name; all of ``known`` when None."""
+    if chosen is None:
+        return known
+    bad = [c for c in chosen if c not in known]
+    if bad:
+        raise ValueError(f"{kind}: no {kind[:-1]} '{bad[0]}' in this run (known: {', '.join(known)})")
+    return list(chosen)
 
 
 def _shade_warmup(ax: Any, summary: dict[str, Any]) -> None:
@@ -55,22 +79,23 @@ def _shade_warmup(ax: Any, summary: dict[str, Any]) -> None:
         ax.axvspan(0.0, steady, color="0.88", zorder=0, lw=0, label=f"warm-up, not averaged (t < {steady:g} s)")
 
 
-def plot_efficiency(result: Result, path: str | Path, title: str | None = None) -> Figure:
+def plot_efficiency(result: Result, path: str | Path, title: str | None = None, flows: list[str] | None = None) -> Figure:
     """Efficiency of each flow per measurement interval against time.
 
     Efficiency is the flow's unique data wire bytes delivered per interval divided by
     what its efficiency link could carry in that interval (0..1, drawn as percent).
     When the summary has an ``analysis`` section, each analysed flow's closed-form
     efficiency is a dashed horizontal line of the flow's colour, labelled with the closed
-    form used, e.g. ``"fast (Theorem 1: 2.0%)"``. The warm-up before ``run.steady_start_s`` is shaded.
+    form used, e.g. ``"fast (Theorem 1: 2.0%)"``. The warm-up before ``run.steady_start_s`` is shaded. ``flows`` selects flows by name.
     """
     summary = result.summary
     fig = _figure()
     ax = fig.add_subplot()
     _shade_warmup(ax, summary)
     iv = result.intervals
-    flows = [f["name"] for f in summary.get("flows") or []]
-    flows += [f for f in iv["flow"].unique(maintain_order=True).to_list() if f not in flows]
+    known = [f["name"] for f in summary.get("flows") or []]
+    known += [f for f in iv["flow"].unique(maintain_order=True).to_list() if f not in known]
+    flows = _select("flows", known, flows)
     mean_eff = {f["name"]: f.get("efficiency") for f in summary.get("flows") or []}
     analytic: dict[str, tuple[float, str]] = {}
     analysis = summary.get("analysis")
@@ -85,7 +110,7 @@ def plot_efficiency(result: Result, path: str | Path, title: str | None = None) 
         m = mean_eff.get(name)
         if m is not None:
             label = f"{name} (simulated, steady-state mean {m:.1%})"
-        ax.plot(mid, d["efficiency"].to_list(), color=_colour(i), lw=1.3, marker="o", ms=2.2, label=label)
+        ax.plot(mid, d["efficiency"].to_list(), color=_colour(i), ls=_dash(i), lw=1.3, marker="o", ms=2.2, label=label)
         if name in analytic:
             a, how = analytic[name]
             ax.axhline(a, color=_colour(i), ls="--", lw=1.2, label=f"{name} ({how}: {a:.1%})")
@@ -118,14 +143,36 @@ def _need_trace(result: Result, name: str) -> pl.DataFrame:
     return result.traces[name]
 
 
-def plot_cwnd(result: Result, path: str | Path, title: str | None = None) -> Figure:
+def plot_cwnd(
+    result: Result,
+    path: str | Path,
+    title: str | None = None,
+    flows: list[str] | None = None,
+    by_group: bool = False,
+    log: bool | None = None,
+) -> Figure:
     """Sampled congestion window (solid), slow-start threshold (dotted, when finite) and
-    bytes in flight (thin) of each flow, in kB, against time."""
+    bytes in flight (thin) of each flow, in kB, against time.
+
+    ``flows`` selects flows by name; ``by_group`` draws one panel per flow ``group`` label
+    (flows without one share a panel); ``log`` uses a logarithmic window axis: by default
+    it does so when one flow's largest window is over 50 times the median of the flows'
+    95th percentiles (one inflated window would otherwise flatten every other line)."""
     tr = _need_trace(result, "cwnd")
-    fig = _figure()
-    ax = fig.add_subplot()
-    _shade_warmup(ax, result.summary)
-    for i, name in enumerate(tr["flow"].unique(maintain_order=True).to_list()):
+    names = _select("flows", tr["flow"].unique(maintain_order=True).to_list(), flows)
+    if log is None:
+        p95 = sorted(float(tr.filter(pl.col("flow") == n)["cwnd_bytes"].quantile(0.95) or 0) for n in names)
+        top = max((float(tr.filter(pl.col("flow") == n)["cwnd_bytes"].max() or 0) for n in names), default=0.0)
+        med = p95[len(p95) // 2] if p95 else 0.0
+        log = med > 0 and top > 50 * med
+    group_of = {f["name"]: f.get("group") or "" for f in result.summary.get("flows") or []}
+    panels = list(dict.fromkeys(group_of.get(n, "") for n in names)) if by_group else [""]
+    fig = _figure(8.0, 3.2 * len(panels) if by_group else 4.5)
+    axes = {g: fig.add_subplot(len(panels), 1, k + 1) for k, g in enumerate(panels)}
+    for ax in axes.values():
+        _shade_warmup(ax, result.summary)
+    for i, name in enumerate(names):
+        ax = axes[group_of.get(name, "") if by_group else ""]
         d = tr.filter(pl.col("flow") == name).sort("t")
         t = d["t"].to_list()
         c = _colour(i)
@@ -135,31 +182,52 @@ def plot_cwnd(result: Result, path: str | Path, title: str | None = None) -> Fig
         if ss.null_count() < len(ss):
             ax.plot(t, ss.to_list(), color=c, lw=1.0, ls=":", label=f"{name} ssthresh", drawstyle="steps-post")
         ax.plot(t, (d["in_flight_bytes"].cast(pl.Float64) / 1e3).to_list(), color=c, lw=0.6, alpha=0.6, label=f"{name} in flight", drawstyle="steps-post")
-    _time_axis(ax, result)
-    ax.set_ylabel("kB")
-    ax.set_ylim(bottom=0)
-    ax.set_title(title if title is not None else f"{result.summary.get('scenario') or ''}: congestion windows", fontsize=10)
-    ax.grid(True, alpha=0.3)
-    ax.legend(loc="upper right", fontsize=8, framealpha=0.9)
+    head = title if title is not None else f"{result.summary.get('scenario') or ''}: congestion windows"
+    for k, (g, ax) in enumerate(axes.items()):
+        _time_axis(ax, result)
+        ax.set_ylabel("kB")
+        if log:
+            ax.set_yscale("log")
+        else:
+            ax.set_ylim(bottom=0)
+        if by_group:
+            ax.set_title(f"{head}: group {g or '(none)'}", fontsize=10)
+        elif k == 0:
+            ax.set_title(head, fontsize=10)
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="upper right", fontsize=8, framealpha=0.9)
     _save(fig, path)
     return fig
 
 
-def plot_queue(result: Result, path: str | Path, title: str | None = None) -> Figure:
-    """Sampled queue length (packets, all kinds: data and acks) of each link direction."""
+def plot_queue(result: Result, path: str | Path, title: str | None = None, links: list[str] | None = None,
+               skip_idle: bool = True) -> Figure:
+    """Sampled queue length (packets, all kinds: data and acks) of each link direction.
+
+    ``links`` selects directions by name; otherwise (``skip_idle``) directions whose queue
+    never held more than the packet in transmission are left out (counted in the legend
+    title), so a dumbbell shows its bottlenecks rather than a dozen flat lines."""
     tr = _need_trace(result, "queue")
+    known = tr["link"].unique(maintain_order=True).to_list()
+    names = _select("links", known, links)
+    idle: list[str] = []
+    if links is None and skip_idle:
+        busy = [n for n in names if (tr.filter(pl.col("link") == n)["packets"].max() or 0) > 1]
+        idle = [n for n in names if n not in busy]
+        names = busy or names
     fig = _figure()
     ax = fig.add_subplot()
     _shade_warmup(ax, result.summary)
-    for i, name in enumerate(tr["link"].unique(maintain_order=True).to_list()):
+    for i, name in enumerate(names):
         d = tr.filter(pl.col("link") == name).sort("t")
-        ax.plot(d["t"].to_list(), d["packets"].to_list(), color=_colour(i), lw=1.0, label=name, drawstyle="steps-post")
+        ax.plot(d["t"].to_list(), d["packets"].to_list(), color=_colour(i), ls=_dash(i), lw=1.0, label=name, drawstyle="steps-post")
     _time_axis(ax, result)
     ax.set_ylabel("queue (packets)")
     ax.set_ylim(bottom=0)
     ax.set_title(title if title is not None else f"{result.summary.get('scenario') or ''}: queues", fontsize=10)
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="upper right", fontsize=8, framealpha=0.9)
+    shown = f"{len(idle)} idle direction(s) not drawn" if idle else None
+    ax.legend(loc="upper right", fontsize=8, framealpha=0.9, title=shown, title_fontsize=7)
     _save(fig, path)
     return fig
 
@@ -222,8 +290,15 @@ def plot_sweep(
     hue: str | None = None,
     path: str | Path | None = None,
     title: str | None = None,
+    log_x: bool = False,
+    log_y: bool = False,
+    clip: tuple[float | None, float | None] | None = None,
 ) -> Figure:
     """``y`` against the swept parameter ``x``: the mean over seeds with its 95 % CI.
+
+    ``log_x``/``log_y`` use logarithmic axes. Confidence bands are clipped to ``clip``
+    (lower, upper); by default to [0, 1] for ``efficiency`` and utilisations, to [0, ∞)
+    when every value of ``y`` is non-negative (a band below zero for a rate is noise).
 
     ``df`` is a sweep's ``summary`` table (polars or pandas), usually filtered to one
     flow, e.g. ``plot_sweep(res.summary.filter(pl.col("flow") == "fast"),
@@ -233,6 +308,15 @@ def plot_sweep(
     returns it. Raises ValueError as :func:`sweep_stats` does.
     """
     st = sweep_stats(df, x, y, hue)
+    if clip is None:
+        if y == "efficiency" or "utilization" in y or y in ("jain", "fairness.jain"):
+            clip = (0.0, 1.0)
+        elif (st["mean"].min() or 0) >= 0:
+            clip = (0.0, None)
+        else:
+            clip = (None, None)
+    lo_c = -math.inf if clip[0] is None else clip[0]
+    hi_c = math.inf if clip[1] is None else clip[1]
     fig = _figure()
     ax = fig.add_subplot()
     numeric = st[x].dtype.is_numeric()
@@ -256,9 +340,11 @@ def plot_sweep(
         c = _colour(i)
         if numeric:
             ax.plot(xs, mean, color=c, marker="o", ms=3.5, lw=1.3, label=label)
-            ax.fill_between(xs, [m - e for m, e in zip(mean, ci)], [m + e for m, e in zip(mean, ci)], color=c, alpha=0.2, lw=0)
+            ax.fill_between(xs, [max(lo_c, m - e) for m, e in zip(mean, ci)], [min(hi_c, m + e) for m, e in zip(mean, ci)],
+                            color=c, alpha=0.2, lw=0)
         else:
-            ax.errorbar(xs, mean, yerr=ci, color=c, marker="o", ms=3.5, lw=1.3, capsize=3, label=label)
+            err = [[min(e, m - lo_c) for m, e in zip(mean, ci)], [min(e, hi_c - m) for m, e in zip(mean, ci)]]
+            ax.errorbar(xs, mean, yerr=err, color=c, marker="o", ms=3.5, lw=1.3, capsize=3, label=label)
     if not numeric:
         ax.set_xticks(list(positions.values()), [str(v) for v in positions])
     n_min, n_max = int(st["n"].min() or 0), int(st["n"].max() or 0)  # type: ignore[arg-type]  # polars: Any scalar
@@ -271,6 +357,10 @@ def plot_sweep(
     ax.grid(True, alpha=0.3)
     if hue or many:
         ax.legend(fontsize=8, framealpha=0.9)
+    if log_x:
+        ax.set_xscale("log")
+    if log_y:
+        ax.set_yscale("log")
     if path is not None:
         _save(fig, path)
     return fig
