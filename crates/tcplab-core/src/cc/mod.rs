@@ -229,7 +229,7 @@ impl CcSpec {
             CcSpec::Highspeed(s) => AnyCc::Highspeed(s.build(field, init)?),
             CcSpec::Scalable(s) => AnyCc::Scalable(s.build(field, init)?),
             CcSpec::Tcpe(s) => AnyCc::Tcpe(s.build(field, init)?),
-            CcSpec::Westwood(s) => AnyCc::Westwood(s.build(field, init)?),
+            CcSpec::Westwood(s) => AnyCc::Westwood(Box::new(s.build(field, init)?)),
         })
     }
     /// What seed 001's ALT timestamps add to the flow's packets, for algorithms that run
@@ -254,7 +254,9 @@ pub enum AnyCc {
     Highspeed(Highspeed),
     Scalable(Scalable),
     Tcpe(Tcpe),
-    Westwood(Westwood),
+    /// Boxed: its estimators' state (about 1.5 kB with the RE ring) would otherwise size
+    /// every variant; allocated once, at build.
+    Westwood(Box<Westwood>),
 }
 
 macro_rules! dispatch {

@@ -372,8 +372,7 @@ pub struct Westwood {
     accounted: f64,
     /// Σ d_k so far (the ring's cumulative count).
     cum: f64,
-    /// Boxed: keeps [`super::AnyCc`] small (allocated once, at build).
-    ring: Box<Ring>,
+    ring: Ring,
     /// Time of the first ack, seconds (NaN before).
     t_first: f64,
     /// The instant of the last sample, its Δt and its (summed) d.
@@ -428,7 +427,7 @@ impl Westwood {
             pncd_period: s.pncd_period,
             accounted: 0.0,
             cum: 0.0,
-            ring: Box::new(Ring::new()),
+            ring: Ring::new(),
             t_first: f64::NAN,
             at: None,
             dt_last: 0.0,
@@ -669,7 +668,7 @@ impl Westwood {
         }
         self.round_count = 0;
         let rtt_min = c.min_rtt.map_or(f64::NAN, |r| r.as_secs_f64());
-        if !(rtt_min > 0.0) {
+        if rtt_min.is_nan() || rtt_min <= 0.0 {
             return;
         }
         let expected = self.cwnd / rtt_min;
