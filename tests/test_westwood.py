@@ -13,7 +13,7 @@ EXAMPLE = REPO / "examples" / "westwood.toml"
 
 def test_example_westwood_beats_newreno_and_traces_estimates() -> None:
     sc = tcplab.Scenario.from_toml(EXAMPLE).with_overrides({"duration": "30s"})
-    res = tcplab.run(sc)
+    res = tcplab.run(sc, progress=False)
     flows = {f["name"]: f for f in res.summary["flows"]}
     assert flows["westwood"]["cc"] == "westwood"
     assert flows["westwood_re"]["cc"] == "westwood-re"
@@ -21,7 +21,7 @@ def test_example_westwood_beats_newreno_and_traces_estimates() -> None:
     # NewReno halves (measured over 60 s: 4.9 vs 1.0 Mb/s; RE 2.5).
     assert flows["westwood"]["goodput_bps"] > 2 * flows["newreno"]["goodput_bps"]
     assert flows["westwood_re"]["goodput_bps"] < flows["westwood"]["goodput_bps"]
-    tr = res.cwnd_trace
+    tr = res.traces["cwnd"]
     for col in ("cc_be_bps", "cc_re_bps", "cc_ere_bps", "cc_gamma", "cc_aprobe", "cc_rtt_min_s"):
         assert col in tr.columns
     ww = tr.filter(tr["flow"] == "westwood")
