@@ -22,7 +22,8 @@
 //!   `BE_k = α_k·BE_(k−1) + (1−α_k)·(b_k + b_(k−1))/2`, `α_k = (2τ − Δt_k)/(2τ + Δt_k)`,
 //!   clamped to [0, 1] (Δt_k > 2τ); `BE_0 = b_0 = b_1`.
 //! - RE (slide "TCPW Rate Estimation (RE)"): `b_k = Σ_{t_j > t_k − T} d_j / T`, same filter
-//!   and gain; `T = srtt` (or `re_window`), `T = min(T, t_k − t_first)` at the start.
+//!   and gain; `T = srtt` (or `re_window`); `T = min(T, t_k − t_first)` at the start
+//!   (t_first = the first ack, the ring's oldest snapshot).
 //! - CRB (slide "TCPW CRB"): congested ⇔ `cwnd/(RE·RTT_min) > θ`; ERE = RE if congested,
 //!   else BE.
 //! - ABSE (slide "Better E/F Profile: TCPW ABSE"):
@@ -59,6 +60,12 @@
 //! t − T. The error is at most the bytes of one snapshot gap (T/32), halved on average by
 //! the interpolation. ABSE's T_k ≤ RTT uses the same ring; at `T_k = Δt_k` its sample is
 //! exactly d_k/Δt_k.
+//!
+//! Not implemented (mechanisms.md options): recovery without window inflation
+//! (`tcpw_fr_inflation = false`; the transport always inflates by 3 S plus S per further
+//! dupack), Mascolo's virtual null samples during ack silences (the gain clamp is used
+//! instead), ABSE's adaptive τ (not in the deck), and Linux Westwood+'s rate-halving /
+//! PRR descent during recovery (the transport runs NewReno recovery from `cwnd/2`).
 
 use super::{
     recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle,
@@ -373,8 +380,6 @@ pub struct Westwood {
     /// Σ d_k so far (the ring's cumulative count).
     cum: f64,
     ring: Ring,
-    /// Time of the first ack, seconds (NaN before).
-    t_first: f64,
     /// The instant of the last sample, its Δt and its (summed) d.
     at: Option<SimTime>,
     dt_last: f64,
@@ -428,7 +433,6 @@ impl Westwood {
             accounted: 0.0,
             cum: 0.0,
             ring: Ring::new(),
-            t_first: f64::NAN,
             at: None,
             dt_last: 0.0,
             d_last: 0.0,
@@ -632,7 +636,6 @@ impl Westwood {
             .record(t, self.cum, if gap.is_finite() { gap } else { 0.0 });
         match self.at {
             None => {
-                self.t_first = t;
                 self.at = Some(now);
             }
             Some(at) if at == now => {
