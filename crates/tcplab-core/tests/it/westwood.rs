@@ -208,3 +208,66 @@ fn agile_probing_starts_up_without_overflowing_a_bdp_buffer() {
     assert_eq!(ap_drops, 0);
     assert!(ap_goodput > 0.95 * PAYLOAD_BPS, "{ap_goodput}");
 }
+
+/// A Westwood flow `w` (Agile Probing on) shares a 40 Mb/s, 100 ms dumbbell (buffer one
+/// BDP) with three NewReno flows that leave at 20 s; summary window 21–26 s.
+fn dynamic(cc: &str) -> Built {
+    run(&format!(
+        r#"
+duration = "26s"
+seed = 4
+[dumbbell]
+bottleneck = {{ rate = "40Mbps", delay = "40ms", buffer = "1bdp" }}
+access = {{ rate = "400Mbps", delay = "5ms" }}
+flows = [ {{ cc = {cc}, name = "w" }}, {{ cc = "newreno", count = 3, name = "x" }} ]
+[schedules.cross]
+flows = ["x1", "x2", "x3"]
+active = [["0s", 3], ["20s", 0]]
+[metrics]
+trace = "100ms"
+steady_start = "21s"
+"#
+    ))
+}
+
+#[test]
+fn pncd_reinvokes_agile_probing_when_the_load_drops() {
+    // The deck's PNCD use "during Congestion Avoidance, when load reduces drastically".
+    // Without PNCD the window climbs one segment per RTT from its ~1/4 share; with it, eight
+    // non-congested rounds re-enter Agile Probing, whose ERE (BE) sees the free link.
+    // Measured (goodput 21–26 s): 31.5 Mb/s without, 37.8 Mb/s with PNCD.
+    let goodput = |b: &Built| {
+        let s = tcplab_core::report::summary(b, 0.0);
+        f(&named(&s, "flows", "w")["goodput_bps"])
+    };
+    let plain = dynamic("{ algorithm = \"westwood\", agile_probing = true }");
+    let pncd = dynamic("{ algorithm = \"westwood\", agile_probing = true, pncd = true }");
+    let (g0, g1) = (goodput(&plain), goodput(&pncd));
+    eprintln!("after the load drops: {g0:.0} b/s without PNCD, {g1:.0} with");
+    assert!(g1 > 1.1 * g0, "PNCD {g1:.0} vs {g0:.0}");
+    // The trace shows Agile Probing re-entered after 20 s only with PNCD.
+    let reentered = |b: &Built| {
+        let t = &b.sim.cwnd_trace.base.t;
+        let ap = column(b, "aprobe");
+        (0..t.len()).any(|k| t[k] > 20.0 && ap[k] == 1.0)
+    };
+    assert!(reentered(&pncd) && !reentered(&plain));
+}
+
+#[test]
+fn agile_probing_on_re_holds_the_window_at_its_own_rate() {
+    // A literal consequence of the Aprobe pseudocode (mechanisms.md §26, kept on purpose):
+    // cwnd == ssthresh = ERE·RTT_min does not grow, and RE (bytes over the last RTT) never
+    // exceeds what the flow itself sends, so with estimator = "re" Agile Probing holds the
+    // initial window on a free 10 Mb/s path; BE's per-ack samples see the bottleneck's
+    // spacing and probe up to the pipe.
+    let goodput = |cc: &str| {
+        let b = run(&path(cc, 0.0, 120, "20s", ""));
+        let s = tcplab_core::report::summary(&b, 0.0);
+        f(&named(&s, "flows", "w")["goodput_bps"])
+    };
+    let re = goodput("{ algorithm = \"westwood\", estimator = \"re\", agile_probing = true }");
+    let be = goodput("{ algorithm = \"westwood\", agile_probing = true }");
+    assert!(re < 0.05 * PAYLOAD_BPS, "RE + Aprobe {re:.0}");
+    assert!(be > 0.95 * PAYLOAD_BPS, "BE + Aprobe {be:.0}");
+}
