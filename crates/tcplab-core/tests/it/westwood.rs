@@ -73,14 +73,15 @@ fn be_estimate_converges_to_the_bottleneck_rate_on_a_clean_path() {
     assert_eq!(u(&fl["retransmits"]), 0, "{fl}");
     let be = column(&b, "be_bps");
     let t = &b.sim.cwnd_trace.base.t;
-    // From 5 s on (τ = 0.5 s, slow start over by ~1.5 s) BE stays within 2 % of the rate.
+    // From 5 s on (τ = 0.5 s, slow start over by ~1.5 s) BE stays within 0.5 % of the rate
+    // (measured: 0.013 %; acks leave the busy link exactly one packet time apart).
     let mut worst: f64 = 0.0;
     for k in 0..t.len() {
         if t[k] >= 5.0 {
             worst = worst.max((be[k] - PAYLOAD_BPS).abs() / PAYLOAD_BPS);
         }
     }
-    assert!(worst < 0.02, "BE off by {:.2} %", 100.0 * worst);
+    assert!(worst < 0.005, "BE off by {:.3} %", 100.0 * worst);
     // RE (T = srtt) measures the same busy link.
     let re = column(&b, "re_bps");
     let last = re[re.len() - 1];
