@@ -23,6 +23,7 @@ pub mod reno;
 pub mod scalable;
 pub mod tcpe;
 pub mod vegas;
+pub mod westwood;
 
 pub use fast::Fast;
 pub use gaimd::Gaimd;
@@ -31,6 +32,7 @@ pub use reno::Reno;
 pub use scalable::Scalable;
 pub use tcpe::Tcpe;
 pub use vegas::Vegas;
+pub use westwood::Westwood;
 
 use crate::net::packet::CcHeader;
 use crate::scenario::ScenarioError;
@@ -203,6 +205,9 @@ crate::tagged_enum! {
         "scalable" => Scalable(scalable::ScalableSpec),
         /// TCP/E: ECN-Echo freezes the window (Kamra, Misra & Towsley; seed 002).
         "tcpe" => Tcpe(tcpe::TcpeSpec),
+        /// TCP Westwood: BE/RE/CRB/ABSE eligible rate, Agile Probing, PNCD (seed 004), and
+        /// Westwood+ (`estimator = "plus"`, Linux).
+        "westwood" => Westwood(westwood::WestwoodSpec),
     }
 }
 
@@ -224,6 +229,7 @@ impl CcSpec {
             CcSpec::Highspeed(s) => AnyCc::Highspeed(s.build(field, init)?),
             CcSpec::Scalable(s) => AnyCc::Scalable(s.build(field, init)?),
             CcSpec::Tcpe(s) => AnyCc::Tcpe(s.build(field, init)?),
+            CcSpec::Westwood(s) => AnyCc::Westwood(Box::new(s.build(field, init)?)),
         })
     }
     /// What seed 001's ALT timestamps add to the flow's packets, for algorithms that run
@@ -248,6 +254,9 @@ pub enum AnyCc {
     Highspeed(Highspeed),
     Scalable(Scalable),
     Tcpe(Tcpe),
+    /// Boxed: its estimators' state (about 1.5 kB with the RE ring) would otherwise size
+    /// every variant; allocated once, at build.
+    Westwood(Box<Westwood>),
 }
 
 macro_rules! dispatch {
@@ -260,6 +269,7 @@ macro_rules! dispatch {
             AnyCc::Highspeed($c) => $e,
             AnyCc::Scalable($c) => $e,
             AnyCc::Tcpe($c) => $e,
+            AnyCc::Westwood($c) => $e,
         }
     };
 }

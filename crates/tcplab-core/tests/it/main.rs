@@ -17,3 +17,4 @@ mod response;
 mod rtt_fairness;
 mod schemes;
 mod theorem1;
+mod westwood;
