@@ -265,6 +265,7 @@ fn uses_randomness(b: &Built) -> bool {
             .flows
             .iter()
             .any(|f| matches!(&f.app, crate::app::App::OnOff(o) if o.is_random()))
+        || b.flow_meta.iter().any(|m| m.jittered)
 }
 
 /// Settings that are valid but likely not what the user meant: an ECN flow whose path has

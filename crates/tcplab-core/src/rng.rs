@@ -27,6 +27,8 @@ pub enum Stream {
     LinkError = 5,
     /// A named outage schedule (index: its position in `[outages]`, sorted by name).
     Outage = 6,
+    /// A flow's `start_jitter` (index: the flow).
+    StartJitter = 7,
 }
 
 #[derive(Clone, Debug)]

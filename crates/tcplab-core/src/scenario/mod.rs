@@ -366,6 +366,10 @@ pub struct FlowSpec {
     /// Link whose rate is the efficiency denominator (default: the flow's first hop).
     #[serde(default)]
     pub efficiency_link: Option<String>,
+    /// Delay the application's start by a uniform random time in [0, start_jitter), drawn
+    /// from the flow's own stream, so that seeds differ (default: none).
+    #[serde(default)]
+    pub start_jitter: Option<DurationValue>,
     /// A label for fairness per group: summary.json's `fairness.groups.NAME` is Jain's
     /// index over the flows with this label.
     #[serde(default)]

@@ -133,12 +133,25 @@ pub(super) fn flows(
                 ));
             }
         }
-        let app = fl.app.build(&AppCx {
+        let mut app = fl.app.build(&AppCx {
             field: &format!("{f}.app"),
             seed,
             index: fi as u64,
             transport: fl.transport.name(),
         })?;
+        let jittered = fl.start_jitter.is_some_and(|j| j.0 > crate::time::SimDuration::ZERO);
+        if let (true, Some(j)) = (jittered, fl.start_jitter) {
+            // Refused whatever the draw: a seed must not decide whether a scenario is valid.
+            if app.stop().is_some_and(|stop| app.start() + j.0 >= stop) {
+                return Err(ScenarioError::new(
+                    format!("{f}.start_jitter"),
+                    "can push the application's start past its stop; make the jitter shorter than stop - start",
+                ));
+            }
+            let u = crate::rng::SimRng::derive(seed, crate::rng::Stream::StartJitter, fi as u64).next_f64();
+            let shifted = app.shift_start(crate::time::SimDuration((u * j.0 .0 as f64) as u64));
+            debug_assert!(shifted);
+        }
         let eff_link = match &fl.efficiency_link {
             None => path[0],
             Some(l) => names.link(format!("{f}.efficiency_link"), l)?,
@@ -223,6 +236,7 @@ pub(super) fn flows(
         meta.push(FlowMeta {
             cc: cc_name,
             group: fl.group.clone(),
+            jittered,
             path,
             tcp,
         });

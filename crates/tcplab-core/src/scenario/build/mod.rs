@@ -38,6 +38,8 @@ pub struct FlowMeta {
     pub cc: String,
     /// `flows.NAME.group`.
     pub group: Option<String>,
+    /// The flow has a positive `start_jitter` (a random start: seeds differ).
+    pub jittered: bool,
     pub path: Vec<LinkId>,
     pub tcp: TcpConfig,
 }
