@@ -11,6 +11,20 @@ and ``seeds`` seeds. ``plot = "curve"`` draws the flow's steady-state ``metric``
 its summary entry) against x, mean and 95 % confidence band over the seeds;
 ``plot = "series"`` draws the metric per interval against time, one line per x (and curve).
 
+System-level metrics and closed forms (seed 003): ``metric = "python:module.function"``
+(or ``"python:FILE.py:function"``, a file beside the manifest, as for ``fn`` and ``vary_fn``)
+calls ``function(result, **metric_args)`` for each run (e.g. ``tcplab.metrics.system_goodput``;
+``flow`` is then not needed); a dict result is indexed by ``metric_key``; with ``plot =
+"series"`` the function returns a frame with ``t_start``, ``t_end`` and the column
+``metric_key``, and ``windows = [[t0, t1], ...]`` adds the per-slot mean over each window
+as a value (``window = [t0, t1]`` in a claim selector). ``vary_fn = "FILE.py:function"``
+(a file beside the manifest) returns extra overrides for each run, called as
+``function(x=x, seed=seed, **vary_args, **curve.args)`` (e.g. a list of x flows with
+per-seed start times). A curve's ``formula = { fn = "tcplab.analysis.f", x_arg = "p",
+args = {...}, scale = 1 }`` is drawn as a dashed line beside it (values in the plotted
+units) and is the ``formula`` column; ``formula = true`` in a claim selector uses it.
+``log_y`` sets a log y axis.
+
 ``[[claim]]``: one sentence of the paper, the number it states (``paper``, optional), the
 range a reproduction must fall into (``lo``, ``hi``) and what is measured:
 
@@ -68,6 +82,7 @@ class Curve:
     #: args = {...}, scale = 1 }`` (fn's value times scale, in the plotted units, i.e. after
     #: y_scale); its value at each x is the ``formula`` column.
     formula: dict[str, Any] | None = None
+    formula_callable: Callable[..., float] | None = None
 
 
 @dataclass
@@ -154,9 +169,9 @@ def parse_grid(raw: dict[str, Any], where: str, path: Path) -> Grid:
             bad = set(formula) - {"fn", "x_arg", "args", "scale", "label"}
             if bad:
                 raise scenario_error(f"{cw}.formula.{sorted(bad)[0]}", "unknown field", path)
-            _python_ref(str(formula["fn"]), f"{cw}.formula.fn", path)
+        fcall = _python_ref(str(formula["fn"]), f"{cw}.formula.fn", path, path.parent) if formula is not None else None
         curves.append(Curve(str(c["id"]), str(c.get("label", c["id"])), dict(c.get("set") or {}), float(yf),
-                            dict(c.get("args") or {}), formula))
+                            dict(c.get("args") or {}), formula, fcall))
     seeds = raw.get("seeds", 1)
     if not isinstance(seeds, int) or seeds < 1:
         raise scenario_error(f"{where}.seeds", f"must be an integer >= 1, got {seeds!r}", path)
@@ -172,7 +187,8 @@ def parse_grid(raw: dict[str, Any], where: str, path: Path) -> Grid:
         raise scenario_error(f"{where}.windows", "only for plot = \"series\"", path)
     vary_fn = raw.get("vary_fn")
     vary_callable = _python_ref(str(vary_fn), f"{where}.vary_fn", path, path.parent) if vary_fn is not None else None
-    metric_callable = _python_ref(str(raw["metric"])[len("python:"):], f"{where}.metric", path) if python_metric else None
+    metric_callable = (_python_ref(str(raw["metric"])[len("python:"):], f"{where}.metric", path, path.parent)
+                       if python_metric else None)
     return Grid(flow=str(raw.get("flow", "")), metric=str(raw["metric"]), curves=curves, seeds=seeds,
                 scale=float(raw.get("scale", 1.0)), plot=plot, y_label=str(raw.get("y_label", raw["metric"])),
                 y_scale=float(raw.get("y_scale", 1.0)), log_x=bool(raw.get("log_x", False)),
@@ -249,7 +265,7 @@ def formula_value(curve: Curve, x: float) -> float | None:
     f = curve.formula
     if f is None:
         return None
-    fn = _python_ref(str(f["fn"]), "formula.fn", None)
+    fn = curve.formula_callable or _python_ref(str(f["fn"]), "formula.fn", None)
     return float(fn(**{str(f["x_arg"]): x, **(f.get("args") or {})})) * float(f.get("scale", 1.0))
 
 
@@ -307,8 +323,9 @@ def plot_grid(title: str, x_label: str, grid: Grid, values: pl.DataFrame, result
                 label=c.label + (" (simulated)" if c.formula is not None else ""))
         if grid.seeds > 1:
             ax.errorbar(xv, mean, yerr=ci, color=_colour(i), lw=0, elinewidth=1, capsize=2)
-        ax.fill_between(xv, [m - e for m, e in zip(mean, ci)], [m + e for m, e in zip(mean, ci)], color=_colour(i), alpha=0.2, lw=0)
-        if c.formula is not None:
+        if c.formula is None:  # beside a formula line the error bars suffice
+            ax.fill_between(xv, [m - e for m, e in zip(mean, ci)], [m + e for m, e in zip(mean, ci)], color=_colour(i), alpha=0.2, lw=0)
+        else:
             lo, hi = min(xv), max(xv)
             fx = [lo * (hi / lo) ** (k / 60) for k in range(61)] if grid.log_x and lo > 0 else [lo + (hi - lo) * k / 60 for k in range(61)]
             ax.plot(fx, [formula_value(c, v) for v in fx],
