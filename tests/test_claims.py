@@ -337,6 +337,15 @@ def test_bad_hook_fields(tmp_path: Path, old: str, new: str, field: str, reason:
     assert e.value.field == field and reason in e.value.reason
 
 
+def test_vary_fn_errors_name_the_curve() -> None:
+    _, figs = load_manifest(ZH)
+    fig = next(f for f in figs if f.id == "fig2")
+    fig.grid.curves[0].args["bogus"] = 1  # type: ignore[union-attr]
+    with pytest.raises(ScenarioError) as e:
+        fig.jobs()
+    assert e.value.field == "curve s875.args" and "bogus" in e.value.reason
+
+
 def test_zhang_manifest_flows() -> None:
     """Seed 003's flows: N flows, U[0, 1 s] starts shared by the protocols of one seed and
     different across seeds; scheduled flows join at their step and leave highest first."""

@@ -98,7 +98,7 @@ class Grid:
     y_label: str = ""
     y_scale: float = 1.0
     log_x: bool = False
-    #: ``python:module.function`` metric (see :func:`run_metric`): its keyword arguments and
+    #: ``python:module.function`` metric (see :func:`_metric`): its keyword arguments and
     #: the key picked from a dict (or, for series, the column of a frame) it returns.
     metric_args: dict[str, Any] = field(default_factory=dict)
     metric_key: str | None = None
@@ -206,7 +206,10 @@ def job_overrides(grid: Grid, curve: Curve, vary: list[str], unit: str, x: float
     val: Any = f"{_fmt(v)}{unit}" if unit else (int(v) if float(v).is_integer() else v)
     o: dict[str, Any] = {k: val for k in vary}
     if grid.vary_callable is not None:
-        o.update(grid.vary_callable(x=x, seed=seed, **{**grid.vary_args, **curve.args}))
+        try:
+            o.update(grid.vary_callable(x=x, seed=seed, **{**grid.vary_args, **curve.args}))
+        except (TypeError, ValueError, KeyError) as e:
+            raise scenario_error(f"curve {curve.id}.args", f"vary_fn {grid.vary_fn} at x = {_fmt(x)}: {e}") from None
     o.update(curve.set)
     o["seed"] = seed
     return o
