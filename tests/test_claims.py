@@ -175,3 +175,216 @@ def test_ho2011_shortened_reproduction(tmp_path: Path) -> None:
         assert mean[("vegas_alt", k)] > 1.05 * mean[("vegas", k)], k  # k = 8: 2.23 vs 2.0 at 60 s (slow climb)
         assert mean[("fast_alt", k)] > 1.2 * mean[("fast", k)], k
     assert "Shortened or modified run" in (out / "report.md").read_text()
+
+
+def _wvalues(rows: list[tuple[str, str, float, str | None, float, float | None]]) -> pl.DataFrame:
+    return pl.DataFrame(
+        [{"figure": f, "curve": c, "label": c, "x": x, "window": w, "n": 1, "mean": m, "std": None, "ci95": None,
+          "formula": fo} for f, c, x, w, m, fo in rows],
+        schema={"figure": pl.String, "curve": pl.String, "label": pl.String, "x": pl.Float64, "window": pl.String,
+                "n": pl.Int64, "mean": pl.Float64, "std": pl.Float64, "ci95": pl.Float64, "formula": pl.Float64},
+    )
+
+
+def test_new_claim_kinds_windows_and_formulas() -> None:
+    v = _wvalues([
+        ("f", "a", 1, None, 8.0, 10.0), ("f", "a", 2, None, 4.0, 5.0),
+        ("f", "b", 1, None, 4.0, None), ("f", "b", 2, None, 5.0, None),
+        ("f", "c", 1, None, 2.0, None), ("f", "c", 2, None, 4.5, None),
+        ("f", "a", 1, "5-15", 1.0, None), ("f", "b", 1, "5-15", 3.0, None), ("f", "c", 1, "5-15", 2.0, None),
+    ])
+    claims = [
+        Claim("min", "", "min", {"figure": "f", "curve": "a"}, None, 4.0, None),
+        Claim("max", "", "max", {"figure": "f", "curve": "b"}, None, None, 4.9),
+        Claim("hi", "", "highest", {"figure": "f", "curve": "a"}, None, 1.0, None),
+        Claim("hi1", "", "highest", {"figure": "f", "curve": "a", "x": 1}, None, 1.0, None),
+        Claim("lo", "", "lowest", {"figure": "f", "curve": "c", "x": 1}, None, None, 1.0),
+        Claim("sp", "", "spread", {"figure": "f"}, None, None, 2.0),
+        Claim("win", "", "highest", {"figure": "f", "curve": "b", "x": 1, "window": [5, 15]}, None, 1.0, None),
+        Claim("form", "", "ratio", {"figure": "f", "curve": "a", "x": 1}, {"figure": "f", "curve": "a", "x": 1, "formula": True}, 0.75, 0.85),
+    ]
+    got = {r["claim"]: r for r in evaluate_claims(claims, v).iter_rows(named=True)}
+    assert got["min"]["simulated"] == 4.0 and got["min"]["met"]
+    assert got["max"]["simulated"] == 5.0 and not got["max"]["met"]
+    assert got["hi"]["simulated"] == pytest.approx(4.0 / 5.0) and not got["hi"]["met"]  # b beats a at x = 2
+    assert got["hi1"]["simulated"] == pytest.approx(2.0) and got["hi1"]["met"]
+    assert got["lo"]["simulated"] == pytest.approx(0.5) and got["lo"]["met"]
+    assert got["sp"]["simulated"] == pytest.approx(4.0) and not got["sp"]["met"]  # 8/2 at x = 1
+    assert got["win"]["simulated"] == pytest.approx(1.5) and got["win"]["met"]  # 3 vs 2 in the window
+    assert got["form"]["simulated"] == pytest.approx(0.8) and got["form"]["met"]
+
+
+ZH = paper_dir("zhang")
+
+HOOKS = """
+[[figure]]
+id = "sg"
+title = "system goodput"
+kind = "grid"
+scenario = "dumbbell.toml"
+vary_fn = "flows.py:flows"
+x = [2, 4]
+metric = "python:tcplab.metrics.system_goodput"
+y_scale = 1e-6
+seeds = 2
+curves = [{ id = "std", args = { alpha = 1, beta = 0.5 } }, { id = "smooth", args = { alpha = 0.31, beta = 0.875 } }]
+
+[[figure]]
+id = "af"
+title = "allotted fairness"
+kind = "grid"
+scenario = "dumbbell.toml"
+vary_fn = "flows.py:flows"
+x = [4]
+plot = "series"
+metric = "python:tcplab.metrics.allotted"
+metric_key = "afair"
+windows = [[2, 5], [6, 10]]
+curves = [{ id = "std", args = { schedule = [[0, 2], [5, 4]] } }]
+
+[[figure]]
+id = "eq1"
+title = "eq 1"
+kind = "grid"
+scenario = "path.toml"
+vary = ["links.ab.loss"]
+x = [0.01, 0.02]
+flow = "f"
+metric = "throughput_bps"
+y_scale = 0.00012019230769230769
+curves = [{ id = "std", formula = { fn = "tcplab.analysis.padhye_throughput", x_arg = "p", args = { rtt = 0.1, t0 = 0.2 } } }]
+
+[[claim]]
+id = "eq"
+text = "equal"
+kind = "spread"
+a = { figure = "sg" }
+hi = 1.2
+
+[[claim]]
+id = "fair"
+text = "fair before the joins"
+kind = "value"
+a = { figure = "af", curve = "std", x = 4, window = [2, 5] }
+lo = 0.6
+hi = 1.0
+
+[[claim]]
+id = "padhye"
+text = "Padhye"
+kind = "ratio"
+a = { figure = "eq1", curve = "std", x = 0.01 }
+b = { figure = "eq1", curve = "std", x = 0.01, formula = true }
+lo = 0.7
+hi = 1.3
+"""
+
+
+def _zmanifest(tmp_path: Path, body: str) -> Path:
+    d = tmp_path / "z"
+    d.mkdir(parents=True)
+    for f in ("dumbbell.toml", "path.toml", "flows.py"):
+        shutil.copy(ZH / f, d / f)
+    (d / "reproduce.toml").write_text(body)
+    return d
+
+
+def test_python_metric_vary_fn_windows_and_formula(tmp_path: Path) -> None:
+    """The hooks seed 003 needs, end to end on shortened runs: a tcplab.metrics function as
+    the metric, flow lists from the manifest's flows.py, per-window means of a series and a
+    closed form beside a curve."""
+    d = _zmanifest(tmp_path, HOOKS)
+    out = tmp_path / "out"
+    df = reproduce(str(d), out, jobs=2, overrides={"duration": "10s", "metrics.steady_start": "1s"})
+    assert df["claim"].to_list() == ["eq", "fair", "padhye"]
+    vals = pl.read_parquet(out / "report.parquet")
+    sg = vals.filter(pl.col("figure") == "sg")
+    assert sg.height == 4 and sg["n"].to_list() == [2] * 4 and (sg["mean"] > 5).all()  # 10 Mb/s link, Mb/s
+    af = vals.filter(pl.col("figure") == "af")
+    assert set(af["window"].to_list()) == {None, "2-5", "6-10"}
+    from tcplab.metrics import allotted
+    per_seed = [allotted(tcplab.results.load(out / "af" / "std" / "x4" / "s1"))]
+    slots = per_seed[0].filter((pl.col("t_start") >= 2) & (pl.col("t_end") <= 5))
+    assert slots.height == 3 and (slots["active"] == 2).all()  # flows 3-4 join at 5 s
+    assert af.filter(pl.col("window") == "2-5")["mean"][0] == pytest.approx(slots["afair"].mean())
+    eq1 = vals.filter(pl.col("figure") == "eq1")
+    from tcplab.analysis import padhye_throughput
+    assert eq1["formula"].to_list() == pytest.approx([padhye_throughput(p, 0.1, 0.2) for p in (0.01, 0.02)])
+    md = (out / "report.md").read_text()
+    assert "closed form" in md and "sim / form" in md
+    s = json.loads((out / "af" / "std" / "x4" / "s1" / "summary.json").read_text())
+    assert len(s["flows"]) == 4
+    for f in ("sg.png", "af.png", "eq1.png"):
+        assert (out / f).is_file()
+
+
+@pytest.mark.parametrize(
+    "old, new, field, reason",
+    [
+        ('vary_fn = "flows.py:flows"', 'vary_fn = "nope.py:flows"', "figure[0].vary_fn", "cannot use"),
+        ('python:tcplab.metrics.system_goodput', 'python:tcplab.metrics.no_such', "figure[0].metric", "cannot use"),
+        ('seeds = 2', 'seeds = 2\nplot = "series"\nwindows = [[5, 2]]', "figure[0].windows[0]", "t0 < t1"),
+        ('seeds = 2', 'seeds = 2\nwindows = [[2, 5]]', "figure[0].windows", "only for plot"),
+        ('args = { alpha = 1, beta = 0.5 }', 'formula = { fn = "tcplab.analysis.padhye_throughput" }', "figure[0].curves[0].formula", "x_arg"),
+    ],
+)
+def test_bad_hook_fields(tmp_path: Path, old: str, new: str, field: str, reason: str) -> None:
+    body = "[[figure]]" + HOOKS.split("[[figure]]")[1]
+    assert old in body
+    d = _zmanifest(tmp_path, body.replace(old, new, 1))
+    with pytest.raises(ScenarioError) as e:
+        load_manifest(d)
+    assert e.value.field == field and reason in e.value.reason
+
+
+def test_vary_fn_errors_name_the_curve() -> None:
+    _, figs = load_manifest(ZH)
+    fig = next(f for f in figs if f.id == "fig2")
+    fig.grid.curves[0].args["bogus"] = 1  # type: ignore[union-attr]
+    with pytest.raises(ScenarioError) as e:
+        fig.jobs()
+    assert e.value.field == "curve s875.args" and "bogus" in e.value.reason
+
+
+def test_zhang_manifest_flows() -> None:
+    """Seed 003's flows: N flows, U[0, 1 s] starts shared by the protocols of one seed and
+    different across seeds; scheduled flows join at their step and leave highest first."""
+    _, figs = load_manifest(ZH)
+    f2 = next(f for f in figs if f.id == "fig2")
+    jobs = {j.variant: j.overrides for j in f2.jobs()}
+    a, b, c = jobs["s875/x20/s1"]["dumbbell.flows"], jobs["r25/x20/s1"]["dumbbell.flows"], jobs["s875/x20/s2"]["dumbbell.flows"]
+    assert len(a) == 20 and [f["app"]["start"] for f in a] == [f["app"]["start"] for f in b]
+    assert [f["app"]["start"] for f in a] != [f["app"]["start"] for f in c]
+    assert all(0 <= float(f["app"]["start"][:-1]) <= 1 for f in a)
+    assert a[0]["cc"] == {"algorithm": "gaimd", "alpha": 0.31, "beta": 0.875} and b[0]["cc"]["beta"] == 0.25
+    f7 = next(f for f in figs if f.id == "fig7").jobs()[0].overrides["dumbbell.flows"]
+    assert len(f7) == 100 and "stop" not in f7[11]["app"] and f7[12]["app"]["stop"] == "25s" and f7[99]["app"]["stop"] == "15s"
+    f6 = next(f for f in figs if f.id == "fig6").jobs()[0].overrides["dumbbell.flows"]
+    assert f6[12]["app"]["start"] == "15.000000s" and f6[99]["app"]["start"] == "25.000000s"
+    fr = next(f for f in figs if f.id == "fig9_11").jobs()[0].overrides["dumbbell.flows"]
+    assert [f["group"] for f in fr].count("std") == 5 and len(fr) == 10
+    for fig in figs:  # every run of the manifest validates
+        j = fig.jobs()[0]
+        tcplab.Scenario.from_toml(j.scenario).with_overrides(j.overrides).validate()
+
+
+def test_zhang_shortened_reproduction(tmp_path: Path) -> None:
+    """`tcplab reproduce zhang` for Fig 5 and the 64 KB variant of Fig 3, 10-s runs (the full
+    one: `make reproduce PAPER=zhang`): every curve and seed runs, the 64 KB window caps ten
+    flows below 10 x 65 segments per 100 ms whatever the protocol (no loss: the four runs
+    agree), Fig 5's claims are evaluated and the figures drawn."""
+    out = tmp_path / "zhang"
+    df = reproduce("zhang", out, only=["fig3_64k", "fig5"], jobs=2, overrides={"duration": "10s"})
+    assert set(df["claim"]) == {"fig5_responsive_recovers_n100", "fig5_responsive_recovers_n10"}
+    vals = pl.read_parquet(out / "report.parquet")
+    f3 = vals.filter((pl.col("figure") == "fig3_64k") & (pl.col("x") == 10))
+    assert f3.height == 4 and (f3["n"] == 3).all()
+    assert f3["mean"].n_unique() == 1 and 40 < f3["mean"][0] < 10 * 65 * 8000 / 0.1 / 1e6
+    f5 = vals.filter(pl.col("figure") == "fig5")
+    assert f5.height == 8 and (f5["mean"] > 0).all() and (f5["mean"] < 10).all()  # one flow, 10 Mb/s wireless
+    s = json.loads((out / "fig5" / "r25" / "x10" / "s1" / "summary.json").read_text())
+    assert s["run"]["sim_seconds"] == 10.0 and {f["name"] for f in s["flows"]} >= {"probe"}
+    links = {lk["name"]: lk for lk in s["links"]}
+    assert links["d01"]["outages"] >= 1 and links["d01_rev"]["outages"] == links["d01"]["outages"]
+    md = (out / "report.md").read_text()
+    assert "Shortened or modified run" in md and "fig5.png" in md and (out / "fig3_64k.png").is_file()

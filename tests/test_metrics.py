@@ -88,3 +88,13 @@ def test_goodput_sums_and_errors(res: tcplab.Result) -> None:
     with pytest.raises(ValueError, match="^by:"):
         m.protocol_goodput(res, by="rtt")
     assert res.summary["fairness"]["groups"]["cbr"]["flows"] == 2
+
+
+def test_group_share(res: tcplab.Result) -> None:
+    total = m.system_goodput(res)
+    cbr = m.protocol_goodput(res, by="group")["cbr"]
+    assert m.group_share(res, "cbr") == pytest.approx(cbr / total)
+    assert 0 < m.group_share(res, "cbr") < 1
+    assert m.group_share(res, "gaimd", by="cc") + m.group_share(res, "newreno", by="cc") == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="^key: no group 'std'"):
+        m.group_share(res, "std")

@@ -11,6 +11,20 @@ and ``seeds`` seeds. ``plot = "curve"`` draws the flow's steady-state ``metric``
 its summary entry) against x, mean and 95 % confidence band over the seeds;
 ``plot = "series"`` draws the metric per interval against time, one line per x (and curve).
 
+System-level metrics and closed forms (seed 003): ``metric = "python:module.function"``
+(or ``"python:FILE.py:function"``, a file beside the manifest, as for ``fn`` and ``vary_fn``)
+calls ``function(result, **metric_args)`` for each run (e.g. ``tcplab.metrics.system_goodput``;
+``flow`` is then not needed); a dict result is indexed by ``metric_key``; with ``plot =
+"series"`` the function returns a frame with ``t_start``, ``t_end`` and the column
+``metric_key``, and ``windows = [[t0, t1], ...]`` adds the per-slot mean over each window
+as a value (``window = [t0, t1]`` in a claim selector). ``vary_fn = "FILE.py:function"``
+(a file beside the manifest) returns extra overrides for each run, called as
+``function(x=x, seed=seed, **vary_args, **curve.args)`` (e.g. a list of x flows with
+per-seed start times). A curve's ``formula = { fn = "tcplab.analysis.f", x_arg = "p",
+args = {...}, scale = 1 }`` is drawn as a dashed line beside it (values in the plotted
+units) and is the ``formula`` column; ``formula = true`` in a claim selector uses it.
+``log_y`` sets a log y axis.
+
 ``[[claim]]``: one sentence of the paper, the number it states (``paper``, optional), the
 range a reproduction must fall into (``lo``, ``hi``) and what is measured:
 
@@ -19,7 +33,16 @@ range a reproduction must fall into (``lo``, ``hi``) and what is measured:
 * ``kind = "ge"``: ``a``'s curve is at least ``b``'s at every x of ``a.x`` (a list; default
   every x of the figure, ``x_min`` drops smaller ones) — the value is the smallest ratio a/b;
 * ``kind = "decreasing"``: ``a``'s curve falls (non-strictly) with x — the value is the
-  largest ratio of a point to the one before it.
+  largest ratio of a point to the one before it;
+* ``kind = "min"`` / ``"max"``: the smallest / largest mean of ``a`` over its x values;
+* ``kind = "highest"`` / ``"lowest"``: ``a``'s curve against every other curve of its figure
+  at each of its x values — the value is the smallest (highest) / largest (lowest) ratio
+  of ``a`` to another curve, so ``lo = 1`` / ``hi = 1`` says "highest" / "lowest";
+* ``kind = "spread"``: the largest ratio max/min of the figure's curves at one of ``a``'s x
+  (``a.curve`` is not needed).
+
+A selector may add ``window = [t0, t1]`` (one of a series figure's ``windows``: the per-slot
+mean over it) or ``formula = true`` (the curve's closed form at x instead of the simulation).
 
 ``explain`` says why a claim that is not met differs; it is printed only then. Nothing else
 in the report is typed in by hand.
@@ -27,7 +50,10 @@ in the report is typed in by hand.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,7 +66,7 @@ from tcplab.scenario import scenario_error
 
 __all__ = ["Curve", "Grid", "Claim", "parse_grid", "parse_claims", "grid_values", "evaluate_claims"]
 
-CLAIM_KINDS = ("value", "ratio", "ge", "decreasing")
+CLAIM_KINDS = ("value", "ratio", "ge", "decreasing", "min", "max", "highest", "lowest", "spread")
 
 
 @dataclass
@@ -50,6 +76,13 @@ class Curve:
     set: dict[str, Any] = field(default_factory=dict)
     #: Multiplies the figure's ``y_scale`` for this curve (e.g. to count a header option out).
     y_factor: float = 1.0
+    #: Keyword arguments for the figure's ``vary_fn`` (merged over the figure's ``vary_args``).
+    args: dict[str, Any] = field(default_factory=dict)
+    #: A closed form drawn beside the curve: ``{ fn = "tcplab.analysis.f", x_arg = "p",
+    #: args = {...}, scale = 1 }`` (fn's value times scale, in the plotted units, i.e. after
+    #: y_scale); its value at each x is the ``formula`` column.
+    formula: dict[str, Any] | None = None
+    formula_callable: Callable[..., float] | None = None
 
 
 @dataclass
@@ -65,22 +98,63 @@ class Grid:
     y_label: str = ""
     y_scale: float = 1.0
     log_x: bool = False
+    #: ``python:module.function`` metric (see :func:`_metric`): its keyword arguments and
+    #: the key picked from a dict (or, for series, the column of a frame) it returns.
+    metric_args: dict[str, Any] = field(default_factory=dict)
+    metric_key: str | None = None
+    #: Series figures: time windows ``[t0, t1)`` whose per-slot mean is a value (``window``).
+    windows: list[tuple[float, float]] = field(default_factory=list)
+    #: ``FILE.py:function`` next to the manifest, called as f(x, seed, **args) for extra
+    #: overrides of every run (e.g. flow lists whose length is x).
+    vary_fn: str | None = None
+    vary_args: dict[str, Any] = field(default_factory=dict)
+    log_y: bool = False
+    vary_callable: Callable[..., dict[str, Any]] | None = None
+    metric_callable: Callable[..., Any] | None = None
 
 
 def _fmt(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
+GRID_KEYS = {"flow", "curves", "seeds", "scale", "plot", "y_label", "y_scale", "log_x", "log_y", "metric_args",
+             "metric_key", "windows", "vary_fn", "vary_args"}
+
+
+def _python_ref(ref: str, where: str, path: Path | None, base: Path | None = None) -> Callable[..., Any]:
+    """``module.function`` (importable) or, with ``base``, ``FILE.py:function`` in that folder."""
+    try:
+        if ":" in ref:
+            fname, func = ref.split(":", 1)
+            if base is None or not fname.endswith(".py"):
+                raise ValueError("expected FILE.py:function")
+            spec = importlib.util.spec_from_file_location(f"tcplab_manifest_{Path(fname).stem}", base / fname)
+            if spec is None or spec.loader is None:
+                raise ValueError(f"cannot load {base / fname}")
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+        else:
+            modname, func = ref.rsplit(".", 1)
+            mod = importlib.import_module(modname)
+        fn = getattr(mod, func)
+    except (ValueError, ImportError, AttributeError, OSError) as e:
+        raise scenario_error(where, f"cannot use '{ref}': {e}", path) from None
+    if not callable(fn):
+        raise scenario_error(where, f"'{ref}' is not callable", path)
+    return fn
+
+
 def parse_grid(raw: dict[str, Any], where: str, path: Path) -> Grid:
-    for key in ("flow", "metric"):
+    python_metric = str(raw.get("metric", "")).startswith("python:")
+    for key in ("metric",) if python_metric else ("flow", "metric"):
         if key not in raw:
             raise scenario_error(f"{where}.{key}", "missing (a grid figure needs the flow and its summary key)", path)
     curves = []
-    for j, c in enumerate(raw.get("curves") or [{"id": "run", "label": raw["flow"]}]):
+    for j, c in enumerate(raw.get("curves") or [{"id": "run", "label": raw.get("flow", "run")}]):
         cw = f"{where}.curves[{j}]"
         if not isinstance(c, dict) or "id" not in c:
             raise scenario_error(f"{cw}.id", "missing", path)
-        extra = set(c) - {"id", "label", "set", "y_factor"}
+        extra = set(c) - {"id", "label", "set", "y_factor", "args", "formula"}
         if extra:
             raise scenario_error(f"{cw}.{sorted(extra)[0]}", "unknown field", path)
         if c["id"] in {cv.id for cv in curves}:
@@ -88,16 +162,39 @@ def parse_grid(raw: dict[str, Any], where: str, path: Path) -> Grid:
         yf = c.get("y_factor", 1.0)
         if not isinstance(yf, (int, float)) or not yf > 0:
             raise scenario_error(f"{cw}.y_factor", f"must be a positive number, got {yf!r}", path)
-        curves.append(Curve(str(c["id"]), str(c.get("label", c["id"])), dict(c.get("set") or {}), float(yf)))
+        formula = c.get("formula")
+        if formula is not None:
+            if not isinstance(formula, dict) or "fn" not in formula or "x_arg" not in formula:
+                raise scenario_error(f"{cw}.formula", "a table with fn (module.function) and x_arg", path)
+            bad = set(formula) - {"fn", "x_arg", "args", "scale", "label"}
+            if bad:
+                raise scenario_error(f"{cw}.formula.{sorted(bad)[0]}", "unknown field", path)
+        fcall = _python_ref(str(formula["fn"]), f"{cw}.formula.fn", path, path.parent) if formula is not None else None
+        curves.append(Curve(str(c["id"]), str(c.get("label", c["id"])), dict(c.get("set") or {}), float(yf),
+                            dict(c.get("args") or {}), formula, fcall))
     seeds = raw.get("seeds", 1)
     if not isinstance(seeds, int) or seeds < 1:
         raise scenario_error(f"{where}.seeds", f"must be an integer >= 1, got {seeds!r}", path)
     plot = raw.get("plot", "curve")
     if plot not in ("curve", "series"):
         raise scenario_error(f"{where}.plot", "must be curve or series", path)
-    return Grid(flow=str(raw["flow"]), metric=str(raw["metric"]), curves=curves, seeds=seeds,
+    windows = []
+    for k, w in enumerate(raw.get("windows") or []):
+        if not (isinstance(w, list) and len(w) == 2 and all(isinstance(v, (int, float)) for v in w) and w[0] < w[1]):
+            raise scenario_error(f"{where}.windows[{k}]", f"must be [t0, t1] seconds with t0 < t1, got {w!r}", path)
+        windows.append((float(w[0]), float(w[1])))
+    if windows and plot != "series":
+        raise scenario_error(f"{where}.windows", "only for plot = \"series\"", path)
+    vary_fn = raw.get("vary_fn")
+    vary_callable = _python_ref(str(vary_fn), f"{where}.vary_fn", path, path.parent) if vary_fn is not None else None
+    metric_callable = (_python_ref(str(raw["metric"])[len("python:"):], f"{where}.metric", path, path.parent)
+                       if python_metric else None)
+    return Grid(flow=str(raw.get("flow", "")), metric=str(raw["metric"]), curves=curves, seeds=seeds,
                 scale=float(raw.get("scale", 1.0)), plot=plot, y_label=str(raw.get("y_label", raw["metric"])),
-                y_scale=float(raw.get("y_scale", 1.0)), log_x=bool(raw.get("log_x", False)))
+                y_scale=float(raw.get("y_scale", 1.0)), log_x=bool(raw.get("log_x", False)),
+                metric_args=dict(raw.get("metric_args") or {}), metric_key=raw.get("metric_key"),
+                windows=windows, vary_fn=vary_fn, vary_args=dict(raw.get("vary_args") or {}),
+                log_y=bool(raw.get("log_y", False)), vary_callable=vary_callable, metric_callable=metric_callable)
 
 
 def job_variant(curve: str, x: float, seed: int) -> str:
@@ -108,45 +205,109 @@ def job_overrides(grid: Grid, curve: Curve, vary: list[str], unit: str, x: float
     v = x * grid.scale
     val: Any = f"{_fmt(v)}{unit}" if unit else (int(v) if float(v).is_integer() else v)
     o: dict[str, Any] = {k: val for k in vary}
+    if grid.vary_callable is not None:
+        try:
+            o.update(grid.vary_callable(x=x, seed=seed, **{**grid.vary_args, **curve.args}))
+        except (TypeError, ValueError, KeyError) as e:
+            raise scenario_error(f"curve {curve.id}.args", f"vary_fn {grid.vary_fn} at x = {_fmt(x)}: {e}") from None
     o.update(curve.set)
     o["seed"] = seed
     return o
 
 
+def _metric(fig_id: str, grid: Grid, res: Result) -> Any:
+    """The run's raw metric: a per-flow summary key, or a ``python:`` function's result
+    (``metric_key`` picks a dict entry; for series, the frame's column)."""
+    if grid.metric_callable is not None:
+        out = grid.metric_callable(res, **grid.metric_args)
+        if grid.plot == "series":
+            col = grid.metric_key
+            if not isinstance(out, pl.DataFrame) or col is None or col not in out.columns:
+                raise scenario_error(f"figure {fig_id}.metric_key", f"a series metric returns a frame with t_start, t_end and the column metric_key ({col!r})")
+            return out.select("t_start", "t_end", pl.col(col).alias("value"))
+        if isinstance(out, dict):
+            if grid.metric_key not in out:
+                raise scenario_error(f"figure {fig_id}.metric_key", f"{grid.metric} returned keys {sorted(out)}; metric_key = {grid.metric_key!r}")
+            out = out[grid.metric_key]
+        if out is None:
+            raise scenario_error(f"figure {fig_id}.metric", f"{grid.metric} returned no value")
+        return float(out)
+    if grid.plot == "series":
+        d = res.intervals.filter(pl.col("flow") == grid.flow)
+        if d.height == 0 or grid.metric not in d.columns:
+            raise scenario_error(f"figure {fig_id}.metric", f"flow '{grid.flow}' has no '{grid.metric}' intervals")
+        return d.select("t_start", "t_end", pl.col(grid.metric).alias("value"))
+    flow = next((f for f in res.summary["flows"] if f["name"] == grid.flow), None)
+    if flow is None or grid.metric not in flow or flow[grid.metric] is None:
+        raise scenario_error(f"figure {fig_id}.metric", f"flow '{grid.flow}' has no '{grid.metric}' in its summary")
+    return float(flow[grid.metric])
+
+
+def _scalars(fig_id: str, grid: Grid, res: Result) -> dict[str | None, float]:
+    """Window label (None = whole run or summary value) -> scalar value of one run."""
+    m = _metric(fig_id, grid, res)
+    if not isinstance(m, pl.DataFrame):
+        return {None: m}
+    out: dict[str | None, float] = {}
+    wins: list[tuple[str | None, tuple[float, float]]] = [(window_label(w), w) for w in grid.windows]
+    if grid.metric_callable is None:  # a flow's series: the whole-run value is its summary key
+        out[None] = _metric(fig_id, Grid(**{**grid.__dict__, "plot": "curve"}), res)
+    else:
+        wins.insert(0, (None, (-math.inf, math.inf)))
+    for label, (t0, t1) in wins:
+        v = m.filter((pl.col("t_start") >= t0) & (pl.col("t_end") <= t1))["value"].drop_nulls()
+        out[label] = float(v.mean()) if len(v) else math.nan  # type: ignore[arg-type]
+    return out
+
+
+def window_label(w: Any) -> str:
+    return f"{_fmt(float(w[0]))}-{_fmt(float(w[1]))}"
+
+
+def formula_value(curve: Curve, x: float) -> float | None:
+    f = curve.formula
+    if f is None:
+        return None
+    fn = curve.formula_callable or _python_ref(str(f["fn"]), "formula.fn", None)
+    return float(fn(**{str(f["x_arg"]): x, **(f.get("args") or {})})) * float(f.get("scale", 1.0))
+
+
 def grid_values(fig_id: str, grid: Grid, xs: list[float], results: dict[tuple[str, float, int], Result]) -> pl.DataFrame:
-    """One row per (curve, x): n, mean, std, ci95 of the flow's metric (times y_scale)."""
+    """One row per (curve, x, window): n, mean, std, ci95 of the metric (times y_scale), and
+    the curve's closed form at x (``formula``: the function's value times ``formula.scale``,
+    in the plotted units) if it has one. ``window`` is null
+    for the whole run, else ``"t0-t1"`` for each of a series figure's ``windows``."""
     rows = []
     for c in grid.curves:
         for x in xs:
-            vals = []
-            for s in range(1, grid.seeds + 1):
-                res = results[(c.id, x, s)]
-                flow = next((f for f in res.summary["flows"] if f["name"] == grid.flow), None)
-                if flow is None or grid.metric not in flow or flow[grid.metric] is None:
-                    raise scenario_error(f"figure {fig_id}.metric", f"flow '{grid.flow}' has no '{grid.metric}' in its summary")
-                vals.append(float(flow[grid.metric]) * grid.y_scale * c.y_factor)
-            n = len(vals)
-            mean = sum(vals) / n
-            std = math.sqrt(sum((v - mean) ** 2 for v in vals) / (n - 1)) if n > 1 else None
-            ci = _t975(n - 1) * std / math.sqrt(n) if std is not None else None
-            rows.append({"figure": fig_id, "curve": c.id, "label": c.label, "x": float(x), "n": n,
-                         "mean": mean, "std": std, "ci95": ci})
+            per_seed = [_scalars(fig_id, grid, results[(c.id, x, s)]) for s in range(1, grid.seeds + 1)]
+            fv = formula_value(c, x)
+            for w in per_seed[0]:
+                vals = [d[w] * grid.y_scale * c.y_factor for d in per_seed]
+                n = len(vals)
+                mean = sum(vals) / n
+                std = math.sqrt(sum((v - mean) ** 2 for v in vals) / (n - 1)) if n > 1 else None
+                ci = _t975(n - 1) * std / math.sqrt(n) if std is not None else None
+                rows.append({"figure": fig_id, "curve": c.id, "label": c.label, "x": float(x), "window": w, "n": n,
+                             "mean": mean, "std": std, "ci95": ci,
+                             "formula": fv})
     return pl.DataFrame(rows, schema={"figure": pl.String, "curve": pl.String, "label": pl.String, "x": pl.Float64,
-                                      "n": pl.Int64, "mean": pl.Float64, "std": pl.Float64, "ci95": pl.Float64})
+                                      "window": pl.String, "n": pl.Int64, "mean": pl.Float64, "std": pl.Float64,
+                                      "ci95": pl.Float64, "formula": pl.Float64})
 
 
 def plot_grid(title: str, x_label: str, grid: Grid, values: pl.DataFrame, results: dict[tuple[str, float, int], Result],
-              xs: list[float], path: Path) -> None:
+              xs: list[float], path: Path, fig_id: str = "") -> None:
     if grid.plot == "series":
         fig = _figure(8.0, 3.2 * len(grid.curves))
         for i, c in enumerate(grid.curves):
             ax = fig.add_subplot(len(grid.curves), 1, i + 1)
             for j, x in enumerate(xs):
-                frames = [results[(c.id, x, s)].intervals.filter(pl.col("flow") == grid.flow) for s in range(1, grid.seeds + 1)]
-                d = pl.concat(frames).group_by("t_start", "t_end").agg(pl.col(grid.metric).mean()).sort("t_start")
+                frames = [_metric(fig_id, grid, results[(c.id, x, s)]) for s in range(1, grid.seeds + 1)]
+                d = pl.concat(frames).group_by("t_start", "t_end").agg(pl.col("value").mean()).sort("t_start")
                 mid = ((d["t_start"] + d["t_end"]) / 2).to_list()
-                ax.plot(mid, [v * grid.y_scale * c.y_factor for v in d[grid.metric].to_list()], color=_colour(j), lw=1.1,
-                        label=f"{x_label} = {_fmt(x)}")
+                ax.plot(mid, [None if v is None else v * grid.y_scale * c.y_factor for v in d["value"].to_list()],
+                        color=_colour(j), lw=1.1, label=f"{x_label} = {_fmt(x)}" + (f" ({grid.seeds} seeds' mean)" if grid.seeds > 1 else ""))
             ax.set_title(f"{c.label}", fontsize=9)
             ax.set_ylabel(grid.y_label)
             ax.grid(True, alpha=0.3)
@@ -158,13 +319,24 @@ def plot_grid(title: str, x_label: str, grid: Grid, values: pl.DataFrame, result
     fig = _figure()
     ax = fig.add_subplot()
     for i, c in enumerate(grid.curves):
-        d = values.filter(pl.col("curve") == c.id).sort("x")
+        d = values.filter((pl.col("curve") == c.id) & pl.col("window").is_null()).sort("x")
         xv, mean = d["x"].to_list(), d["mean"].to_list()
         ci = [e if e is not None else 0.0 for e in d["ci95"].to_list()]
-        ax.plot(xv, mean, color=_colour(i), marker="o", ms=3.5, lw=1.3, label=c.label)
-        ax.fill_between(xv, [m - e for m, e in zip(mean, ci)], [m + e for m, e in zip(mean, ci)], color=_colour(i), alpha=0.2, lw=0)
+        ax.plot(xv, mean, color=_colour(i), marker="o", ms=3.5, lw=1.3 if c.formula is None else 0,
+                label=c.label + (" (simulated)" if c.formula is not None else ""))
+        if grid.seeds > 1:
+            ax.errorbar(xv, mean, yerr=ci, color=_colour(i), lw=0, elinewidth=1, capsize=2)
+        if c.formula is None:  # beside a formula line the error bars suffice
+            ax.fill_between(xv, [m - e for m, e in zip(mean, ci)], [m + e for m, e in zip(mean, ci)], color=_colour(i), alpha=0.2, lw=0)
+        else:
+            lo, hi = min(xv), max(xv)
+            fx = [lo * (hi / lo) ** (k / 60) for k in range(61)] if grid.log_x and lo > 0 else [lo + (hi - lo) * k / 60 for k in range(61)]
+            ax.plot(fx, [formula_value(c, v) for v in fx],
+                    color=_colour(i), lw=1.1, ls="--", label=c.formula.get("label", f"{c.label} ({c.formula['fn'].rsplit('.', 1)[-1]})"))
     if grid.log_x:
-        ax.set_xscale("log", base=2)
+        ax.set_xscale("log")
+    if grid.log_y:
+        ax.set_yscale("log")
     ax.set_xlabel(x_label)
     ax.set_ylabel(f"{grid.y_label} (mean, 95 % CI over {grid.seeds} seed{'s' if grid.seeds > 1 else ''})")
     ax.set_title(title, fontsize=10)
@@ -209,8 +381,16 @@ def parse_claims(data: dict[str, Any], figures: dict[str, Any], path: Path) -> l
             fig = figures.get(sel.get("figure"))
             if fig is None or fig.grid is None:
                 raise scenario_error(f"{where}.{side}.figure", f"no grid figure '{sel.get('figure')}'", path)
-            if sel.get("curve") not in {c.id for c in fig.grid.curves}:
+            if not (raw["kind"] == "spread" and "curve" not in sel) and sel.get("curve") not in {c.id for c in fig.grid.curves}:
                 raise scenario_error(f"{where}.{side}.curve", f"figure '{fig.id}' has no curve '{sel.get('curve')}'", path)
+            bad = set(sel) - {"figure", "curve", "x", "window", "formula"}
+            if bad:
+                raise scenario_error(f"{where}.{side}.{sorted(bad)[0]}", "unknown field", path)
+            w = sel.get("window")
+            if w is not None and (not isinstance(w, list) or len(w) != 2 or (float(w[0]), float(w[1])) not in fig.grid.windows):
+                raise scenario_error(f"{where}.{side}.window", f"figure '{fig.id}' has no window {w!r} (its windows: {fig.grid.windows})", path)
+            if sel.get("formula") and next(c for c in fig.grid.curves if c.id == sel.get("curve")).formula is None:
+                raise scenario_error(f"{where}.{side}.formula", f"curve '{sel['curve']}' has no formula", path)
             xs = sel.get("x")
             for x in xs if isinstance(xs, list) else ([] if xs is None else [xs]):
                 if float(x) not in fig.x:
@@ -223,8 +403,19 @@ def parse_claims(data: dict[str, Any], figures: dict[str, Any], path: Path) -> l
     return out
 
 
+def _rows(values: pl.DataFrame, sel: dict[str, Any]) -> pl.DataFrame:
+    w = sel.get("window")
+    d = values.filter((pl.col("figure") == sel["figure"]) & (pl.col("curve") == sel["curve"]))
+    if "window" not in d.columns:  # frames written before windows existed
+        return d
+    return d.filter(pl.col("window").is_null() if w is None else pl.col("window") == window_label(w))
+
+
 def _mean(values: pl.DataFrame, sel: dict[str, Any], x: float) -> tuple[float, float | None]:
-    d = values.filter((pl.col("figure") == sel["figure"]) & (pl.col("curve") == sel["curve"]) & (pl.col("x") == float(x)))
+    """The selected curve's mean at x, or with ``formula = true`` its closed form there."""
+    d = _rows(values, sel).filter(pl.col("x") == float(x))
+    if sel.get("formula"):
+        return float(d["formula"][0]), None
     return float(d["mean"][0]), d["ci95"][0]
 
 
@@ -232,7 +423,7 @@ def _xs(values: pl.DataFrame, sel: dict[str, Any], x_min: float | None) -> list[
     if sel.get("x") is not None:
         xs = [float(v) for v in (sel["x"] if isinstance(sel["x"], list) else [sel["x"]])]
     else:
-        xs = sorted(values.filter((pl.col("figure") == sel["figure"]) & (pl.col("curve") == sel["curve"]))["x"].to_list())
+        xs = sorted(_rows(values, sel)["x"].to_list())
     return [x for x in xs if x_min is None or x >= x_min]
 
 
@@ -256,6 +447,25 @@ def evaluate_claims(claims: list[Claim], values: pl.DataFrame) -> pl.DataFrame:
                 ratios.append((num / den if den else math.inf, x))
             v, at = min(ratios)
             detail = f"smallest ratio at x = {_fmt(at)}"
+        elif c.kind in ("min", "max"):
+            pts = [(_mean(values, c.a, x)[0], x) for x in _xs(values, c.a, c.x_min)]
+            v, at = min(pts) if c.kind == "min" else max(pts)
+            detail = f"at x = {_fmt(at)}"
+        elif c.kind in ("highest", "lowest", "spread"):
+            others = sorted(set(values.filter(pl.col("figure") == c.a["figure"])["curve"].to_list()) - {c.a.get("curve")})
+            pts = []
+            for x in _xs(values, {**c.a, "curve": c.a.get("curve", others[0])}, c.x_min):
+                ms = {o: _mean(values, {**c.a, "curve": o}, x)[0] for o in others}
+                if c.kind == "spread":
+                    hi_c, lo_c = max(ms, key=ms.__getitem__), min(ms, key=ms.__getitem__)
+                    pts.append((ms[hi_c] / ms[lo_c] if ms[lo_c] else math.inf, x, f"{hi_c}/{lo_c}"))
+                    continue
+                mine = _mean(values, c.a, x)[0]
+                ratios = [(mine / m if m else math.inf, o) for o, m in ms.items()]
+                r, o = min(ratios) if c.kind == "highest" else max(ratios)
+                pts.append((r, x, f"vs {o}"))
+            v, at, who = min(pts) if c.kind == "highest" else max(pts)
+            detail = f"{who} at x = {_fmt(at)}"
         else:  # decreasing
             xs = _xs(values, c.a, c.x_min)
             ms = [_mean(values, c.a, x)[0] for x in xs]
@@ -296,8 +506,16 @@ def markdown(values: pl.DataFrame, claims: pl.DataFrame, figs: list[Any]) -> lis
 def figure_table(fig: Any, values: pl.DataFrame) -> list[str]:
     g = fig.grid
     d = values.filter(pl.col("figure") == fig.id)
-    out = [f"| curve | {fig.x_label or 'x'} | seeds | {g.y_label} mean | 95 % CI |", "|---|---|---|---|---|"]
+    win = d["window"].drop_nulls().len() > 0
+    form = d["formula"].drop_nulls().len() > 0
+    out = [f"| curve | {fig.x_label or 'x'} |" + (" window (s) |" if win else "") + f" seeds | {g.y_label} mean | 95 % CI |"
+           + (" closed form | sim / form |" if form else ""),
+           "|---|---|" + ("---|" if win else "") + "---|---|---|" + ("---|---|" if form else "")]
     for r in d.iter_rows(named=True):
         ci = "–" if r["ci95"] is None else f"± {r['ci95']:.3g}"
-        out.append(f"| {r['label']} | {_fmt(r['x'])} | {r['n']} | {r['mean']:.3g} | {ci} |")
+        row = f"| {r['label']} | {_fmt(r['x'])} |" + (f" {r['window'] or 'all'} |" if win else "") + f" {r['n']} | {r['mean']:.3g} | {ci} |"
+        if form:
+            f = r["formula"]
+            row += " – | – |" if f is None else f" {f:.3g} | {r['mean'] / f:.3f} |"
+        out.append(row)
     return out

@@ -6,6 +6,8 @@ All take a :class:`tcplab.Result` whose ``metrics.interval`` is the slot length 
 * :func:`system_goodput` — X-SYSGOODPUT: the sum of the flows' steady-state goodputs (b/s);
 * :func:`protocol_goodput` — X-PROTOGOODPUT: the same summed per congestion-control algorithm
   (or per ``group`` label with ``by="group"``);
+* :func:`group_share` — one protocol's (or ``group``'s) share of the system goodput (the
+  friendliness figures: 0.5 is the fair half);
 * :func:`allotted` — X-ASG and X-AFAIR per slot: the system goodput within the slot and
   Jain's index over the flows *active for the whole slot* (the intervals' ``active``
   column is 1), an active flow that delivered nothing counting as 0;
@@ -25,7 +27,7 @@ import polars as pl
 
 from tcplab.results import Result
 
-__all__ = ["jain", "system_goodput", "protocol_goodput", "allotted", "app_success"]
+__all__ = ["jain", "system_goodput", "protocol_goodput", "group_share", "allotted", "app_success"]
 
 
 def jain(x: Sequence[float]) -> float | None:
@@ -62,6 +64,16 @@ def protocol_goodput(res: Result, flows: Sequence[str] | None = None, by: str = 
             key = f.get(by) or "(none)"
             out[key] = out.get(key, 0.0) + f["goodput_bps"]
     return out
+
+
+def group_share(res: Result, key: str, flows: Sequence[str] | None = None, by: str = "group") -> float:
+    """:func:`protocol_goodput`'s entry ``key`` divided by :func:`system_goodput` (0 when
+    nothing was delivered); ``key`` must name a protocol (or group) of the run."""
+    per = protocol_goodput(res, flows, by)
+    if key not in per:
+        raise ValueError(f"key: no {by} '{key}' in this run (known: {', '.join(sorted(per))})")
+    total = sum(per.values())
+    return per[key] / total if total else 0.0
 
 
 def _slots(res: Result, flows: Sequence[str] | None) -> pl.DataFrame:

@@ -123,7 +123,7 @@ def _load(folder: Path) -> tuple[str, list[Figure], list[_claims.Claim]]:
     figs: list[Figure] = []
     seen: set[str] = set()
     allowed = {"id", "title", "kind", "scenario", "x", "x_label", "vary", "unit", "metric", "aggregate", "explain"}
-    grid_keys = {"flow", "curves", "seeds", "scale", "plot", "y_label", "y_scale", "log_x"}
+    grid_keys = _claims.GRID_KEYS
     for i, raw in enumerate(data.get("figure") or []):
         where = f"figure[{i}]"
         extra = set(raw) - allowed - (grid_keys if raw.get("kind") == "grid" else set())
@@ -151,8 +151,8 @@ def _load(folder: Path) -> tuple[str, list[Figure], list[_claims.Claim]]:
         )
         if fig.kind == "grid":
             fig.grid = parse_grid(raw, where, path)
-            if not fig.x or not fig.vary:
-                raise scenario_error(f"{where}.x", "a grid needs x values and the fields to vary", path)
+            if not fig.x or not (fig.vary or fig.grid.vary_fn):
+                raise scenario_error(f"{where}.x", "a grid needs x values and the fields to vary (vary or vary_fn)", path)
             figs.append(fig)
             continue
         if fig.kind == "sweep":
@@ -442,7 +442,7 @@ def reproduce(
             vals = _claims.grid_values(fig.id, g, fig.x, results)
             grid_frames.append(vals)
             png = f"{fig.id}.png"
-            _claims.plot_grid(fig.title, fig.x_label or "x", g, vals, results, fig.x, out / png)
+            _claims.plot_grid(fig.title, fig.x_label or "x", g, vals, results, fig.x, out / png, fig.id)
             images[fig.id] = [png]
             continue
         if fig.kind == "timeseries":

@@ -16,6 +16,10 @@
 //!   `recovery_exit = "flightsize"`, RFC 6582 §3.2 step 3)
 //! - timeout: `ssthresh = max(β·W, 2S)`, `W = S` (P3 §3: floor of two segments)
 //! - TCP-friendly pairs (P3 eq. 3): `α = 4(1 − β²)/3`
+//! - `ns2_compat = true` (default false; mechanisms.md §20): ns-2's `TcpAgent::slowdown()`
+//!   halves instead of applying β (a) on the connection's first decrease (ssthresh and W),
+//!   (b) on any decrease while `W < ssthresh` (slow start), (c) for ssthresh at a timeout;
+//!   β applies only to the other fast-retransmit (and ECN) decreases
 
 use super::{
     recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle,
@@ -54,6 +58,10 @@ pub struct GaimdSpec {
     /// "reno" (default, as in P3) or "newreno" fast recovery.
     #[serde(default)]
     pub recovery: GaimdRecovery,
+    /// ns-2's decrease rules (default false): halve instead of β on the first decrease,
+    /// in slow start and for ssthresh at a timeout (mechanisms.md §20).
+    #[serde(default)]
+    pub ns2_compat: bool,
 }
 
 impl GaimdSpec {
@@ -79,7 +87,8 @@ impl GaimdSpec {
             alpha,
             beta,
             self.recovery == GaimdRecovery::Newreno,
-        ))
+        )
+        .with_ns2_compat(self.ns2_compat))
     }
 }
 
@@ -91,6 +100,9 @@ pub struct Gaimd {
     alpha: f64,
     beta: f64,
     newreno: bool,
+    ns2_compat: bool,
+    /// A decrease has happened (ns-2's `first_decrease_` is its negation).
+    decreased: bool,
 }
 
 impl Gaimd {
@@ -109,7 +121,14 @@ impl Gaimd {
             alpha,
             beta,
             newreno,
+            ns2_compat: false,
+            decreased: false,
         }
+    }
+    /// ns-2's halving rules (see the file header).
+    pub fn with_ns2_compat(mut self, on: bool) -> Self {
+        self.ns2_compat = on;
+        self
     }
     /// P3 eq. 3: the α that makes TCP(α, β) friendly to TCP(1, 1/2) (timeout term).
     pub fn friendly_alpha(beta: f64) -> f64 {
@@ -159,7 +178,11 @@ impl CongestionControl for Gaimd {
     }
     fn on_congestion(&mut self, _now: SimTime, why: Congestion, _c: &ConnView) {
         // The window, not the flight size, is what P3's β multiplies.
-        self.ssthresh = (self.beta * self.cwnd).max(2.0 * self.mss);
+        let timeout = matches!(why, Congestion::Timeout);
+        let halve = self.ns2_compat && (!self.decreased || self.cwnd < self.ssthresh || timeout);
+        self.decreased = true;
+        let keep = if halve { 0.5 } else { self.beta };
+        self.ssthresh = (keep * self.cwnd).max(2.0 * self.mss);
         self.cwnd = match why {
             Congestion::Timeout => self.mss,
             Congestion::FastRetransmit | Congestion::Ecn => self.ssthresh,
@@ -205,6 +228,39 @@ mod tests {
         );
         assert_eq!(g.ssthresh(), 2_500);
         assert_eq!(g.cwnd(), 1_000);
+    }
+
+    #[test]
+    fn ns2_compat_halves_first_in_slow_start_and_at_timeouts() {
+        let v = |w| view(1000, w, CaState::Open);
+        let fr = Congestion::FastRetransmit;
+        // Default: β on every decrease, the first one included.
+        let mut g = Gaimd::new(1000, 40_000, u64::MAX, 0.31, 0.875, false);
+        g.on_congestion(SimTime::ZERO, fr, &v(40_000));
+        assert_eq!(g.cwnd(), 35_000);
+        // ns2_compat: the first decrease halves (here also in slow start: ssthresh unlimited) ...
+        let mut g = Gaimd::new(1000, 40_000, u64::MAX, 0.31, 0.875, false).with_ns2_compat(true);
+        g.on_congestion(SimTime::ZERO, fr, &v(40_000));
+        assert_eq!((g.cwnd(), g.ssthresh()), (20_000, 20_000));
+        // ... a later one in congestion avoidance keeps β ...
+        g.on_congestion(SimTime::ZERO, fr, &v(20_000));
+        assert_eq!(g.cwnd(), 17_500);
+        // ... a timeout halves ssthresh ...
+        g.on_congestion(SimTime::ZERO, Congestion::Timeout, &v(17_500));
+        assert_eq!((g.cwnd(), g.ssthresh()), (1_000, 8_750));
+        // ... and a decrease in slow start (W < ssthresh) halves too.
+        for _ in 0..3 {
+            g.on_ack(SimTime::ZERO, &ack(1000), &v(1_000));
+        }
+        assert_eq!(g.cwnd(), 4_000);
+        g.on_congestion(SimTime::ZERO, fr, &v(4_000));
+        assert_eq!(g.cwnd(), 2_000);
+        // Not in slow start and not the first: β again.
+        let mut g = Gaimd::new(1000, 40_000, 10_000, 1.25, 0.25, false).with_ns2_compat(true);
+        g.on_congestion(SimTime::ZERO, fr, &v(40_000));
+        assert_eq!(g.cwnd(), 20_000); // first decrease: halved, not 10_000
+        g.on_congestion(SimTime::ZERO, fr, &v(20_000));
+        assert_eq!(g.cwnd(), 5_000);
     }
 
     #[test]
