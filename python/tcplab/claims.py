@@ -10,6 +10,10 @@ with two tables:
 and ``seeds`` seeds. ``plot = "curve"`` draws the flow's steady-state ``metric`` (a key of
 its summary entry) against x, mean and 95 % confidence band over the seeds;
 ``plot = "series"`` draws the metric per interval against time, one line per x (and curve).
+``flow`` may be a list: a curve point is then the sum of the flows' metric (e.g. aggregate
+throughput) and a series panel has one line per flow. Two run-level metrics need no flow:
+``metric = "links.NAME.KEY"`` (a key of link NAME's summary entry, e.g.
+``links.bn.steady_utilization``) and ``metric = "fairness.KEY"`` (e.g. ``fairness.jain``).
 
 ``[[claim]]``: one sentence of the paper, the number it states (``paper``, optional), the
 range a reproduction must fall into (``lo``, ``hi``) and what is measured:
@@ -19,7 +23,9 @@ range a reproduction must fall into (``lo``, ``hi``) and what is measured:
 * ``kind = "ge"``: ``a``'s curve is at least ``b``'s at every x of ``a.x`` (a list; default
   every x of the figure, ``x_min`` drops smaller ones) — the value is the smallest ratio a/b;
 * ``kind = "decreasing"``: ``a``'s curve falls (non-strictly) with x — the value is the
-  largest ratio of a point to the one before it.
+  largest ratio of a point to the one before it;
+* ``kind = "min"`` / ``"max"``: the smallest / largest mean of ``a``'s curve over ``a.x`` (a
+  list; default every x, ``x_min`` drops smaller ones), e.g. "near 100 % at every delay".
 
 ``explain`` says why a claim that is not met differs; it is printed only then. Nothing else
 in the report is typed in by hand.
@@ -40,7 +46,7 @@ from tcplab.scenario import scenario_error
 
 __all__ = ["Curve", "Grid", "Claim", "parse_grid", "parse_claims", "grid_values", "evaluate_claims"]
 
-CLAIM_KINDS = ("value", "ratio", "ge", "decreasing")
+CLAIM_KINDS = ("value", "ratio", "ge", "decreasing", "min", "max")
 
 
 @dataclass
@@ -56,7 +62,7 @@ class Curve:
 class Grid:
     """The grid part of a ``kind = "grid"`` figure."""
 
-    flow: str
+    flow: str | list[str]
     metric: str
     curves: list[Curve]
     seeds: int = 1
@@ -71,12 +77,32 @@ def _fmt(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
+def run_level(metric: str) -> bool:
+    """True for the metrics that are not a flow's summary key (links.NAME.KEY, fairness.KEY)."""
+    return metric.startswith("links.") or metric.startswith("fairness.")
+
+
 def parse_grid(raw: dict[str, Any], where: str, path: Path) -> Grid:
-    for key in ("flow", "metric"):
-        if key not in raw:
-            raise scenario_error(f"{where}.{key}", "missing (a grid figure needs the flow and its summary key)", path)
+    if "metric" not in raw:
+        raise scenario_error(f"{where}.metric", "missing (a grid figure needs the flow and its summary key)", path)
+    metric = str(raw["metric"])
+    if metric.startswith("links.") and len(metric.split(".")) != 3:
+        raise scenario_error(f"{where}.metric", f"a link metric is links.NAME.KEY, got '{metric}'", path)
+    if metric.startswith("fairness.") and len(metric.split(".")) < 2:
+        raise scenario_error(f"{where}.metric", f"a fairness metric is fairness.KEY, got '{metric}'", path)
+    if "flow" not in raw and not run_level(metric):
+        raise scenario_error(f"{where}.flow", "missing (a grid figure needs the flow and its summary key)", path)
+    flow = raw.get("flow", "")
+    if isinstance(flow, list):
+        if not flow or not all(isinstance(f, str) for f in flow):
+            raise scenario_error(f"{where}.flow", "a flow name or a non-empty list of flow names", path)
+        flow = [str(f) for f in flow]
+    else:
+        flow = str(flow)
+    if raw.get("plot") == "series" and run_level(metric):
+        raise scenario_error(f"{where}.plot", "a series plots a per-flow metric per interval, not a run-level one", path)
     curves = []
-    for j, c in enumerate(raw.get("curves") or [{"id": "run", "label": raw["flow"]}]):
+    for j, c in enumerate(raw.get("curves") or [{"id": "run", "label": str(raw.get("flow", metric))}]):
         cw = f"{where}.curves[{j}]"
         if not isinstance(c, dict) or "id" not in c:
             raise scenario_error(f"{cw}.id", "missing", path)
@@ -95,7 +121,7 @@ def parse_grid(raw: dict[str, Any], where: str, path: Path) -> Grid:
     plot = raw.get("plot", "curve")
     if plot not in ("curve", "series"):
         raise scenario_error(f"{where}.plot", "must be curve or series", path)
-    return Grid(flow=str(raw["flow"]), metric=str(raw["metric"]), curves=curves, seeds=seeds,
+    return Grid(flow=flow, metric=metric, curves=curves, seeds=seeds,
                 scale=float(raw.get("scale", 1.0)), plot=plot, y_label=str(raw.get("y_label", raw["metric"])),
                 y_scale=float(raw.get("y_scale", 1.0)), log_x=bool(raw.get("log_x", False)))
 
@@ -113,6 +139,31 @@ def job_overrides(grid: Grid, curve: Curve, vary: list[str], unit: str, x: float
     return o
 
 
+def metric_value(fig_id: str, grid: Grid, summary: dict[str, Any]) -> float:
+    """The grid's metric in one run's summary: a flow's key (summed over a list of flows),
+    ``links.NAME.KEY`` or ``fairness.KEY``."""
+    parts = grid.metric.split(".")
+    if parts[0] == "links" and len(parts) == 3:
+        link = next((lk for lk in summary["links"] if lk["name"] == parts[1]), None)
+        if link is None or link.get(parts[2]) is None:
+            raise scenario_error(f"figure {fig_id}.metric", f"no link '{parts[1]}' with '{parts[2]}' in the summary")
+        return float(link[parts[2]])
+    if parts[0] == "fairness":
+        v: Any = summary.get("fairness") or {}
+        for p in parts[1:]:
+            v = v.get(p) if isinstance(v, dict) else None
+        if v is None or isinstance(v, dict):
+            raise scenario_error(f"figure {fig_id}.metric", f"the summary has no number at '{grid.metric}'")
+        return float(v)
+    total = 0.0
+    for name in grid.flow if isinstance(grid.flow, list) else [grid.flow]:
+        flow = next((f for f in summary["flows"] if f["name"] == name), None)
+        if flow is None or grid.metric not in flow or flow[grid.metric] is None:
+            raise scenario_error(f"figure {fig_id}.metric", f"flow '{name}' has no '{grid.metric}' in its summary")
+        total += float(flow[grid.metric])
+    return total
+
+
 def grid_values(fig_id: str, grid: Grid, xs: list[float], results: dict[tuple[str, float, int], Result]) -> pl.DataFrame:
     """One row per (curve, x): n, mean, std, ci95 of the flow's metric (times y_scale)."""
     rows = []
@@ -120,11 +171,7 @@ def grid_values(fig_id: str, grid: Grid, xs: list[float], results: dict[tuple[st
         for x in xs:
             vals = []
             for s in range(1, grid.seeds + 1):
-                res = results[(c.id, x, s)]
-                flow = next((f for f in res.summary["flows"] if f["name"] == grid.flow), None)
-                if flow is None or grid.metric not in flow or flow[grid.metric] is None:
-                    raise scenario_error(f"figure {fig_id}.metric", f"flow '{grid.flow}' has no '{grid.metric}' in its summary")
-                vals.append(float(flow[grid.metric]) * grid.y_scale * c.y_factor)
+                vals.append(metric_value(fig_id, grid, results[(c.id, x, s)].summary) * grid.y_scale * c.y_factor)
             n = len(vals)
             mean = sum(vals) / n
             std = math.sqrt(sum((v - mean) ** 2 for v in vals) / (n - 1)) if n > 1 else None
@@ -141,12 +188,15 @@ def plot_grid(title: str, x_label: str, grid: Grid, values: pl.DataFrame, result
         fig = _figure(8.0, 3.2 * len(grid.curves))
         for i, c in enumerate(grid.curves):
             ax = fig.add_subplot(len(grid.curves), 1, i + 1)
-            for j, x in enumerate(xs):
-                frames = [results[(c.id, x, s)].intervals.filter(pl.col("flow") == grid.flow) for s in range(1, grid.seeds + 1)]
+            names = grid.flow if isinstance(grid.flow, list) else [grid.flow]
+            lines = [(x, n) for x in xs for n in names]
+            for j, (x, name) in enumerate(lines):
+                frames = [results[(c.id, x, s)].intervals.filter(pl.col("flow") == name) for s in range(1, grid.seeds + 1)]
                 d = pl.concat(frames).group_by("t_start", "t_end").agg(pl.col(grid.metric).mean()).sort("t_start")
                 mid = ((d["t_start"] + d["t_end"]) / 2).to_list()
+                label = " ".join(([f"{x_label} = {_fmt(x)}"] if len(xs) > 1 else []) + ([name] if len(names) > 1 else [])) or name
                 ax.plot(mid, [v * grid.y_scale * c.y_factor for v in d[grid.metric].to_list()], color=_colour(j), lw=1.1,
-                        label=f"{x_label} = {_fmt(x)}")
+                        label=label)
             ax.set_title(f"{c.label}", fontsize=9)
             ax.set_ylabel(grid.y_label)
             ax.grid(True, alpha=0.3)
@@ -256,6 +306,10 @@ def evaluate_claims(claims: list[Claim], values: pl.DataFrame) -> pl.DataFrame:
                 ratios.append((num / den if den else math.inf, x))
             v, at = min(ratios)
             detail = f"smallest ratio at x = {_fmt(at)}"
+        elif c.kind in ("min", "max"):
+            pts = [(_mean(values, c.a, x)[0], x) for x in _xs(values, c.a, c.x_min)]
+            v, at = min(pts) if c.kind == "min" else max(pts)
+            detail = f"{c.kind} at x = {_fmt(at)}"
         else:  # decreasing
             xs = _xs(values, c.a, c.x_min)
             ms = [_mean(values, c.a, x)[0] for x in xs]
