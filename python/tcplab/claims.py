@@ -89,7 +89,8 @@ class Curve:
 class Grid:
     """The grid part of a ``kind = "grid"`` figure."""
 
-    flow: str
+    #: A flow name, or a list of names (summed for curves; one line each in series).
+    flow: str | list[str]
     metric: str
     curves: list[Curve]
     seeds: int = 1
@@ -144,11 +145,30 @@ def _python_ref(ref: str, where: str, path: Path | None, base: Path | None = Non
     return fn
 
 
+def run_level(metric: str) -> bool:
+    """True for the summary metrics that are not a flow's key (links.NAME.KEY, fairness.KEY)."""
+    return metric.startswith("links.") or metric.startswith("fairness.")
+
+
 def parse_grid(raw: dict[str, Any], where: str, path: Path) -> Grid:
     python_metric = str(raw.get("metric", "")).startswith("python:")
-    for key in ("metric",) if python_metric else ("flow", "metric"):
+    metric = str(raw.get("metric", ""))
+    for key in ("metric",) if python_metric or run_level(metric) else ("flow", "metric"):
         if key not in raw:
             raise scenario_error(f"{where}.{key}", "missing (a grid figure needs the flow and its summary key)", path)
+    if metric.startswith("links.") and len(metric.split(".")) != 3:
+        raise scenario_error(f"{where}.metric", f"a link metric is links.NAME.KEY, got '{metric}'", path)
+    if metric.startswith("fairness.") and len(metric.split(".")) < 2:
+        raise scenario_error(f"{where}.metric", f"a fairness metric is fairness.KEY, got '{metric}'", path)
+    if raw.get("plot") == "series" and run_level(metric):
+        raise scenario_error(f"{where}.plot", "a series plots a per-flow metric per interval, not a run-level one", path)
+    flow_raw = raw.get("flow", "")
+    if isinstance(flow_raw, list):
+        if not flow_raw or not all(isinstance(f, str) for f in flow_raw):
+            raise scenario_error(f"{where}.flow", "a flow name or a non-empty list of flow names", path)
+        flow: str | list[str] = [str(f) for f in flow_raw]
+    else:
+        flow = str(flow_raw)
     curves = []
     for j, c in enumerate(raw.get("curves") or [{"id": "run", "label": raw.get("flow", "run")}]):
         cw = f"{where}.curves[{j}]"
@@ -189,7 +209,7 @@ def parse_grid(raw: dict[str, Any], where: str, path: Path) -> Grid:
     vary_callable = _python_ref(str(vary_fn), f"{where}.vary_fn", path, path.parent) if vary_fn is not None else None
     metric_callable = (_python_ref(str(raw["metric"])[len("python:"):], f"{where}.metric", path, path.parent)
                        if python_metric else None)
-    return Grid(flow=str(raw.get("flow", "")), metric=str(raw["metric"]), curves=curves, seeds=seeds,
+    return Grid(flow=flow, metric=str(raw["metric"]), curves=curves, seeds=seeds,
                 scale=float(raw.get("scale", 1.0)), plot=plot, y_label=str(raw.get("y_label", raw["metric"])),
                 y_scale=float(raw.get("y_scale", 1.0)), log_x=bool(raw.get("log_x", False)),
                 metric_args=dict(raw.get("metric_args") or {}), metric_key=raw.get("metric_key"),
@@ -232,15 +252,41 @@ def _metric(fig_id: str, grid: Grid, res: Result) -> Any:
         if out is None:
             raise scenario_error(f"figure {fig_id}.metric", f"{grid.metric} returned no value")
         return float(out)
+    names = grid.flow if isinstance(grid.flow, list) else [grid.flow]
     if grid.plot == "series":
-        d = res.intervals.filter(pl.col("flow") == grid.flow)
+        d = res.intervals.filter(pl.col("flow").is_in(names))
         if d.height == 0 or grid.metric not in d.columns:
-            raise scenario_error(f"figure {fig_id}.metric", f"flow '{grid.flow}' has no '{grid.metric}' intervals")
+            raise scenario_error(f"figure {fig_id}.metric", f"flow '{names[0]}' has no '{grid.metric}' intervals")
+        # Several flows: their sum per interval (plot_grid draws them one by one).
+        d = d.group_by("t_start", "t_end").agg(pl.col(grid.metric).sum()).sort("t_start")
         return d.select("t_start", "t_end", pl.col(grid.metric).alias("value"))
-    flow = next((f for f in res.summary["flows"] if f["name"] == grid.flow), None)
-    if flow is None or grid.metric not in flow or flow[grid.metric] is None:
-        raise scenario_error(f"figure {fig_id}.metric", f"flow '{grid.flow}' has no '{grid.metric}' in its summary")
-    return float(flow[grid.metric])
+    return metric_value(fig_id, grid, res.summary)
+
+
+def metric_value(fig_id: str, grid: Grid, summary: dict[str, Any]) -> float:
+    """The grid's metric in one run's summary: a flow's key (summed over a list of flows),
+    ``links.NAME.KEY`` or ``fairness.KEY`` (dotted into nested objects)."""
+    names = grid.flow if isinstance(grid.flow, list) else [grid.flow]
+    parts = grid.metric.split(".")
+    if parts[0] == "links" and len(parts) == 3:
+        link = next((lk for lk in summary["links"] if lk["name"] == parts[1]), None)
+        if link is None or link.get(parts[2]) is None:
+            raise scenario_error(f"figure {fig_id}.metric", f"no link '{parts[1]}' with '{parts[2]}' in the summary")
+        return float(link[parts[2]])
+    if parts[0] == "fairness":
+        v: Any = summary.get("fairness") or {}
+        for p in parts[1:]:
+            v = v.get(p) if isinstance(v, dict) else None
+        if v is None or isinstance(v, dict):
+            raise scenario_error(f"figure {fig_id}.metric", f"the summary has no number at '{grid.metric}'")
+        return float(v)
+    total = 0.0
+    for name in names:
+        flow = next((f for f in summary["flows"] if f["name"] == name), None)
+        if flow is None or grid.metric not in flow or flow[grid.metric] is None:
+            raise scenario_error(f"figure {fig_id}.metric", f"flow '{name}' has no '{grid.metric}' in its summary")
+        total += float(flow[grid.metric])
+    return total
 
 
 def _scalars(fig_id: str, grid: Grid, res: Result) -> dict[str | None, float]:
@@ -302,12 +348,16 @@ def plot_grid(title: str, x_label: str, grid: Grid, values: pl.DataFrame, result
         fig = _figure(8.0, 3.2 * len(grid.curves))
         for i, c in enumerate(grid.curves):
             ax = fig.add_subplot(len(grid.curves), 1, i + 1)
-            for j, x in enumerate(xs):
-                frames = [_metric(fig_id, grid, results[(c.id, x, s)]) for s in range(1, grid.seeds + 1)]
+            names = grid.flow if isinstance(grid.flow, list) and grid.metric_callable is None else [None]
+            lines = [(x, n) for x in xs for n in names]
+            for j, (x, name) in enumerate(lines):
+                g = grid if name is None else Grid(**{**grid.__dict__, "flow": name})
+                frames = [_metric(fig_id, g, results[(c.id, x, s)]) for s in range(1, grid.seeds + 1)]
                 d = pl.concat(frames).group_by("t_start", "t_end").agg(pl.col("value").mean()).sort("t_start")
                 mid = ((d["t_start"] + d["t_end"]) / 2).to_list()
+                label = " ".join(([f"{x_label} = {_fmt(x)}"] if len(xs) > 1 or name is None else []) + ([name] if name else []))
                 ax.plot(mid, [None if v is None else v * grid.y_scale * c.y_factor for v in d["value"].to_list()],
-                        color=_colour(j), lw=1.1, label=f"{x_label} = {_fmt(x)}" + (f" ({grid.seeds} seeds' mean)" if grid.seeds > 1 else ""))
+                        color=_colour(j), lw=1.1, label=label + (f" ({grid.seeds} seeds' mean)" if grid.seeds > 1 else ""))
             ax.set_title(f"{c.label}", fontsize=9)
             ax.set_ylabel(grid.y_label)
             ax.grid(True, alpha=0.3)

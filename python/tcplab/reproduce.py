@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import base64
 import html
+import json
 import math
 import multiprocessing
 import os
+import shutil
 import tomllib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -412,6 +414,19 @@ def reproduce(
         if j.overrides:
             sc = sc.with_overrides(j.overrides)
         sc.validate()
+    # Figures that plot different metrics of the same runs (same scenario, same overrides)
+    # share them: each distinct run is made once, its output copied to the other figures.
+    copies: dict[str, list[Job]] = {}
+    unique: list[Job] = []
+    for j in todo:
+        key = json.dumps([str(j.scenario), j.overrides], sort_keys=True, default=str)
+        if key in copies:
+            copies[key].append(j)
+        else:
+            copies[key] = []
+            unique.append(j)
+    dup_of = {id(u): copies[json.dumps([str(u.scenario), u.overrides], sort_keys=True, default=str)] for u in unique}
+    todo = unique
     workers = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
     done = 0
     if workers == 1:
@@ -431,6 +446,12 @@ def reproduce(
                 if on_progress:
                     j = futs[fut]
                     on_progress(done, len(todo), f"{j.figure}/{j.variant}")
+    for u in unique:
+        for j in dup_of[id(u)]:
+            dst = out / j.figure / j.variant
+            if dst.exists():
+                shutil.rmtree(dst)
+            shutil.copytree(out / u.figure / u.variant, dst)
     table: list[dict[str, Any]] = []
     images: dict[str, list[str]] = {}
     grid_frames: list[pl.DataFrame] = []
