@@ -231,7 +231,7 @@ def sweep(
 
 @app.command()
 def reproduce(
-    paper: Annotated[str, typer.Argument(help="Paper folder under scenarios/ (e.g. kalampoukas97).", show_default=False)],
+    paper: Annotated[str, typer.Argument(help="A shipped paper (see `tcplab list`, e.g. kalampoukas97) or a folder with a reproduce.toml.", show_default=False)],
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Output directory [default: out/PAPER].", show_default=False)] = None,
     only: Annotated[
         Optional[list[str]], typer.Option("--only", help="Only this figure id, e.g. fig5_3 (repeatable).", show_default=False)
@@ -318,6 +318,26 @@ def reproduce(
     n_bad = int((~df["agrees"]).sum())
     out_console.print(f"{df.height - n_bad}/{df.height} agree; the {n_bad} others are explained in {target / 'report.md'} "
                       f"(and report.html)", highlight=False)
+
+
+@app.command("list")
+def list_papers(
+    paper: Annotated[Optional[str], typer.Argument(help="Show this paper's figures only.", show_default=False)] = None,
+) -> None:
+    """The papers `tcplab reproduce` knows (shipped with the package) and their figures."""
+    from tcplab.reproduce import _load, paper_dir, papers
+
+    try:
+        names = [paper_dir(paper).name] if paper else papers()
+        for name in names:
+            title, figs, claims = _load(paper_dir(name))
+            runs = sum(len(f.jobs()) for f in figs)
+            print(f"{name}: {title}")
+            print(f"  {len(figs)} figures, {runs} runs" + (f", {len(claims)} claims" if claims else ""))
+            for f in figs:
+                print(f"  {f.id:<22} {f.title}")
+    except ScenarioError as e:
+        _fail(e)
 
 
 @app.command()

@@ -94,19 +94,29 @@ def _fmt_x(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else str(x)
 
 
+#: The papers' scenarios and manifests ship inside the package (``tcplab/papers/<paper>/``;
+#: ``scenarios/`` in a checkout is a link to it), so ``tcplab reproduce PAPER`` works from
+#: any directory after ``pip install``.
+PAPERS_DIR = Path(__file__).resolve().parent / "papers"
+
+
+def papers(root: str | Path | None = None) -> list[str]:
+    """The papers with a manifest (folder names under ``root``, default the package's)."""
+    base = Path(root) if root else PAPERS_DIR
+    return sorted(d.name for d in base.iterdir() if (d / "reproduce.toml").is_file()) if base.is_dir() else []
+
+
 def paper_dir(paper: str, root: str | Path | None = None) -> Path:
-    """The folder of ``paper`` under ``scenarios/`` (``paper`` may also be a folder path)."""
+    """The folder of ``paper`` among the shipped papers (``paper`` may also be a folder path
+    holding a ``reproduce.toml``)."""
     p = Path(paper)
     if (p / "reproduce.toml").is_file():
         return p
-    base = Path(root) if root else Path(__file__).resolve().parents[2] / "scenarios"
+    base = Path(root) if root else PAPERS_DIR
     cand = base / paper
     if (cand / "reproduce.toml").is_file():
         return cand
-    cand = Path("scenarios") / paper
-    if (cand / "reproduce.toml").is_file():
-        return cand
-    known = sorted(d.name for d in base.iterdir() if (d / "reproduce.toml").is_file()) if base.is_dir() else []
+    known = papers(base)
     raise scenario_error("paper", f"no reproduce.toml for '{paper}' (known: {', '.join(known) or 'none'})")
 
 
