@@ -69,6 +69,8 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
                 "final_cwnd_bytes": sender.window(),
                 "srtt_s": sender.rtt.srtt().map(|d| d.as_secs_f64()),
                 "min_rtt_s": sender.rtt.min_rtt().map(|d| d.as_secs_f64()),
+                "mean_rtt_s": sender.rtt_dist.mean_s(),
+                "p99_rtt_s": sender.rtt_dist.quantile_s(0.99),
                 "completed_at_s": f.completed_at.map(|t| t.as_secs_f64()),
                 "max_window_reached_s": f.max_window_at.map(|t| t.as_secs_f64()),
                 "steady_retransmits": st.retransmits - f.retransmits_before_steady,

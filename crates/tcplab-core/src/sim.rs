@@ -470,9 +470,10 @@ impl Sim {
         for f in &mut self.flows {
             f.counters.steady_goodput0 = f.counters.goodput_bytes;
             f.counters.steady_wire0 = f.counters.wire_bytes;
-            if let Transport::Tcp { sender, .. } = &f.transport {
+            if let Transport::Tcp { sender, .. } = &mut f.transport {
                 f.retransmits_before_steady = sender.stats.retransmits;
                 f.timeouts_before_steady = sender.stats.timeouts;
+                sender.rtt_dist.reset();
             }
         }
         for l in &mut self.links {

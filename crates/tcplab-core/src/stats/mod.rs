@@ -32,6 +32,78 @@ impl FlowCounters {
     }
 }
 
+/// Per-ack round-trip samples of one flow in the steady-state window: their count and sum
+/// (mean) and a log histogram with 8 buckets per octave from 1 µs (bucket `8·⌊log2 µs⌋ +`
+/// the next three bits; the last of 160 buckets holds everything from about 1.1e6 s),
+/// so a quantile is known to within one bucket (≤ 9.1 % of its value). O(1) per sample, 640
+/// bytes per flow allocated once.
+#[derive(Clone, Debug)]
+pub struct RttDist {
+    n: u64,
+    sum_ps: u128,
+    hist: Box<[u32; RttDist::BUCKETS]>,
+}
+
+impl Default for RttDist {
+    fn default() -> Self {
+        RttDist { n: 0, sum_ps: 0, hist: Box::new([0; RttDist::BUCKETS]) }
+    }
+}
+
+impl RttDist {
+    const BUCKETS: usize = 160;
+
+    #[inline]
+    fn bucket(ps: u64) -> usize {
+        let us = ps / 1_000_000;
+        if us == 0 {
+            return 0;
+        }
+        let l = 63 - us.leading_zeros() as usize; // floor(log2 us)
+        let mant = if l >= 3 { (us >> (l - 3)) & 7 } else { (us << (3 - l)) & 7 } as usize;
+        (8 * l + mant).min(Self::BUCKETS - 1)
+    }
+    /// Upper edge of bucket `b`, in seconds.
+    fn upper_s(b: usize) -> f64 {
+        let (l, m) = (b / 8, b % 8);
+        (1u64 << l) as f64 * (1.0 + (m + 1) as f64 / 8.0) * 1e-6
+    }
+    #[inline]
+    pub fn add(&mut self, rtt_ps: u64) {
+        self.n += 1;
+        self.sum_ps += rtt_ps as u128;
+        let b = Self::bucket(rtt_ps);
+        self.hist[b] = self.hist[b].saturating_add(1);
+    }
+    pub fn reset(&mut self) {
+        self.n = 0;
+        self.sum_ps = 0;
+        self.hist.fill(0);
+    }
+    pub fn count(&self) -> u64 {
+        self.n
+    }
+    /// Mean in seconds (None without samples).
+    pub fn mean_s(&self) -> Option<f64> {
+        (self.n > 0).then(|| self.sum_ps as f64 / self.n as f64 * 1e-12)
+    }
+    /// The upper edge of the bucket holding quantile `q` (None without samples).
+    pub fn quantile_s(&self, q: f64) -> Option<f64> {
+        if self.n == 0 {
+            return None;
+        }
+        let want = (q * self.n as f64).ceil().max(1.0) as u64;
+        let mut acc = 0u64;
+        for (b, &c) in self.hist.iter().enumerate() {
+            acc += c as u64;
+            if acc >= want {
+                return Some(Self::upper_s(b));
+            }
+        }
+        Some(Self::upper_s(Self::BUCKETS - 1))
+    }
+}
+
 /// Jain's fairness index `(Σx)² / (n·Σx²)`; 1 for an empty or all-zero input.
 pub fn jain_index(xs: &[f64]) -> f64 {
     let n = xs.len() as f64;
@@ -50,5 +122,31 @@ mod tests {
     fn jain_bounds() {
         assert_eq!(super::jain_index(&[1.0, 1.0, 1.0]), 1.0);
         assert!((super::jain_index(&[1.0, 0.0, 0.0]) - 1.0 / 3.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn rtt_distribution_mean_and_quantiles() {
+        use super::RttDist;
+        let mut d = RttDist::default();
+        assert_eq!((d.mean_s(), d.quantile_s(0.99)), (None, None));
+        // 990 samples of 40 ms, 10 of 400 ms.
+        for _ in 0..990 {
+            d.add(40_000_000_000);
+        }
+        for _ in 0..10 {
+            d.add(400_000_000_000);
+        }
+        let mean = d.mean_s().unwrap();
+        assert!((mean - 0.0436).abs() < 1e-9, "{mean}");
+        let p99 = d.quantile_s(0.99).unwrap();
+        assert!((0.040..=0.040 * 1.0911).contains(&p99), "{p99}");
+        let p999 = d.quantile_s(0.999).unwrap();
+        assert!((0.4..=0.4 * 1.0911).contains(&p999), "{p999}");
+        d.reset();
+        assert_eq!(d.count(), 0);
+        // Extremes land in the first and last buckets without panicking.
+        d.add(0);
+        d.add(u64::MAX);
+        assert_eq!(d.count(), 2);
     }
 }

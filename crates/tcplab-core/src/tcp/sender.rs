@@ -85,6 +85,8 @@ pub struct TcpSender {
     partial_acks: u32,
     pub cc: AnyCc,
     pub rtt: RttEstimator,
+    /// Per-ack RTT samples since the steady-state window began (summary mean/p99).
+    pub rtt_dist: crate::stats::RttDist,
     snd_una: u64,
     snd_nxt: u64,
     snd_max: u64,
@@ -132,6 +134,7 @@ impl TcpSender {
             partial_acks: 0,
             cc,
             rtt: RttEstimator::new(cfg.rto_initial, cfg.rto_min, cfg.rto_max),
+            rtt_dist: crate::stats::RttDist::default(),
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
@@ -351,6 +354,7 @@ impl TcpSender {
         let rtt = if newly > 0 && !pkt.has(flags::RETX) {
             let r = now.since(pkt.ts);
             self.rtt.observe(r);
+            self.rtt_dist.add(r.0);
             Some(r)
         } else {
             None

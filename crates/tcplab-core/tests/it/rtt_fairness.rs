@@ -75,6 +75,16 @@ fn fast_gives_equal_rates_whatever_the_rtt() {
     let q = v.iter().sum::<f64>() / v.len() as f64;
     eprintln!("FAST mean queue {q:.1} packets");
     assert!((140.0..=160.0).contains(&q), "mean queue {q}");
+    // Each flow's mean RTT in the steady state is its propagation round trip plus the queue's
+    // delay, q packets of 1040 B at 16 Mb/s (0.52 ms each); its p99 is not far above (a
+    // standing queue, no oscillation).
+    for i in 1..=3 {
+        let fl = named(&s, "flows", &format!("f{i}"));
+        let (mean, p99, min) = (f(&fl["mean_rtt_s"]), f(&fl["p99_rtt_s"]), f(&fl["min_rtt_s"]));
+        let queueing = q * 1040.0 * 8.0 / 16e6;
+        assert!(((mean - min) / queueing - 1.0).abs() < 0.1, "f{i}: mean {mean} min {min} queueing {queueing}");
+        assert!(p99 >= mean && p99 < 1.2 * mean, "f{i}: p99 {p99} mean {mean}");
+    }
 }
 
 #[test]
