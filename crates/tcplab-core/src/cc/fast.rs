@@ -157,11 +157,8 @@ impl CongestionControl for Fast {
         self.cwnd as u64
     }
     fn ssthresh(&self) -> u64 {
-        if self.ssthresh >= u64::MAX as f64 {
-            u64::MAX
-        } else {
-            self.ssthresh as u64
-        }
+        // Float-to-integer casts saturate: an unset (infinite) threshold is u64::MAX.
+        self.ssthresh as u64
     }
     fn recovery_style(&self) -> RecoveryStyle {
         RecoveryStyle::NewReno
