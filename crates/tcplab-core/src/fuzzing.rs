@@ -87,14 +87,18 @@ pub fn check_units(data: &[u8]) {
     };
     if let Ok(r) = units::parse_rate(&s) {
         assert!(r.0 >= 1);
-        close(r.0 as f64, approx(&|u| match u.to_ascii_lowercase().as_str() {
-            "bps" | "b/s" | "bit/s" => Some(1.0),
-            "kbps" | "kb/s" | "kbit/s" => Some(1e3),
-            "mbps" | "mb/s" | "mbit/s" => Some(1e6),
-            "gbps" | "gb/s" | "gbit/s" => Some(1e9),
-            "tbps" | "tb/s" | "tbit/s" => Some(1e12),
-            _ => None,
-        }), "parse_rate");
+        close(
+            r.0 as f64,
+            approx(&|u| match u.to_ascii_lowercase().as_str() {
+                "bps" | "b/s" | "bit/s" => Some(1.0),
+                "kbps" | "kb/s" | "kbit/s" => Some(1e3),
+                "mbps" | "mb/s" | "mbit/s" => Some(1e6),
+                "gbps" | "gb/s" | "gbit/s" => Some(1e9),
+                "tbps" | "tb/s" | "tbit/s" => Some(1e12),
+                _ => None,
+            }),
+            "parse_rate",
+        );
     }
     let dur_mult = |u: &str| match u {
         "ps" => Some(1.0),
@@ -113,16 +117,20 @@ pub fn check_units(data: &[u8]) {
         let _ = SimTime(u64::MAX / 2).0.checked_add(d.0).expect("fits");
     }
     if let Ok(n) = units::parse_size(&s) {
-        close(n as f64, approx(&|u| match u {
-            "" | "B" | "bytes" => Some(1.0),
-            "kB" | "KB" => Some(1e3),
-            "MB" => Some(1e6),
-            "GB" => Some(1e9),
-            "KiB" => Some(1024.0),
-            "MiB" => Some(1048576.0),
-            "GiB" => Some(1073741824.0),
-            _ => None,
-        }), "parse_size");
+        close(
+            n as f64,
+            approx(&|u| match u {
+                "" | "B" | "bytes" => Some(1.0),
+                "kB" | "KB" => Some(1e3),
+                "MB" => Some(1e6),
+                "GB" => Some(1e9),
+                "KiB" => Some(1024.0),
+                "MiB" => Some(1048576.0),
+                "GiB" => Some(1073741824.0),
+                _ => None,
+            }),
+            "parse_size",
+        );
     }
     if let Ok(ps) = units::parse_signed_duration(&s) {
         assert!(ps.unsigned_abs() <= u64::MAX / 2);
@@ -191,10 +199,19 @@ impl Bytes<'_> {
 
 fn scenario_from_bytes(b: &mut Bytes) -> String {
     const CC: &[&str] = &[
-        "reno", "newreno", "gaimd", "vegas", "fast", "highspeed", "scalable", "tcpe",
+        "reno",
+        "newreno",
+        "gaimd",
+        "vegas",
+        "fast",
+        "highspeed",
+        "scalable",
+        "tcpe",
         "westwood",
     ];
-    const RATE: &[&str] = &["1bps", "9600bps", "64kbps", "1Mbps", "10Mbps", "100Mbps", "1Gbps"];
+    const RATE: &[&str] = &[
+        "1bps", "9600bps", "64kbps", "1Mbps", "10Mbps", "100Mbps", "1Gbps",
+    ];
     const DELAY: &[&str] = &["0", "1ps", "1us", "1ms", "20ms", "250ms", "3s"];
     const BUF: &[&str] = &["1", "2", "5", "20", "100", "0.1bdp", "1bdp", "4bdp", "0"];
     const QUEUE: &[&str] = &[
@@ -211,12 +228,28 @@ fn scenario_from_bytes(b: &mut Bytes) -> String {
     const LOSS: &[&str] = &["", ", loss = 0.01", ", loss = 0.5", ", loss = 0.999"];
     let n = 1 + b.u8() as usize % 4;
     let flows: Vec<String> = (0..n).map(|_| format!("\"{}\"", b.pick(CC))).collect();
-    let rtts: Vec<String> = (0..n).map(|_| format!("\"{}\"", b.pick(&["1ms", "10ms", "44ms", "200ms", "1s"]))).collect();
-    let (rate, delay, buf, q, loss) = (b.pick(RATE), b.pick(DELAY), b.pick(BUF), b.pick(QUEUE), b.pick(LOSS));
+    let rtts: Vec<String> = (0..n)
+        .map(|_| format!("\"{}\"", b.pick(&["1ms", "10ms", "44ms", "200ms", "1s"])))
+        .collect();
+    let (rate, delay, buf, q, loss) = (
+        b.pick(RATE),
+        b.pick(DELAY),
+        b.pick(BUF),
+        b.pick(QUEUE),
+        b.pick(LOSS),
+    );
     let (arate, adelay) = (b.pick(RATE), b.pick(DELAY));
     let (dur, cwnd, mss) = (b.pick(DUR), b.pick(CWND), b.pick(MSS));
-    let buf = if buf.ends_with("bdp") { format!("\"{buf}\"") } else { buf.to_string() };
-    let rtt_line = if b.u8() % 4 == 0 { format!("rtt = [{}]\n", rtts.join(", ")) } else { String::new() };
+    let buf = if buf.ends_with("bdp") {
+        format!("\"{buf}\"")
+    } else {
+        buf.to_string()
+    };
+    let rtt_line = if b.u8() & 3 == 0 {
+        format!("rtt = [{}]\n", rtts.join(", "))
+    } else {
+        String::new()
+    };
     format!(
         "duration = \"{dur}\"\n\
          defaults.flows = {{ {cwnd}{sep}{mss} }}\n\
@@ -225,7 +258,11 @@ fn scenario_from_bytes(b: &mut Bytes) -> String {
          access = {{ rate = \"{arate}\", delay = \"{adelay}\" }}\n\
          {rtt_line}\
          flows = [{flows}]\n",
-        sep = if !cwnd.is_empty() && !mss.is_empty() { ", " } else { "" },
+        sep = if !cwnd.is_empty() && !mss.is_empty() {
+            ", "
+        } else {
+            ""
+        },
         flows = flows.join(", "),
     )
 }
@@ -243,7 +280,9 @@ mod tests {
         for _ in 0..64 {
             let data: Vec<u8> = (0..32)
                 .map(|_| {
-                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
                     (x >> 56) as u8
                 })
                 .collect();
