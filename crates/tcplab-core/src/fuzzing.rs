@@ -291,6 +291,7 @@ mod tests {
                 Ok(_) => ok += 1,
                 Err(e) => eprintln!("{e}"),
             }
+            check_run_bounded(&data);
         }
         assert!(ok >= 16, "only {ok}/64 fuzz scenarios build");
     }
