@@ -21,6 +21,8 @@
 #![forbid(unsafe_code)]
 
 pub mod analysis;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod app;
 pub mod cc;
 pub mod event;

@@ -94,7 +94,10 @@ pub fn parse_duration(s: &str) -> Result<SimDuration, String> {
         }
     };
     let ps = (v * ps_per).round();
-    if ps > u64::MAX as f64 / 2.0 {
+    // Durations are capped below 2^63 ps so that a signed duration fits in i64. Compare
+    // with 2^63 exactly: `u64::MAX as f64 / 2.0` *is* 2^63, so `>` let 2^63 itself through
+    // (found by the `units` fuzz target: "9223372036854775807ps" rounds to 2^63 as f64).
+    if ps >= (1u64 << 63) as f64 {
         return Err(format!("'{s}' is too long"));
     }
     Ok(SimDuration(ps as u64))
@@ -421,6 +424,18 @@ mod tests {
         assert!(parse_signed_duration("-5")
             .unwrap_err()
             .contains("'-5' has no unit"));
+        // 2^63 - 1 ps reads as 2^63 in f64: an error, not i64::MIN (fuzz regression
+        // fuzz/regressions/units/duration_2pow63).
+        assert!(parse_signed_duration("-9223372036854775807ps")
+            .unwrap_err()
+            .contains("too long"));
+        assert!(parse_duration("9223372036854775807ps")
+            .unwrap_err()
+            .contains("too long"));
+        assert_eq!(
+            parse_duration("9223372036854774784ps"),
+            Ok(SimDuration(9_223_372_036_854_774_784))
+        );
         assert!(parse_signed_duration("-1e8s")
             .unwrap_err()
             .contains("too long"));

@@ -11,6 +11,7 @@ mod delay_cc;
 mod determinism;
 mod errors;
 mod events;
+mod fuzz_corpus;
 mod pcap;
 mod reliability;
 mod response;
