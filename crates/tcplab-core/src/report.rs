@@ -11,6 +11,9 @@ use crate::queue::DropReason;
 use crate::scenario::Built;
 use serde_json::{json, Value};
 
+/// At most this many down periods per outage schedule in `summary.outages`.
+const OUTAGE_CAP: usize = 10_000;
+
 /// Build the summary of a finished run. `wall_seconds` is the only field that is not a
 /// function of (scenario, seed).
 pub fn summary(b: &Built, wall_seconds: f64) -> Value {
@@ -178,6 +181,21 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
         "pcap": pcap,
         "warnings": warnings,
     });
+    // Only when the scenario has outage schedules: their down periods (for windows after a
+    // handoff, seed 003's Fig 5), at most OUTAGE_CAP each.
+    if !b.scenario.outages.is_empty() {
+        out["outages"] = crate::scenario::outage_periods(&b.scenario, b.seed, end, OUTAGE_CAP)
+            .into_iter()
+            .map(|(name, (v, cut))| {
+                let periods: Vec<Value> = v
+                    .iter()
+                    .map(|&(d, u)| json!([d.as_secs_f64(), u.min(end).as_secs_f64()]))
+                    .collect();
+                (name, json!({ "periods": periods, "truncated": cut }))
+            })
+            .collect::<serde_json::Map<String, Value>>()
+            .into();
+    }
     // Only when the scenario has schedules, so summaries without them keep their bytes.
     if !sim.schedules.is_empty() {
         out["schedules"] = sim

@@ -12,7 +12,7 @@ pub mod tagged;
 pub mod units;
 
 pub(crate) use build::known as known_names;
-pub use build::Built;
+pub use build::{outage_periods, Built};
 
 use schemars::JsonSchema;
 use serde::de::{self, Deserializer, Visitor};

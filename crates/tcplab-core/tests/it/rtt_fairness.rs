@@ -247,4 +247,29 @@ app = { type = "cbr", rate = "2Mbps" }
             "{w:?}"
         );
     }
+
+    #[test]
+    fn outage_periods_are_in_the_summary() {
+        let outage = "error = { model = \"outage\", schedule = \"o\" }";
+        let toml = TWO_HOST.replace("ERROR", outage)
+            + "[outages.o]\ntype = \"list\"\nintervals = [[\"10s\", \"20s\"], [\"35s\", \"50s\"]]\n";
+        let s = summary(&toml);
+        // The second period is cut at the end of the run (40 s).
+        assert_eq!(s["outages"]["o"]["periods"], serde_json::json!([[10.0, 20.0], [35.0, 40.0]]));
+        assert_eq!(s["outages"]["o"]["truncated"], false);
+        // Exponential handoffs: the periods add up to the link's own down time.
+        let toml = TWO_HOST.replace("ERROR", outage)
+            + "[outages.o]\ntype = \"periodic\"\nperiod = \"5s\"\nmean = \"1s\"\n";
+        let s = summary(&toml);
+        let down: f64 = s["outages"]["o"]["periods"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p[1].as_f64().unwrap() - p[0].as_f64().unwrap())
+            .sum();
+        let ab = s["links"].as_array().unwrap().iter().find(|l| l["name"] == "ab").unwrap();
+        assert!((down - ab["down_s"].as_f64().unwrap()).abs() < 1e-9, "{down} {ab}");
+        // No [outages]: no key.
+        assert!(summary(&TWO_HOST.replace("ERROR", "")).get("outages").is_none());
+    }
 }

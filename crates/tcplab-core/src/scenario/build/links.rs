@@ -97,6 +97,29 @@ pub(super) fn links(
     Ok((links, ends))
 }
 
+/// The down periods `[down, up)` of each named outage schedule that begin before `end`,
+/// at most `cap` each (with whether more were cut): the schedules are rebuilt from the
+/// scenario and seed, which gives the periods the run's links saw (same streams).
+pub fn outage_periods(
+    sc: &Scenario,
+    seed: u64,
+    end: crate::time::SimTime,
+    cap: usize,
+) -> BTreeMap<String, (Vec<(crate::time::SimTime, crate::time::SimTime)>, bool)> {
+    let Ok(all) = schedules(sc, seed) else {
+        return BTreeMap::new(); // the run was built from this scenario: cannot fail
+    };
+    all.into_iter()
+        .map(|(name, s)| {
+            let mut v = s.periods(cap + 1);
+            v.retain(|&(d, _)| d < end);
+            let cut = v.len() > cap;
+            v.truncate(cap);
+            (name, (v, cut))
+        })
+        .collect()
+}
+
 /// The named outage schedules (`[outages.NAME]`); the i-th (by name) draws from stream
 /// `Outage` i.
 fn schedules(sc: &Scenario, seed: u64) -> Result<BTreeMap<String, Schedule>, ScenarioError> {

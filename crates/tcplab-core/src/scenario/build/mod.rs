@@ -9,6 +9,7 @@
 mod analysis;
 mod flows;
 mod links;
+pub use links::outage_periods;
 mod pcap;
 mod schedules;
 
