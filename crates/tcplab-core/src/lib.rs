@@ -21,11 +21,11 @@
 #![forbid(unsafe_code)]
 
 pub mod analysis;
-#[doc(hidden)]
-pub mod fuzzing;
 pub mod app;
 pub mod cc;
 pub mod event;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod ids;
 pub mod net;
 pub mod queue;

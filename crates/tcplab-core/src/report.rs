@@ -100,7 +100,13 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
         .iter()
         .map(|l| {
             let offered = l.stats.offered - l.stats.steady_offered0;
-            let rate = |n: u64| if offered == 0 { 0.0 } else { n as f64 / offered as f64 };
+            let rate = |n: u64| {
+                if offered == 0 {
+                    0.0
+                } else {
+                    n as f64 / offered as f64
+                }
+            };
             let mut v = json!({
                 "name": l.name,
                 "from": sim.nodes[l.from.index()].name,
@@ -229,14 +235,26 @@ pub fn jain(x: &[f64]) -> Option<f64> {
     }
     let s: f64 = x.iter().sum();
     let q: f64 = x.iter().map(|v| v * v).sum();
-    Some(if q == 0.0 { 1.0 } else { s * s / (x.len() as f64 * q) })
+    Some(if q == 0.0 {
+        1.0
+    } else {
+        s * s / (x.len() as f64 * q)
+    })
 }
 
 fn fairness(b: &Built, flows: &[Value], warnings: &mut Vec<String>) -> Value {
     let good = |v: &Value| v["goodput_bps"].as_f64().unwrap_or(0.0);
-    let tcp: Vec<f64> = flows.iter().filter(|v| v.get("cc").is_some()).map(good).collect();
+    let tcp: Vec<f64> = flows
+        .iter()
+        .filter(|v| v.get("cc").is_some())
+        .map(good)
+        .collect();
     let mut groups = serde_json::Map::new();
-    let mut names: Vec<&str> = b.flow_meta.iter().filter_map(|m| m.group.as_deref()).collect();
+    let mut names: Vec<&str> = b
+        .flow_meta
+        .iter()
+        .filter_map(|m| m.group.as_deref())
+        .collect();
     names.sort_unstable();
     names.dedup();
     for g in names {
@@ -278,13 +296,16 @@ fn fairness(b: &Built, flows: &[Value], warnings: &mut Vec<String>) -> Value {
 /// random outage lengths, RED/RED-I and CHOKe queues, exponential on/off sources.
 fn uses_randomness(b: &Built) -> bool {
     let sim = &b.sim;
-    sim.links
+    sim.links.iter().any(|l| {
+        l.error.is_random()
+            || matches!(
+                l.queue,
+                crate::queue::AnyQueue::Red(_) | crate::queue::AnyQueue::Choke(_)
+            )
+    }) || sim
+        .flows
         .iter()
-        .any(|l| l.error.is_random() || matches!(l.queue, crate::queue::AnyQueue::Red(_) | crate::queue::AnyQueue::Choke(_)))
-        || sim
-            .flows
-            .iter()
-            .any(|f| matches!(&f.app, crate::app::App::OnOff(o) if o.is_random()))
+        .any(|f| matches!(&f.app, crate::app::App::OnOff(o) if o.is_random()))
         || b.flow_meta.iter().any(|m| m.jittered)
 }
 
@@ -345,7 +366,9 @@ fn flow_warnings(b: &Built, warnings: &mut Vec<String>) {
         // normal congestion signal).
         let upstream = b.flow_meta.iter().any(|m| {
             m.path.first().map(|p| p.index()) == Some(li)
-                && m.path.iter().any(|&p| sim.links[p.index()].rate.bps() < l.rate.bps())
+                && m.path
+                    .iter()
+                    .any(|&p| sim.links[p.index()].rate.bps() < l.rate.bps())
         });
         if over > 0 && upstream && sim.nodes[l.from.index()].kind == NodeKind::Host {
             warnings.push(format!(

@@ -101,7 +101,9 @@ impl OnOffSpec {
                 Ok(mean) => {
                     let off = self.on.0 .0 as u128 * (bps - mean) as u128 / mean as u128;
                     if off > u64::MAX as u128 {
-                        return Err(cx.err("mean_rate", format!("'{m}' makes the off period too long")));
+                        return Err(
+                            cx.err("mean_rate", format!("'{m}' makes the off period too long"))
+                        );
                     }
                     (SimDuration(off as u64), false)
                 }
@@ -111,7 +113,10 @@ impl OnOffSpec {
                 return Err(cx.err("off", "give either `off` or `mean_rate`, not both"))
             }
             (None, None) => {
-                return Err(cx.err("off", "missing: give `off` (the mean off period) or `mean_rate`"))
+                return Err(cx.err(
+                    "off",
+                    "missing: give `off` (the mean off period) or `mean_rate`",
+                ))
             }
         };
         Ok(App::OnOff(OnOff {
@@ -317,7 +322,10 @@ mod tests {
         let mut silent = with_mean("0bps", None).unwrap();
         let App::OnOff(o) = &silent else { panic!() };
         assert!(!o.is_random());
-        assert!(matches!(silent.begin(SimTime::ZERO), Begin::Tick(SimTime::MAX)));
+        assert!(matches!(
+            silent.begin(SimTime::ZERO),
+            Begin::Tick(SimTime::MAX)
+        ));
         // Errors name the field.
         let e = |m: &str, off| with_mean(m, off).err().unwrap().to_string();
         assert!(e("31Mbps", None).contains("flows.vbr.app.mean_rate"));

@@ -309,7 +309,10 @@ pub struct AsymRate {
 impl AsymRate {
     pub fn rate(&self) -> Result<Rate, String> {
         if !(self.asym_k.is_finite() && self.asym_k > 0.0) {
-            return Err(format!("asym_k must be a positive number, got {}", self.asym_k));
+            return Err(format!(
+                "asym_k must be a positive number, got {}",
+                self.asym_k
+            ));
         }
         if self.data_size.0 == 0 || self.ack_size.0 == 0 {
             return Err("data_size and ack_size must be at least 1 byte".into());
@@ -336,13 +339,16 @@ impl<'de> Deserialize<'de> for LinkRate {
                 parse_rate(s).map(LinkRate).map_err(E::custom)
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<LinkRate, E> {
-                RateValue::deserialize(de::value::I64Deserializer::<E>::new(v)).map(|r| LinkRate(r.0))
+                RateValue::deserialize(de::value::I64Deserializer::<E>::new(v))
+                    .map(|r| LinkRate(r.0))
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<LinkRate, E> {
-                RateValue::deserialize(de::value::U64Deserializer::<E>::new(v)).map(|r| LinkRate(r.0))
+                RateValue::deserialize(de::value::U64Deserializer::<E>::new(v))
+                    .map(|r| LinkRate(r.0))
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<LinkRate, E> {
-                RateValue::deserialize(de::value::F64Deserializer::<E>::new(v)).map(|r| LinkRate(r.0))
+                RateValue::deserialize(de::value::F64Deserializer::<E>::new(v))
+                    .map(|r| LinkRate(r.0))
             }
             fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<LinkRate, A::Error> {
                 let spec = AsymRate::deserialize(de::value::MapAccessDeserializer::new(map))?;
@@ -374,17 +380,29 @@ mod tests {
     fn asym_k_rates() {
         let r = |t: &str| -> Result<Rate, String> {
             let v: toml::Value = toml::from_str(&format!("rate = {t}")).unwrap();
-            LinkRate::deserialize(v["rate"].clone()).map(|l| l.0).map_err(|e| e.to_string())
+            LinkRate::deserialize(v["rate"].clone())
+                .map(|l| l.0)
+                .map_err(|e| e.to_string())
         };
         // Seed 001's example: k = 4, 16 Mb/s, 1000-B data, 40-B acks -> 160 kb/s.
-        let t = |k: f64| format!("{{ asym_k = {k}, forward = \"16Mbps\", data_size = 1000, ack_size = 40 }}");
+        let t = |k: f64| {
+            format!("{{ asym_k = {k}, forward = \"16Mbps\", data_size = 1000, ack_size = 40 }}")
+        };
         assert_eq!(r(&t(4.0)), Ok(Rate(160_000)));
         assert_eq!(r(&t(2.0)), Ok(Rate(320_000)));
         assert_eq!(r(&t(32.0)), Ok(Rate(20_000)));
         assert_eq!(r("\"5Mbps\""), Ok(Rate(5_000_000)));
-        assert!(r(&t(0.0)).unwrap_err().contains("asym_k must be a positive"));
-        assert!(r("{ asym_k = 4, forward = \"16Mbps\", data_size = 1000 }").unwrap_err().contains("ack_size"));
-        assert!(r("{ asym_k = 4, forward = \"16Mbps\", data_size = 1000, ack_size = 40, x = 1 }").unwrap_err().contains("unknown field"));
+        assert!(r(&t(0.0))
+            .unwrap_err()
+            .contains("asym_k must be a positive"));
+        assert!(r("{ asym_k = 4, forward = \"16Mbps\", data_size = 1000 }")
+            .unwrap_err()
+            .contains("ack_size"));
+        assert!(
+            r("{ asym_k = 4, forward = \"16Mbps\", data_size = 1000, ack_size = 40, x = 1 }")
+                .unwrap_err()
+                .contains("unknown field")
+        );
         assert!(r("100").unwrap_err().contains("no unit"));
     }
 

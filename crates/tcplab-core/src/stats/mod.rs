@@ -46,7 +46,11 @@ pub struct RttDist {
 
 impl Default for RttDist {
     fn default() -> Self {
-        RttDist { n: 0, sum_ps: 0, hist: Box::new([0; RttDist::BUCKETS]) }
+        RttDist {
+            n: 0,
+            sum_ps: 0,
+            hist: Box::new([0; RttDist::BUCKETS]),
+        }
     }
 }
 
@@ -60,7 +64,11 @@ impl RttDist {
             return 0;
         }
         let l = 63 - us.leading_zeros() as usize; // floor(log2 us)
-        let mant = if l >= 3 { (us >> (l - 3)) & 7 } else { (us << (3 - l)) & 7 } as usize;
+        let mant = if l >= 3 {
+            (us >> (l - 3)) & 7
+        } else {
+            (us << (3 - l)) & 7
+        } as usize;
         (8 * l + mant).min(Self::BUCKETS - 1)
     }
     /// Upper edge of bucket `b`, in seconds.

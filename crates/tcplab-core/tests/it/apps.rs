@@ -283,12 +283,19 @@ fn start_jitter_delays_starts_per_seed_and_makes_the_run_stochastic() {
     let toml = lan(flows, "5s", "");
     let starts = |seed: u64| -> Vec<f64> {
         let b = tcplab_core::load_toml(&toml, Some(seed)).unwrap();
-        b.sim.flows.iter().map(|f| f.app.start().as_secs_f64()).collect()
+        b.sim
+            .flows
+            .iter()
+            .map(|f| f.app.start().as_secs_f64())
+            .collect()
     };
     let (s1, s1b, s2) = (starts(1), starts(1), starts(2));
     assert_eq!(s1, s1b, "same seed, same starts");
     assert_ne!(s1, s2, "other seed, other starts");
-    assert!((2.0..3.0).contains(&s1[0]) && (0.0..1.0).contains(&s1[1]), "{s1:?}");
+    assert!(
+        (2.0..3.0).contains(&s1[0]) && (0.0..1.0).contains(&s1[1]),
+        "{s1:?}"
+    );
     // The flows draw from their own streams: different offsets.
     assert_ne!(s1[0] - 2.0, s1[1]);
     let s = summary(&toml);
@@ -301,6 +308,9 @@ fn start_jitter_delays_starts_per_seed_and_makes_the_run_stochastic() {
         "5s",
         "",
     );
-    let e = tcplab_core::load_toml(&bad, Some(3)).err().unwrap().to_string();
+    let e = tcplab_core::load_toml(&bad, Some(3))
+        .err()
+        .unwrap()
+        .to_string();
     assert!(e.contains("flows.f.start_jitter"), "{e}");
 }

@@ -24,8 +24,22 @@ fn dumbbell(cc: &str, buffer: u32) -> String {
         )
     };
     for (i, d) in [(1, "1ms"), (2, "15ms"), (3, "40ms")] {
-        s += &link(&format!("s{i}r1"), &format!("s{i}"), "r1", "100Mbps", d, 1000);
-        s += &link(&format!("r1s{i}"), "r1", &format!("s{i}"), "100Mbps", d, 1000);
+        s += &link(
+            &format!("s{i}r1"),
+            &format!("s{i}"),
+            "r1",
+            "100Mbps",
+            d,
+            1000,
+        );
+        s += &link(
+            &format!("r1s{i}"),
+            "r1",
+            &format!("s{i}"),
+            "100Mbps",
+            d,
+            1000,
+        );
     }
     s += &link("bn", "r1", "r2", "16Mbps", "10ms", buffer);
     s += &link("bnr", "r2", "r1", "16Mbps", "10ms", 1000);
@@ -53,14 +67,20 @@ fn jain(x: &[f64]) -> f64 {
 
 #[test]
 fn fast_gives_equal_rates_whatever_the_rtt() {
-    let b = run(&dumbbell("{ algorithm = \"fast\", alpha = 50, gamma = 0.5 }", 1000));
+    let b = run(&dumbbell(
+        "{ algorithm = \"fast\", alpha = 50, gamma = 0.5 }",
+        1000,
+    ));
     let s = tcplab_core::report::summary(&b, 0.0);
     let x = rates(&s);
     let bn = named(&s, "links", "bn");
     assert_eq!(crate::common::u(&bn["drops"]), 0, "{bn}");
     let total: f64 = x.iter().sum();
     assert!(total > 0.99 * 16e6, "link not full: {x:?}");
-    let (lo, hi) = (x.iter().cloned().fold(f64::MAX, f64::min), x.iter().cloned().fold(0.0, f64::max));
+    let (lo, hi) = (
+        x.iter().cloned().fold(f64::MAX, f64::min),
+        x.iter().cloned().fold(0.0, f64::max),
+    );
     eprintln!("FAST rates {x:?}, queue below");
     assert!(hi / lo < 1.05, "rates {x:?}: max/min {:.3}", hi / lo);
     assert!(jain(&x) > 0.999, "Jain {}", jain(&x));
@@ -80,10 +100,20 @@ fn fast_gives_equal_rates_whatever_the_rtt() {
     // standing queue, no oscillation).
     for i in 1..=3 {
         let fl = named(&s, "flows", &format!("f{i}"));
-        let (mean, p99, min) = (f(&fl["mean_rtt_s"]), f(&fl["p99_rtt_s"]), f(&fl["min_rtt_s"]));
+        let (mean, p99, min) = (
+            f(&fl["mean_rtt_s"]),
+            f(&fl["p99_rtt_s"]),
+            f(&fl["min_rtt_s"]),
+        );
         let queueing = q * 1040.0 * 8.0 / 16e6;
-        assert!(((mean - min) / queueing - 1.0).abs() < 0.1, "f{i}: mean {mean} min {min} queueing {queueing}");
-        assert!(p99 >= mean && p99 < 1.2 * mean, "f{i}: p99 {p99} mean {mean}");
+        assert!(
+            ((mean - min) / queueing - 1.0).abs() < 0.1,
+            "f{i}: mean {mean} min {min} queueing {queueing}"
+        );
+        assert!(
+            p99 >= mean && p99 < 1.2 * mean,
+            "f{i}: p99 {p99} mean {mean}"
+        );
     }
 }
 
@@ -95,12 +125,15 @@ fn newreno_rates_depend_on_the_rtt() {
     // here). Measured: 2.98, 11.56, 1.46 Mb/s (Jain 0.59): the longest RTT gets least, but
     // the middle flow, not the shortest, gets most: drop-tail phase effects (Floyd and
     // Jacobson 1992) on top of the 1/RTT bias; FAST above shows none of either.
-    let x = rates(&summary(&dumbbell("\"newreno\"", 100).replace(
-        "mss = 1000\n",
-        "mss = 1000\ninit_ssthresh = 20000\n",
-    )));
+    let x = rates(&summary(
+        &dumbbell("\"newreno\"", 100)
+            .replace("mss = 1000\n", "mss = 1000\ninit_ssthresh = 20000\n"),
+    ));
     eprintln!("NewReno rates {x:?}, Jain {:.3}", jain(&x));
-    assert!(x[2] < x[0] && x[2] < x[1], "rates {x:?}: the longest RTT not last?");
+    assert!(
+        x[2] < x[0] && x[2] < x[1],
+        "rates {x:?}: the longest RTT not last?"
+    );
     assert!(x[0] / x[2] > 1.5, "rates {x:?}: no RTT bias?");
     assert!(jain(&x) < 0.95, "Jain {}", jain(&x));
 }
@@ -108,15 +141,20 @@ fn newreno_rates_depend_on_the_rtt() {
 #[test]
 fn fairness_and_steady_link_metrics_in_the_summary() {
     // FAST flows in group "fast"; the summary's Jain index and steady-state utilisation.
-    let toml = dumbbell("{ algorithm = \"fast\", alpha = 50, gamma = 0.5 }", 1000)
-        .replace("efficiency_link = \"bn\"\n", "efficiency_link = \"bn\"\ngroup = \"fast\"\n");
+    let toml = dumbbell("{ algorithm = \"fast\", alpha = 50, gamma = 0.5 }", 1000).replace(
+        "efficiency_link = \"bn\"\n",
+        "efficiency_link = \"bn\"\ngroup = \"fast\"\n",
+    );
     let s = summary(&toml);
     let x = rates(&s);
     let j = f(&s["fairness"]["jain"]);
     let goodputs: Vec<f64> = (1..=3)
         .map(|i| f(&named(&s, "flows", &format!("f{i}"))["goodput_bps"]))
         .collect();
-    assert!((j - jain(&goodputs)).abs() < 1e-12 && j > 0.999, "{j} {x:?}");
+    assert!(
+        (j - jain(&goodputs)).abs() < 1e-12 && j > 0.999,
+        "{j} {x:?}"
+    );
     let g = &s["fairness"]["groups"]["fast"];
     assert_eq!(g["flows"], 3);
     assert_eq!(f(&g["jain"]), j);
@@ -177,8 +215,9 @@ interval = "1s"
             + "[outages.o]\ntype = \"list\"\nintervals = [[\"10s\", \"20s\"]]\n";
         let w = warnings(&summary(&toml));
         assert!(
-            w.iter().any(|x| x.starts_with("flow 'f' delivered nothing for")
-                && x.contains("consecutive intervals (1")),
+            w.iter()
+                .any(|x| x.starts_with("flow 'f' delivered nothing for")
+                    && x.contains("consecutive intervals (1")),
             "{w:?}"
         );
         // The same path without the outage: no such warning.
@@ -227,7 +266,8 @@ app = { type = "cbr", rate = "2Mbps" }
         let s = summary(toml);
         let w = warnings(&s);
         assert!(
-            w.iter().any(|x| x.starts_with("links.ar: the queue of host 'a' dropped")),
+            w.iter()
+                .any(|x| x.starts_with("links.ar: the queue of host 'a' dropped")),
             "{w:?}"
         );
     }
@@ -243,7 +283,9 @@ app = { type = "cbr", rate = "2Mbps" }
         );
         let w = warnings(&summary(&toml));
         assert!(
-            w.iter().any(|x| x.starts_with("flow 'f': its window reached") && x.contains("application-limited")),
+            w.iter()
+                .any(|x| x.starts_with("flow 'f': its window reached")
+                    && x.contains("application-limited")),
             "{w:?}"
         );
     }
@@ -255,7 +297,10 @@ app = { type = "cbr", rate = "2Mbps" }
             + "[outages.o]\ntype = \"list\"\nintervals = [[\"10s\", \"20s\"], [\"35s\", \"50s\"]]\n";
         let s = summary(&toml);
         // The second period is cut at the end of the run (40 s).
-        assert_eq!(s["outages"]["o"]["periods"], serde_json::json!([[10.0, 20.0], [35.0, 40.0]]));
+        assert_eq!(
+            s["outages"]["o"]["periods"],
+            serde_json::json!([[10.0, 20.0], [35.0, 40.0]])
+        );
         assert_eq!(s["outages"]["o"]["truncated"], false);
         // Exponential handoffs: the periods add up to the link's own down time.
         let toml = TWO_HOST.replace("ERROR", outage)
@@ -267,9 +312,19 @@ app = { type = "cbr", rate = "2Mbps" }
             .iter()
             .map(|p| p[1].as_f64().unwrap() - p[0].as_f64().unwrap())
             .sum();
-        let ab = s["links"].as_array().unwrap().iter().find(|l| l["name"] == "ab").unwrap();
-        assert!((down - ab["down_s"].as_f64().unwrap()).abs() < 1e-9, "{down} {ab}");
+        let ab = s["links"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["name"] == "ab")
+            .unwrap();
+        assert!(
+            (down - ab["down_s"].as_f64().unwrap()).abs() < 1e-9,
+            "{down} {ab}"
+        );
         // No [outages]: no key.
-        assert!(summary(&TWO_HOST.replace("ERROR", "")).get("outages").is_none());
+        assert!(summary(&TWO_HOST.replace("ERROR", ""))
+            .get("outages")
+            .is_none());
     }
 }

@@ -97,7 +97,11 @@ mod tests {
         assert!(close(ft, std, 0.02), "{ft} vs {std}");
         // Padhye is eq. 1 at (1, 1/2); at small p both approach Mathis.
         assert_eq!(padhye_throughput(1e-3, 0.1, 0.4, 1.0), std);
-        assert!(close(padhye_throughput(1e-6, 0.1, 0.4, 1.0), mathis_throughput(1e-6, 0.1, 1.0), 0.01));
+        assert!(close(
+            padhye_throughput(1e-6, 0.1, 0.4, 1.0),
+            mathis_throughput(1e-6, 0.1, 1.0),
+            0.01
+        ));
     }
 
     #[test]
@@ -107,7 +111,11 @@ mod tests {
         assert_eq!(epoch_rtts(64.0, 1.0, 0.5), 33.0);
         assert!(close((epoch_rtts(64.0, 1.0, 0.5) - 1.0) * 0.1, 3.2, 1e-12));
         // TCP(0.31, 0.875) needs (1/8)·64/0.31 + 1 = 26.8 round trips.
-        assert!(close(epoch_rtts(64.0, 0.31, 0.875), 0.125 * 64.0 / 0.31 + 1.0, 1e-12));
+        assert!(close(
+            epoch_rtts(64.0, 0.31, 0.875),
+            0.125 * 64.0 / 0.31 + 1.0,
+            1e-12
+        ));
         // Eq. 5: 10 Mb/s of 1000-B packets, 100 ms, 10 flows: 12.5 packets each.
         assert_eq!(fair_window(1250.0, 0.1, 10.0), 12.5);
     }

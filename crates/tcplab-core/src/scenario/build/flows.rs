@@ -139,7 +139,9 @@ pub(super) fn flows(
             index: fi as u64,
             transport: fl.transport.name(),
         })?;
-        let jittered = fl.start_jitter.is_some_and(|j| j.0 > crate::time::SimDuration::ZERO);
+        let jittered = fl
+            .start_jitter
+            .is_some_and(|j| j.0 > crate::time::SimDuration::ZERO);
         if let (true, Some(j)) = (jittered, fl.start_jitter) {
             // Refused whatever the draw: a seed must not decide whether a scenario is valid.
             if app.stop().is_some_and(|stop| app.start() + j.0 >= stop) {
@@ -148,7 +150,8 @@ pub(super) fn flows(
                     "can push the application's start past its stop; make the jitter shorter than stop - start",
                 ));
             }
-            let u = crate::rng::SimRng::derive(seed, crate::rng::Stream::StartJitter, fi as u64).next_f64();
+            let u = crate::rng::SimRng::derive(seed, crate::rng::Stream::StartJitter, fi as u64)
+                .next_f64();
             let shifted = app.shift_start(crate::time::SimDuration((u * j.0 .0 as f64) as u64));
             debug_assert!(shifted);
         }
