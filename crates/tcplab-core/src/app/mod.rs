@@ -53,16 +53,13 @@ impl App {
             App::OnOff(o) => o.start,
         }
     }
-    /// Delay the start by `d` (a flow's `start_jitter`); `false` if that reaches the stop.
-    pub fn shift_start(&mut self, d: SimDuration) -> bool {
-        let (start, stop) = match self {
-            App::Bulk { start, stop } => (start, *stop),
-            App::Transfer { start, .. } => (start, None),
-            App::Cbr(c) => (&mut c.start, c.stop),
-            App::OnOff(o) => (&mut o.start, o.stop),
-        };
-        *start += d;
-        stop.is_none_or(|s| s > *start)
+    /// Delay the start by `d` (a flow's `start_jitter`; the caller checks the stop).
+    pub fn shift_start(&mut self, d: SimDuration) {
+        match self {
+            App::Bulk { start, .. } | App::Transfer { start, .. } => *start += d,
+            App::Cbr(c) => c.start += d,
+            App::OnOff(o) => o.start += d,
+        }
     }
     pub fn stop(&self) -> Option<SimTime> {
         match self {

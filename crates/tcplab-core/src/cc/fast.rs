@@ -27,9 +27,7 @@
 
 use super::alt::{self, AltClock, AltWire};
 use super::vegas::{trace_values, Rounds};
-use super::{
-    recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle,
-};
+use super::{recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView};
 use crate::scenario::ScenarioError;
 use crate::time::SimTime;
 
@@ -160,18 +158,11 @@ impl CongestionControl for Fast {
         // Float-to-integer casts saturate: an unset (infinite) threshold is u64::MAX.
         self.ssthresh as u64
     }
-    fn recovery_style(&self) -> RecoveryStyle {
-        RecoveryStyle::NewReno
-    }
     /// `diff`: the last round's queue estimate `W·(1 − BaseRTT/RTT)` (packets);
     /// `base_rtt_s`: BaseRTT; `rtt_s`: the last round's mean RTT, the RTT of eq. 2
     /// (seconds); with ALT `tf_min_s`, `tb_min_s` (seconds, each on the mixed clocks).
     fn trace_names(&self) -> &'static [&'static str] {
-        if self.rounds.alt.is_some() {
-            alt::TRACE_ALT
-        } else {
-            alt::TRACE_PLAIN
-        }
+        self.rounds.trace_names()
     }
     fn trace_values(&self, out: &mut [f64]) {
         trace_values(&self.rounds, self.diff, out);

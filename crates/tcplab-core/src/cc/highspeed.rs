@@ -26,9 +26,7 @@
 //! a(w) and b(w) are evaluated at the integer window ⌊w⌋ and cached: they are recomputed
 //! only when ⌊w⌋ changes (O(1) per ack; the table is searched by bisection, 72 rows).
 
-use super::{
-    recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle,
-};
+use super::{recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView};
 use crate::scenario::ScenarioError;
 use crate::time::SimTime;
 
@@ -356,9 +354,6 @@ impl CongestionControl for Highspeed {
     fn ssthresh(&self) -> u64 {
         // Float-to-integer casts saturate: an unset (infinite) threshold is u64::MAX.
         self.ssthresh as u64
-    }
-    fn recovery_style(&self) -> RecoveryStyle {
-        RecoveryStyle::NewReno
     }
     /// The exact window in segments, a(w) (segments per round trip) and b(w).
     fn trace_names(&self) -> &'static [&'static str] {

@@ -19,9 +19,7 @@
 //! - response function: per packet the window gains a, per loss it loses b·w, so in
 //!   equilibrium `a = p·b·w`, i.e. `w = a/(b·p)` (= 0.08/p with the defaults)
 
-use super::{
-    recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle,
-};
+use super::{recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView};
 use crate::scenario::ScenarioError;
 use crate::time::SimTime;
 
@@ -120,9 +118,6 @@ impl CongestionControl for Scalable {
     fn ssthresh(&self) -> u64 {
         // Float-to-integer casts saturate: an unset (infinite) threshold is u64::MAX.
         self.ssthresh as u64
-    }
-    fn recovery_style(&self) -> RecoveryStyle {
-        RecoveryStyle::NewReno
     }
     /// The exact window in segments.
     fn trace_names(&self) -> &'static [&'static str] {

@@ -42,9 +42,7 @@
 //! "distinguished segment" RTT mode.
 
 use super::alt::{self, AltClock, AltWire};
-use super::{
-    recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle,
-};
+use super::{recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView};
 use crate::scenario::ScenarioError;
 use crate::time::SimTime;
 
@@ -237,6 +235,18 @@ pub struct Vegas {
 
 /// The trace hook of Vegas and FAST: `diff`, `base_rtt_s`, `rtt_s`, with ALT also
 /// `tf_min_s`, `tb_min_s`.
+impl Rounds {
+    /// The trace columns of Vegas and FAST: `diff`, `base_rtt_s`, `rtt_s`, with ALT also
+    /// `tf_min_s`, `tb_min_s` (see [`trace_values`]).
+    pub(crate) fn trace_names(&self) -> &'static [&'static str] {
+        if self.alt.is_some() {
+            alt::TRACE_ALT
+        } else {
+            alt::TRACE_PLAIN
+        }
+    }
+}
+
 pub(crate) fn trace_values(rounds: &Rounds, diff: f64, out: &mut [f64]) {
     out[0] = diff;
     out[1] = if rounds.base.is_finite() {
@@ -321,18 +331,11 @@ impl CongestionControl for Vegas {
         // Float-to-integer casts saturate: an unset (infinite) threshold is u64::MAX.
         self.ssthresh as u64
     }
-    fn recovery_style(&self) -> RecoveryStyle {
-        RecoveryStyle::NewReno
-    }
     /// `diff`: the last Delta of eq. 1 (packets); `base_rtt_s`: BaseRTT; `rtt_s`: the last
     /// round's mean RTT (seconds); with ALT `tf_min_s`, `tb_min_s` (seconds, each on the
     /// mixed clocks: they include ± the receiver's clock offset).
     fn trace_names(&self) -> &'static [&'static str] {
-        if self.rounds.alt.is_some() {
-            alt::TRACE_ALT
-        } else {
-            alt::TRACE_PLAIN
-        }
+        self.rounds.trace_names()
     }
     fn trace_values(&self, out: &mut [f64]) {
         trace_values(&self.rounds, self.diff, out);

@@ -67,9 +67,7 @@
 //! instead), ABSE's adaptive τ (not in the deck), and Linux Westwood+'s rate-halving /
 //! PRR descent during recovery (the transport runs NewReno recovery from `cwnd/2`).
 
-use super::{
-    recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle,
-};
+use super::{recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView};
 use crate::scenario::ScenarioError;
 use crate::time::SimTime;
 
@@ -755,9 +753,6 @@ impl CongestionControl for Westwood {
     fn ssthresh(&self) -> u64 {
         // Float-to-integer casts saturate: an unset (infinite) threshold is u64::MAX.
         self.ssthresh as u64
-    }
-    fn recovery_style(&self) -> RecoveryStyle {
-        RecoveryStyle::NewReno
     }
     /// Estimates in bit/s of acknowledged payload: `be_bps`, `re_bps`, `abse_bps`,
     /// `plus_bps`, and `ere_bps` (the one in use; CRB's current choice); ABSE's `gamma` and
