@@ -263,11 +263,11 @@ impl TcpSender {
         } else if self.timed.is_none() {
             self.timed = Some((seq + len as u64, now));
         }
-        if self.ecn && retx && self.ecn_retransmits {
+        // New data is ECN-capable; retransmissions only with `ecn_retransmits`. CWR rides
+        // on the next new segment.
+        if self.ecn && (!retx || self.ecn_retransmits) {
             f |= flags::ECT;
-        } else if self.ecn && !retx {
-            f |= flags::ECT;
-            if self.cwr_pending {
+            if !retx && self.cwr_pending {
                 f |= flags::CWR;
                 self.cwr_pending = false;
             }
