@@ -52,6 +52,7 @@ impl UdpSender {
             rx_time: SimTime::ZERO,
             tx_start: SimTime::MAX,
             cc: CcHeader::default(),
+            sack_len2: 0,
         });
     }
 }

@@ -339,6 +339,25 @@ pub struct FlowSpec {
     /// "ssthresh" (default) or "flightsize" (min(ssthresh, max(flight, MSS) + MSS): no burst).
     #[serde(default)]
     pub recovery_exit: RecoveryExitSpec,
+    /// SACK (RFC 2018): the receiver puts SACK blocks on its acks (and D-SACK blocks, RFC
+    /// 2883, for duplicate segments). Default false.
+    #[serde(default)]
+    pub sack: bool,
+    /// Loss recovery: "newreno" (Reno/NewReno fast recovery as the algorithm says; the
+    /// default without SACK) or "rfc6675" (SACK-based, RFC 6675; needs `sack = true`, and is
+    /// the default with it).
+    #[serde(default)]
+    pub recovery: Option<RecoverySpec>,
+    /// Proportional Rate Reduction (RFC 6937) in RFC 6675 recovery: "ssrb" (default, slow
+    /// start reduction bound, as Linux), "crb" (conservative reduction bound) or "off"
+    /// (send while cwnd − pipe ≥ 1 SMSS).
+    #[serde(default)]
+    pub prr: Option<PrrSpec>,
+    /// RFC 6675 NextSeg rule 3 in SACK recovery: when no lost segment and no new data can
+    /// be sent, retransmit the next unSACKed segment not yet deemed lost. Default false (as
+    /// Linux; with PRR it retransmits segments still in flight).
+    #[serde(default)]
+    pub nextseg_rule3: bool,
     /// ECN (RFC 3168): data segments ECN-capable, reaction to ECN-Echo once per window, CWR.
     #[serde(default)]
     pub ecn: bool,
@@ -407,6 +426,21 @@ pub enum PartialAckTimerSpec {
     #[default]
     Every,
     First,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum RecoverySpec {
+    Newreno,
+    Rfc6675,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum PrrSpec {
+    Off,
+    Ssrb,
+    Crb,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, JsonSchema, PartialEq, Eq)]

@@ -6,6 +6,8 @@
 //!   Karn's rule and exponential backoff.
 //! - [`receiver::TcpReceiver`]: cumulative acks, out-of-order buffering, immediate or delayed
 //!   acks (RFC 1122 / 5681: every second full segment or a timer).
+//! - [`sack`]: the SACK scoreboard, RFC 6675's `pipe`, IsLost and NextSeg, and PRR
+//!   (RFC 6937), for `recovery = "rfc6675"`.
 //! - [`rtt::RttEstimator`]: RFC 6298 smoothing in integer picoseconds.
 //!
 //! Sequence numbers are 64-bit byte offsets and never wrap. There is no handshake: a
@@ -13,6 +15,7 @@
 
 pub mod receiver;
 pub mod rtt;
+pub mod sack;
 pub mod sender;
 
 use crate::time::SimDuration;
@@ -54,6 +57,41 @@ pub struct TcpConfig {
     /// The receiver's clock minus the sender's, picoseconds: the receiver stamps the
     /// arrival and leaving times it echoes in acks (seed 001's ALT) on its own clock.
     pub receiver_clock_offset: i64,
+    /// SACK (RFC 2018): the receiver puts SACK blocks on its acks (D-SACK, RFC 2883, for
+    /// duplicate segments).
+    pub sack: bool,
+    /// Loss recovery after a fast retransmit.
+    pub recovery: Recovery,
+    /// Proportional Rate Reduction (RFC 6937) during [`Recovery::Rfc6675`].
+    pub prr: Prr,
+    /// RFC 6675 NextSeg rule 3: when neither a lost segment nor new data can be sent,
+    /// retransmit the next unSACKed segment not yet deemed lost.
+    pub nextseg_rule3: bool,
+}
+
+/// The sender's loss recovery.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Recovery {
+    /// Reno or NewReno fast recovery, as the algorithm's `recovery_style` says (RFC 5681,
+    /// RFC 6582): no use of SACK information. tcplab's default.
+    #[default]
+    NewReno,
+    /// RFC 6675 conservative SACK-based loss recovery (needs `sack`): a scoreboard of
+    /// SACKed ranges, `pipe`, IsLost and NextSeg (see [`sack`]).
+    Rfc6675,
+}
+
+/// RFC 6937's reduction bound (§3.1), or none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Prr {
+    /// RFC 6675 alone: send while `cwnd − pipe ≥ 1 SMSS`, `cwnd` = the algorithm's window
+    /// after its reduction.
+    Off,
+    /// PRR with Slow Start Reduction Bound (RFC 6937's recommended default, as Linux).
+    #[default]
+    Ssrb,
+    /// PRR with Conservative Reduction Bound: never more than what was delivered.
+    Crb,
 }
 
 /// The receiver's ECN-Echo policy.
@@ -118,6 +156,10 @@ impl Default for TcpConfig {
             partial_ack_timer: PartialAckTimer::Every,
             recovery_exit: RecoveryExit::Ssthresh,
             receiver_clock_offset: 0,
+            sack: false,
+            recovery: Recovery::NewReno,
+            prr: Prr::Ssrb,
+            nextseg_rule3: false,
         }
     }
 }

@@ -16,8 +16,18 @@
 //! time LT, stamped when the receiver hands the ack to its host's outgoing queue
 //! (`Packet::tx_start` of the ack; queueing inside the receiving host therefore counts as
 //! backward delay, mechanisms.md §10).
+//!
+//! **SACK** (RFC 2018, with `with_sack`): every ack sent while out-of-order data is held
+//! carries up to [`SACK_BLOCKS`] blocks. The first is the held range containing the segment
+//! that triggered the ack (§4: "the first SACK block MUST specify the contiguous block of
+//! data containing the segment which triggered this ACK, unless that segment advanced the
+//! Acknowledgment Number"); the others repeat the most recently reported ranges, most recent
+//! first, skipping any now covered by the first block or by the cumulative ack. A segment
+//! that brought no new byte is reported in a D-SACK block first (RFC 2883 §4: the
+//! duplicate's own range, then the held range containing it if any). Cost per ack:
+//! O(log h) for h held ranges (binary searches), never O(window).
 
-use crate::net::packet::{flags, CcHeader, Packet, PacketKind};
+use crate::net::packet::{flags, CcHeader, Packet, PacketKind, SACK_BLOCKS};
 use crate::tcp::EcnEcho;
 use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
@@ -62,6 +72,24 @@ pub struct TcpReceiver {
     ece_latched: bool,
     pub delack_deadline: Option<SimTime>,
     pub stats: ReceiverStats,
+    /// SACK blocks on acks (RFC 2018).
+    sack: bool,
+    /// SACK: what the last arriving segment asks the next ack to report first.
+    sack_first: SackFirst,
+    /// SACK: starts of the most recently reported blocks, most recent first (0 = none: a
+    /// held range always starts above `rcv_nxt` ≥ 0).
+    sack_recent: [u64; SACK_BLOCKS],
+}
+
+/// The first SACK block of the next ack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SackFirst {
+    /// The segment advanced the cumulative ack (or there is none): only older blocks.
+    None,
+    /// The held range containing this sequence number.
+    Held(u64),
+    /// A duplicate segment `[start, end)` (D-SACK).
+    Dup(u64, u64),
 }
 
 impl TcpReceiver {
@@ -78,7 +106,83 @@ impl TcpReceiver {
             ece_latched: false,
             delack_deadline: None,
             stats: ReceiverStats::default(),
+            sack: false,
+            sack_first: SackFirst::None,
+            sack_recent: [0; SACK_BLOCKS],
         }
+    }
+
+    /// Put SACK blocks (RFC 2018, D-SACK RFC 2883) on acks.
+    pub fn with_sack(mut self, on: bool) -> Self {
+        self.sack = on;
+        self
+    }
+
+    /// The held range containing `x`, if any: O(log h).
+    fn held_range(&self, x: u64) -> Option<(u64, u64)> {
+        let i = self.ooo.partition_point(|&(_, e)| e <= x);
+        self.ooo.get(i).copied().filter(|&(s, _)| s <= x)
+    }
+
+    /// The blocks of the next ack, first to last, and whether the first is a D-SACK block.
+    /// O(SACK_BLOCKS · log h).
+    #[cold]
+    fn sack_blocks(&mut self) -> ([(u64, u64); SACK_BLOCKS], usize, bool) {
+        let mut out = [(0u64, 0u64); SACK_BLOCKS];
+        let mut n = 0;
+        let mut dsack = false;
+        match std::mem::replace(&mut self.sack_first, SackFirst::None) {
+            SackFirst::None => {}
+            SackFirst::Held(x) => {
+                if let Some(r) = self.held_range(x) {
+                    out[0] = r;
+                    n = 1;
+                }
+            }
+            SackFirst::Dup(s, e) => {
+                out[0] = (s, e);
+                n = 1;
+                dsack = true;
+                // RFC 2883 §4 (2): then the held range containing the duplicate, if any.
+                if let Some(r) = self.held_range(s.max(self.rcv_nxt)) {
+                    out[1] = r;
+                    n = 2;
+                }
+            }
+        }
+        // Then the most recently reported ranges still held and not reported yet.
+        for k in 0..SACK_BLOCKS {
+            if n == SACK_BLOCKS {
+                break;
+            }
+            let x = self.sack_recent[k];
+            if x <= self.rcv_nxt {
+                continue;
+            }
+            if let Some(r) = self.held_range(x) {
+                if !out[..n].iter().any(|&(s, e)| s <= r.0 && r.1 <= e) {
+                    out[n] = r;
+                    n += 1;
+                }
+            }
+        }
+        // Held ranges never reported yet (reordering): the highest one.
+        if n < SACK_BLOCKS {
+            if let Some(&r) = self.ooo.back() {
+                if !out[..n].iter().any(|&(s, e)| s <= r.0 && r.1 <= e) {
+                    out[n] = r;
+                    n += 1;
+                }
+            }
+        }
+        // Remember the held ranges just reported (not the D-SACK block), most recent first.
+        let mut recent = [0u64; SACK_BLOCKS];
+        let first_held = usize::from(dsack);
+        for (k, &(s, _)) in out[first_held..n].iter().enumerate() {
+            recent[k] = s;
+        }
+        self.sack_recent = recent;
+        (out, n, dsack)
     }
 
     /// Use `policy` to echo CE marks.
@@ -187,6 +291,15 @@ impl TcpReceiver {
         if res.unique_wire == 0 {
             self.stats.duplicate_packets += 1;
         }
+        if self.sack {
+            self.sack_first = if res.unique_wire == 0 {
+                SackFirst::Dup(s, e)
+            } else if in_order {
+                SackFirst::None
+            } else {
+                SackFirst::Held(s)
+            };
+        }
         self.stats.unique_wire_bytes += res.unique_wire;
 
         let immediate = match self.delayed_ack {
@@ -241,7 +354,7 @@ impl TcpReceiver {
             f |= flags::ECE;
             self.stats.ece_sent += 1;
         }
-        out(Packet {
+        let mut ack = Packet {
             flow: seg.flow,
             src: seg.dst,
             dst: seg.src,
@@ -257,7 +370,13 @@ impl TcpReceiver {
             // one reading that would collide (clock = −1 ps) is moved back one picosecond.
             tx_start: SimTime(self.clock(now).0.min(u64::MAX - 1)),
             cc: CcHeader { ..seg.cc },
-        });
+            sack_len2: 0,
+        };
+        if self.sack && (!self.ooo.is_empty() || self.sack_first != SackFirst::None) {
+            let (b, n, dsack) = self.sack_blocks();
+            ack.set_sack_blocks(&b[..n], dsack);
+        }
+        out(ack);
     }
 }
 

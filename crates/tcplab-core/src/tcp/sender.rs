@@ -39,8 +39,21 @@
 //!   [`AckSample::ece`]; an algorithm whose `reduces_on_ecn()` is false (TCP/E, which
 //!   reacts to each mark in `on_ack`) gets no `on_congestion(Ecn)` and sends no CWR.
 //!
-//! Per-ack work is O(1): no per-segment state is kept, since segments carry no payload and
-//! any byte range can be rebuilt from sequence numbers.
+//! - **SACK recovery** (`recovery = "rfc6675"`, RFC 6675 with PRR, RFC 6937): the
+//!   scoreboard and the recovery rules live in [`crate::tcp::sack`]; this file runs them
+//!   (`sack_on_ack`, `sack_output`, out of line, so that flows without SACK pay one branch).
+//!   Recovery starts on the `dupack_threshold`-th duplicate ack that SACKs new data or when
+//!   the first unacknowledged byte is lost by IsLost, sets `RecoveryPoint = HighData`, lets
+//!   the algorithm reduce its window (`on_congestion(FastRetransmit)`), retransmits the first
+//!   hole and then sends per NextSeg while `cwnd − pipe ≥ 1 SMSS` (`prr = "off"`, `cwnd` the
+//!   algorithm's window after the reduction) or as much as PRR allows. It ends when
+//!   `RecoveryPoint` is acknowledged (the algorithm's `recovery_style` does not apply). After
+//!   a timeout the scoreboard is kept, everything unSACKed below `HighData` counts as lost,
+//!   and only that is retransmitted (in the algorithm's window, against `pipe`).
+//!
+//! Per-ack work is O(1) without SACK: no per-segment state is kept, since segments carry no
+//! payload and any byte range can be rebuilt from sequence numbers. With SACK it is
+//! O(log h) for h holes (see [`crate::tcp::sack`]).
 
 use crate::cc::{
     AckSample, AnyCc, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle,
@@ -48,7 +61,8 @@ use crate::cc::{
 use crate::event::{FlowId, NodeId};
 use crate::net::packet::{flags, CcHeader, Packet, PacketKind};
 use crate::tcp::rtt::RttEstimator;
-use crate::tcp::{PartialAckTimer, RecoveryExit, TcpConfig};
+use crate::tcp::sack::SackState;
+use crate::tcp::{PartialAckTimer, Recovery, RecoveryExit, TcpConfig};
 use crate::time::SimTime;
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -62,6 +76,8 @@ pub struct SenderStats {
     pub ece_received: u64,
     /// Window reductions in response to ECN-Echo.
     pub ecn_reductions: u64,
+    /// Acks with a D-SACK block (RFC 2883: a segment arrived twice).
+    pub dsacks_received: u64,
 }
 
 pub struct TcpSender {
@@ -113,6 +129,10 @@ pub struct TcpSender {
     retx_pending: bool,
     /// End of the highest segment ever retransmitted (`ConnView::una_retransmitted`).
     retx_high: u64,
+    /// RFC 6675 recovery (`recovery = "rfc6675"`): scoreboard and PRR.
+    sack: Option<Box<SackState>>,
+    /// `output` runs the SACK rules (in SACK recovery, or after a timeout with SACK).
+    sack_out: bool,
 }
 
 impl TcpSender {
@@ -151,7 +171,20 @@ impl TcpSender {
             ipq_count: 0,
             retx_pending: false,
             retx_high: 0,
+            sack: (cfg.recovery == Recovery::Rfc6675)
+                .then(|| Box::new(SackState::new(
+                    cfg.dupack_threshold,
+                    cfg.mss,
+                    cfg.prr,
+                    cfg.nextseg_rule3,
+                ))),
+            sack_out: false,
         }
+    }
+
+    /// The SACK scoreboard and PRR state (`recovery = "rfc6675"` only).
+    pub fn sack_state(&self) -> Option<&SackState> {
+        self.sack.as_deref()
     }
 
     /// Enable end-host backpressure: at most `b` data segments in the local IP queue.
@@ -250,9 +283,22 @@ impl TcpSender {
         self.rto_deadline = Some(now + self.rtt.rto());
     }
 
+    #[inline(always)]
     fn send_segment(&mut self, now: SimTime, seq: u64, out: &mut impl FnMut(Packet)) -> u32 {
+        self.send_capped(now, seq, self.mss, out)
+    }
+
+    /// Send the segment at `seq` of at most `cap` bytes.
+    #[inline(always)]
+    fn send_capped(
+        &mut self,
+        now: SimTime,
+        seq: u64,
+        cap: u32,
+        out: &mut impl FnMut(Packet),
+    ) -> u32 {
         // `app_limit >= snd_max` always, so this also rebuilds a retransmitted segment.
-        let len = (self.app_limit - seq).min(self.mss as u64) as u32;
+        let len = (self.app_limit - seq).min(cap as u64) as u32;
         let retx = seq < self.snd_max;
         let mut f = 0u8;
         if retx {
@@ -293,6 +339,7 @@ impl TcpSender {
             rx_time: SimTime::ZERO,
             tx_start: SimTime::MAX,
             cc,
+            sack_len2: 0,
         });
         if self.rto_deadline.is_none() {
             self.arm_timer(now);
@@ -302,6 +349,9 @@ impl TcpSender {
 
     /// Send whatever the window and the application allow.
     pub fn output(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
+        if self.sack_out {
+            return self.sack_output(now, out);
+        }
         if self.retx_pending && self.gate_open() {
             self.retx_pending = false;
             if self.snd_una < self.snd_max {
@@ -398,6 +448,9 @@ impl TcpSender {
         // RFC 6298 5.3: restart the timer on an ack of new data (NewReno partial acks: per
         // `partial_ack_timer`).
         let mut restart = newly > 0;
+        if self.sack.is_some() {
+            self.sack_on_ack(now, pkt, newly, dup);
+        } else {
         match self.state {
             CaState::Recovery => {
                 if dup {
@@ -444,6 +497,7 @@ impl TcpSender {
                 }
             }
         }
+        }
 
         // RFC 6298 5.2/5.3: stop the timer when all is acked, restart it on new data acked.
         if newly > 0 {
@@ -469,6 +523,174 @@ impl TcpSender {
         self.retransmit_head(now, out);
     }
 
+    /// SACK flows: scoreboard update and the RFC 6675 state machine for one ack (after
+    /// `snd_una` moved and the algorithm saw the ack).
+    #[inline(never)]
+    fn sack_on_ack(
+        &mut self,
+        now: SimTime,
+        pkt: &Packet,
+        newly: u64,
+        dup: bool,
+    ) {
+        let (una, high) = (self.snd_una, self.snd_max);
+        let st = self.sack.as_deref_mut().expect("SACK state");
+        let removed = st.sb.advance(una);
+        let mut newly_sacked = 0;
+        if pkt.has(flags::SACK) {
+            let dsack = pkt.has(flags::DSACK);
+            for (k, &(s, e)) in pkt.sack_blocks().iter().enumerate() {
+                if k == 0 && dsack {
+                    self.stats.dsacks_received += 1;
+                    continue;
+                }
+                newly_sacked += st.sb.add(una, high, s, e);
+            }
+        }
+        // RFC 6937: DeliveredData = Δsnd.una + ΔSACKed (SACKed bytes now acked count once).
+        let delivered = newly + newly_sacked - removed;
+        match self.state {
+            CaState::Recovery => {
+                if newly > 0 && una >= self.recover {
+                    // RFC 6675 (A): RecoveryPoint acknowledged. The scoreboard above it is kept.
+                    self.state = CaState::Open;
+                    self.sack_out = false;
+                    self.dupacks = 0;
+                    let view = self.view();
+                    self.cc.on_recovery_exit(now, &view);
+                    self.maybe_enter_sack_recovery(now, 0);
+                } else if st.prr.enabled() {
+                    let pipe = st.sb.pipe(una, high);
+                    let sndcnt = st.prr.on_ack(delivered, pipe, self.mss as u64);
+                    self.rec_window = pipe + sndcnt;
+                }
+            }
+            CaState::Open | CaState::Loss => {
+                if newly > 0 {
+                    self.dupacks = 0;
+                    if self.state == CaState::Loss && una >= self.recover {
+                        self.state = CaState::Open;
+                        self.sack_out = false;
+                    }
+                }
+                // RFC 6675 §2: a duplicate ack SACKs data not SACKed before.
+                if dup && newly_sacked > 0 {
+                    self.dupacks += 1;
+                }
+                self.maybe_enter_sack_recovery(now, delivered);
+            }
+        }
+    }
+
+    /// RFC 6675 §5 steps (1)-(2): in the open state, `DupThresh` duplicate acks or
+    /// IsLost(HighACK + 1) start recovery (step 4).
+    fn maybe_enter_sack_recovery(&mut self, now: SimTime, delivered: u64) {
+        if self.state != CaState::Open || self.snd_una >= self.snd_max {
+            return;
+        }
+        let st = self.sack.as_deref().expect("SACK state");
+        let lost_head = st.sb.ranges() > 0 && st.sb.lost_frontier(self.snd_una).0 > self.snd_una;
+        if self.dupacks < self.dupack_threshold && !lost_head {
+            return;
+        }
+        // (4.1) RecoveryPoint = HighData; (4.2) the algorithm sets its windows.
+        self.stats.fast_retransmits += 1;
+        let view = self.view();
+        self.cc.on_congestion(now, Congestion::FastRetransmit, &view);
+        self.state = CaState::Recovery;
+        self.partial_acks = 0;
+        self.recover = self.snd_max;
+        self.recover_set = true;
+        self.sack_out = true;
+        let (una, high) = (self.snd_una, self.snd_max);
+        let cwnd = self.cc.cwnd();
+        let mss = self.mss as u64;
+        let st = self.sack.as_deref_mut().expect("SACK state");
+        st.sb.start_phase(una);
+        st.prr.start(high - una, cwnd);
+        self.rec_window = if st.prr.enabled() {
+            let pipe = st.sb.pipe(una, high);
+            pipe + st.prr.on_ack(delivered, pipe, mss)
+        } else {
+            cwnd
+        };
+        // (4.3) Retransmit the first segment (HighACK + 1) whatever the window says: the
+        // `output` call that ends every ack sends it first (or when the IP queue gate opens).
+        self.retx_pending = true;
+    }
+
+    /// Send one SACK-rule segment of at most `cap` bytes at `seq`: a retransmission below
+    /// `snd_max` (HighRxt moves), else new data at `snd_nxt`. Returns the bytes sent.
+    fn sack_send(&mut self, now: SimTime, seq: u64, cap: u64, out: &mut impl FnMut(Packet)) -> u64 {
+        let retx = seq < self.snd_max;
+        let len = self.send_capped(now, seq, cap.min(self.mss as u64) as u32, out) as u64;
+        let st = self.sack.as_deref_mut().expect("SACK state");
+        if retx {
+            st.sb.retransmitted(seq, len);
+        } else {
+            self.snd_nxt = seq + len;
+            self.snd_max = self.snd_nxt;
+        }
+        if self.state == CaState::Recovery {
+            st.prr.sent(len);
+        }
+        len
+    }
+
+    /// RFC 6675 step (C), for SACK recovery and after a timeout with SACK: send per NextSeg
+    /// while the window (`cwnd − pipe`, or PRR's `sndcnt`) allows.
+    #[inline(never)]
+    fn sack_output(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
+        let mss = self.mss as u64;
+        if self.retx_pending && self.gate_open() {
+            self.retx_pending = false;
+            if self.snd_una < self.snd_max {
+                let st = self.sack.as_deref().expect("SACK state");
+                let cap = st.sb.head_len(self.snd_una);
+                self.sack_send(now, self.snd_una, cap, out);
+            }
+        }
+        let st = self.sack.as_deref().expect("SACK state");
+        let mut pipe = st.sb.pipe(self.snd_una, self.snd_max);
+        let lost = st.sb.lost_frontier(self.snd_una).0;
+        let recovery = self.state == CaState::Recovery;
+        let prr = recovery && st.prr.enabled();
+        let cwnd = if recovery {
+            self.rec_window
+        } else {
+            self.cc.cwnd()
+        }
+        .min(self.max_window);
+        loop {
+            if !self.gate_open() {
+                break;
+            }
+            let (una, nxt) = (self.snd_una, self.snd_nxt);
+            let st = self.sack.as_deref().expect("SACK state");
+            // NextSeg: (1) a lost hole, (2) new data, (3) an unSACKed segment not yet lost.
+            let seg = st.sb.next_hole(una, lost).or_else(|| {
+                let len = self.app_limit.saturating_sub(nxt).min(mss);
+                if len > 0 && nxt + len <= una + self.max_window {
+                    Some((nxt, len))
+                } else if recovery && st.rule3 {
+                    st.sb.next_hole(una, nxt)
+                } else {
+                    None
+                }
+            });
+            let Some((seq, len)) = seg else { break };
+            let allowed = if prr {
+                st.prr.quota() >= len as i64
+            } else {
+                pipe == 0 || cwnd >= pipe + mss
+            };
+            if !allowed {
+                break;
+            }
+            pipe += self.sack_send(now, seq, len, out);
+        }
+    }
+
     /// The retransmission timer expired (the caller checked the deadline).
     pub fn on_timeout(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
         self.rto_deadline = None;
@@ -483,8 +705,14 @@ impl TcpSender {
         self.recover = self.snd_max;
         self.recover_set = true;
         self.dupacks = 0;
-        self.snd_nxt = self.snd_una;
         self.retx_pending = false; // go-back-N resends snd_una first anyway
+        if let Some(st) = self.sack.as_deref_mut() {
+            // Keep the scoreboard: everything unSACKed below HighData is lost.
+            st.sb.set_loss_floor(self.snd_una, self.snd_max);
+            self.sack_out = true;
+        } else {
+            self.snd_nxt = self.snd_una;
+        }
         self.output(now, out);
         if self.rto_deadline.is_none() {
             self.arm_timer(now);

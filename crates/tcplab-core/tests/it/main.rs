@@ -14,6 +14,7 @@ mod events;
 mod fuzz_corpus;
 mod pcap;
 mod reliability;
+mod sack;
 mod response;
 mod rtt_fairness;
 mod schemes;

@@ -6,12 +6,13 @@ use crate::cc::CcInit;
 use crate::event::{FlowId, LinkId, NodeId};
 use crate::net::{routing, Link, Node, NodeKind};
 use crate::scenario::{
-    EcnEchoSpec, PartialAckTimerSpec, RecoveryExitSpec, Scenario, ScenarioError, TransportSpec,
+    EcnEchoSpec, PartialAckTimerSpec, PrrSpec, RecoveryExitSpec, RecoverySpec, Scenario,
+    ScenarioError, TransportSpec,
 };
 use crate::sim::{Flow, Transport};
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
-use crate::tcp::{EcnEcho, PartialAckTimer, RecoveryExit, TcpConfig};
+use crate::tcp::{EcnEcho, PartialAckTimer, Prr, Recovery, RecoveryExit, TcpConfig};
 use crate::time::SimDuration;
 use crate::udp::{UdpReceiver, UdpSender};
 
@@ -101,6 +102,38 @@ pub(super) fn flows(
             return Err(ScenarioError::new(
                 format!("{f}.delayed_ack"),
                 "timeout must be positive (omit it to ack every segment)",
+            ));
+        }
+        let recovery = match fl.recovery {
+            None if fl.sack => Recovery::Rfc6675,
+            None | Some(RecoverySpec::Newreno) => Recovery::NewReno,
+            Some(RecoverySpec::Rfc6675) if !fl.sack => {
+                return Err(ScenarioError::new(
+                    format!("{f}.recovery"),
+                    "\"rfc6675\" needs sack = true (the receiver must send SACK blocks)",
+                ));
+            }
+            Some(RecoverySpec::Rfc6675) => Recovery::Rfc6675,
+        };
+        let prr = match fl.prr {
+            Some(p) if recovery != Recovery::Rfc6675 => {
+                if p != PrrSpec::Off {
+                    return Err(ScenarioError::new(
+                        format!("{f}.prr"),
+                        "PRR applies to SACK recovery only: needs sack = true and \
+                         recovery = \"rfc6675\" (the default with sack)",
+                    ));
+                }
+                Prr::Off
+            }
+            None | Some(PrrSpec::Ssrb) => Prr::Ssrb,
+            Some(PrrSpec::Crb) => Prr::Crb,
+            Some(PrrSpec::Off) => Prr::Off,
+        };
+        if fl.nextseg_rule3 && recovery != Recovery::Rfc6675 {
+            return Err(ScenarioError::new(
+                format!("{f}.nextseg_rule3"),
+                "applies to SACK recovery only: needs sack = true and recovery = \"rfc6675\"",
             ));
         }
         if fl.ecn_retransmits && !fl.ecn {
@@ -209,6 +242,10 @@ pub(super) fn flows(
                 RecoveryExitSpec::Flightsize => RecoveryExit::FlightSize,
             },
             receiver_clock_offset: fl.receiver_clock_offset.0,
+            sack: fl.sack,
+            recovery,
+            prr,
+            nextseg_rule3: fl.nextseg_rule3,
         };
         let algo = fl.cc.build(
             &format!("{f}.cc"),
@@ -231,7 +268,8 @@ pub(super) fn flows(
             }
             let receiver = TcpReceiver::new(tcp.ack_size, tcp.delayed_ack)
                 .with_ecn_echo(tcp.ecn_echo)
-                .with_clock_offset(tcp.receiver_clock_offset);
+                .with_clock_offset(tcp.receiver_clock_offset)
+                .with_sack(tcp.sack);
             (cc_name, Transport::Tcp { sender, receiver })
         };
         flows.push(Flow::new(name.clone(), src, dst, transport, app, eff_link));
