@@ -23,6 +23,8 @@
 //! | d | 64 | 10 Gb/s | 40 ms | 1500 B | 1 BDP (33333) |
 //! | e | 3 | 2.4 Gb/s (OC-48, seed 002) | 60 ms | 1000 B | 32 Mbit (4 MB) |
 //!
+//! bs, cs, ds, es: b-e with SACK (`sack = true`: RFC 6675 recovery with PRR-SSRB).
+//!
 //! Vegas scenarios for the ns-3 cross-check (`bench/ns3_compare.py --vegas`), not in the
 //! suite: v1, v4, v16 = 1, 4, 16 Vegas flows (alpha 1, beta 3, gamma 1), 10 Mb/s, 40 ms,
 //! 1500 B, 1000-packet buffer, init_cwnd 1; `run` adds the bottleneck queue sampled every
@@ -69,9 +71,23 @@ struct Spec {
     /// Sample the bottleneck queue and every flow's window every `QUEUE_SAMPLE` over the
     /// measurement window (the Vegas cross-check; off for the speed suite).
     sample_queue: bool,
+    /// SACK with RFC 6675 recovery and PRR-SSRB (`sack = true`, the defaults with it).
+    sack: bool,
 }
 
 const SUITE: &[Spec] = &[
+    SUITE_NEWRENO[0],
+    SUITE_NEWRENO[1],
+    SUITE_NEWRENO[2],
+    SUITE_NEWRENO[3],
+    SUITE_NEWRENO[4],
+    with_sack("bs", 1),
+    with_sack("cs", 2),
+    with_sack("ds", 3),
+    with_sack("es", 4),
+];
+
+const SUITE_NEWRENO: [Spec; 5] = [
     Spec {
         name: "a",
         flows: 1,
@@ -89,6 +105,7 @@ const SUITE: &[Spec] = &[
         cc: NEWRENO,
         init_cwnd: 10,
         sample_queue: false,
+        sack: false,
     },
     Spec {
         name: "b",
@@ -107,6 +124,7 @@ const SUITE: &[Spec] = &[
         cc: NEWRENO,
         init_cwnd: 10,
         sample_queue: false,
+        sack: false,
     },
     Spec {
         name: "c",
@@ -125,6 +143,7 @@ const SUITE: &[Spec] = &[
         cc: NEWRENO,
         init_cwnd: 10,
         sample_queue: false,
+        sack: false,
     },
     Spec {
         name: "d",
@@ -143,6 +162,7 @@ const SUITE: &[Spec] = &[
         cc: NEWRENO,
         init_cwnd: 10,
         sample_queue: false,
+        sack: false,
     },
     Spec {
         name: "e",
@@ -161,8 +181,18 @@ const SUITE: &[Spec] = &[
         cc: NEWRENO,
         init_cwnd: 10,
         sample_queue: false,
+        sack: false,
     },
 ];
+
+/// Scenario `SUITE[base]` with SACK (RFC 6675 recovery, PRR-SSRB): bs, cs, ds, es.
+const fn with_sack(name: &'static str, base: usize) -> Spec {
+    Spec {
+        name,
+        sack: true,
+        ..SUITE_NEWRENO[base]
+    }
+}
 
 const NEWRENO: &str = "\"newreno\"";
 const VEGAS: &str = "{ algorithm = \"vegas\", alpha = 1, beta = 3, gamma = 1 }";
@@ -194,6 +224,7 @@ const fn vegas_spec(name: &'static str, flows: usize) -> Spec {
         cc: VEGAS,
         init_cwnd: 1,
         sample_queue: true,
+        sack: false,
     }
 }
 
@@ -211,7 +242,7 @@ fn spec(name: &str) -> Spec {
         .find(|s| s.name == name)
         .unwrap_or_else(|| {
             die(&format!(
-                "unknown scenario '{name}' (a, b, c, d, e; Vegas: v1, v4, v16)"
+                "unknown scenario '{name}' (a, b, c, d, e; SACK: bs, cs, ds, es; Vegas: v1, v4, v16)"
             ))
         })
 }
@@ -259,7 +290,7 @@ fn dumbbell_toml(s: &Spec, seconds: f64, access_limit: u64) -> String {
              [links.r2_d{i}]\nfrom = \"r2\"\nto = \"d{i}\"\nrate = \"{a}bps\"\ndelay = \"1ms\"\n\
              [links.d{i}_r2]\nfrom = \"d{i}\"\nto = \"r2\"\nrate = \"{a}bps\"\ndelay = \"1ms\"\nqueue = {{ type = \"droptail\", limit = {access_limit} }}\n\
              [flows.f{i}]\nfrom = \"s{i}\"\nto = \"d{i}\"\ncc = {cc}\nmss = {mss}\nheader = 40\nack_size = 40\n\
-             init_cwnd = {icw}\n{ssthresh}{pat}rto_min = \"200ms\"\nrto_initial = \"1s\"\napp = {{ type = \"bulk\", start = \"{st}ms\" }}\n",
+             init_cwnd = {icw}\n{ssthresh}{pat}{sack}rto_min = \"200ms\"\nrto_initial = \"1s\"\napp = {{ type = \"bulk\", start = \"{st}ms\" }}\n",
             a = access.0,
             cc = s.cc,
             icw = s.init_cwnd,
@@ -272,6 +303,7 @@ fn dumbbell_toml(s: &Spec, seconds: f64, access_limit: u64) -> String {
             } else {
                 ""
             },
+            sack = if s.sack { "sack = true\n" } else { "" },
             st = i * 7 % 100
         );
     }
@@ -464,6 +496,7 @@ fn run_one(
         "fingerprint": format!("{:016x}", fingerprint(sim)),
     });
     v["cc"] = s.cc.into();
+    v["sack"] = s.sack.into();
     v["init_cwnd"] = s.init_cwnd.into();
     if s.sample_queue {
         let n = queue_samples.len().max(1) as f64;

@@ -260,6 +260,31 @@ impl TcpReceiver {
         pkt: &Packet,
         out: &mut impl FnMut(Packet),
     ) -> RxOutcome {
+        if self.sack {
+            let mut ack = None;
+            let r = self.on_data_sack(now, pkt, &mut ack);
+            if let Some(a) = ack {
+                out(a);
+            }
+            return r;
+        }
+        self.on_data_impl::<false>(now, pkt, out)
+    }
+
+    /// `on_data` with SACK blocks: its own copy, out of line, so that flows without SACK
+    /// run exactly the code they ran before SACK existed.
+    #[inline(never)]
+    fn on_data_sack(&mut self, now: SimTime, pkt: &Packet, ack: &mut Option<Packet>) -> RxOutcome {
+        self.on_data_impl::<true>(now, pkt, &mut |a| *ack = Some(a))
+    }
+
+    #[inline(always)]
+    fn on_data_impl<const SACK: bool>(
+        &mut self,
+        now: SimTime,
+        pkt: &Packet,
+        out: &mut impl FnMut(Packet),
+    ) -> RxOutcome {
         self.stats.data_packets += 1;
         // RFC 3168 §6.1.3: CWR ends the echo, then a CE mark on this very segment starts it
         // again.
@@ -291,7 +316,7 @@ impl TcpReceiver {
         if res.unique_wire == 0 {
             self.stats.duplicate_packets += 1;
         }
-        if self.sack {
+        if SACK {
             self.sack_first = if res.unique_wire == 0 {
                 SackFirst::Dup(s, e)
             } else if in_order {
@@ -322,7 +347,7 @@ impl TcpReceiver {
                 echo = *pkt;
                 echo.rx_time = at;
             }
-            self.send_ack(now, &echo, out);
+            self.send_ack::<SACK>(now, &echo, out);
         } else if self.delack_deadline.is_none() {
             self.delack_deadline = Some(now + self.delayed_ack.unwrap());
         }
@@ -333,11 +358,40 @@ impl TcpReceiver {
     pub fn on_delack_timer(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
         self.delack_deadline = None;
         if let Some(echo) = self.echo {
-            self.send_ack(now, &echo, out);
+            if self.sack {
+                self.send_ack::<true>(now, &echo, out);
+            } else {
+                self.send_ack::<false>(now, &echo, out);
+            }
         }
     }
 
-    fn send_ack(&mut self, now: SimTime, seg: &Packet, out: &mut impl FnMut(Packet)) {
+    #[inline(always)]
+    fn send_ack<const SACK: bool>(
+        &mut self,
+        now: SimTime,
+        seg: &Packet,
+        out: &mut impl FnMut(Packet),
+    ) {
+        let mut ack = self.ack_packet(now, seg);
+        if SACK {
+            self.put_sack_blocks(&mut ack);
+        }
+        out(ack);
+    }
+
+    /// SACK blocks on `ack` (out of line: flows without SACK never come here).
+    #[inline(never)]
+    fn put_sack_blocks(&mut self, ack: &mut Packet) {
+        if !self.ooo.is_empty() || self.sack_first != SackFirst::None {
+            let (b, n, dsack) = self.sack_blocks();
+            ack.set_sack_blocks(&b[..n], dsack);
+        }
+    }
+
+    /// The ack for `seg` (counts it, resets the delayed-ack state).
+    #[inline(always)]
+    fn ack_packet(&mut self, now: SimTime, seg: &Packet) -> Packet {
         self.unacked = 0;
         self.echo = None;
         self.delack_deadline = None;
@@ -354,7 +408,7 @@ impl TcpReceiver {
             f |= flags::ECE;
             self.stats.ece_sent += 1;
         }
-        let mut ack = Packet {
+        Packet {
             flow: seg.flow,
             src: seg.dst,
             dst: seg.src,
@@ -371,12 +425,7 @@ impl TcpReceiver {
             tx_start: SimTime(self.clock(now).0.min(u64::MAX - 1)),
             cc: CcHeader { ..seg.cc },
             sack_len2: 0,
-        };
-        if self.sack && (!self.ooo.is_empty() || self.sack_first != SackFirst::None) {
-            let (b, n, dsack) = self.sack_blocks();
-            ack.set_sack_blocks(&b[..n], dsack);
         }
-        out(ack);
     }
 }
 

@@ -289,7 +289,6 @@ impl TcpSender {
     }
 
     /// Send the segment at `seq` of at most `cap` bytes.
-    #[inline(always)]
     fn send_capped(
         &mut self,
         now: SimTime,
