@@ -73,3 +73,20 @@ def test_builder_examples_run(cli: CliRunner, tmp_path: Path, example: str, bott
     # Greedy flows keep every bottleneck busy; the access links are 10x faster.
     assert all(links[b]["utilization"] > 0.8 for b in bottlenecks)
     assert all(links[n]["utilization"] < 0.2 for n in links if n[0] in "sd" and not n.endswith("_rev"))
+
+
+def test_sack_example_beats_newreno_after_overshoot(cli: CliRunner, tmp_path: Path) -> None:
+    """examples/sack_dumbbell.toml: SACK keeps the bottleneck busy, NewReno (the same run
+    with `--set defaults.flows.sack=false`) does not, after the slow-start overshoot."""
+    import json
+
+    util = {}
+    for sack in ("true", "false"):
+        out = tmp_path / sack
+        r = cli("run", REPO / "examples" / "sack_dumbbell.toml", "--out", out, "-q", "--set", f"defaults.flows.sack={sack}")
+        assert r.returncode == 0, r.stderr
+        s = json.loads((out / "summary.json").read_text())
+        util[sack] = {ln["name"]: ln for ln in s["links"]}["bn"]["steady_utilization"]
+        assert all(f["timeouts"] == 0 for f in s["flows"]), s["flows"]
+    assert util["true"] > 0.95, util
+    assert util["false"] < 0.5, util

@@ -487,7 +487,11 @@ mod tests {
         assert_eq!(b.add(2 * S, 12 * S, 0, 3 * S), S, "only [2S, 3S)");
         b.check();
         // Cumulative ack removes what lies below.
-        assert_eq!(b.advance(5 * S), 3 * S, "una inside a range: [2S, 5S) removed");
+        assert_eq!(
+            b.advance(5 * S),
+            3 * S,
+            "una inside a range: [2S, 5S) removed"
+        );
         b.check();
         assert_eq!(b.sacked(), 7 * S);
         let mut b = sb();
@@ -526,7 +530,11 @@ mod tests {
         assert_eq!(b.pipe(0, 12 * S), pipe_ref(&b, 0, 12 * S));
         // Retransmit the first two lost holes: NextSeg goes upward.
         let (l, _) = b.lost_frontier(0);
-        assert_eq!(l, 7 * S, "3 ranges above 5S-7S... the frontier is the 3rd from the top");
+        assert_eq!(
+            l,
+            7 * S,
+            "3 ranges above 5S-7S... the frontier is the 3rd from the top"
+        );
         let mut sent = vec![];
         while let Some((seq, len)) = b.next_hole(0, l) {
             b.retransmitted(seq, len);
@@ -546,7 +554,10 @@ mod tests {
         b.set_loss_floor(2 * S, 12 * S);
         b.check();
         assert_eq!(b.pipe(2 * S, 12 * S), 0);
-        assert_eq!(b.next_hole(2 * S, b.lost_frontier(2 * S).0), Some((2 * S, S)));
+        assert_eq!(
+            b.next_hole(2 * S, b.lost_frontier(2 * S).0),
+            Some((2 * S, S))
+        );
         b.advance(13 * S);
         b.check();
         assert_eq!(b.ranges(), 0);
@@ -608,7 +619,11 @@ mod tests {
         assert_eq!((p.prr_delivered(), p.prr_out()), (8 * S, 4 * S));
         // pipe below ssthresh: SSRB allows up to ssthresh − pipe, bounded by what was
         // delivered and not yet sent plus one MSS; CRB only by what was delivered.
-        assert_eq!(p.on_ack(S, 5 * S, S), 5 * S, "min(10 − 5, max(9 − 4, 1) + 1)");
+        assert_eq!(
+            p.on_ack(S, 5 * S, S),
+            5 * S,
+            "min(10 − 5, max(9 − 4, 1) + 1)"
+        );
         let mut c = PrrState::new(Prr::Crb);
         c.start(20 * S, 10 * S);
         assert_eq!(c.on_ack(S, 5 * S, S), S, "min(10 − 5, 1 − 0)");

@@ -171,13 +171,14 @@ impl TcpSender {
             ipq_count: 0,
             retx_pending: false,
             retx_high: 0,
-            sack: (cfg.recovery == Recovery::Rfc6675)
-                .then(|| Box::new(SackState::new(
+            sack: (cfg.recovery == Recovery::Rfc6675).then(|| {
+                Box::new(SackState::new(
                     cfg.dupack_threshold,
                     cfg.mss,
                     cfg.prr,
                     cfg.nextseg_rule3,
-                ))),
+                ))
+            }),
             sack_out: false,
         }
     }
@@ -450,52 +451,52 @@ impl TcpSender {
         if self.sack.is_some() {
             self.sack_on_ack(now, pkt, newly, dup);
         } else {
-        match self.state {
-            CaState::Recovery => {
-                if dup {
-                    self.rec_window += self.mss as u64;
-                } else if newly > 0 {
-                    let full = ack >= self.recover;
-                    if full || self.cc.recovery_style() == RecoveryStyle::Reno {
-                        self.state = CaState::Open;
-                        self.dupacks = 0;
-                        let view = self.view();
-                        self.cc.on_recovery_exit(now, &view);
-                    } else {
-                        // NewReno partial ack: retransmit the next hole, deflate, restart timer.
-                        self.retransmit_head(now, out);
-                        self.rec_window = self.rec_window.saturating_sub(newly);
-                        if newly >= self.mss as u64 {
-                            self.rec_window += self.mss as u64;
+            match self.state {
+                CaState::Recovery => {
+                    if dup {
+                        self.rec_window += self.mss as u64;
+                    } else if newly > 0 {
+                        let full = ack >= self.recover;
+                        if full || self.cc.recovery_style() == RecoveryStyle::Reno {
+                            self.state = CaState::Open;
+                            self.dupacks = 0;
+                            let view = self.view();
+                            self.cc.on_recovery_exit(now, &view);
+                        } else {
+                            // NewReno partial ack: retransmit the next hole, deflate, restart timer.
+                            self.retransmit_head(now, out);
+                            self.rec_window = self.rec_window.saturating_sub(newly);
+                            if newly >= self.mss as u64 {
+                                self.rec_window += self.mss as u64;
+                            }
+                            self.partial_acks += 1;
+                            restart = self.partial_ack_timer == PartialAckTimer::Every
+                                || self.partial_acks == 1;
                         }
-                        self.partial_acks += 1;
-                        restart = self.partial_ack_timer == PartialAckTimer::Every
-                            || self.partial_acks == 1;
+                    }
+                }
+                CaState::Open | CaState::Loss => {
+                    if newly > 0 {
+                        self.dupacks = 0;
+                        if self.state == CaState::Loss && self.snd_una >= self.recover {
+                            self.state = CaState::Open;
+                        }
+                    } else if dup {
+                        self.dupacks += 1;
+                        // RFC 6582 §3.2 step 1: NewReno starts a fast retransmit only if the
+                        // ack covers more than `recover` (the highest sequence sent when the
+                        // last recovery or timeout began); duplicate acks at or below it are
+                        // most likely caused by unnecessary retransmissions (§4).
+                        let careful = self.cc.recovery_style() == RecoveryStyle::NewReno;
+                        if self.dupacks == self.dupack_threshold
+                            && self.state == CaState::Open
+                            && (!careful || !self.recover_set || ack > self.recover)
+                        {
+                            self.enter_recovery(now, out);
+                        }
                     }
                 }
             }
-            CaState::Open | CaState::Loss => {
-                if newly > 0 {
-                    self.dupacks = 0;
-                    if self.state == CaState::Loss && self.snd_una >= self.recover {
-                        self.state = CaState::Open;
-                    }
-                } else if dup {
-                    self.dupacks += 1;
-                    // RFC 6582 §3.2 step 1: NewReno starts a fast retransmit only if the
-                    // ack covers more than `recover` (the highest sequence sent when the
-                    // last recovery or timeout began); duplicate acks at or below it are
-                    // most likely caused by unnecessary retransmissions (§4).
-                    let careful = self.cc.recovery_style() == RecoveryStyle::NewReno;
-                    if self.dupacks == self.dupack_threshold
-                        && self.state == CaState::Open
-                        && (!careful || !self.recover_set || ack > self.recover)
-                    {
-                        self.enter_recovery(now, out);
-                    }
-                }
-            }
-        }
         }
 
         // RFC 6298 5.2/5.3: stop the timer when all is acked, restart it on new data acked.
@@ -525,13 +526,7 @@ impl TcpSender {
     /// SACK flows: scoreboard update and the RFC 6675 state machine for one ack (after
     /// `snd_una` moved and the algorithm saw the ack).
     #[inline(never)]
-    fn sack_on_ack(
-        &mut self,
-        now: SimTime,
-        pkt: &Packet,
-        newly: u64,
-        dup: bool,
-    ) {
+    fn sack_on_ack(&mut self, now: SimTime, pkt: &Packet, newly: u64, dup: bool) {
         let (una, high) = (self.snd_una, self.snd_max);
         let st = self.sack.as_deref_mut().expect("SACK state");
         let removed = st.sb.advance(una);
@@ -595,7 +590,8 @@ impl TcpSender {
         // (4.1) RecoveryPoint = HighData; (4.2) the algorithm sets its windows.
         self.stats.fast_retransmits += 1;
         let view = self.view();
-        self.cc.on_congestion(now, Congestion::FastRetransmit, &view);
+        self.cc
+            .on_congestion(now, Congestion::FastRetransmit, &view);
         self.state = CaState::Recovery;
         self.partial_acks = 0;
         self.recover = self.snd_max;

@@ -76,7 +76,10 @@ fn several_losses_in_one_window_are_repaired_in_about_one_rtt() {
     // later: SACK completes in under 3 RTTs. NewReno retransmits one hole per RTT: 5 more.
     let rtt = 0.0408;
     assert!(t_sk < 3.0 * rtt, "SACK {t_sk:.3} s, NewReno {t_nr:.3} s");
-    assert!(t_nr > t_sk + 4.0 * rtt, "SACK {t_sk:.3} s, NewReno {t_nr:.3} s");
+    assert!(
+        t_nr > t_sk + 4.0 * rtt,
+        "SACK {t_sk:.3} s, NewReno {t_nr:.3} s"
+    );
     let s = sk.sim.flows[0].tcp().unwrap().0;
     assert_eq!(s.stats.dsacks_received, 0);
 }
@@ -103,7 +106,12 @@ fn no_spurious_retransmissions_on_a_clean_path() {
 
 #[test]
 fn sack_runs_are_deterministic() {
-    let sc = path(&[5, 9, 14, 70, 71, 72, 73], "sack = true\nprr = \"crb\"", r#"{ type = "bulk" }"#, "5s");
+    let sc = path(
+        &[5, 9, 14, 70, 71, 72, 73],
+        "sack = true\nprr = \"crb\"",
+        r#"{ type = "bulk" }"#,
+        "5s",
+    );
     let a = summary(&run(&sc), 0.0);
     let b = summary(&run(&sc), 0.0);
     assert_eq!(a, b);
@@ -159,7 +167,10 @@ fn sack_reno_follows_the_mathis_formula_under_bernoulli_loss() {
         let pkts = f["bytes_delivered"].as_f64().unwrap() / 1000.0 / 300.0;
         let model = tcplab_core::analysis::zhang::mathis_throughput(p, rtt, 1.0);
         let r = pkts / model;
-        eprintln!("mathis p={p}: {pkts:.1} pkts/s, model {model:.1}, ratio {r:.3}, {} fr, {} to", snd.stats.fast_retransmits, snd.stats.timeouts);
+        eprintln!(
+            "mathis p={p}: {pkts:.1} pkts/s, model {model:.1}, ratio {r:.3}, {} fr, {} to",
+            snd.stats.fast_retransmits, snd.stats.timeouts
+        );
         assert!(
             (0.85..=1.25).contains(&r),
             "p = {p}: {pkts:.1} pkts/s vs Mathis {model:.1} (ratio {r:.3}); \
@@ -226,8 +237,14 @@ fn prr_sends_about_ssthresh_during_recovery() {
             } else {
                 // Then pipe is held at ssthresh (SSRB) or at most there (CRB).
                 reached = true;
-                assert!(pipe <= ss + 1000.0, "{prr}: pipe {pipe} above ssthresh {ss}");
-                assert!(out <= delivered + 1000.0, "{prr}: sent {out} > delivered {delivered}");
+                assert!(
+                    pipe <= ss + 1000.0,
+                    "{prr}: pipe {pipe} above ssthresh {ss}"
+                );
+                assert!(
+                    out <= delivered + 1000.0,
+                    "{prr}: sent {out} > delivered {delivered}"
+                );
             }
         }
         assert!(reached, "{prr}: the losses bring pipe down to ssthresh");
@@ -269,7 +286,10 @@ fn bad_sack_keys_name_the_field() {
         Err(e) => e.to_string(),
     };
     let e = err("recovery = \"rfc6675\"");
-    assert!(e.contains("flows.f.recovery") && e.contains("sack = true"), "{e}");
+    assert!(
+        e.contains("flows.f.recovery") && e.contains("sack = true"),
+        "{e}"
+    );
     let e = err("prr = \"ssrb\"");
     assert!(e.contains("flows.f.prr"), "{e}");
     let e = err("sack = true\nprr = \"fast\"");
@@ -279,7 +299,13 @@ fn bad_sack_keys_name_the_field() {
     let e = err("nextseg_rule3 = true");
     assert!(e.contains("flows.f.nextseg_rule3"), "{e}");
     // Explicit defaults are accepted.
-    for ok in ["sack = false\nrecovery = \"newreno\"\nprr = \"off\"", "sack = true\nrecovery = \"newreno\""] {
-        assert!(tcplab_core::load_toml(&path(&[], ok, TRANSFER, "1s"), None).is_ok(), "{ok}");
+    for ok in [
+        "sack = false\nrecovery = \"newreno\"\nprr = \"off\"",
+        "sack = true\nrecovery = \"newreno\"",
+    ] {
+        assert!(
+            tcplab_core::load_toml(&path(&[], ok, TRANSFER, "1s"), None).is_ok(),
+            "{ok}"
+        );
     }
 }
