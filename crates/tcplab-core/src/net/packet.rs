@@ -82,6 +82,57 @@ pub struct Packet {
     pub sack_len2: u32,
 }
 
+/// The ack fields that carry SACK blocks (see [`Packet::sack_blocks`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackFields {
+    pub seq: u64,
+    pub len: u32,
+    pub len2: u32,
+    /// `flags::SACK`, and `flags::DSACK` if the first block is one.
+    pub flags: u8,
+}
+
+impl SackFields {
+    /// Encode up to [`SACK_BLOCKS`] blocks relative to `ack` (see
+    /// [`Packet::set_sack_blocks`]).
+    pub fn encode(ack: u64, blocks: &[(u64, u64)], dsack: bool) -> SackFields {
+        let mut f = SackFields::default();
+        let mut n = 0;
+        for (k, &(s, e)) in blocks.iter().enumerate() {
+            let len = e - s;
+            let off = s.wrapping_sub(ack) as i64;
+            let is_d = dsack && k == 0;
+            let fits = len > 0
+                && len <= u32::MAX as u64
+                && if is_d {
+                    off >= i32::MIN as i64 && off <= i32::MAX as i64
+                } else {
+                    off >= 0 && off <= u32::MAX as i64
+                };
+            if !fits {
+                continue;
+            }
+            if n == 0 {
+                f.seq = ((off as u32 as u64) << 32) | len;
+                if is_d {
+                    f.flags |= flags::DSACK;
+                }
+            } else {
+                f.len = off as u32;
+                f.len2 = len as u32;
+            }
+            n += 1;
+            if n == SACK_BLOCKS {
+                break;
+            }
+        }
+        if n > 0 {
+            f.flags |= flags::SACK;
+        }
+        f
+    }
+}
+
 impl Packet {
     #[inline]
     pub fn is_data(&self) -> bool {
@@ -112,42 +163,11 @@ impl Packet {
     /// not fit the 32-bit encoding (more than 4 GiB above `ack`, or a D-SACK block more than
     /// 2 GiB below it) is left out. Sets `flags::SACK` if any block was written.
     pub fn set_sack_blocks(&mut self, blocks: &[(u64, u64)], dsack: bool) {
-        self.seq = 0;
-        self.len = 0;
-        self.sack_len2 = 0;
-        self.flags &= !(flags::SACK | flags::DSACK);
-        let mut n = 0;
-        for (k, &(s, e)) in blocks.iter().enumerate() {
-            let len = e - s;
-            let off = s.wrapping_sub(self.ack) as i64;
-            let is_d = dsack && k == 0;
-            let fits = len > 0
-                && len <= u32::MAX as u64
-                && if is_d {
-                    off >= i32::MIN as i64 && off <= i32::MAX as i64
-                } else {
-                    off >= 0 && off <= u32::MAX as i64
-                };
-            if !fits {
-                continue;
-            }
-            if n == 0 {
-                self.seq = ((off as u32 as u64) << 32) | len;
-                if is_d {
-                    self.flags |= flags::DSACK;
-                }
-            } else {
-                self.len = off as u32;
-                self.sack_len2 = len as u32;
-            }
-            n += 1;
-            if n == SACK_BLOCKS {
-                break;
-            }
-        }
-        if n > 0 {
-            self.flags |= flags::SACK;
-        }
+        let f = SackFields::encode(self.ack, blocks, dsack);
+        self.seq = f.seq;
+        self.len = f.len;
+        self.sack_len2 = f.len2;
+        self.flags = (self.flags & !(flags::SACK | flags::DSACK)) | f.flags;
     }
 
     /// A blank packet, for unit tests.

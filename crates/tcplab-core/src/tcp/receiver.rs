@@ -27,7 +27,7 @@
 //! duplicate's own range, then the held range containing it if any). Cost per ack:
 //! O(log h) for h held ranges (binary searches), never O(window).
 
-use crate::net::packet::{flags, CcHeader, Packet, PacketKind, SACK_BLOCKS};
+use crate::net::packet::{flags, CcHeader, Packet, PacketKind, SackFields, SACK_BLOCKS};
 use crate::tcp::EcnEcho;
 use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
@@ -260,31 +260,6 @@ impl TcpReceiver {
         pkt: &Packet,
         out: &mut impl FnMut(Packet),
     ) -> RxOutcome {
-        if self.sack {
-            let mut ack = None;
-            let r = self.on_data_sack(now, pkt, &mut ack);
-            if let Some(a) = ack {
-                out(a);
-            }
-            return r;
-        }
-        self.on_data_impl::<false>(now, pkt, out)
-    }
-
-    /// `on_data` with SACK blocks: its own copy, out of line, so that flows without SACK
-    /// run exactly the code they ran before SACK existed.
-    #[inline(never)]
-    fn on_data_sack(&mut self, now: SimTime, pkt: &Packet, ack: &mut Option<Packet>) -> RxOutcome {
-        self.on_data_impl::<true>(now, pkt, &mut |a| *ack = Some(a))
-    }
-
-    #[inline(always)]
-    fn on_data_impl<const SACK: bool>(
-        &mut self,
-        now: SimTime,
-        pkt: &Packet,
-        out: &mut impl FnMut(Packet),
-    ) -> RxOutcome {
         self.stats.data_packets += 1;
         // RFC 3168 §6.1.3: CWR ends the echo, then a CE mark on this very segment starts it
         // again.
@@ -316,7 +291,7 @@ impl TcpReceiver {
         if res.unique_wire == 0 {
             self.stats.duplicate_packets += 1;
         }
-        if SACK {
+        if self.sack {
             self.sack_first = if res.unique_wire == 0 {
                 SackFirst::Dup(s, e)
             } else if in_order {
@@ -347,7 +322,7 @@ impl TcpReceiver {
                 echo = *pkt;
                 echo.rx_time = at;
             }
-            self.send_ack::<SACK>(now, &echo, out);
+            self.send_ack(now, &echo, out);
         } else if self.delack_deadline.is_none() {
             self.delack_deadline = Some(now + self.delayed_ack.unwrap());
         }
@@ -358,40 +333,34 @@ impl TcpReceiver {
     pub fn on_delack_timer(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
         self.delack_deadline = None;
         if let Some(echo) = self.echo {
-            if self.sack {
-                self.send_ack::<true>(now, &echo, out);
-            } else {
-                self.send_ack::<false>(now, &echo, out);
-            }
+            self.send_ack(now, &echo, out);
         }
     }
 
-    #[inline(always)]
-    fn send_ack<const SACK: bool>(
-        &mut self,
-        now: SimTime,
-        seg: &Packet,
-        out: &mut impl FnMut(Packet),
-    ) {
-        let mut ack = self.ack_packet(now, seg);
-        if SACK {
-            self.put_sack_blocks(&mut ack);
-        }
-        out(ack);
+    fn send_ack(&mut self, now: SimTime, seg: &Packet, out: &mut impl FnMut(Packet)) {
+        // The SACK fields come back as scalars, so that without SACK the ack is still built
+        // in place (no packet on the stack, one call of `out`).
+        let sf = if self.sack {
+            self.sack_fields()
+        } else {
+            SackFields::default()
+        };
+        out(self.ack_packet(now, seg, sf));
     }
 
-    /// SACK blocks on `ack` (out of line: flows without SACK never come here).
+    /// The SACK blocks of the next ack (out of line: flows without SACK never come here).
     #[inline(never)]
-    fn put_sack_blocks(&mut self, ack: &mut Packet) {
-        if !self.ooo.is_empty() || self.sack_first != SackFirst::None {
-            let (b, n, dsack) = self.sack_blocks();
-            ack.set_sack_blocks(&b[..n], dsack);
+    fn sack_fields(&mut self) -> SackFields {
+        if self.ooo.is_empty() && self.sack_first == SackFirst::None {
+            return SackFields::default();
         }
+        let (b, n, dsack) = self.sack_blocks();
+        SackFields::encode(self.rcv_nxt, &b[..n], dsack)
     }
 
     /// The ack for `seg` (counts it, resets the delayed-ack state).
     #[inline(always)]
-    fn ack_packet(&mut self, now: SimTime, seg: &Packet) -> Packet {
+    fn ack_packet(&mut self, now: SimTime, seg: &Packet, sf: SackFields) -> Packet {
         self.unacked = 0;
         self.echo = None;
         self.delack_deadline = None;
@@ -413,10 +382,10 @@ impl TcpReceiver {
             src: seg.dst,
             dst: seg.src,
             kind: PacketKind::Ack,
-            flags: f,
+            flags: f | sf.flags,
             size: self.ack_size,
-            len: 0,
-            seq: 0,
+            len: sf.len,
+            seq: sf.seq,
             ack: self.rcv_nxt,
             ts: seg.ts,
             rx_time: seg.rx_time,
@@ -424,7 +393,7 @@ impl TcpReceiver {
             // one reading that would collide (clock = −1 ps) is moved back one picosecond.
             tx_start: SimTime(self.clock(now).0.min(u64::MAX - 1)),
             cc: CcHeader { ..seg.cc },
-            sack_len2: 0,
+            sack_len2: sf.len2,
         }
     }
 }
