@@ -175,11 +175,17 @@ impl TcpReceiver {
                 }
             }
         }
-        // Remember the held ranges just reported (not the D-SACK block), most recent first.
+        // Remember the held ranges just reported (not the D-SACK block), most recent first,
+        // then the older ones not reported this time.
         let mut recent = [0u64; SACK_BLOCKS];
+        let mut m = 0;
         let first_held = usize::from(dsack);
-        for (k, &(s, _)) in out[first_held..n].iter().enumerate() {
-            recent[k] = s;
+        let reported = out[first_held..n].iter().map(|&(s, _)| s);
+        for x in reported.chain(self.sack_recent) {
+            if m < SACK_BLOCKS && x > self.rcv_nxt && !recent[..m].contains(&x) {
+                recent[m] = x;
+                m += 1;
+            }
         }
         self.sack_recent = recent;
         (out, n, dsack)
@@ -547,6 +553,58 @@ mod tests {
         let mut r = TcpReceiver::new(40, None).with_clock_offset(-4);
         r.on_data(SimTime(3), &seg(0, 100), &mut |a| acks.push(a));
         assert_eq!(acks[1].tx_start, SimTime(u64::MAX - 1));
+    }
+
+    /// (ack, blocks, D-SACK) of the acks one segment produces.
+    fn rx_sack(r: &mut TcpReceiver, s: u64, l: u32) -> Vec<(u64, Vec<(u64, u64)>, bool)> {
+        let mut acks = Vec::new();
+        r.on_data(SimTime::ZERO, &seg(s, l), &mut |p| {
+            let blocks = if p.has(flags::SACK) {
+                p.sack_blocks()
+                    .into_iter()
+                    .filter(|&(s, e)| e > s)
+                    .collect()
+            } else {
+                vec![]
+            };
+            acks.push((p.ack, blocks, p.has(flags::DSACK)))
+        });
+        acks
+    }
+
+    #[test]
+    fn sack_blocks_follow_rfc_2018_and_2883() {
+        let mut r = TcpReceiver::new(40, None).with_sack(true);
+        assert_eq!(rx_sack(&mut r, 0, 100), [(100, vec![], false)], "in order: none");
+        // Holes at 100 and 300: the first block holds the segment that triggered the ack.
+        assert_eq!(rx_sack(&mut r, 200, 100), [(100, vec![(200, 300)], false)]);
+        assert_eq!(
+            rx_sack(&mut r, 400, 100),
+            [(100, vec![(400, 500), (200, 300)], false)]
+        );
+        assert_eq!(
+            rx_sack(&mut r, 500, 100),
+            [(100, vec![(400, 600), (200, 300)], false)],
+            "the range grows; the other most recent one follows"
+        );
+        // A duplicate of held data: D-SACK block first, then the held range containing it.
+        assert_eq!(
+            rx_sack(&mut r, 200, 100),
+            [(100, vec![(200, 300), (200, 300)], true)]
+        );
+        // A duplicate below the cumulative ack: its own D-SACK block, then the most recently
+        // reported range.
+        assert_eq!(
+            rx_sack(&mut r, 0, 100),
+            [(100, vec![(0, 100), (200, 300)], true)]
+        );
+        // Filling the first hole advances the ack: only the remaining range.
+        assert_eq!(rx_sack(&mut r, 100, 100), [(300, vec![(400, 600)], false)]);
+        assert_eq!(rx_sack(&mut r, 300, 100), [(600, vec![], false)]);
+        // Without SACK, never any block.
+        let mut r = TcpReceiver::new(40, None);
+        rx_sack(&mut r, 0, 100);
+        assert_eq!(rx_sack(&mut r, 200, 100), [(100, vec![], false)]);
     }
 
     fn rx_flags(r: &mut TcpReceiver, seq: u64, f: u8) -> Vec<bool> {
