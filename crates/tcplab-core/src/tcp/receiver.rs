@@ -575,7 +575,11 @@ mod tests {
     #[test]
     fn sack_blocks_follow_rfc_2018_and_2883() {
         let mut r = TcpReceiver::new(40, None).with_sack(true);
-        assert_eq!(rx_sack(&mut r, 0, 100), [(100, vec![], false)], "in order: none");
+        assert_eq!(
+            rx_sack(&mut r, 0, 100),
+            [(100, vec![], false)],
+            "in order: none"
+        );
         // Holes at 100 and 300: the first block holds the segment that triggered the ack.
         assert_eq!(rx_sack(&mut r, 200, 100), [(100, vec![(200, 300)], false)]);
         assert_eq!(

@@ -95,6 +95,8 @@ pub struct Scoreboard {
     floor: Pivot,
     dupthresh: u64,
     mss: u64,
+    /// The most ranges ever held (bench: the scoreboard's scale).
+    max_ranges: usize,
 }
 
 impl Scoreboard {
@@ -106,6 +108,7 @@ impl Scoreboard {
             floor: Pivot::default(),
             dupthresh: dupthresh.max(1) as u64,
             mss: mss as u64,
+            max_ranges: 0,
         }
     }
 
@@ -116,6 +119,10 @@ impl Scoreboard {
     /// Number of SACKed ranges (one per hole above the first).
     pub fn ranges(&self) -> usize {
         self.ranges.len()
+    }
+    /// The most SACKed ranges held at once so far.
+    pub fn max_ranges(&self) -> usize {
+        self.max_ranges
     }
     /// HighRxt: the end of the highest byte retransmitted in this phase.
     pub fn high_rxt(&self) -> u64 {
@@ -181,10 +188,12 @@ impl Scoreboard {
         let (ns, ne) = match self.ranges.back_mut() {
             None => {
                 self.ranges.push_back((s, e));
+                self.max_ranges = self.max_ranges.max(1);
                 (s, e)
             }
             Some(last) if s > last.1 => {
                 self.ranges.push_back((s, e));
+                self.max_ranges = self.max_ranges.max(self.ranges.len());
                 (s, e)
             }
             Some(last) if s >= last.0 => {
@@ -236,6 +245,7 @@ impl Scoreboard {
             }
         } else {
             self.ranges.insert(i, (ns, ne));
+            self.max_ranges = self.max_ranges.max(self.ranges.len());
         }
         new
     }
