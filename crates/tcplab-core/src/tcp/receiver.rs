@@ -555,8 +555,11 @@ mod tests {
         assert_eq!(acks[1].tx_start, SimTime(u64::MAX - 1));
     }
 
-    /// (ack, blocks, D-SACK) of the acks one segment produces.
-    fn rx_sack(r: &mut TcpReceiver, s: u64, l: u32) -> Vec<(u64, Vec<(u64, u64)>, bool)> {
+    /// (ack, blocks, D-SACK) of one ack.
+    type SackAck = (u64, Vec<(u64, u64)>, bool);
+
+    /// The acks one segment produces.
+    fn rx_sack(r: &mut TcpReceiver, s: u64, l: u32) -> Vec<SackAck> {
         let mut acks = Vec::new();
         r.on_data(SimTime::ZERO, &seg(s, l), &mut |p| {
             let blocks = if p.has(flags::SACK) {
