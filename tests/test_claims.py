@@ -374,17 +374,50 @@ def test_zhang_shortened_reproduction(tmp_path: Path) -> None:
     flows below 10 x 65 segments per 100 ms whatever the protocol (no loss: the four runs
     agree), Fig 5's claims are evaluated and the figures drawn."""
     out = tmp_path / "zhang"
-    df = reproduce("zhang", out, only=["fig3_64k", "fig5"], jobs=2, overrides={"duration": "10s"})
-    assert set(df["claim"]) == {"fig5_responsive_recovers_n100", "fig5_responsive_recovers_n10"}
+    df = reproduce("zhang", out, only=["fig3_64k", "fig5", "fig5_post"], jobs=2, overrides={"duration": "10s"})
+    assert set(df["claim"]) == {"fig5_responsive_recovers_n100", "fig5_responsive_recovers_n10",
+                                "fig5_post_recovers_n100", "fig5_post_recovers_n10"}
     vals = pl.read_parquet(out / "report.parquet")
     f3 = vals.filter((pl.col("figure") == "fig3_64k") & (pl.col("x") == 10))
     assert f3.height == 4 and (f3["n"] == 3).all()
     assert f3["mean"].n_unique() == 1 and 40 < f3["mean"][0] < 10 * 65 * 8000 / 0.1 / 1e6
     f5 = vals.filter(pl.col("figure") == "fig5")
     assert f5.height == 8 and (f5["mean"] > 0).all() and (f5["mean"] < 10).all()  # one flow, 10 Mb/s wireless
+    # 10-s runs: one handoff at 5 s; the post-handoff slots are those of the same runs.
+    post = vals.filter(pl.col("figure") == "fig5_post")
+    assert post.height == 8 and (post["n"] >= 1).all() and (post["mean"].drop_nans() < 10).all()
     s = json.loads((out / "fig5" / "r25" / "x10" / "s1" / "summary.json").read_text())
     assert s["run"]["sim_seconds"] == 10.0 and {f["name"] for f in s["flows"]} >= {"probe"}
     links = {lk["name"]: lk for lk in s["links"]}
     assert links["d01"]["outages"] >= 1 and links["d01_rev"]["outages"] == links["d01"]["outages"]
     md = (out / "report.md").read_text()
     assert "Shortened or modified run" in md and "fig5.png" in md and (out / "fig3_64k.png").is_file()
+
+
+def test_curve_metric_args_merge_over_the_figure() -> None:
+    from tcplab.claims import curve_grid
+
+    _, figs = load_manifest(ZH)
+    g = next(f for f in figs if f.id == "fig9_11_eq1").grid
+    assert g is not None
+    merged = curve_grid(g, g.curves[0]).metric_args
+    assert merged == {"key": "std", "t0": 0.2, "params": {"test": [0.31, 0.875], "std": [1, 0.5]}}
+    assert g.metric_args == {"key": "std", "t0": 0.2}  # the figure's own are untouched
+
+
+def test_zhang_eq1_share_from_a_run() -> None:
+    """flows.py:eq1_share: eq. 1 per group from the run's own p and RTT; the groups' shares
+    add up to 1 and the standard group's share moves with its alpha."""
+    from tcplab.claims import _python_ref  # the manifest's own loader
+
+    _, figs = load_manifest(ZH)
+    fig = next(f for f in figs if f.id == "fig9_11_eq1")
+    job = fig.jobs()[0]  # s875, N = 10, seed 1
+    res = tcplab.run(tcplab.Scenario.from_toml(job.scenario).with_overrides({**job.overrides, "duration": "20s"}), progress=False)
+    fn = _python_ref("flows.py:eq1_share", "metric", ZH / "reproduce.toml", ZH)
+    params = {"test": [0.31, 0.875], "std": [1, 0.5]}
+    std, test = fn(res, key="std", params=params), fn(res, key="test", params=params)
+    assert 0 < std < 1 and std + test == pytest.approx(1.0)
+    assert fn(res, key="std", params={"test": [0.31, 0.875], "std": [2, 0.5]}) > std
+    with pytest.raises(ValueError, match="params: no \\(alpha, beta\\) for group 'test'"):
+        fn(res, key="std", params={"std": [1, 0.5]})

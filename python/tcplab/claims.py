@@ -23,7 +23,8 @@ as a value (``window = [t0, t1]`` in a claim selector). ``vary_fn = "FILE.py:fun
 per-seed start times). A curve's ``formula = { fn = "tcplab.analysis.f", x_arg = "p",
 args = {...}, scale = 1 }`` is drawn as a dashed line beside it (values in the plotted
 units) and is the ``formula`` column; ``formula = true`` in a claim selector uses it.
-``log_y`` sets a log y axis.
+``log_y`` sets a log y axis. A curve's own ``metric_args`` are merged over the figure's
+(a per-run closed form that needs the curve's protocols).
 
 ``[[claim]]``: one sentence of the paper, the number it states (``paper``, optional), the
 range a reproduction must fall into (``lo``, ``hi``) and what is measured:
@@ -83,6 +84,9 @@ class Curve:
     #: y_scale); its value at each x is the ``formula`` column.
     formula: dict[str, Any] | None = None
     formula_callable: Callable[..., float] | None = None
+    #: Keyword arguments for a ``python:`` metric, merged over the figure's ``metric_args``
+    #: (e.g. the protocols a per-run closed form needs).
+    metric_args: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -174,7 +178,7 @@ def parse_grid(raw: dict[str, Any], where: str, path: Path) -> Grid:
         cw = f"{where}.curves[{j}]"
         if not isinstance(c, dict) or "id" not in c:
             raise scenario_error(f"{cw}.id", "missing", path)
-        extra = set(c) - {"id", "label", "set", "y_factor", "args", "formula"}
+        extra = set(c) - {"id", "label", "set", "y_factor", "args", "formula", "metric_args"}
         if extra:
             raise scenario_error(f"{cw}.{sorted(extra)[0]}", "unknown field", path)
         if c["id"] in {cv.id for cv in curves}:
@@ -190,8 +194,13 @@ def parse_grid(raw: dict[str, Any], where: str, path: Path) -> Grid:
             if bad:
                 raise scenario_error(f"{cw}.formula.{sorted(bad)[0]}", "unknown field", path)
         fcall = _python_ref(str(formula["fn"]), f"{cw}.formula.fn", path, path.parent) if formula is not None else None
+        cargs = c.get("metric_args") or {}
+        if not isinstance(cargs, dict):
+            raise scenario_error(f"{cw}.metric_args", "a table of keyword arguments for the figure's python: metric", path)
+        if cargs and not python_metric:
+            raise scenario_error(f"{cw}.metric_args", "only for a python: metric", path)
         curves.append(Curve(str(c["id"]), str(c.get("label", c["id"])), dict(c.get("set") or {}), float(yf),
-                            dict(c.get("args") or {}), formula, fcall))
+                            dict(c.get("args") or {}), formula, fcall, dict(cargs)))
     seeds = raw.get("seeds", 1)
     if not isinstance(seeds, int) or seeds < 1:
         raise scenario_error(f"{where}.seeds", f"must be an integer >= 1, got {seeds!r}", path)
@@ -251,7 +260,7 @@ def _metric(fig_id: str, grid: Grid, res: Result) -> Any:
             out = out[grid.metric_key]
         if out is None:
             raise scenario_error(f"figure {fig_id}.metric", f"{grid.metric} returned no value")
-        return float(out)
+        return float(out)  # NaN (undefined for this run) is allowed: grid_values leaves it out
     names = grid.flow if isinstance(grid.flow, list) else [grid.flow]
     if grid.plot == "series":
         d = res.intervals.filter(pl.col("flow").is_in(names))
@@ -318,6 +327,13 @@ def formula_value(curve: Curve, x: float) -> float | None:
     return float(fn(**{str(f["x_arg"]): x, **(f.get("args") or {})})) * float(f.get("scale", 1.0))
 
 
+def curve_grid(grid: Grid, c: Curve) -> Grid:
+    """The grid as one curve sees it (its ``metric_args`` merged over the figure's)."""
+    if not c.metric_args:
+        return grid
+    return Grid(**{**grid.__dict__, "metric_args": {**grid.metric_args, **c.metric_args}})
+
+
 def grid_values(fig_id: str, grid: Grid, xs: list[float], results: dict[tuple[str, float, int], Result]) -> pl.DataFrame:
     """One row per (curve, x, window): n, mean, std, ci95 of the metric (times y_scale), and
     the curve's closed form at x (``formula``: the function's value times ``formula.scale``,
@@ -325,13 +341,16 @@ def grid_values(fig_id: str, grid: Grid, xs: list[float], results: dict[tuple[st
     for the whole run, else ``"t0-t1"`` for each of a series figure's ``windows``."""
     rows = []
     for c in grid.curves:
+        g = curve_grid(grid, c)
         for x in xs:
-            per_seed = [_scalars(fig_id, grid, results[(c.id, x, s)]) for s in range(1, grid.seeds + 1)]
+            per_seed = [_scalars(fig_id, g, results[(c.id, x, s)]) for s in range(1, grid.seeds + 1)]
             fv = formula_value(c, x)
             for w in per_seed[0]:
-                vals = [d[w] * grid.y_scale * c.y_factor for d in per_seed]
+                # A seed whose metric is undefined (NaN: e.g. a coefficient of variation of
+                # nothing delivered) is left out; n counts the seeds that remain.
+                vals = [d[w] * grid.y_scale * c.y_factor for d in per_seed if math.isfinite(d[w])]
                 n = len(vals)
-                mean = sum(vals) / n
+                mean = sum(vals) / n if n else math.nan
                 std = math.sqrt(sum((v - mean) ** 2 for v in vals) / (n - 1)) if n > 1 else None
                 ci = _t975(n - 1) * std / math.sqrt(n) if std is not None else None
                 rows.append({"figure": fig_id, "curve": c.id, "label": c.label, "x": float(x), "window": w, "n": n,
@@ -351,7 +370,7 @@ def plot_grid(title: str, x_label: str, grid: Grid, values: pl.DataFrame, result
             names = grid.flow if isinstance(grid.flow, list) and grid.metric_callable is None else [None]
             lines = [(x, n) for x in xs for n in names]
             for j, (x, name) in enumerate(lines):
-                g = grid if name is None else Grid(**{**grid.__dict__, "flow": name})
+                g = curve_grid(grid, c) if name is None else Grid(**{**curve_grid(grid, c).__dict__, "flow": name})
                 frames = [_metric(fig_id, g, results[(c.id, x, s)]) for s in range(1, grid.seeds + 1)]
                 d = pl.concat(frames).group_by("t_start", "t_end").agg(pl.col("value").mean()).sort("t_start")
                 mid = ((d["t_start"] + d["t_end"]) / 2).to_list()
