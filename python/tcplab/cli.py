@@ -79,6 +79,7 @@ def run(
     seed: Annotated[Optional[int], typer.Option(help="Seed (overrides the scenario's).", min=0, max=2**64 - 1)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no report.")] = False,
     json_: Annotated[bool, typer.Option("--json", help="Print summary.json to standard output instead of the tables.")] = False,
+    audit: Annotated[bool, typer.Option("--audit", help="Check the engine's invariants while running (docs/reliability.md); results are identical.")] = False,
 ) -> None:
     """Run a scenario; write results and plots to --out and print the report."""
     from tcplab.plots import plot_cwnd, plot_efficiency, plot_queue
@@ -95,7 +96,7 @@ def run(
             except OSError as e:
                 print(f"error: {e.filename or out}: cannot write: {e.strerror or e}", file=sys.stderr)
                 raise typer.Exit(1) from None
-        result = run_scenario(sc, seed=seed, progress=not (quiet or json_), pcap_dir=out)
+        result = run_scenario(sc, seed=seed, progress=not (quiet or json_), pcap_dir=out, audit=audit)
     except ScenarioError as e:
         _fail(e, scenario)
     except KeyboardInterrupt:

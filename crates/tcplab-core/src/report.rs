@@ -223,6 +223,9 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
             .collect::<serde_json::Map<String, Value>>()
             .into();
     }
+    if sim.audited() {
+        crate::audit::check_summary(&out);
+    }
     out
 }
 

@@ -174,6 +174,12 @@ pub struct Sim {
     last_interval: SimTime,
     started: bool,
     finished: bool,
+    /// The invariant auditor ([`crate::audit`]): check the whole state every this many
+    /// events; 0 = off. `audit_next`: the event count of the next check (u64::MAX when
+    /// off); `audit_last_now`: the time of the last one.
+    audit_every: u64,
+    audit_next: u64,
+    audit_last_now: SimTime,
 }
 
 /// What a sender's or receiver's `out` touches: the network half of [`Sim`], borrowed
@@ -256,6 +262,40 @@ impl Sim {
             last_interval: SimTime::ZERO,
             started: false,
             finished: false,
+            audit_every: 0,
+            audit_next: u64::MAX,
+            audit_last_now: SimTime::ZERO,
+        }
+    }
+
+    /// Switch the invariant auditor ([`crate::audit`]) on: the whole state and the
+    /// monotony of time every `every` events (at least 1) and at the end of the run.
+    pub fn enable_audit(&mut self, every: u64) {
+        self.audit_every = every.max(1);
+        self.audit_next = self.events_processed.saturating_add(self.audit_every);
+    }
+
+    /// Whether the auditor is on.
+    pub fn audited(&self) -> bool {
+        self.audit_every != 0
+    }
+
+    /// Check every invariant of [`crate::audit`] now (panics on a violation).
+    pub fn audit(&mut self) {
+        let now = self.now;
+        for l in &mut self.links {
+            l.settle(now);
+            crate::audit::check_link(l, now);
+        }
+        for f in &self.flows {
+            match &f.transport {
+                Transport::Tcp { sender, receiver } => {
+                    crate::audit::check_tcp(&f.name, sender, receiver, &f.counters)
+                }
+                Transport::Udp { sender, receiver } => {
+                    crate::audit::check_udp(&f.name, sender, receiver)
+                }
+            }
         }
     }
 
@@ -411,11 +451,16 @@ impl Sim {
                 break;
             }
             let (at, ev) = self.events.pop().unwrap();
+            debug_assert!(at >= self.now, "time went backwards");
             self.now = at;
             self.events_processed += 1;
             self.dispatch(ev);
             while let Some(f) = self.refunds.pop() {
                 self.ipq_departed(f);
+            }
+            // The auditor: `audit_next` is u64::MAX when it is off (one compare per event).
+            if self.events_processed >= self.audit_next {
+                self.audit_due();
             }
         }
         self.now = self.now.max(limit);
@@ -423,8 +468,27 @@ impl Sim {
             l.settle(self.now);
         }
         if limit >= self.end && !self.finished {
+            if self.audit_every != 0 {
+                self.audit_due();
+            }
             self.finish();
         }
+    }
+
+    /// The auditor's periodic check: time has not gone backwards since the last one, and
+    /// every invariant of [`crate::audit`] holds.
+    #[cold]
+    #[inline(never)]
+    fn audit_due(&mut self) {
+        if self.now < self.audit_last_now {
+            panic!(
+                "tcplab audit: time went backwards: {} ps after {} ps (an engine bug)",
+                self.now.0, self.audit_last_now.0
+            );
+        }
+        self.audit_last_now = self.now;
+        self.audit_next = self.events_processed.saturating_add(self.audit_every);
+        self.audit();
     }
 
     #[inline]

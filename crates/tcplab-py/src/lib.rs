@@ -150,18 +150,24 @@ impl Simulation {
     /// Build from scenario JSON text; `seed` overrides the scenario's seed. The pcap files
     /// of `links.*.pcap` are created here, relative paths in `pcap_dir` (default: the
     /// current directory); `pcap_log` also keeps every captured packet for `results()`.
+    /// `audit` > 0 switches the invariant auditor on, checking the whole state every `audit`
+    /// events (a violation raises a PanicException naming the rule: an engine bug).
     #[new]
-    #[pyo3(signature = (scenario_json, seed=None, pcap_dir=None, pcap_log=false))]
+    #[pyo3(signature = (scenario_json, seed=None, pcap_dir=None, pcap_log=false, audit=0))]
     fn new(
         scenario_json: &str,
         seed: Option<u64>,
         pcap_dir: Option<PathBuf>,
         pcap_log: bool,
+        audit: u64,
     ) -> PyResult<Self> {
         let mut built = tcplab_core::load_json(scenario_json, seed).map_err(scenario_err)?;
         built
             .open_pcaps(pcap_dir.as_deref(), pcap_log)
             .map_err(scenario_err)?;
+        if audit > 0 {
+            built.sim.enable_audit(audit);
+        }
         Ok(Simulation { built, wall: 0.0 })
     }
 

@@ -3,6 +3,7 @@
 mod alt;
 mod apps;
 mod aqm;
+mod audit;
 mod bad_input;
 mod choke_tcpe;
 mod common;
