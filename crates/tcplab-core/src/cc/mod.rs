@@ -16,6 +16,7 @@
 //! See `docs/writing-a-cc.md` for adding one.
 
 pub mod alt;
+pub mod cubic;
 pub mod fast;
 pub mod gaimd;
 pub mod highspeed;
@@ -25,6 +26,7 @@ pub mod tcpe;
 pub mod vegas;
 pub mod westwood;
 
+pub use cubic::Cubic;
 pub use fast::Fast;
 pub use gaimd::Gaimd;
 pub use highspeed::Highspeed;
@@ -208,6 +210,8 @@ crate::tagged_enum! {
         /// TCP Westwood: BE/RE/CRB/ABSE eligible rate, Agile Probing, PNCD (seed 004), and
         /// Westwood+ (`estimator = "plus"`, Linux).
         "westwood" => Westwood(westwood::WestwoodSpec),
+        /// CUBIC (RFC 9438) with HyStart++ (RFC 9406).
+        "cubic" => Cubic(cubic::CubicSpec),
     }
 }
 
@@ -230,6 +234,7 @@ impl CcSpec {
             CcSpec::Scalable(s) => AnyCc::Scalable(s.build(field, init)?),
             CcSpec::Tcpe(s) => AnyCc::Tcpe(s.build(field, init)?),
             CcSpec::Westwood(s) => AnyCc::Westwood(Box::new(s.build(field, init)?)),
+            CcSpec::Cubic(s) => AnyCc::Cubic(s.build(field, init)?),
         })
     }
     /// What seed 001's ALT timestamps add to the flow's packets, for algorithms that run
@@ -257,6 +262,7 @@ pub enum AnyCc {
     /// Boxed: its estimators' state (about 1.5 kB with the RE ring) would otherwise size
     /// every variant; allocated once, at build.
     Westwood(Box<Westwood>),
+    Cubic(Cubic),
 }
 
 macro_rules! dispatch {
@@ -270,6 +276,7 @@ macro_rules! dispatch {
             AnyCc::Scalable($c) => $e,
             AnyCc::Tcpe($c) => $e,
             AnyCc::Westwood($c) => $e,
+            AnyCc::Cubic($c) => $e,
         }
     };
 }
