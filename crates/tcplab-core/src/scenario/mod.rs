@@ -191,6 +191,10 @@ crate::tagged_enum! {
         "choke" => Choke(crate::queue::choke::ChokeSpec),
         /// Seed 002's CHOKe/RED-I: periodic CHOKe drops, RED-I marks.
         "choke_red_i" => ChokeRedI(crate::queue::choke::ChokeRedISpec),
+        /// CoDel (RFC 8289): drops at dequeue on the packets' sojourn time.
+        "codel" => Codel(crate::queue::codel::CodelSpec),
+        /// FQ-CoDel (RFC 8290): flow hashing, DRR over new and old flows, CoDel per flow.
+        "fq_codel" => FqCodel(crate::queue::fq_codel::FqCodelSpec),
     }
 }
 

@@ -80,3 +80,104 @@ cc = "cubic"
     assert!(f(&link(&s, "ab")["utilization"]) > 0.9);
     assert_eq!(flow(&s, "c")["cc"], "cubic");
 }
+
+/// Two TCP flows a → b over 10 Mb/s, 2 × 20 ms, 1000-packet buffer: with drop-tail the
+/// standing queue fills the buffer (hundreds of ms); CoDel keeps the queueing delay (mean
+/// RTT − minimum RTT) near its 5 ms target, the link busy, and drops only at dequeue.
+fn two_tcp(queue: &str, cc: &str, duration: &str) -> String {
+    two_host(
+        "10Mbps",
+        "10Mbps",
+        "20ms",
+        "20ms",
+        queue,
+        0.0,
+        &format!(
+            r#"
+[flows.x]
+from = "a"
+to = "b"
+cc = "{cc}"
+[flows.y]
+from = "a"
+to = "b"
+cc = "{cc}"
+app = {{ type = "bulk", start = "1s" }}
+"#
+        ),
+        duration,
+        "",
+    )
+}
+
+fn queueing_s(s: &Value, name: &str) -> f64 {
+    let fl = flow(s, name);
+    f(&fl["mean_rtt_s"]) - f(&fl["min_rtt_s"])
+}
+
+#[test]
+fn codel_holds_tcp_queueing_delay_near_target() {
+    for cc in ["newreno", "cubic"] {
+        let s = crate::common::summary(&two_tcp(r#"{ type = "codel" }"#, cc, "60s"));
+        let l = link(&s, "ab");
+        let (qx, qy) = (queueing_s(&s, "x"), queueing_s(&s, "y"));
+        assert!(qx < 0.015 && qy < 0.015, "{cc}: queueing {qx} s, {qy} s");
+        assert!(f(&l["utilization"]) > 0.9, "{cc}: {}", l["utilization"]);
+        let drops = crate::common::u(&l["drops"]);
+        assert!(drops > 10, "{cc}: {drops}");
+        assert_eq!(l["drops_codel"], l["drops"], "{cc}: no overflow");
+        assert_eq!(l["dequeue_drops"], l["drops"], "{cc}");
+        let dt = crate::common::summary(&two_tcp(r#"{ type = "droptail" }"#, cc, "60s"));
+        assert!(queueing_s(&dt, "x") > 0.2, "{cc}: drop-tail bufferbloat");
+    }
+}
+
+#[test]
+fn codel_ecn_marks_instead_of_dropping() {
+    let toml = two_tcp(r#"{ type = "codel", ecn = true }"#, "newreno", "30s")
+        .replace("cc = \"newreno\"", "cc = \"newreno\"\necn = true");
+    let s = crate::common::summary(&toml);
+    let l = link(&s, "ab");
+    assert!(crate::common::u(&l["marks"]) > 10);
+    assert_eq!(crate::common::u(&l["drops"]), 0);
+    assert!(queueing_s(&s, "x") < 0.015);
+}
+
+/// A 20 Mb/s UDP flood and one TCP flow share a 10 Mb/s link. Drop-tail gives the flood
+/// nearly everything; FQ-CoDel hashes them into different buckets and DRR gives each half
+/// the link (the TCP flow's DRR share), with CoDel holding the TCP flow's own queue short.
+#[test]
+fn fq_codel_isolates_a_udp_flood() {
+    let scenario = |queue: &str| {
+        two_host(
+            "10Mbps",
+            "10Mbps",
+            "10ms",
+            "10ms",
+            queue,
+            0.0,
+            r#"
+[flows.t]
+from = "a"
+to = "b"
+cc = "cubic"
+[flows.u]
+from = "a"
+to = "b"
+transport = "udp"
+app = { type = "cbr", rate = "20Mbps", packet_size = 1000 }
+"#,
+            "30s",
+            "",
+        )
+    };
+    let fq = crate::common::summary(&scenario(r#"{ type = "fq_codel" }"#));
+    let share = f(&flow(&fq, "t")["throughput_bps"]) / 10e6;
+    assert!((share - 0.5).abs() < 0.05, "TCP share {share}");
+    assert!(queueing_s(&fq, "t") < 0.01, "{}", queueing_s(&fq, "t"));
+    let l = link(&fq, "ab");
+    assert!(f(&l["utilization"]) > 0.99);
+    let dt = crate::common::summary(&scenario(r#"{ type = "droptail", limit = 100 }"#));
+    let dt_share = f(&flow(&dt, "t")["throughput_bps"]) / 10e6;
+    assert!(dt_share < 0.2, "drop-tail TCP share {dt_share}");
+}
