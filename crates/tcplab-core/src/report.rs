@@ -147,6 +147,10 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
                 v["fq_new_flows"] = json!(q.new_flow_count);
                 v["fq_overflow_events"] = json!(q.overflow_events);
             }
+            if let crate::queue::AnyQueue::Pie(q) = &l.queue {
+                v["pie_drop_prob"] = json!(q.drop_prob);
+                v["pie_updates"] = json!(q.updates);
+            }
             // Error models other than none/Bernoulli add their name and outage counters
             // (absent otherwise, so summaries of runs without them keep their keys).
             if !matches!(l.error, ErrorModel::None | ErrorModel::Bernoulli(_)) {
@@ -307,6 +311,7 @@ fn uses_randomness(b: &Built) -> bool {
                 crate::queue::AnyQueue::Red(_)
                     | crate::queue::AnyQueue::Choke(_)
                     | crate::queue::AnyQueue::FqCodel(_)
+                    | crate::queue::AnyQueue::Pie(_)
             )
     }) || sim
         .flows

@@ -10,6 +10,7 @@ pub mod bwalloc;
 pub mod choke;
 pub mod codel;
 pub mod fq_codel;
+pub mod pie;
 pub mod droptail;
 pub mod red;
 
@@ -18,6 +19,7 @@ pub use bwalloc::BandwidthAllocation;
 pub use choke::Choke;
 pub use codel::Codel;
 pub use fq_codel::FqCodel;
+pub use pie::Pie;
 pub use droptail::{DropTail, Limit};
 pub use red::Red;
 
@@ -325,6 +327,7 @@ pub enum AnyQueue {
     Codel(Codel),
     /// Boxed: FQ-CoDel's bucket table and lists.
     FqCodel(Box<FqCodel>),
+    Pie(Pie),
     #[cfg(test)]
     Test(tests::WakeTest),
 }
@@ -340,6 +343,7 @@ macro_rules! each_queue {
             AnyQueue::Choke($x) => $body,
             AnyQueue::Codel($x) => $body,
             AnyQueue::FqCodel($x) => $body,
+            AnyQueue::Pie($x) => $body,
             #[cfg(test)]
             AnyQueue::Test($x) => $body,
         }
@@ -365,6 +369,7 @@ impl crate::scenario::QueueSpec {
             S::ChokeRedI(s) => AnyQueue::Choke(Box::new(s.build(field)?)),
             S::Codel(s) => AnyQueue::Codel(s.build(field)?),
             S::FqCodel(s) => AnyQueue::FqCodel(Box::new(s.build(field)?)),
+            S::Pie(s) => AnyQueue::Pie(s.build(field)?),
         })
     }
 }
@@ -378,6 +383,7 @@ impl AnyQueue {
             AnyQueue::Choke(c) => c.red().config().ecn,
             AnyQueue::Codel(c) => c.params().ecn,
             AnyQueue::FqCodel(c) => c.codel().ecn,
+            AnyQueue::Pie(c) => c.params().ecn,
             _ => false,
         }
     }

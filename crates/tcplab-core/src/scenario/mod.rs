@@ -195,6 +195,8 @@ crate::tagged_enum! {
         "codel" => Codel(crate::queue::codel::CodelSpec),
         /// FQ-CoDel (RFC 8290): flow hashing, DRR over new and old flows, CoDel per flow.
         "fq_codel" => FqCodel(crate::queue::fq_codel::FqCodelSpec),
+        /// PIE (RFC 8033): random early drop steered by the queueing delay.
+        "pie" => Pie(crate::queue::pie::PieSpec),
     }
 }
 

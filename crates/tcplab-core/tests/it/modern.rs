@@ -181,3 +181,59 @@ app = { type = "cbr", rate = "20Mbps", packet_size = 1000 }
     let dt_share = f(&flow(&dt, "t")["throughput_bps"]) / 10e6;
     assert!(dt_share < 0.2, "drop-tail TCP share {dt_share}");
 }
+
+/// PIE on a link under a UDP overload of 12.5 Mb/s into 10 Mb/s: its timer (the link's
+/// `QueueWake`) drives the probability to 1 − C/λ = 0.2, the drops are PIE's, and the queue
+/// (sampled every 10 ms) holds about target × C = 15 ms × 1250 packets/s ≈ 19 packets.
+#[test]
+fn pie_steers_a_udp_overload_to_its_target_delay() {
+    let toml = two_host(
+        "10Mbps",
+        "10Mbps",
+        "5ms",
+        "5ms",
+        r#"{ type = "pie" }"#,
+        0.0,
+        r#"
+[flows.u]
+from = "a"
+to = "b"
+transport = "udp"
+app = { type = "cbr", rate = "12.15Mbps", packet_size = 972 }
+"#,
+        "100s",
+        "[metrics]\ntrace = \"10ms\"",
+    );
+    let b = run(&toml);
+    let s = tcplab_core::report::summary(&b, 0.0);
+    let l = link(&s, "ab");
+    let d = crate::common::u(&l["drops"]) as f64 / crate::common::u(&l["offered"]) as f64;
+    assert!((d - 0.2).abs() < 0.005, "dropped fraction {d}");
+    assert_eq!(l["drops_pie"], l["drops"]);
+    let p = f(&l["pie_drop_prob"]);
+    assert!((p - 0.2).abs() < 0.05, "drop_prob {p}");
+    // 100 s / 15 ms updates (the timer never stops under overload).
+    assert_eq!(crate::common::u(&l["pie_updates"]), 6666);
+    let q = &b.sim.queue_trace;
+    let (mut sum, mut n) = (0.0, 0.0);
+    for k in 0..q.t.len() {
+        if q.t[k] > 20.0 && q.link[k].0 == 0 {
+            sum += q.packets[k] as f64;
+            n += 1.0;
+        }
+    }
+    let mean = sum / n;
+    // Sampled occupancy counts the packet in transmission: target/0.8 ms + 1 ≈ 19.75.
+    assert!((mean - 19.75).abs() < 2.0, "mean queue {mean} packets");
+}
+
+#[test]
+fn pie_holds_tcp_queueing_delay_near_target() {
+    let s = crate::common::summary(&two_tcp(r#"{ type = "pie" }"#, "cubic", "60s"));
+    let l = link(&s, "ab");
+    let (qx, qy) = (queueing_s(&s, "x"), queueing_s(&s, "y"));
+    assert!(qx < 0.03 && qy < 0.03, "queueing {qx} s, {qy} s");
+    assert!(qx > 0.005, "{qx}: PIE lets a standing queue of about its target");
+    assert!(f(&l["utilization"]) > 0.9);
+    assert!(crate::common::u(&l["drops_pie"]) > 10);
+}
