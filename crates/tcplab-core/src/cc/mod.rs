@@ -17,6 +17,7 @@
 
 pub mod alt;
 pub mod cubic;
+pub mod dctcp;
 pub mod fast;
 pub mod gaimd;
 pub mod highspeed;
@@ -27,6 +28,7 @@ pub mod vegas;
 pub mod westwood;
 
 pub use cubic::Cubic;
+pub use dctcp::Dctcp;
 pub use fast::Fast;
 pub use gaimd::Gaimd;
 pub use highspeed::Highspeed;
@@ -212,6 +214,8 @@ crate::tagged_enum! {
         "westwood" => Westwood(westwood::WestwoodSpec),
         /// CUBIC (RFC 9438) with HyStart++ (RFC 9406).
         "cubic" => Cubic(cubic::CubicSpec),
+        /// DCTCP (RFC 8257): α-proportional reduction from the fraction of marked bytes.
+        "dctcp" => Dctcp(dctcp::DctcpSpec),
     }
 }
 
@@ -235,6 +239,7 @@ impl CcSpec {
             CcSpec::Tcpe(s) => AnyCc::Tcpe(s.build(field, init)?),
             CcSpec::Westwood(s) => AnyCc::Westwood(Box::new(s.build(field, init)?)),
             CcSpec::Cubic(s) => AnyCc::Cubic(s.build(field, init)?),
+            CcSpec::Dctcp(s) => AnyCc::Dctcp(s.build(field, init)?),
         })
     }
     /// What seed 001's ALT timestamps add to the flow's packets, for algorithms that run
@@ -263,6 +268,7 @@ pub enum AnyCc {
     /// every variant; allocated once, at build.
     Westwood(Box<Westwood>),
     Cubic(Cubic),
+    Dctcp(Dctcp),
 }
 
 macro_rules! dispatch {
@@ -277,6 +283,7 @@ macro_rules! dispatch {
             AnyCc::Tcpe($c) => $e,
             AnyCc::Westwood($c) => $e,
             AnyCc::Cubic($c) => $e,
+            AnyCc::Dctcp($c) => $e,
         }
     };
 }

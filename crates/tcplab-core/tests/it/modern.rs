@@ -237,3 +237,115 @@ fn pie_holds_tcp_queueing_delay_near_target() {
     assert!(f(&l["utilization"]) > 0.9);
     assert!(crate::common::u(&l["drops_pie"]) > 10);
 }
+
+/// DCTCP on a single bottleneck against Alizadeh et al. 2010 §3.3 (`analysis/dctcp.rs`):
+/// two flows, 100 Mb/s (8333 packets/s of 1500 B), 2 × 5 ms (C·RTT ≈ 84.4 packets), step
+/// marking at K = 20 waiting packets. Tolerances (set from the analysis' own approximations,
+/// synchronized flows, before running): α within 20 %, the queue's maximum within 3 packets
+/// of K + N, its mean between Q_min and Q_max; no loss.
+#[test]
+fn dctcp_matches_the_sawtooth_analysis() {
+    let flows = r#"
+[flows.x]
+from = "a"
+to = "b"
+cc = "dctcp"
+ecn = true
+[flows.y]
+from = "a"
+to = "b"
+cc = "dctcp"
+ecn = true
+"#;
+    let toml = two_host(
+        "100Mbps",
+        "100Mbps",
+        "5ms",
+        "5ms",
+        r#"{ type = "droptail", limit = 1000, mark_threshold = 20 }"#,
+        0.0,
+        flows,
+        "20s",
+        "[metrics]\ntrace = \"1ms\"",
+    );
+    let b = run(&toml);
+    let s = tcplab_core::report::summary(&b, 0.0);
+    let l = link(&s, "ab");
+    assert_eq!(crate::common::u(&l["drops"]), 0);
+    assert!(f(&l["utilization"]) > 0.95, "{}", l["utilization"]);
+    // C·RTT: 1500-B packets at 100 Mb/s, RTT = 10 ms + 120 µs data + 3.2 µs ack transmission.
+    let c = 100e6 / (1500.0 * 8.0);
+    let bdp = c * (0.010 + 1500.0 * 8.0 / 100e6 + 40.0 * 8.0 / 100e6);
+    let m = tcplab_core::analysis::dctcp::steady_state(2.0, bdp, 20.0);
+
+    let tr = &b.sim.cwnd_trace;
+    let ai = tr.cc_names.iter().position(|x| *x == "alpha").unwrap();
+    let (mut sa, mut na) = (0.0, 0.0);
+    for (k, &t) in tr.base.t.iter().enumerate() {
+        if t > 5.0 {
+            sa += tr.cc_values[ai][k];
+            na += 1.0;
+        }
+    }
+    let alpha = sa / na;
+    assert!(
+        (alpha / m.alpha - 1.0).abs() < 0.2,
+        "mean α {alpha}, analysis {} (≈ sqrt(2/W*) = {}, W* = {})",
+        m.alpha,
+        m.alpha_approx,
+        m.w_star
+    );
+    let q = &b.sim.queue_trace;
+    let (mut max, mut sum, mut n) = (0u32, 0.0, 0.0);
+    for k in 0..q.t.len() {
+        if q.t[k] > 5.0 && q.link[k].0 == 0 {
+            // Waiting packets (the trace counts the one in transmission).
+            let w = q.packets[k].saturating_sub(1);
+            max = max.max(w);
+            sum += w as f64;
+            n += 1.0;
+        }
+    }
+    let mean = sum / n;
+    assert!(
+        (max as f64 - m.q_max).abs() <= 3.0,
+        "queue max {max}, analysis Q_max = K + N = {}",
+        m.q_max
+    );
+    assert!(
+        mean > m.q_min && mean < m.q_max,
+        "queue mean {mean}, analysis [{}, {}] (A = {})",
+        m.q_min,
+        m.q_max,
+        m.amplitude
+    );
+    for name in ["x", "y"] {
+        let fl = flow(&s, name);
+        assert!(crate::common::u(&fl["ecn_reductions"]) > 100);
+        assert_eq!(crate::common::u(&fl["retransmits"]), 0);
+    }
+}
+
+#[test]
+fn dctcp_needs_ecn_and_an_accurate_echo() {
+    let toml = |extra: &str| {
+        two_host(
+            "10Mbps",
+            "10Mbps",
+            "5ms",
+            "5ms",
+            r#"{ type = "droptail", mark_threshold = 20 }"#,
+            0.0,
+            &format!("[flows.x]\nfrom = \"a\"\nto = \"b\"\ncc = \"dctcp\"\n{extra}"),
+            "1s",
+            "",
+        )
+    };
+    let e = tcplab_core::load_toml(&toml(""), None).err().unwrap();
+    assert_eq!(e.field, "flows.x.ecn");
+    let e = tcplab_core::load_toml(&toml("ecn = true\necn_echo = \"rfc3168\""), None)
+        .err()
+        .unwrap();
+    assert_eq!(e.field, "flows.x.ecn_echo");
+    assert!(tcplab_core::load_toml(&toml("ecn = true"), None).is_ok());
+}
