@@ -198,7 +198,12 @@ impl CodelState {
         cx: &mut QueueCx,
     ) -> Option<Packet> {
         let now = cx.now;
-        let (mut pkt, ok) = self.dodequeue(p, q, now)?;
+        let Some((mut pkt, ok)) = self.dodequeue(p, q, now) else {
+            // An empty queue is never ok to drop: leave the dropping state (else a stale
+            // drop_next would release a burst of drops at the next standing queue).
+            self.dropping = false;
+            return None;
+        };
         if self.dropping {
             if !ok {
                 self.dropping = false;
@@ -457,6 +462,13 @@ mod tests {
             q.dequeue(&mut cx);
         }
         assert_eq!(log.packets, 0);
+    }
+
+    /// The unboxed disciplines must not make `AnyQueue` (in every link) larger than RED does.
+    #[test]
+    fn codel_does_not_grow_every_link() {
+        use std::mem::size_of;
+        assert!(size_of::<Codel>() <= size_of::<crate::queue::Red>(), "{}", size_of::<Codel>());
     }
 
     #[test]

@@ -327,7 +327,8 @@ pub enum AnyQueue {
     Codel(Codel),
     /// Boxed: FQ-CoDel's bucket table and lists.
     FqCodel(Box<FqCodel>),
-    Pie(Pie),
+    /// Boxed: PIE's parameters and controller state would size every link.
+    Pie(Box<Pie>),
     #[cfg(test)]
     Test(tests::WakeTest),
 }
@@ -369,7 +370,7 @@ impl crate::scenario::QueueSpec {
             S::ChokeRedI(s) => AnyQueue::Choke(Box::new(s.build(field)?)),
             S::Codel(s) => AnyQueue::Codel(s.build(field)?),
             S::FqCodel(s) => AnyQueue::FqCodel(Box::new(s.build(field)?)),
-            S::Pie(s) => AnyQueue::Pie(s.build(field)?),
+            S::Pie(s) => AnyQueue::Pie(Box::new(s.build(field)?)),
         })
     }
 }
