@@ -98,7 +98,11 @@ mod tests {
         // C·RTT = 1000 packets, K = 65, N = 2 (large windows, where the approximations hold).
         let s = steady_state(2.0, 1000.0, 65.0);
         let approx = 0.5 * (2.0 * 2.0 * 1065.0f64).sqrt();
-        assert!((s.amplitude / approx - 1.0).abs() < 0.03, "{} vs {approx}", s.amplitude);
+        assert!(
+            (s.amplitude / approx - 1.0).abs() < 0.03,
+            "{} vs {approx}",
+            s.amplitude
+        );
         assert_eq!(s.q_max, 67.0);
         assert!((s.q_min - (67.0 - s.amplitude)).abs() < 1e-12);
         assert_eq!(s.period_rtts, s.d);

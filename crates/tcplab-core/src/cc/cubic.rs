@@ -467,7 +467,10 @@ mod tests {
             // at most, and lags its target by less than a segment per ack.
             let lo = cc.w_cubic(t - 0.1);
             let hi = cc.w_cubic(t + 0.1);
-            assert!(w >= lo - 2.0 && w <= hi + 2.0, "t {t}: W {w}, curve {lo}..{hi}");
+            assert!(
+                w >= lo - 2.0 && w <= hi + 2.0,
+                "t {t}: W {w}, curve {lo}..{hi}"
+            );
         }
         // Plateau near W_max around K, convex growth after.
         let near_k = samples.iter().find(|s| (s.0 - k).abs() < 0.1).unwrap();
@@ -534,7 +537,10 @@ mod tests {
             assert!(w <= 1.5 * prev + 1e-9, "{w} after {prev}");
             prev = w;
         }
-        assert!(prev > 7.0 * 1.4f64.powi(5), "{prev}: grows by nearly 1.5 per RTT");
+        assert!(
+            prev > 7.0 * 1.4f64.powi(5),
+            "{prev}: grows by nearly 1.5 per RTT"
+        );
     }
 
     #[test]

@@ -215,7 +215,11 @@ mod tests {
             a.delivered = *delivered;
             a.ece = k < marked;
             // In flight: the window's remaining acks.
-            d.on_ack(SimTime::ZERO, &a, &view(S as u32, (w - 1 - k) * S, CaState::Open));
+            d.on_ack(
+                SimTime::ZERO,
+                &a,
+                &view(S as u32, (w - 1 - k) * S, CaState::Open),
+            );
         }
     }
 
@@ -233,7 +237,11 @@ mod tests {
             d.window_end = delivered + n * S;
             window(&mut d, &mut delivered, n, marked);
             want = (1.0 - 1.0 / 16.0) * want + f / 16.0;
-            assert!((d.alpha() - want).abs() < 1e-12, "F {f}: α {} vs {want}", d.alpha());
+            assert!(
+                (d.alpha() - want).abs() < 1e-12,
+                "F {f}: α {} vs {want}",
+                d.alpha()
+            );
         }
     }
 

@@ -238,7 +238,7 @@ impl CcSpec {
             CcSpec::Scalable(s) => AnyCc::Scalable(s.build(field, init)?),
             CcSpec::Tcpe(s) => AnyCc::Tcpe(s.build(field, init)?),
             CcSpec::Westwood(s) => AnyCc::Westwood(Box::new(s.build(field, init)?)),
-            CcSpec::Cubic(s) => AnyCc::Cubic(s.build(field, init)?),
+            CcSpec::Cubic(s) => AnyCc::Cubic(Box::new(s.build(field, init)?)),
             CcSpec::Dctcp(s) => AnyCc::Dctcp(s.build(field, init)?),
         })
     }
@@ -267,7 +267,8 @@ pub enum AnyCc {
     /// Boxed: its estimators' state (about 1.5 kB with the RE ring) would otherwise size
     /// every variant; allocated once, at build.
     Westwood(Box<Westwood>),
-    Cubic(Cubic),
+    /// Boxed: its curve and HyStart++ state (184 bytes) would size every sender.
+    Cubic(Box<Cubic>),
     Dctcp(Dctcp),
 }
 

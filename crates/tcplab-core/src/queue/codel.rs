@@ -106,7 +106,10 @@ impl CodelParams {
             ));
         }
         if mtu == 0 {
-            return Err(ScenarioError::new(format!("{field}.mtu"), "must be positive"));
+            return Err(ScenarioError::new(
+                format!("{field}.mtu"),
+                "must be positive",
+            ));
         }
         Ok(CodelParams {
             target: target.0,
@@ -235,7 +238,10 @@ impl CodelState {
             self.dropping = true;
             let delta = self.count.wrapping_sub(self.lastcount);
             self.count = 1;
-            if delta > 1 && delta < u32::MAX / 2 && now.since(self.drop_next) < p.interval.saturating_mul(16) {
+            if delta > 1
+                && delta < u32::MAX / 2
+                && now.since(self.drop_next) < p.interval.saturating_mul(16)
+            {
                 self.count = delta;
             }
             self.drop_next = p.control_law(now, self.count);
@@ -299,7 +305,9 @@ impl QueueDisc for Codel {
     fn name(&self) -> &'static str {
         "codel"
     }
-    #[inline]
+    // Out of line: keeps the link's inlined enqueue/dequeue dispatch (and the fast
+    // path's code beside it) as small as before this discipline existed.
+    #[inline(never)]
     fn enqueue(&mut self, pkt: Packet, cx: &mut QueueCx) {
         if !self.limit.fits(&self.fifo.backlog, &pkt) {
             cx.drop(pkt, DropReason::Overflow);
@@ -308,7 +316,7 @@ impl QueueDisc for Codel {
         self.fifo.backlog.add(&pkt);
         self.fifo.q.push_back((pkt, cx.now));
     }
-    #[inline]
+    #[inline(never)]
     fn dequeue(&mut self, cx: &mut QueueCx) -> Option<Packet> {
         self.state.dequeue(&self.params, &mut self.fifo, cx)
     }
@@ -395,7 +403,11 @@ mod tests {
             t += 0.1 / (n as f64).sqrt();
             n += 1;
         }
-        assert!((drops.len() as i64 - n as i64).abs() <= 2, "{} drops, want {n}", drops.len());
+        assert!(
+            (drops.len() as i64 - n as i64).abs() <= 2,
+            "{} drops, want {n}",
+            drops.len()
+        );
         assert_eq!(log.dequeue_drops, log.packets, "all drops at dequeue");
         assert_eq!(log.by_reason[DropReason::Codel.index()], log.packets);
     }
@@ -457,7 +469,11 @@ mod tests {
             let mut cx = QueueCx::new(SimTime(k * 50 * crate::time::PS_PER_MS), &mut rng, &mut log);
             q.enqueue(Packet::test(FlowId(0), PacketKind::Data, 1000), &mut cx);
             q.enqueue(Packet::test(FlowId(0), PacketKind::Data, 1000), &mut cx);
-            let mut cx = QueueCx::new(SimTime((k * 50 + 40) * crate::time::PS_PER_MS), &mut rng, &mut log);
+            let mut cx = QueueCx::new(
+                SimTime((k * 50 + 40) * crate::time::PS_PER_MS),
+                &mut rng,
+                &mut log,
+            );
             q.dequeue(&mut cx);
             q.dequeue(&mut cx);
         }
@@ -468,7 +484,13 @@ mod tests {
     #[test]
     fn codel_does_not_grow_every_link() {
         use std::mem::size_of;
-        assert!(size_of::<Codel>() <= size_of::<crate::queue::Red>(), "{}", size_of::<Codel>());
+        assert!(
+            size_of::<Codel>() <= size_of::<crate::queue::Red>(),
+            "{}",
+            size_of::<Codel>()
+        );
+        // Nor the algorithms `AnyCc` (in every sender): CUBIC is boxed, DCTCP is small.
+        assert!(size_of::<crate::cc::AnyCc>() <= size_of::<crate::cc::Vegas>() + 8);
     }
 
     #[test]

@@ -328,6 +328,9 @@ impl QueueDisc for FqCodel {
     fn name(&self) -> &'static str {
         "fq_codel"
     }
+    // Out of line: keeps the link's inlined enqueue/dequeue dispatch (and the fast
+    // path's code beside it) as small as before this discipline existed.
+    #[inline(never)]
     fn enqueue(&mut self, pkt: Packet, cx: &mut QueueCx) {
         let pert = match self.perturbation {
             Some(p) => p,
@@ -358,6 +361,7 @@ impl QueueDisc for FqCodel {
             self.drop_from_fattest(cx);
         }
     }
+    #[inline(never)]
     fn dequeue(&mut self, cx: &mut QueueCx) -> Option<Packet> {
         loop {
             let from_new = !self.new_flows.is_empty();
@@ -483,7 +487,11 @@ mod tests {
         q.dequeue(&mut cx);
         q.dequeue(&mut cx);
         q.enqueue(pkt(7, 100), &mut cx);
-        assert_eq!(q.dequeue(&mut cx).unwrap().flow, FlowId(7), "new list first");
+        assert_eq!(
+            q.dequeue(&mut cx).unwrap().flow,
+            FlowId(7),
+            "new list first"
+        );
     }
 
     #[test]
@@ -509,7 +517,11 @@ mod tests {
         for _ in 0..101 {
             q.enqueue(pkt(0, 1000), &mut cx);
         }
-        assert_eq!(q.backlog().packets, 50, "101 − 51 (half of 101 kB, in whole packets)");
+        assert_eq!(
+            q.backlog().packets,
+            50,
+            "101 − 51 (half of 101 kB, in whole packets)"
+        );
     }
 
     #[test]

@@ -9,18 +9,18 @@ pub mod ackprio;
 pub mod bwalloc;
 pub mod choke;
 pub mod codel;
+pub mod droptail;
 pub mod fq_codel;
 pub mod pie;
-pub mod droptail;
 pub mod red;
 
 pub use ackprio::AckPriority;
 pub use bwalloc::BandwidthAllocation;
 pub use choke::Choke;
 pub use codel::Codel;
+pub use droptail::{DropTail, Limit};
 pub use fq_codel::FqCodel;
 pub use pie::Pie;
-pub use droptail::{DropTail, Limit};
 pub use red::Red;
 
 use crate::net::packet::flags;

@@ -233,7 +233,10 @@ fn pie_holds_tcp_queueing_delay_near_target() {
     let l = link(&s, "ab");
     let (qx, qy) = (queueing_s(&s, "x"), queueing_s(&s, "y"));
     assert!(qx < 0.03 && qy < 0.03, "queueing {qx} s, {qy} s");
-    assert!(qx > 0.005, "{qx}: PIE lets a standing queue of about its target");
+    assert!(
+        qx > 0.005,
+        "{qx}: PIE lets a standing queue of about its target"
+    );
     assert!(f(&l["utilization"]) > 0.9);
     assert!(crate::common::u(&l["drops_pie"]) > 10);
 }
