@@ -17,13 +17,11 @@
 //!   (`cc/reno.rs`): `ssthresh = max(flight/2, 2S)`, `W = ssthresh` (timeout: `W = S`)
 //! - `α` starts at `alpha_init` (RFC 8257 §3.3: 1, the conservative choice)
 //!
-//! The sender needs accurate ECN feedback: one ECE per CE-marked segment (the flow's
-//! `ecn_echo = "per_mark"`, this algorithm's default; the scenario builder refuses
-//! `"rfc3168"`, whose latched ECE would count every later byte as marked). With delayed
-//! acks, the receiver's per-mark echo acks a CE-marked segment at once; an unmarked segment
-//! held for the delayed ack is acknowledged by that same ack and counted as marked (RFC 8257
-//! §3.2's state machine would first ack it separately): the estimate then overstates F by
-//! at most one segment per run of marks (documented in docs/scenarios.md).
+//! The sender needs accurate ECN feedback: one ECE per CE-marked segment, and with delayed
+//! acks RFC 8257 §3.2's rule (unmarked segments held for the delayed ack are acked without
+//! ECE before a CE-marked one): the flow's `ecn_echo = "dctcp"`, this algorithm's default
+//! (`"per_mark"` is accepted; the scenario builder refuses `"rfc3168"`, whose latched ECE
+//! would count every later byte as marked).
 
 use super::reno::half_flight;
 use super::{recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView};

@@ -420,6 +420,9 @@ pub enum PartialAckTimerSpec {
 pub enum EcnEchoSpec {
     Rfc3168,
     PerMark,
+    /// `per_mark` plus RFC 8257 §3.2: with delayed acks, unmarked segments held for the
+    /// delayed ack are acknowledged on their own before a CE-marked one.
+    Dctcp,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]

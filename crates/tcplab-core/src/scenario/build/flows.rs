@@ -215,9 +215,11 @@ pub(super) fn flows(
             ecn: fl.ecn,
             ecn_retransmits: fl.ecn_retransmits,
             ecn_echo: match fl.ecn_echo {
-                None if tcpe || dctcp => EcnEcho::PerMark,
+                None if tcpe => EcnEcho::PerMark,
+                None if dctcp => EcnEcho::Dctcp,
                 None | Some(EcnEchoSpec::Rfc3168) => EcnEcho::Rfc3168,
                 Some(EcnEchoSpec::PerMark) => EcnEcho::PerMark,
+                Some(EcnEchoSpec::Dctcp) => EcnEcho::Dctcp,
             },
             partial_ack_timer: match fl.partial_ack_timer {
                 PartialAckTimerSpec::Every => PartialAckTimer::Every,
