@@ -23,7 +23,7 @@
 //! | d | 64 | 10 Gb/s | 40 ms | 1500 B | 1 BDP (33333) |
 //! | e | 3 | 2.4 Gb/s (OC-48, seed 002) | 60 ms | 1000 B | 32 Mbit (4 MB) |
 //!
-//! CUBIC variants `b-cubic` .. `e-cubic` (in the suite, after a-e): b-e with `cc = "cubic"`.
+//! CUBIC variants `a-cubic` .. `e-cubic` (in the suite, after a-e): a-e with `cc = "cubic"`.
 //!
 //! Vegas scenarios for the ns-3 cross-check (`bench/ns3_compare.py --vegas`), not in the
 //! suite: v1, v4, v16 = 1, 4, 16 Vegas flows (alpha 1, beta 3, gamma 1), 10 Mb/s, 40 ms,
@@ -169,9 +169,10 @@ const SUITE: &[Spec] = &[
 const NEWRENO: &str = "\"newreno\"";
 const CUBIC: &str = "\"cubic\"";
 
-/// CUBIC variants of b-e (`b-cubic`, ...): the same dumbbells with `cc = "cubic"` (RFC 9438
+/// CUBIC variants of a-e (`a-cubic`, ...): the same dumbbells with `cc = "cubic"` (RFC 9438
 /// defaults, HyStart++ on).
 const CUBIC_SUITE: &[Spec] = &[
+    cubic_of(SUITE[0], "a-cubic"),
     cubic_of(SUITE[1], "b-cubic"),
     cubic_of(SUITE[2], "c-cubic"),
     cubic_of(SUITE[3], "d-cubic"),
@@ -232,7 +233,7 @@ fn spec(name: &str) -> Spec {
         .find(|s| s.name == name)
         .unwrap_or_else(|| {
             die(&format!(
-                "unknown scenario '{name}' (a, b, c, d, e; Vegas: v1, v4, v16; CUBIC: b-cubic .. e-cubic)"
+                "unknown scenario '{name}' (a, b, c, d, e; Vegas: v1, v4, v16; CUBIC: a-cubic .. e-cubic)"
             ))
         })
 }
