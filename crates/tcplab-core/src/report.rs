@@ -143,6 +143,14 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
                 v["choke_checks"] = json!(c.checks);
                 v["choke_matches"] = json!(c.matches);
             }
+            if let crate::queue::AnyQueue::FqCodel(q) = &l.queue {
+                v["fq_new_flows"] = json!(q.new_flow_count);
+                v["fq_overflow_events"] = json!(q.overflow_events);
+            }
+            if let crate::queue::AnyQueue::Pie(q) = &l.queue {
+                v["pie_drop_prob"] = json!(q.drop_prob);
+                v["pie_updates"] = json!(q.updates);
+            }
             // Error models other than none/Bernoulli add their name and outage counters
             // (absent otherwise, so summaries of runs without them keep their keys).
             if !matches!(l.error, ErrorModel::None | ErrorModel::Bernoulli(_)) {
@@ -303,7 +311,10 @@ fn uses_randomness(b: &Built) -> bool {
         l.error.is_random()
             || matches!(
                 l.queue,
-                crate::queue::AnyQueue::Red(_) | crate::queue::AnyQueue::Choke(_)
+                crate::queue::AnyQueue::Red(_)
+                    | crate::queue::AnyQueue::Choke(_)
+                    | crate::queue::AnyQueue::FqCodel(_)
+                    | crate::queue::AnyQueue::Pie(_)
             )
     }) || sim
         .flows
@@ -327,7 +338,7 @@ fn queue_warnings(b: &Built, warnings: &mut Vec<String>) {
                 .any(|&l| sim.links[l.index()].queue.can_mark())
         {
             warnings.push(format!(
-                "flow '{}' has ecn = true but no queue on its path marks (red, red_i, choke or choke_red_i with ecn, or droptail with mark_threshold): it will only ever see drops",
+                "flow '{}' has ecn = true but no queue on its path marks (red, red_i, choke, choke_red_i, codel, fq_codel or pie with ecn, or droptail with mark_threshold): it will only ever see drops",
                 f.name
             ));
         }

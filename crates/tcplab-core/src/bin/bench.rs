@@ -23,6 +23,8 @@
 //! | d | 64 | 10 Gb/s | 40 ms | 1500 B | 1 BDP (33333) |
 //! | e | 3 | 2.4 Gb/s (OC-48, seed 002) | 60 ms | 1000 B | 32 Mbit (4 MB) |
 //!
+//! CUBIC variants `a-cubic` .. `e-cubic` (in the suite, after a-e): a-e with `cc = "cubic"`.
+//!
 //! Vegas scenarios for the ns-3 cross-check (`bench/ns3_compare.py --vegas`), not in the
 //! suite: v1, v4, v16 = 1, 4, 16 Vegas flows (alpha 1, beta 3, gamma 1), 10 Mb/s, 40 ms,
 //! 1500 B, 1000-packet buffer, init_cwnd 1; `run` adds the bottleneck queue sampled every
@@ -165,6 +167,25 @@ const SUITE: &[Spec] = &[
 ];
 
 const NEWRENO: &str = "\"newreno\"";
+const CUBIC: &str = "\"cubic\"";
+
+/// CUBIC variants of a-e (`a-cubic`, ...): the same dumbbells with `cc = "cubic"` (RFC 9438
+/// defaults, HyStart++ on).
+const CUBIC_SUITE: &[Spec] = &[
+    cubic_of(SUITE[0], "a-cubic"),
+    cubic_of(SUITE[1], "b-cubic"),
+    cubic_of(SUITE[2], "c-cubic"),
+    cubic_of(SUITE[3], "d-cubic"),
+    cubic_of(SUITE[4], "e-cubic"),
+];
+
+const fn cubic_of(s: Spec, name: &'static str) -> Spec {
+    Spec {
+        name,
+        cc: CUBIC,
+        ..s
+    }
+}
 const VEGAS: &str = "{ algorithm = \"vegas\", alpha = 1, beta = 3, gamma = 1 }";
 
 /// Vegas on a small dumbbell (bench/ns3_compare.py --vegas): 1, 4 and 16 flows, 10 Mb/s,
@@ -208,10 +229,11 @@ fn spec(name: &str) -> Spec {
     *SUITE
         .iter()
         .chain(VEGAS_SUITE)
+        .chain(CUBIC_SUITE)
         .find(|s| s.name == name)
         .unwrap_or_else(|| {
             die(&format!(
-                "unknown scenario '{name}' (a, b, c, d, e; Vegas: v1, v4, v16)"
+                "unknown scenario '{name}' (a, b, c, d, e; Vegas: v1, v4, v16; CUBIC: a-cubic .. e-cubic)"
             ))
         })
 }
@@ -584,7 +606,7 @@ fn suite(args: &[String]) {
     );
     println!("{HEADER}");
     let mut results = Vec::new();
-    for s in SUITE {
+    for s in SUITE.iter().chain(CUBIC_SUITE) {
         if only
             .as_ref()
             .is_some_and(|o| !o.iter().any(|n| n == s.name))

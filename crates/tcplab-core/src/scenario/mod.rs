@@ -191,6 +191,12 @@ crate::tagged_enum! {
         "choke" => Choke(crate::queue::choke::ChokeSpec),
         /// Seed 002's CHOKe/RED-I: periodic CHOKe drops, RED-I marks.
         "choke_red_i" => ChokeRedI(crate::queue::choke::ChokeRedISpec),
+        /// CoDel (RFC 8289): drops at dequeue on the packets' sojourn time.
+        "codel" => Codel(crate::queue::codel::CodelSpec),
+        /// FQ-CoDel (RFC 8290): flow hashing, DRR over new and old flows, CoDel per flow.
+        "fq_codel" => FqCodel(crate::queue::fq_codel::FqCodelSpec),
+        /// PIE (RFC 8033): random early drop steered by the queueing delay.
+        "pie" => Pie(crate::queue::pie::PieSpec),
     }
 }
 
@@ -414,6 +420,9 @@ pub enum PartialAckTimerSpec {
 pub enum EcnEchoSpec {
     Rfc3168,
     PerMark,
+    /// `per_mark` plus RFC 8257 §3.2: with delayed acks, unmarked segments held for the
+    /// delayed ack are acknowledged on their own before a CE-marked one.
+    Dctcp,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]

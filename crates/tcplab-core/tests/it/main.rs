@@ -13,6 +13,7 @@ mod determinism;
 mod errors;
 mod events;
 mod fuzz_corpus;
+mod modern;
 mod pcap;
 mod reliability;
 mod response;
