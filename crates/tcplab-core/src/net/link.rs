@@ -398,8 +398,10 @@ impl Link {
         true
     }
 
-    /// Fast path: ask the discipline whether `pkt` joins the FIFO.
-    #[inline]
+    /// Fast path: ask the discipline whether `pkt` joins the FIFO. Out of line: only
+    /// admission-only AQMs (RED, step marking) come here, and the dispatch over every
+    /// discipline would otherwise shape [`Link::offer`]'s code.
+    #[inline(never)]
     fn admit(
         &mut self,
         id: LinkId,
