@@ -24,6 +24,7 @@ pub mod scalable;
 pub mod tcpe;
 pub mod vegas;
 pub mod westwood;
+pub mod xcp;
 
 pub use fast::Fast;
 pub use gaimd::Gaimd;
@@ -33,6 +34,7 @@ pub use scalable::Scalable;
 pub use tcpe::Tcpe;
 pub use vegas::Vegas;
 pub use westwood::Westwood;
+pub use xcp::Xcp;
 
 use crate::net::packet::CcHeader;
 use crate::scenario::ScenarioError;
@@ -208,6 +210,9 @@ crate::tagged_enum! {
         /// TCP Westwood: BE/RE/CRB/ABSE eligible rate, Agile Probing, PNCD (seed 004), and
         /// Westwood+ (`estimator = "plus"`, Linux).
         "westwood" => Westwood(westwood::WestwoodSpec),
+        /// XCP end host: applies the routers' explicit feedback (Katabi, Handley & Rohrs
+        /// 2002; seed 004); needs `queue = { type = "xcp" }` routers.
+        "xcp" => Xcp(xcp::XcpSpec),
     }
 }
 
@@ -230,6 +235,7 @@ impl CcSpec {
             CcSpec::Scalable(s) => AnyCc::Scalable(s.build(field, init)?),
             CcSpec::Tcpe(s) => AnyCc::Tcpe(s.build(field, init)?),
             CcSpec::Westwood(s) => AnyCc::Westwood(Box::new(s.build(field, init)?)),
+            CcSpec::Xcp(s) => AnyCc::Xcp(s.build(field, init)?),
         })
     }
     /// What seed 001's ALT timestamps add to the flow's packets, for algorithms that run
@@ -257,6 +263,7 @@ pub enum AnyCc {
     /// Boxed: its estimators' state (about 1.5 kB with the RE ring) would otherwise size
     /// every variant; allocated once, at build.
     Westwood(Box<Westwood>),
+    Xcp(Xcp),
 }
 
 macro_rules! dispatch {
@@ -270,6 +277,7 @@ macro_rules! dispatch {
             AnyCc::Scalable($c) => $e,
             AnyCc::Tcpe($c) => $e,
             AnyCc::Westwood($c) => $e,
+            AnyCc::Xcp($c) => $e,
         }
     };
 }

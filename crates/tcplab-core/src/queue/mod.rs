@@ -10,12 +10,14 @@ pub mod bwalloc;
 pub mod choke;
 pub mod droptail;
 pub mod red;
+pub mod xcp;
 
 pub use ackprio::AckPriority;
 pub use bwalloc::BandwidthAllocation;
 pub use choke::Choke;
 pub use droptail::{DropTail, Limit};
 pub use red::Red;
+pub use xcp::Xcp;
 
 use crate::net::packet::flags;
 use crate::net::packet::Packet;
@@ -310,6 +312,8 @@ pub enum AnyQueue {
     Red(Red),
     /// Boxed: CHOKe carries RED and its own queue, and would make every link larger.
     Choke(Box<Choke>),
+    /// Boxed: the XCP router's sums and timers would make every link larger.
+    Xcp(Box<Xcp>),
     #[cfg(test)]
     Test(tests::WakeTest),
 }
@@ -323,6 +327,7 @@ macro_rules! each_queue {
             AnyQueue::BandwidthAllocation($x) => $body,
             AnyQueue::Red($x) => $body,
             AnyQueue::Choke($x) => $body,
+            AnyQueue::Xcp($x) => $body,
             #[cfg(test)]
             AnyQueue::Test($x) => $body,
         }
@@ -346,6 +351,7 @@ impl crate::scenario::QueueSpec {
             S::RedI(s) => AnyQueue::Red(s.build(field)?),
             S::Choke(s) => AnyQueue::Choke(Box::new(s.build(field, rate)?)),
             S::ChokeRedI(s) => AnyQueue::Choke(Box::new(s.build(field)?)),
+            S::Xcp(s) => AnyQueue::Xcp(Box::new(s.build(field, rate)?)),
         })
     }
 }

@@ -191,6 +191,8 @@ crate::tagged_enum! {
         "choke" => Choke(crate::queue::choke::ChokeSpec),
         /// Seed 002's CHOKe/RED-I: periodic CHOKe drops, RED-I marks.
         "choke_red_i" => ChokeRedI(crate::queue::choke::ChokeRedISpec),
+        /// XCP router: explicit per-packet feedback (Katabi, Handley & Rohrs 2002).
+        "xcp" => Xcp(crate::queue::xcp::XcpSpec),
     }
 }
 

@@ -19,3 +19,4 @@ mod rtt_fairness;
 mod schemes;
 mod theorem1;
 mod westwood;
+mod xcp;
