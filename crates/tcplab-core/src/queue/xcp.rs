@@ -16,6 +16,13 @@
 //!   the next one:
 //!   `ξ_p = (h + max(φ, 0)) / (d · Σ rtt·s/cwnd)`,
 //!   `ξ_n = (h + max(−φ, 0)) / (d · Σ s)`
+//! - the sums run over the interval just ended, of length t; the formulas assume t = d.
+//!   When they differ (the first interval, `init_interval`, or after the average RTT
+//!   changed) the sums are rescaled to the next interval, `Σ·d/t`, and S and y are rates
+//!   over t turned into amounts over d: `φ = α·d·(C − y/t) − β·Q`, `h = max(0,
+//!   γ·(y/t)·d − |φ|)`, `ξ_p = (h + max(φ, 0))·t / (d²·Σ rtt·s/cwnd)` and likewise ξ_n
+//!   (identical to the paper's when t = d). Without the rescaling a first interval of
+//!   10 ms on 100-ms flows hands out ten times the aggregate feedback.
 //! - per packet: `p = ξ_p·rtt²·s/cwnd`, `n = ξ_n·rtt·s`, and the header's feedback
 //!   `H_feedback ← min(H_feedback, p − n)` (bytes of window change), so the path's
 //!   bottleneck sets it.
@@ -242,23 +249,28 @@ impl Xcp {
             self.reset(now);
             return;
         }
-        let spare = self.capacity - self.y / t;
-        let phi = self.alpha * t * spare - self.beta * self.q_persist as f64;
-        let h = (self.gamma * self.y - phi.abs()).max(0.0);
+        // The next interval: the average RTT measured in this one (kept if no XCP packet).
+        if self.sum_s > 0.0 {
+            self.d = (self.sum_rtt_s / self.sum_s).max(1e-6);
+        }
+        let d = self.d;
+        let input_rate = self.y / t;
+        let spare = self.capacity - input_rate;
+        let phi = self.alpha * d * spare - self.beta * self.q_persist as f64;
+        let h = (self.gamma * input_rate * d - phi.abs()).max(0.0);
         self.last_phi = phi;
+        // The sums cover t; the next interval (length d) sees t/d times as much of them.
+        let scale = t / (d * d);
         self.xi_p = if self.sum_rtt_s_cwnd > 0.0 {
-            (h + phi.max(0.0)) / (t * self.sum_rtt_s_cwnd)
+            (h + phi.max(0.0)) * scale / self.sum_rtt_s_cwnd
         } else {
             0.0
         };
         self.xi_n = if self.sum_s > 0.0 {
-            (h + (-phi).max(0.0)) / (t * self.sum_s)
+            (h + (-phi).max(0.0)) * scale / self.sum_s
         } else {
             0.0
         };
-        if self.sum_s > 0.0 {
-            self.d = (self.sum_rtt_s / self.sum_s).max(1e-6);
-        }
         self.reset(now);
         self.next_ctrl = Some(now + SimDuration::from_secs_f64(self.d));
     }
@@ -423,18 +435,19 @@ mod tests {
         let end = SimTime(100 * crate::time::PS_PER_MS);
         let next = wake(&mut x, end).unwrap();
         assert_eq!(x.intervals, 1);
-        let y = 50_000.0;
-        let phi: f64 = 0.4 * 0.1 * (1.25e6 - y / 0.1) - 0.0;
+        // d = Σ rtt·s / Σ s = 75 ms, the next interval; this one lasted t = 100 ms.
+        assert!((x.interval() - 0.075).abs() < 1e-12);
+        let (y, t, d) = (50_000.0, 0.1, 0.075);
+        let phi: f64 = 0.4 * d * (1.25e6 - y / t) - 0.0;
         assert!((x.last_phi - phi).abs() < 1e-6, "{} vs {phi}", x.last_phi);
-        let h = (0.1 * y - phi.abs()).max(0.0);
+        let h = (0.1 * y / t * d - phi.abs()).max(0.0);
         assert_eq!(h, 0.0);
-        // 25 packets each: Σ rtt·s/cwnd = 25·(0.1·1000/20000 + 0.05·1000/10000) = 0.25.
-        let xi_p = phi / (0.1 * 0.25);
+        // 25 packets each: Σ rtt·s/cwnd = 25·(0.1·1000/20000 + 0.05·1000/10000) = 0.25,
+        // over t; the next interval d sees 0.25·d/t of it.
+        let xi_p = phi / (d * 0.25 * d / t);
         let (p, n) = x.coefficients();
         assert!((p - xi_p).abs() < 1e-9 * xi_p);
         assert_eq!(n, 0.0);
-        // d = Σ rtt·s / Σ s = 75 ms.
-        assert!((x.interval() - 0.075).abs() < 1e-12);
         assert_eq!(next, end + SimDuration::from_ms(75));
         // The next packets' feedback: ξ_p·rtt²·s/cwnd, equal rate increase per flow per d.
         let mut a = data(100, 20_000);
