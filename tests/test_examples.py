@@ -87,3 +87,14 @@ def test_xcp_example_converges_to_equal_shares() -> None:
     bn = next(ln for ln in s["links"] if ln["name"] == "bn")
     assert bn["queue"] == "xcp" and bn["steady_utilization"] >= 0.95
     assert bn["steady_max_queue"] <= 25 and bn["steady_drop_rate"] == 0.0
+
+
+def test_snoop_example_beats_plain_newreno() -> None:
+    """examples/snoop.toml: the same lossy wireless hop with and without a Snoop agent."""
+    import tcplab
+
+    res = tcplab.run(tcplab.Scenario.from_toml(REPO / "examples" / "snoop.toml").with_overrides({"duration": "30s"}))
+    flows = {f["name"]: f for f in res.summary["flows"]}
+    assert flows["snoop"]["goodput_bps"] > 1.5 * flows["plain"]["goodput_bps"]
+    a = res.summary["agents"]["bs2_snoop"]
+    assert a["type"] == "snoop" and a["local_retransmits"] > 0 and a["suppressed_dupacks"] > 0

@@ -418,7 +418,12 @@ mod tests {
     #[test]
     fn controllers_follow_the_formulas() {
         let mut x = xcp();
-        let w = arrive(&mut x, SimTime::ZERO, &mut data(100, 20_000), Backlog::default());
+        let w = arrive(
+            &mut x,
+            SimTime::ZERO,
+            &mut data(100, 20_000),
+            Backlog::default(),
+        );
         // Both timers asked for; the earlier is the queue window (d − 0 = d, same time).
         assert_eq!(w, Some(SimTime(100 * crate::time::PS_PER_MS)));
         for i in 1..50u64 {
@@ -494,7 +499,11 @@ mod tests {
         let mut up = data(100, 50_000);
         up.cc.feedback = 2.0 * fb as f32;
         arrive(&mut x, SimTime(100 * crate::time::PS_PER_MS), &mut up, q);
-        assert_eq!(up.cc.feedback, 2.0 * fb as f32, "a smaller upstream value stays");
+        assert_eq!(
+            up.cc.feedback,
+            2.0 * fb as f32,
+            "a smaller upstream value stays"
+        );
     }
 
     #[test]

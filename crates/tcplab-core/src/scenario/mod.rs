@@ -88,6 +88,9 @@ pub struct Scenario {
     /// (`error = { model = "outage", schedule = "NAME" }`).
     #[serde(default)]
     pub outages: BTreeMap<String, OutageScheduleSpec>,
+    /// Agents on nodes by name (`[agents.NAME] type = "snoop"`): none by default.
+    #[serde(default)]
+    pub agents: BTreeMap<String, crate::net::snoop::AgentSpec>,
     /// Where the values of an expanded scenario (builders, duplex links, defaults) came
     /// from, so that validation errors name the field the user wrote.
     #[serde(skip)]

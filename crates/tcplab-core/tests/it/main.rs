@@ -17,6 +17,7 @@ mod reliability;
 mod response;
 mod rtt_fairness;
 mod schemes;
+mod snoop;
 mod theorem1;
 mod westwood;
 mod xcp;

@@ -44,9 +44,16 @@ fn check_converged(s: &serde_json::Value, what: &str) {
     // BDP at 200 ms: 500 packets; "near-empty": under 5 % of it at any steady instant.
     let q = u(&bn["steady_max_queue"]);
     assert!(q <= 25, "{what}: steady max queue {q} packets");
-    assert_eq!(f(&bn["steady_drop_rate"]), 0.0, "{what}: drops in steady state");
+    assert_eq!(
+        f(&bn["steady_drop_rate"]),
+        0.0,
+        "{what}: drops in steady state"
+    );
     for i in 1..=5 {
-        assert_eq!(u(&named(s, "flows", &format!("f{i}"))["steady_retransmits"]), 0);
+        assert_eq!(
+            u(&named(s, "flows", &format!("f{i}"))["steady_retransmits"]),
+            0
+        );
     }
 }
 
@@ -59,7 +66,10 @@ fn rtts_20_to_200ms_converge_to_equal_shares_with_an_empty_queue() {
     let nr = summary(&dumbbell(r#"cc = "newreno""#, ""));
     let j_xcp = f(&s["fairness"]["jain"]);
     let j_nr = f(&nr["fairness"]["jain"]);
-    assert!(j_xcp > 0.99 && j_nr < j_xcp - 0.1, "Jain xcp {j_xcp}, newreno {j_nr}");
+    assert!(
+        j_xcp > 0.99 && j_nr < j_xcp - 0.1,
+        "Jain xcp {j_xcp}, newreno {j_nr}"
+    );
 }
 
 #[test]
