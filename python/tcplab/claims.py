@@ -34,7 +34,9 @@ range a reproduction must fall into (``lo``, ``hi``) and what is measured:
 * ``kind = "ge"``: ``a``'s curve is at least ``b``'s at every x of ``a.x`` (a list; default
   every x of the figure, ``x_min`` drops smaller ones) — the value is the smallest ratio a/b;
 * ``kind = "decreasing"``: ``a``'s curve falls (non-strictly) with x — the value is the
-  largest ratio of a point to the one before it;
+  largest ratio of a point to the one before it; ``kind = "increasing"``: it rises — the
+  value is the smallest such ratio (``lo = 1``);
+* ``kind = "range"``: the largest minus the smallest mean of ``a`` over its x values;
 * ``kind = "min"`` / ``"max"``: the smallest / largest mean of ``a`` over its x values;
 * ``kind = "highest"`` / ``"lowest"``: ``a``'s curve against every other curve of its figure
   at each of its x values — the value is the smallest (highest) / largest (lowest) ratio
@@ -43,7 +45,9 @@ range a reproduction must fall into (``lo``, ``hi``) and what is measured:
   (``a.curve`` is not needed).
 
 A selector may add ``window = [t0, t1]`` (one of a series figure's ``windows``: the per-slot
-mean over it) or ``formula = true`` (the curve's closed form at x instead of the simulation).
+mean over it), ``formula = true`` (the curve's closed form at x instead of the simulation)
+or ``over = "CURVE"`` (divide by that curve's mean at the same x: e.g. seed 004's
+friendliness F = a protocol's run over the all-NewReno run).
 
 ``explain`` says why a claim that is not met differs; it is printed only then. Nothing else
 in the report is typed in by hand.
@@ -67,7 +71,7 @@ from tcplab.scenario import scenario_error
 
 __all__ = ["Curve", "Grid", "Claim", "parse_grid", "parse_claims", "grid_values", "evaluate_claims"]
 
-CLAIM_KINDS = ("value", "ratio", "ge", "decreasing", "min", "max", "highest", "lowest", "spread")
+CLAIM_KINDS = ("value", "ratio", "ge", "decreasing", "increasing", "range", "min", "max", "highest", "lowest", "spread")
 
 
 @dataclass
@@ -452,12 +456,14 @@ def parse_claims(data: dict[str, Any], figures: dict[str, Any], path: Path) -> l
                 raise scenario_error(f"{where}.{side}.figure", f"no grid figure '{sel.get('figure')}'", path)
             if not (raw["kind"] == "spread" and "curve" not in sel) and sel.get("curve") not in {c.id for c in fig.grid.curves}:
                 raise scenario_error(f"{where}.{side}.curve", f"figure '{fig.id}' has no curve '{sel.get('curve')}'", path)
-            bad = set(sel) - {"figure", "curve", "x", "window", "formula"}
+            bad = set(sel) - {"figure", "curve", "x", "window", "formula", "over"}
             if bad:
                 raise scenario_error(f"{where}.{side}.{sorted(bad)[0]}", "unknown field", path)
             w = sel.get("window")
             if w is not None and (not isinstance(w, list) or len(w) != 2 or (float(w[0]), float(w[1])) not in fig.grid.windows):
                 raise scenario_error(f"{where}.{side}.window", f"figure '{fig.id}' has no window {w!r} (its windows: {fig.grid.windows})", path)
+            if sel.get("over") is not None and sel["over"] not in {c.id for c in fig.grid.curves}:
+                raise scenario_error(f"{where}.{side}.over", f"figure '{fig.id}' has no curve '{sel['over']}'", path)
             if sel.get("formula") and next(c for c in fig.grid.curves if c.id == sel.get("curve")).formula is None:
                 raise scenario_error(f"{where}.{side}.formula", f"curve '{sel['curve']}' has no formula", path)
             xs = sel.get("x")
@@ -484,8 +490,13 @@ def _mean(values: pl.DataFrame, sel: dict[str, Any], x: float) -> tuple[float, f
     """The selected curve's mean at x, or with ``formula = true`` its closed form there."""
     d = _rows(values, sel).filter(pl.col("x") == float(x))
     if sel.get("formula"):
-        return float(d["formula"][0]), None
-    return float(d["mean"][0]), d["ci95"][0]
+        v, ci = float(d["formula"][0]), None
+    else:
+        v, ci = float(d["mean"][0]), d["ci95"][0]
+    if sel.get("over") is not None:
+        den = _mean(values, {**sel, "curve": sel["over"], "over": None}, x)[0]
+        return (v / den if den else math.inf), None
+    return v, ci
 
 
 def _xs(values: pl.DataFrame, sel: dict[str, Any], x_min: float | None) -> list[float]:
@@ -516,6 +527,11 @@ def evaluate_claims(claims: list[Claim], values: pl.DataFrame) -> pl.DataFrame:
                 ratios.append((num / den if den else math.inf, x))
             v, at = min(ratios)
             detail = f"smallest ratio at x = {_fmt(at)}"
+        elif c.kind == "range":
+            pts = [(_mean(values, c.a, x)[0], x) for x in _xs(values, c.a, c.x_min)]
+            (lo_v, lo_x), (hi_v, hi_x) = min(pts), max(pts)
+            v = hi_v - lo_v
+            detail = f"{lo_v:.3g} at x = {_fmt(lo_x)} to {hi_v:.3g} at x = {_fmt(hi_x)}"
         elif c.kind in ("min", "max"):
             pts = [(_mean(values, c.a, x)[0], x) for x in _xs(values, c.a, c.x_min)]
             v, at = min(pts) if c.kind == "min" else max(pts)
@@ -535,12 +551,12 @@ def evaluate_claims(claims: list[Claim], values: pl.DataFrame) -> pl.DataFrame:
                 pts.append((r, x, f"vs {o}"))
             v, at, who = min(pts) if c.kind == "highest" else max(pts)
             detail = f"{who} at x = {_fmt(at)}"
-        else:  # decreasing
+        else:  # decreasing, increasing
             xs = _xs(values, c.a, c.x_min)
             ms = [_mean(values, c.a, x)[0] for x in xs]
             steps = [(b / a if a else math.inf, x) for a, b, x in zip(ms, ms[1:], xs[1:])]
-            v, at = max(steps)
-            detail = f"largest step ratio at x = {_fmt(at)}"
+            v, at = max(steps) if c.kind == "decreasing" else min(steps)
+            detail = f"{'largest' if c.kind == 'decreasing' else 'smallest'} step ratio at x = {_fmt(at)}"
         ok = (c.lo is None or v >= c.lo) and (c.hi is None or v <= c.hi)
         rows.append({"claim": c.id, "text": c.text, "kind": c.kind, "paper": c.paper, "simulated": v, "detail": detail,
                      "lo": c.lo, "hi": c.hi, "met": ok, "note": "" if ok else (c.explain or "Unexplained: no explanation recorded in the manifest.")})

@@ -210,6 +210,34 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
             .collect::<serde_json::Map<String, Value>>()
             .into();
     }
+    // Only when the scenario has agents (Snoop): their counters, by agent name.
+    if !sim.agents.is_empty() {
+        out["agents"] = b
+            .scenario
+            .agents
+            .iter()
+            .zip(&sim.agents)
+            .map(|((name, spec), a)| {
+                let crate::net::snoop::AnyAgent::Snoop(s) = a;
+                let st = s.stats;
+                let crate::net::snoop::AgentSpec::Snoop(sp) = spec;
+                (
+                    name.clone(),
+                    json!({
+                        "type": spec.kind(),
+                        "node": sp.node,
+                        "wireless": sp.wireless,
+                        "cached": st.cached,
+                        "not_cached": st.not_cached,
+                        "local_retransmits": st.local_retransmits,
+                        "timer_retransmits": st.timer_retransmits,
+                        "suppressed_dupacks": st.suppressed_dupacks,
+                    }),
+                )
+            })
+            .collect::<serde_json::Map<String, Value>>()
+            .into();
+    }
     // Only when the scenario has schedules, so summaries without them keep their bytes.
     if !sim.schedules.is_empty() {
         out["schedules"] = sim

@@ -154,6 +154,8 @@ pub struct Sim {
     pub links: Vec<Link>,
     pub flows: Vec<Flow>,
     pub schedules: Vec<ScheduleRun>,
+    /// Node agents (`[agents]`, Snoop), indexed by `Node::agent`.
+    pub agents: Vec<crate::net::snoop::AnyAgent>,
     pub metrics: MetricsConfig,
     pub intervals: IntervalColumns,
     pub cwnd_trace: CwndTrace,
@@ -226,6 +228,22 @@ impl Net<'_> {
     }
 }
 
+impl Net<'_> {
+    /// [`Net::send`], and whether the first-hop queue kept the packet (node agents: Snoop
+    /// caches only what its wireless queue accepted).
+    fn send_kept(&mut self, node: NodeId, pkt: Packet) -> bool {
+        let Some(l) = self.nodes[node.index()].routes[pkt.dst.index()] else {
+            unreachable!(
+                "validated scenario has a route from {} to {}",
+                node, pkt.dst
+            )
+        };
+        let before = self.links[l.index()].drops.packets;
+        self.send(node, pkt);
+        self.links[l.index()].drops.packets == before
+    }
+}
+
 impl Sim {
     pub fn new(
         end: SimTime,
@@ -247,6 +265,7 @@ impl Sim {
             links,
             flows,
             schedules: Vec::new(),
+            agents: Vec::new(),
             metrics,
             intervals: IntervalColumns::default(),
             cwnd_trace: CwndTrace::default(),
@@ -521,6 +540,7 @@ impl Sim {
             Event::AppTick(f) => self.app_tick(f),
             Event::QueueWake(l) => self.links[l.index()].wake(l, now, &mut self.events),
             Event::LinkState(l) => self.links[l.index()].state_change(l, now, &mut self.events),
+            Event::NodeTimer(n) => self.agent_timer(n),
             Event::Interval => self.close_interval(),
             Event::Trace => self.trace_sample(),
             Event::SteadyStart => self.steady_start(),
@@ -555,7 +575,10 @@ impl Sim {
     fn receive(&mut self, node: NodeId, p: Packet) {
         let now = self.now;
         if p.dst != node {
-            self.split().0.send(node, p);
+            match self.nodes[node.index()].agent {
+                None => self.split().0.send(node, p),
+                Some(a) => self.agent_forward(node, a, p),
+            }
             return;
         }
         let f = p.flow;
@@ -582,6 +605,64 @@ impl Sim {
             }
         }
         self.sync_timer(f);
+    }
+
+    /// A packet passing through a node with an agent (Snoop): the agent forwards it, may
+    /// hold it back (a suppressed dupack) or send more (local retransmissions).
+    #[cold]
+    #[inline(never)]
+    fn agent_forward(&mut self, node: NodeId, a: u32, p: Packet) {
+        let Sim {
+            nodes,
+            links,
+            events,
+            refunds,
+            now,
+            agents,
+            ..
+        } = self;
+        let next =
+            nodes[node.index()].routes[p.dst.index()].expect("validated scenario has a route");
+        let mut net = Net {
+            nodes,
+            links,
+            events,
+            refunds,
+            now: *now,
+        };
+        let crate::net::snoop::AnyAgent::Snoop(s) = &mut agents[a as usize];
+        if let Some(t) = s.on_forward(*now, p, next, &mut |q| net.send_kept(node, q)) {
+            net.events.schedule(t, Event::NodeTimer(node));
+        }
+    }
+
+    /// A node agent's timer.
+    #[cold]
+    #[inline(never)]
+    fn agent_timer(&mut self, node: NodeId) {
+        let Some(a) = self.nodes[node.index()].agent else {
+            return;
+        };
+        let Sim {
+            nodes,
+            links,
+            events,
+            refunds,
+            now,
+            agents,
+            ..
+        } = self;
+        let mut net = Net {
+            nodes,
+            links,
+            events,
+            refunds,
+            now: *now,
+        };
+        let crate::net::snoop::AnyAgent::Snoop(s) = &mut agents[a as usize];
+        if let Some(t) = s.on_timer(*now, &mut |q| net.send_kept(node, q)) {
+            net.events.schedule(t, Event::NodeTimer(node));
+        }
     }
 
     /// One of `f`'s data segments left its host's backpressured queue.

@@ -26,6 +26,7 @@ pub mod scalable;
 pub mod tcpe;
 pub mod vegas;
 pub mod westwood;
+pub mod xcp;
 
 pub use cubic::Cubic;
 pub use dctcp::Dctcp;
@@ -37,6 +38,7 @@ pub use scalable::Scalable;
 pub use tcpe::Tcpe;
 pub use vegas::Vegas;
 pub use westwood::Westwood;
+pub use xcp::Xcp;
 
 use crate::net::packet::CcHeader;
 use crate::scenario::ScenarioError;
@@ -216,6 +218,9 @@ crate::tagged_enum! {
         "cubic" => Cubic(cubic::CubicSpec),
         /// DCTCP (RFC 8257): α-proportional reduction from the fraction of marked bytes.
         "dctcp" => Dctcp(dctcp::DctcpSpec),
+        /// XCP end host: applies the routers' explicit feedback (Katabi, Handley & Rohrs
+        /// 2002; seed 004); needs `queue = { type = "xcp" }` routers.
+        "xcp" => Xcp(xcp::XcpSpec),
     }
 }
 
@@ -240,6 +245,7 @@ impl CcSpec {
             CcSpec::Westwood(s) => AnyCc::Westwood(Box::new(s.build(field, init)?)),
             CcSpec::Cubic(s) => AnyCc::Cubic(Box::new(s.build(field, init)?)),
             CcSpec::Dctcp(s) => AnyCc::Dctcp(s.build(field, init)?),
+            CcSpec::Xcp(s) => AnyCc::Xcp(s.build(field, init)?),
         })
     }
     /// What seed 001's ALT timestamps add to the flow's packets, for algorithms that run
@@ -270,6 +276,7 @@ pub enum AnyCc {
     /// Boxed: its curve and HyStart++ state (184 bytes) would size every sender.
     Cubic(Box<Cubic>),
     Dctcp(Dctcp),
+    Xcp(Xcp),
 }
 
 macro_rules! dispatch {
@@ -285,6 +292,7 @@ macro_rules! dispatch {
             AnyCc::Westwood($c) => $e,
             AnyCc::Cubic($c) => $e,
             AnyCc::Dctcp($c) => $e,
+            AnyCc::Xcp($c) => $e,
         }
     };
 }

@@ -13,6 +13,7 @@ pub mod droptail;
 pub mod fq_codel;
 pub mod pie;
 pub mod red;
+pub mod xcp;
 
 pub use ackprio::AckPriority;
 pub use bwalloc::BandwidthAllocation;
@@ -22,6 +23,7 @@ pub use droptail::{DropTail, Limit};
 pub use fq_codel::FqCodel;
 pub use pie::Pie;
 pub use red::Red;
+pub use xcp::Xcp;
 
 use crate::net::packet::flags;
 use crate::net::packet::Packet;
@@ -329,6 +331,8 @@ pub enum AnyQueue {
     FqCodel(Box<FqCodel>),
     /// Boxed: PIE's parameters and controller state would size every link.
     Pie(Box<Pie>),
+    /// Boxed: the XCP router's sums and timers would make every link larger.
+    Xcp(Box<Xcp>),
     #[cfg(test)]
     Test(tests::WakeTest),
 }
@@ -345,6 +349,7 @@ macro_rules! each_queue {
             AnyQueue::Codel($x) => $body,
             AnyQueue::FqCodel($x) => $body,
             AnyQueue::Pie($x) => $body,
+            AnyQueue::Xcp($x) => $body,
             #[cfg(test)]
             AnyQueue::Test($x) => $body,
         }
@@ -371,6 +376,7 @@ impl crate::scenario::QueueSpec {
             S::Codel(s) => AnyQueue::Codel(s.build(field)?),
             S::FqCodel(s) => AnyQueue::FqCodel(Box::new(s.build(field)?)),
             S::Pie(s) => AnyQueue::Pie(Box::new(s.build(field)?)),
+            S::Xcp(s) => AnyQueue::Xcp(Box::new(s.build(field, rate)?)),
         })
     }
 }

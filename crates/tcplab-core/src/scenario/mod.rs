@@ -88,6 +88,9 @@ pub struct Scenario {
     /// (`error = { model = "outage", schedule = "NAME" }`).
     #[serde(default)]
     pub outages: BTreeMap<String, OutageScheduleSpec>,
+    /// Agents on nodes by name (`[agents.NAME] type = "snoop"`): none by default.
+    #[serde(default)]
+    pub agents: BTreeMap<String, crate::net::snoop::AgentSpec>,
     /// Where the values of an expanded scenario (builders, duplex links, defaults) came
     /// from, so that validation errors name the field the user wrote.
     #[serde(skip)]
@@ -197,6 +200,8 @@ crate::tagged_enum! {
         "fq_codel" => FqCodel(crate::queue::fq_codel::FqCodelSpec),
         /// PIE (RFC 8033): random early drop steered by the queueing delay.
         "pie" => Pie(crate::queue::pie::PieSpec),
+        /// XCP router: explicit per-packet feedback (Katabi, Handley & Rohrs 2002).
+        "xcp" => Xcp(crate::queue::xcp::XcpSpec),
     }
 }
 

@@ -217,6 +217,10 @@ impl TcpReceiver {
                 echo = *pkt;
                 echo.rx_time = at;
             }
+            // XCP: one ack for two segments echoes both segments' feedback (a sum).
+            if self.unacked > 1 {
+                echo.cc.feedback += held.cc.feedback;
+            }
             self.send_ack(now, &echo, out);
         } else if self.delack_deadline.is_none() {
             self.delack_deadline = Some(now + self.delayed_ack.unwrap());
@@ -390,6 +394,19 @@ mod tests {
             acks.push((a.ts.0, a.rx_time.0, a.src, a.dst))
         });
         assert_eq!(acks.len(), 2);
+    }
+
+    #[test]
+    fn delayed_acks_sum_the_xcp_feedback_of_both_segments() {
+        let mut r = TcpReceiver::new(40, Some(SimDuration::from_ms(100)));
+        let mut fb = Vec::new();
+        for (k, x) in [1.5f32, 2.0, -4.0].into_iter().enumerate() {
+            let mut p = seg(100 * k as u64, 100);
+            p.cc.feedback = x;
+            r.on_data(SimTime::ZERO, &p, &mut |a| fb.push(a.cc.feedback));
+        }
+        r.on_delack_timer(SimTime(1), &mut |a| fb.push(a.cc.feedback));
+        assert_eq!(fb, vec![3.5, -4.0], "two segments' sum, then one alone");
     }
 
     #[test]

@@ -19,5 +19,7 @@ mod reliability;
 mod response;
 mod rtt_fairness;
 mod schemes;
+mod snoop;
 mod theorem1;
 mod westwood;
+mod xcp;
