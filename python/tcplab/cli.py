@@ -92,6 +92,9 @@ def run(
         if pcap:  # the pcap files are written into --out while the run goes
             try:
                 out.mkdir(parents=True, exist_ok=True)
+                # The run replaces pcap files in --out as it ends: from now on an earlier
+                # result there is no longer complete.
+                (out / "summary.json").unlink(missing_ok=True)
             except OSError as e:
                 print(f"error: {e.filename or out}: cannot write: {e.strerror or e}", file=sys.stderr)
                 raise typer.Exit(1) from None
@@ -101,18 +104,25 @@ def run(
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         raise typer.Exit(EXIT_INTERRUPTED) from None
-    try:
-        result.save(out)
-        plot_efficiency(result, out / "efficiency.png")
+    def plots(d: Path) -> None:
+        plot_efficiency(result, d / "efficiency.png")
         for png in ("cwnd.png", "queue.png"):
-            (out / png).unlink(missing_ok=True)
+            (d / png).unlink(missing_ok=True)
         if "cwnd" in result.traces:
-            plot_cwnd(result, out / "cwnd.png")
+            plot_cwnd(result, d / "cwnd.png")
         if "queue" in result.traces:
-            plot_queue(result, out / "queue.png")
+            plot_queue(result, d / "queue.png")
+
+    # Every file complete or absent; summary.json (removed first, written last) says the
+    # directory holds a complete result (Result.save).
+    try:
+        result.save(out, before_summary=plots)
     except OSError as e:
         print(f"error: {e.filename or out}: cannot write: {e.strerror or e}", file=sys.stderr)
         raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     if json_:
         import json
 

@@ -23,6 +23,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
+from tcplab.fileio import atomic_path
 from tcplab.results import Result
 
 __all__ = ["plot_efficiency", "plot_cwnd", "plot_queue", "plot_sweep", "sweep_stats"]
@@ -43,7 +44,8 @@ def _save(fig: Figure, path: str | Path) -> None:
     p.parent.mkdir(parents=True, exist_ok=True)
     # No timestamp/version metadata, so identical figures give identical files.
     meta: dict[str, Any] = {"Software": None} if p.suffix.lower() == ".png" else {}
-    fig.savefig(p, dpi=_DPI, metadata=meta)
+    with atomic_path(p) as tmp:  # complete or absent (tcplab.fileio)
+        fig.savefig(tmp, dpi=_DPI, metadata=meta, format=p.suffix.lstrip(".").lower() or None)
 
 
 # Twenty distinguishable colours: matplotlib's tab10, then the light shades of tab20.

@@ -20,14 +20,14 @@ gives identical bytes.
 from __future__ import annotations
 
 import json
-import shutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from tcplab import _core
+from tcplab.fileio import PARQUET_OPTIONS, copy_file, remove_stale_temporaries, write_parquet, write_text
 
 __all__ = ["Result", "load", "INTERVAL_SCHEMA", "TRACE_SCHEMAS", "EVENT_SCHEMA", "COLUMN_DOCS"]
 
@@ -62,7 +62,7 @@ TRACE_FILES = {"cwnd": "cwnd_trace.parquet", "queue": "queue_trace.parquet"}
 EVENTS_FILE = "events.parquet"
 
 # Fixed writer settings: byte-identical files for identical frames.
-_PARQUET_OPTS: dict[str, Any] = {"compression": "zstd", "compression_level": 3, "statistics": True}
+_PARQUET_OPTS: dict[str, Any] = PARQUET_OPTIONS
 
 
 def _frame(columns: Mapping[str, Any], schema: dict[str, pl.DataType]) -> pl.DataFrame:
@@ -97,7 +97,7 @@ def _records(rows: list[dict[str, Any]]) -> pl.DataFrame:
 
 
 def _write_parquet(df: pl.DataFrame, path: Path) -> None:
-    df.rechunk().write_parquet(path, **_PARQUET_OPTS)
+    write_parquet(df, path)  # atomic: complete or absent
 
 
 class Result:
@@ -185,7 +185,7 @@ class Result:
 
     # -- files ----------------------------------------------------------------------------
 
-    def save(self, directory: str | Path) -> Path:
+    def save(self, directory: str | Path, *, before_summary: Callable[[Path], None] | None = None) -> Path:
         """Write the result files into ``directory`` (created if needed); returns it.
 
         Trace files of traces that are absent are removed if left over from an earlier
@@ -193,12 +193,21 @@ class Result:
         listed, so the directory always describes this result. Pcap
         files with relative paths are copied into ``directory`` (at the same relative
         path) unless they are there already; absolute ones stay where they are.
+
+        Nothing is half-written: each file goes to a temporary name and is renamed when
+        complete (``tcplab.fileio``), and ``summary.json`` — what makes a directory a
+        result (:meth:`load`) — is removed first and written last. A process killed (or a
+        disk that fills) mid-save leaves the earlier complete result, or no
+        ``summary.json``; never a summary next to files of another run. ``before_summary``
+        (e.g. plots) is called with the directory before ``summary.json`` is written.
+        Write errors raise :class:`OSError` naming the file.
         """
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
+        remove_stale_temporaries(d)
         self._remove_stale_pcaps(d)
         text = json.dumps(self.summary, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-        (d / SUMMARY_FILE).write_text(text, encoding="utf-8")
+        (d / SUMMARY_FILE).unlink(missing_ok=True)
         _write_parquet(self.intervals, d / INTERVALS_FILE)
         for name, fname in TRACE_FILES.items():
             p = d / fname
@@ -217,7 +226,10 @@ class Result:
             if rel.is_absolute() or not src.exists() or (dst.exists() and src.samefile(dst)):
                 continue
             dst.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, dst)
+            copy_file(src, dst)
+        if before_summary is not None:
+            before_summary(d)
+        write_text(d / SUMMARY_FILE, text)
         return d
 
     def _remove_stale_pcaps(self, d: Path) -> None:
