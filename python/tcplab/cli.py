@@ -81,11 +81,13 @@ def run(
     json_: Annotated[bool, typer.Option("--json", help="Print summary.json to standard output instead of the tables.")] = False,
 ) -> None:
     """Run a scenario; write results and plots to --out and print the report."""
-    from tcplab.plots import plot_cwnd, plot_efficiency, plot_queue
-    from tcplab.report import print_run
-    from tcplab.runner import run as run_scenario
-
     try:
+        # Imported here, inside the try: a Ctrl-C while they load (seconds on a busy
+        # machine) is an interruption like any other.
+        from tcplab.plots import plot_cwnd, plot_efficiency, plot_queue
+        from tcplab.report import print_run
+        from tcplab.runner import run as run_scenario
+
         sc = _load(scenario, set_ or [])
         links = sc.expand().to_dict().get("links")  # validates; builders may generate pcap keys
         pcap = isinstance(links, dict) and any(isinstance(v, dict) and "pcap" in v for v in links.values())

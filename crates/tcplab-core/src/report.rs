@@ -284,9 +284,17 @@ fn fairness(b: &Built, flows: &[Value], warnings: &mut Vec<String>) -> Value {
         .filter_map(|(v, _)| v["name"].as_str())
         .collect();
     if !starved.is_empty() && tcp.len() > 1 {
+        // At most 20 names (10,000 starved flows make one readable line, not 100 kB).
+        const NAMES: usize = 20;
+        let more = starved.len().saturating_sub(NAMES);
+        let tail = if more > 0 {
+            format!(" and {more} more ({} of {} TCP flows)", starved.len(), tcp.len())
+        } else {
+            String::new()
+        };
         warnings.push(format!(
-            "TCP flow(s) with zero goodput in the steady-state window: {} (starved?)",
-            starved.join(", ")
+            "TCP flow(s) with zero goodput in the steady-state window: {}{tail} (starved?)",
+            starved[..starved.len().min(NAMES)].join(", ")
         ));
     }
     json!({ "jain": jain(&tcp), "flows": tcp.len(), "groups": groups })
@@ -405,7 +413,9 @@ fn flow_warnings(b: &Built, warnings: &mut Vec<String>) {
             continue;
         }
         let (k, t0, t1) = worst[i];
-        if k >= 3 {
+        // A transfer that delivered all its bytes has nothing left to deliver.
+        let done = matches!(f.app, crate::app::App::Transfer { bytes, .. } if f.counters.goodput_bytes >= bytes);
+        if k >= 3 && !done {
             warnings.push(format!(
                 "flow '{}' delivered nothing for {k} consecutive intervals ({t0}-{t1} s) while its application was running: starved (a long recovery or repeated timeouts?)",
                 f.name
