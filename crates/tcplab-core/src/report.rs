@@ -288,7 +288,11 @@ fn fairness(b: &Built, flows: &[Value], warnings: &mut Vec<String>) -> Value {
         const NAMES: usize = 20;
         let more = starved.len().saturating_sub(NAMES);
         let tail = if more > 0 {
-            format!(" and {more} more ({} of {} TCP flows)", starved.len(), tcp.len())
+            format!(
+                " and {more} more ({} of {} TCP flows)",
+                starved.len(),
+                tcp.len()
+            )
         } else {
             String::new()
         };

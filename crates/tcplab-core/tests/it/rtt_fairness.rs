@@ -306,7 +306,8 @@ flows = ["newreno", "reno", "vegas", { cc = "highspeed", name = "hs" }]
 "#;
         let w = warnings(&summary(toml));
         assert!(
-            w.iter().any(|x| x.starts_with("flow 'f1': its window reached")),
+            w.iter()
+                .any(|x| x.starts_with("flow 'f1': its window reached")),
             "{w:?}"
         );
         // Vegas keeps its window near the BDP.

@@ -180,7 +180,10 @@ fn metrics(sc: &Scenario, duration: SimDuration) -> Result<MetricsConfig, Scenar
     }
     // Every interval (and trace sample) is a row per flow kept in memory: a period that
     // divides the run into more than MAX_SAMPLES would exhaust memory long before the end.
-    let periods = [("metrics.interval", Some(m.interval.0)), ("metrics.trace", m.trace.map(|t| t.0))];
+    let periods = [
+        ("metrics.interval", Some(m.interval.0)),
+        ("metrics.trace", m.trace.map(|t| t.0)),
+    ];
     for (field, period) in periods {
         if let Some(p) = period {
             let n = duration.0 / p.0;
