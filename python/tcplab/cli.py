@@ -86,16 +86,19 @@ def run(
         # machine) is an interruption like any other.
         from tcplab.plots import plot_cwnd, plot_efficiency, plot_queue
         from tcplab.report import print_run
+        from tcplab.results import pcap_files
         from tcplab.runner import run as run_scenario
 
         sc = _load(scenario, set_ or [])
         links = sc.expand().to_dict().get("links")  # validates; builders may generate pcap keys
         pcap = isinstance(links, dict) and any(isinstance(v, dict) and "pcap" in v for v in links.values())
+        earlier_pcaps = None
         if pcap:  # the pcap files are written into --out while the run goes
             try:
                 out.mkdir(parents=True, exist_ok=True)
                 # The run replaces pcap files in --out as it ends: from now on an earlier
                 # result there is no longer complete.
+                earlier_pcaps = pcap_files(out)
                 (out / "summary.json").unlink(missing_ok=True)
             except OSError as e:
                 print(f"error: {e.filename or out}: cannot write: {e.strerror or e}", file=sys.stderr)
@@ -118,7 +121,7 @@ def run(
     # Every file complete or absent; summary.json (removed first, written last) says the
     # directory holds a complete result (Result.save).
     try:
-        result.save(out, before_summary=plots)
+        result.save(out, before_summary=plots, earlier_pcaps=earlier_pcaps)
     except OSError as e:
         print(f"error: {e.filename or out}: cannot write: {e.strerror or e}", file=sys.stderr)
         raise typer.Exit(1) from None
