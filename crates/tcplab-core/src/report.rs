@@ -323,9 +323,21 @@ fn fairness(b: &Built, flows: &[Value], warnings: &mut Vec<String>) -> Value {
         .filter_map(|(v, _)| v["name"].as_str())
         .collect();
     if !starved.is_empty() && tcp.len() > 1 {
+        // At most 20 names (10,000 starved flows make one readable line, not 100 kB).
+        const NAMES: usize = 20;
+        let more = starved.len().saturating_sub(NAMES);
+        let tail = if more > 0 {
+            format!(
+                " and {more} more ({} of {} TCP flows)",
+                starved.len(),
+                tcp.len()
+            )
+        } else {
+            String::new()
+        };
         warnings.push(format!(
-            "TCP flow(s) with zero goodput in the steady-state window: {} (starved?)",
-            starved.join(", ")
+            "TCP flow(s) with zero goodput in the steady-state window: {}{tail} (starved?)",
+            starved[..starved.len().min(NAMES)].join(", ")
         ));
     }
     json!({ "jain": jain(&tcp), "flows": tcp.len(), "groups": groups })
@@ -396,8 +408,8 @@ fn queue_warnings(b: &Built, warnings: &mut Vec<String>) {
 /// Results that are likely not what the user meant: a host's own outgoing queue that
 /// overflowed although a slower link follows (a sender's window outgrew the path), a TCP flow that delivered nothing for
 /// several intervals while its application ran (starved), a window far above the path's
-/// bandwidth-delay product plus the queueing it ever saw (inflated by a long recovery, or
-/// grown while application-limited). Thresholds: 3 intervals; 4x and 100 kB.
+/// bandwidth-delay product plus the queueing it ever saw from its slowest link on (inflated
+/// by a long recovery, or grown while application-limited). Thresholds: 3 intervals; 4x and 100 kB.
 fn flow_warnings(b: &Built, warnings: &mut Vec<String>) {
     use crate::net::NodeKind;
     let sim = &b.sim;
@@ -447,18 +459,27 @@ fn flow_warnings(b: &Built, warnings: &mut Vec<String>) {
             continue;
         }
         let (k, t0, t1) = worst[i];
-        if k >= 3 {
+        // A transfer that delivered all its bytes has nothing left to deliver.
+        let done = matches!(f.app, crate::app::App::Transfer { bytes, .. } if f.counters.goodput_bytes >= bytes);
+        if k >= 3 && !done {
             warnings.push(format!(
                 "flow '{}' delivered nothing for {k} consecutive intervals ({t0}-{t1} s) while its application was running: starved (a long recovery or repeated timeouts?)",
                 f.name
             ));
         }
         // Bandwidth-delay product of the forward path (twice its one-way delays) at its
-        // slowest rate, plus the most every queue on the path ever held.
+        // slowest rate, plus the most every queue from the slowest link on ever held. The
+        // queues before it (the sender's own host queue on a faster access link) do not
+        // count: what they hold is the window in excess, not room the path offers.
         let path = m.path.iter().map(|&l| &sim.links[l.index()]);
-        let rate = path.clone().map(|l| l.rate.bps()).min().unwrap_or(0) as f64;
+        let rate = path.clone().map(|l| l.rate.bps()).min().unwrap_or(0);
         let rtt: f64 = 2.0 * path.clone().map(|l| l.delay.as_secs_f64()).sum::<f64>();
-        let queued: u64 = path.map(|l| l.stats.max_queue_bytes).sum();
+        let queued: u64 = path
+            .clone()
+            .skip_while(|l| l.rate.bps() > rate)
+            .map(|l| l.stats.max_queue_bytes)
+            .sum();
+        let rate = rate as f64;
         let plausible = rate * rtt / 8.0 + queued as f64;
         let w = max_cwnd[i] as f64;
         if w > 4.0 * plausible && w > 100_000.0 {

@@ -203,7 +203,10 @@ impl Simulation {
         let built = &mut self.built;
         let (done, dt) = py.allow_threads(|| {
             let t0 = Instant::now();
-            let target: SimTime = built.sim.now + SimDuration::from_secs_f64(seconds);
+            // At least one picosecond, so a step below the clock's resolution (a
+            // picosecond-long run sliced in 200) still makes progress.
+            let step = SimDuration(SimDuration::from_secs_f64(seconds).0.max(1));
+            let target: SimTime = built.sim.now + step;
             built.sim.run_until(target);
             (built.sim.is_finished(), t0.elapsed().as_secs_f64())
         });

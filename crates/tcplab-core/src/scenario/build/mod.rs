@@ -204,6 +204,8 @@ fn agents(
     }
     Ok(out)
 }
+/// Most intervals (`duration / metrics.interval`) or trace samples a run may have.
+pub const MAX_SAMPLES: u64 = 10_000_000;
 
 /// `[metrics]`: interval, steady-state start, trace period, event traces.
 fn metrics(sc: &Scenario, duration: SimDuration) -> Result<MetricsConfig, ScenarioError> {
@@ -222,6 +224,23 @@ fn metrics(sc: &Scenario, duration: SimDuration) -> Result<MetricsConfig, Scenar
             "metrics.trace",
             "period must be positive",
         ));
+    }
+    // Every interval (and trace sample) is a row per flow kept in memory: a period that
+    // divides the run into more than MAX_SAMPLES would exhaust memory long before the end.
+    let periods = [
+        ("metrics.interval", Some(m.interval.0)),
+        ("metrics.trace", m.trace.map(|t| t.0)),
+    ];
+    for (field, period) in periods {
+        if let Some(p) = period {
+            let n = duration.0 / p.0;
+            if n > MAX_SAMPLES {
+                return Err(ScenarioError::new(
+                    field,
+                    format!("divides the run ({duration}) into {n} periods; at most {MAX_SAMPLES} (a row per flow each, kept in memory): use a longer period"),
+                ));
+            }
+        }
     }
     let mut events = EventSet::default();
     for (i, name) in m.events.iter().enumerate() {
