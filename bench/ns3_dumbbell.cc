@@ -153,7 +153,14 @@ Run(int flows,
     g_cwnd_sum.assign(flows, 0.0);
     g_qsamples.clear();
 
-    if (cc == "vegas")
+    if (cc == "cubic")
+    {
+        // ns-3's defaults: C 0.4, Beta 0.7, FastConvergence, TcpFriendliness, HyStart (the
+        // older ack-train/delay HyStart, not RFC 9406's HyStart++ that tcplab runs).
+        Config::SetDefault("ns3::TcpL4Protocol::SocketType",
+                           TypeIdValue(TcpCubic::GetTypeId()));
+    }
+    else if (cc == "vegas")
     {
         Config::SetDefault("ns3::TcpL4Protocol::SocketType",
                            TypeIdValue(TcpVegas::GetTypeId()));

@@ -28,6 +28,26 @@ class Counting:
         return tcplab.run(scenario, seed=seed, progress=False)
 
 
+class SlowCounting(Counting):
+    """As :class:`Counting`, then waits ``seconds`` before running (so a test can kill the
+    sweep while runs are in flight)."""
+
+    def __init__(self, log: Path, seconds: float) -> None:
+        super().__init__(log)
+        self.seconds = seconds
+
+    def __call__(self, scenario: tcplab.Scenario, seed: int) -> tcplab.Result:
+        import time
+
+        fd = os.open(self.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, f"{_key(scenario, seed)} {seed}\n".encode())
+        finally:
+            os.close(fd)
+        time.sleep(self.seconds)
+        return tcplab.run(scenario, seed=seed, progress=False)
+
+
 class Crash:
     """Kills the worker process (as a segfault or the OOM killer would) when running ``seed``:
     the first ``times`` attempts only (``times=None``: always)."""

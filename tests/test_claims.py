@@ -214,6 +214,29 @@ def test_new_claim_kinds_windows_and_formulas() -> None:
     assert got["form"]["simulated"] == pytest.approx(0.8) and got["form"]["met"]
 
 
+
+def test_over_increasing_and_range() -> None:
+    """``over`` divides by another curve at the same x; ``increasing`` and ``range`` (seed 004)."""
+    v = _wvalues([
+        ("f", "a", 1, None, 2.0, None), ("f", "a", 2, None, 6.0, None), ("f", "a", 3, None, 9.0, None),
+        ("f", "n", 1, None, 2.0, None), ("f", "n", 2, None, 3.0, None), ("f", "n", 3, None, 3.0, None),
+    ])
+    claims = [
+        Claim("inc", "", "increasing", {"figure": "f", "curve": "a", "over": "n"}, None, 1.0, None),
+        Claim("inc_raw", "", "increasing", {"figure": "f", "curve": "n"}, None, 1.0, None),
+        Claim("rng", "", "range", {"figure": "f", "curve": "a", "over": "n"}, None, 1.5, None),
+        Claim("rat", "", "ratio", {"figure": "f", "curve": "a", "x": 2, "over": "n"}, {"figure": "f", "curve": "a", "x": 1, "over": "n"}, 2.0, 2.0),
+        Claim("dec", "", "decreasing", {"figure": "f", "curve": "a", "over": "n"}, None, None, 1.0),
+    ]
+    got = {r["claim"]: r for r in evaluate_claims(claims, v).iter_rows(named=True)}
+    # a/n = 1, 2, 3: rises (smallest step 1.5), range 2, ratio 2 at x = 2 over x = 1.
+    assert got["inc"]["simulated"] == pytest.approx(1.5) and got["inc"]["met"]
+    assert got["inc_raw"]["simulated"] == pytest.approx(1.0) and got["inc_raw"]["met"]
+    assert got["rng"]["simulated"] == pytest.approx(2.0) and got["rng"]["met"]
+    assert got["rat"]["simulated"] == pytest.approx(2.0) and got["rat"]["met"]
+    assert got["dec"]["simulated"] == pytest.approx(2.0) and not got["dec"]["met"]
+
+
 ZH = paper_dir("zhang")
 
 HOOKS = """
@@ -374,17 +397,87 @@ def test_zhang_shortened_reproduction(tmp_path: Path) -> None:
     flows below 10 x 65 segments per 100 ms whatever the protocol (no loss: the four runs
     agree), Fig 5's claims are evaluated and the figures drawn."""
     out = tmp_path / "zhang"
-    df = reproduce("zhang", out, only=["fig3_64k", "fig5"], jobs=2, overrides={"duration": "10s"})
-    assert set(df["claim"]) == {"fig5_responsive_recovers_n100", "fig5_responsive_recovers_n10"}
+    df = reproduce("zhang", out, only=["fig3_64k", "fig5", "fig5_post"], jobs=2, overrides={"duration": "10s"})
+    assert set(df["claim"]) == {"fig5_responsive_recovers_n100", "fig5_responsive_recovers_n10",
+                                "fig5_post_recovers_n100", "fig5_post_recovers_n10"}
     vals = pl.read_parquet(out / "report.parquet")
     f3 = vals.filter((pl.col("figure") == "fig3_64k") & (pl.col("x") == 10))
     assert f3.height == 4 and (f3["n"] == 3).all()
     assert f3["mean"].n_unique() == 1 and 40 < f3["mean"][0] < 10 * 65 * 8000 / 0.1 / 1e6
     f5 = vals.filter(pl.col("figure") == "fig5")
     assert f5.height == 8 and (f5["mean"] > 0).all() and (f5["mean"] < 10).all()  # one flow, 10 Mb/s wireless
+    # 10-s runs: one handoff at 5 s; the post-handoff slots are those of the same runs.
+    post = vals.filter(pl.col("figure") == "fig5_post")
+    assert post.height == 8 and (post["n"] >= 1).all() and (post["mean"].drop_nans() < 10).all()
     s = json.loads((out / "fig5" / "r25" / "x10" / "s1" / "summary.json").read_text())
     assert s["run"]["sim_seconds"] == 10.0 and {f["name"] for f in s["flows"]} >= {"probe"}
     links = {lk["name"]: lk for lk in s["links"]}
     assert links["d01"]["outages"] >= 1 and links["d01_rev"]["outages"] == links["d01"]["outages"]
     md = (out / "report.md").read_text()
     assert "Shortened or modified run" in md and "fig5.png" in md and (out / "fig3_64k.png").is_file()
+
+
+def test_curve_metric_args_merge_over_the_figure() -> None:
+    from tcplab.claims import curve_grid
+
+    _, figs = load_manifest(ZH)
+    g = next(f for f in figs if f.id == "fig9_11_eq1").grid
+    assert g is not None
+    merged = curve_grid(g, g.curves[0]).metric_args
+    assert merged == {"key": "std", "t0": 0.2, "params": {"test": [0.31, 0.875], "std": [1, 0.5]}}
+    assert g.metric_args == {"key": "std", "t0": 0.2}  # the figure's own are untouched
+
+
+def test_zhang_eq1_share_from_a_run() -> None:
+    """flows.py:eq1_share: eq. 1 per group from the run's own p and RTT; the groups' shares
+    add up to 1 and the standard group's share moves with its alpha."""
+    from tcplab.claims import _python_ref  # the manifest's own loader
+
+    _, figs = load_manifest(ZH)
+    fig = next(f for f in figs if f.id == "fig9_11_eq1")
+    job = fig.jobs()[0]  # s875, N = 10, seed 1
+    res = tcplab.run(tcplab.Scenario.from_toml(job.scenario).with_overrides({**job.overrides, "duration": "20s"}), progress=False)
+    fn = _python_ref("flows.py:eq1_share", "metric", ZH / "reproduce.toml", ZH)
+    params = {"test": [0.31, 0.875], "std": [1, 0.5]}
+    std, test = fn(res, key="std", params=params), fn(res, key="test", params=params)
+    assert 0 < std < 1 and std + test == pytest.approx(1.0)
+    assert fn(res, key="std", params={"test": [0.31, 0.875], "std": [2, 0.5]}) > std
+    with pytest.raises(ValueError, match="params: no \\(alpha, beta\\) for group 'test'"):
+        fn(res, key="std", params={"std": [1, 0.5]})
+WW = paper_dir("westwood")
+
+
+def test_westwood_manifest_flows_and_runs_validate() -> None:
+    """Seed 004's mixed runs: half NewReno, half the TCPx, common starts per seed; every
+    run of the manifest validates."""
+    _, figs = load_manifest(WW)
+    ef = next(f for f in figs if f.id == "ef45_u")
+    jobs = {j.variant: j.overrides for j in ef.jobs()}
+    a, b = jobs["be/x6/s1"]["dumbbell.flows"], jobs["crb/x6/s1"]["dumbbell.flows"]
+    assert len(a) == 6 and [f["group"] for f in a].count("nr") == 3
+    assert [f["app"]["start"] for f in a] == [f["app"]["start"] for f in b]
+    assert a[3]["cc"] == {"algorithm": "westwood", "estimator": "be"} and b[3]["cc"]["estimator"] == "crb"
+    nr = jobs["newreno/x6/s1"]["dumbbell.flows"]
+    assert {f["cc"] for f in nr} == {"newreno"}
+    for fig in figs:
+        j = fig.jobs()[0]
+        tcplab.Scenario.from_toml(j.scenario).with_overrides(j.overrides).validate()
+
+
+def test_westwood_shortened_reproduction(tmp_path: Path) -> None:
+    """`tcplab reproduce westwood` for the BE/RE comparison, the efficiency gains and the
+    first-20-s capacity panel, shortened to 10-s runs (the full one: `make reproduce
+    PAPER=westwood`): the python metrics (trace means, group ratios) evaluate, the claims
+    on those figures are computed, and the shortened physics still shows BE above RE and
+    TCPW-BE at least NewReno under errors."""
+    out = tmp_path / "westwood"
+    df = reproduce("westwood", out, only=["bere_be", "bere_re", "bere_ratio", "effgain"], jobs=2,
+                   overrides={"duration": "10s", "metrics.steady_start": "2s"})
+    got = {r["claim"]: r for r in df.iter_rows(named=True)}
+    assert {"bere_be_above_re", "bere_unfriendly", "effgain_be"} <= set(got)
+    assert got["bere_be_above_re"]["simulated"] > 1.0
+    assert got["effgain_be"]["simulated"] >= 1.0
+    vals = pl.read_parquet(out / "report.parquet")
+    be = vals.filter((pl.col("figure") == "bere_be") & (pl.col("curve") == "cong"))
+    assert be.height == 1 and 1.0 < be["mean"][0] < 5.0  # Mb/s on a 5 Mb/s bottleneck
+    assert (out / "effgain.png").is_file() and "Shortened or modified run" in (out / "report.md").read_text()

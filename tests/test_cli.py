@@ -124,7 +124,7 @@ BAD_SETS: list[tuple[str, list[str], str]] = [
     ("unit-less rate string", ['links.up.rate="100"'], "links.up.rate"),
     ("unknown node", ["links.up.from=nowhere"], "links.up.from"),
     ("link to itself", ["links.up.to=slow"], "links.up"),
-    ("unknown algorithm", ["flows.slow.cc=cubic"], "flows.slow.cc.algorithm"),
+    ("unknown algorithm", ["flows.slow.cc=no_such_cc"], "flows.slow.cc.algorithm"),
     ("zero duration", ["duration=0s"], "duration"),
     ("malformed --set", ["duration"], "--set"),
     ("override through a value", ["duration.x=1"], "duration.x"),

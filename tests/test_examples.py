@@ -90,3 +90,28 @@ def test_sack_example_beats_newreno_after_overshoot(cli: CliRunner, tmp_path: Pa
         assert all(f["timeouts"] == 0 for f in s["flows"]), s["flows"]
     assert util["true"] > 0.95, util
     assert util["false"] < 0.5, util
+
+
+def test_xcp_example_converges_to_equal_shares() -> None:
+    """examples/xcp.toml: RTTs 20-200 ms get equal shares of an XCP bottleneck, queue near empty."""
+    import tcplab
+
+    res = tcplab.run(tcplab.Scenario.from_toml(REPO / "examples" / "xcp.toml"))
+    s = res.summary
+    goodput = [f["goodput_bps"] for f in s["flows"]]
+    assert len(goodput) == 5 and all(f["cc"] == "xcp" for f in s["flows"])
+    assert max(goodput) / min(goodput) < 1.15, goodput
+    bn = next(ln for ln in s["links"] if ln["name"] == "bn")
+    assert bn["queue"] == "xcp" and bn["steady_utilization"] >= 0.95
+    assert bn["steady_max_queue"] <= 25 and bn["steady_drop_rate"] == 0.0
+
+
+def test_snoop_example_beats_plain_newreno() -> None:
+    """examples/snoop.toml: the same lossy wireless hop with and without a Snoop agent."""
+    import tcplab
+
+    res = tcplab.run(tcplab.Scenario.from_toml(REPO / "examples" / "snoop.toml").with_overrides({"duration": "30s"}))
+    flows = {f["name"]: f for f in res.summary["flows"]}
+    assert flows["snoop"]["goodput_bps"] > 1.5 * flows["plain"]["goodput_bps"]
+    a = res.summary["agents"]["bs2_snoop"]
+    assert a["type"] == "snoop" and a["local_retransmits"] > 0 and a["suppressed_dupacks"] > 0

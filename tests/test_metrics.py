@@ -98,3 +98,73 @@ def test_group_share(res: tcplab.Result) -> None:
     assert m.group_share(res, "gaimd", by="cc") + m.group_share(res, "newreno", by="cc") == pytest.approx(1.0)
     with pytest.raises(ValueError, match="^key: no group 'std'"):
         m.group_share(res, "std")
+
+
+OUT = """
+duration = "12s"
+[nodes]
+a = "host"
+b = "host"
+[outages.h]
+type = "periodic"
+period = "4s"
+duration = "1.5s"
+[links.ab]
+from = "a"
+to = "b"
+rate = "4Mbps"
+delay = "5ms"
+error = { model = "outage", schedule = "h" }
+[links.ba]
+from = "b"
+to = "a"
+rate = "4Mbps"
+delay = "5ms"
+[flows.c]
+from = "a"
+to = "b"
+transport = "udp"
+app = { type = "cbr", rate = "1Mbps", packet_size = 1000 }
+[metrics]
+interval = "1s"
+"""
+
+
+def test_post_outage_uses_whole_slots_after_each_outage() -> None:
+    r = tcplab.run(tcplab.Scenario(tomllib.loads(OUT)), progress=False)
+    # Down [4, 5.5) and [8, 9.5): slots [6, 7), [7, 8) and [10, 11), [11, 12) qualify.
+    out = m.post_outage(r, "c")
+    assert out["outages"] == 2 and out["n"] == 4
+    import polars as pl
+
+    iv = r.intervals.filter(pl.col("flow") == "c")
+    want = [iv.filter(pl.col("t_start") == t)["goodput_bps"][0] for t in (6.0, 7.0, 10.0, 11.0)]
+    assert out["mean_bps"] == pytest.approx(sum(want) / 4)
+    # UDP CBR at 1 Mb/s recovers at once: every used slot carries the full rate.
+    assert out["mean_bps"] == pytest.approx(1e6, rel=0.02) and out["cov"] < 0.02
+    # Three slots after the first outage would run into the second: only the last one counts.
+    assert m.post_outage(r, "c", slots=3)["outages"] == 0
+    with pytest.raises(ValueError, match="schedule: no outage schedule 'x'"):
+        m.post_outage(r, "c", schedule="x")
+    with pytest.raises(ValueError, match="slots"):
+        m.post_outage(r, "c", slots=0)
+
+
+def test_playback_success_reads_backlog(res: tcplab.Result) -> None:
+    import polars as pl
+
+    # c1 sends 1 Mb/s throughout: every full slot reads 125,000 B (> 70 %).
+    out = m.playback_success(res, flows=["c1"])
+    assert out["pooled"] == pytest.approx(100.0)
+    # A reader wanting 4x the rate gets 25 % each time: never more than 70 %.
+    assert m.playback_success(res, read_bytes=500_000, flows=["c1"])["pooled"] == 0.0
+    # Against per-second goodput (app_success), the buffer only adds: what a slot misses is
+    # read later, so the reader never succeeds less often.
+    for x in (0.3, 0.5, 0.9):
+        assert m.playback_success(res, x=x)["pooled"] >= m.app_success(res, x=x)["pooled"] - 1e-9
+    d = res.intervals.filter(pl.col("flow") == "c3")
+    # c3 sends 0.5 Mb/s: a 62,500-B reader at x = 0.9 succeeds in every full slot.
+    c3 = m.playback_success(res, read_bytes=62_500, x=0.9, flows=["c3"])
+    assert c3["attempts"] == int((d["active"] >= 1).sum()) and c3["pooled"] == 100.0
+    with pytest.raises(ValueError, match="read_bytes"):
+        m.playback_success(res, read_bytes=0)

@@ -179,3 +179,28 @@ def test_plot_selection_groups_log_and_idle_links(tmp_path: Path) -> None:
     assert ax.get_xscale() == "log"
     band = ax.collections[0].get_paths()[0].vertices
     assert band[:, 1].min() >= 0.0
+
+
+def test_report_shows_jain_and_steady_utilisation(tmp_path: Path) -> None:
+    """Issue 17's newcomer: the 4-flow dumbbell's report names Jain's index and, with a
+    steady-state window, the steady utilisation next to the whole-run one; plot titles of an
+    unnamed scenario do not start with ': '."""
+    toml = (
+        'duration = "12s"\nmetrics = { steady_start = "4s", trace = "100ms" }\n[dumbbell]\n'
+        'bottleneck = { rate = "10Mbps", delay = "20ms", buffer = "1bdp" }\n'
+        'access = { rate = "100Mbps", delay = "1ms" }\nrtt = ["44ms", "44ms", "84ms", "124ms"]\n'
+        'flows = ["newreno", "reno", { cc = "vegas", group = "v" }, { cc = "highspeed", name = "hs", group = "v" }]\n'
+    )
+    (tmp_path / "db.toml").write_text(toml)
+    res = tcplab.run(tmp_path / "db.toml", progress=False)
+    buf = io.StringIO()
+    print_run(res.summary, Console(file=buf, width=1000))
+    text = buf.getvalue()
+    fair = res.summary["fairness"]
+    assert f"Jain's fairness index of steady-state goodput (t ≥ 4 s): {fair['jain']:.3f} over 4 TCP flows" in text
+    assert f"group v: {fair['groups']['v']['jain']:.3f} over 2" in text
+    bn = next(ln for ln in res.summary["links"] if ln["name"] == "bn")
+    assert f"{fmt_pct(bn['utilization'])} ({fmt_pct(bn['steady_utilization'])})" in text
+    assert "utilization and max queue: whole run (steady-state window in parentheses)" in text
+    for fig in (plot_queue(res, tmp_path / "q.png"), plot_cwnd(res, tmp_path / "c.png")):
+        assert fig.axes[0].get_title() in ("queues", "congestion windows")

@@ -100,3 +100,18 @@ def test_keyboard_interrupt_closes_bar_and_reraises(slow_core: type[_SlowSim], m
     assert not bars[0].live.is_started  # the bar was stopped before re-raising
     assert sys.stdout is stdout  # and gave back the streams it redirects
     assert len(slow_core.instances[0].slices) == 3
+
+
+def test_audit_gives_identical_results_and_checks_arguments() -> None:
+    """The invariant auditor (docs/reliability.md) changes nothing in the results; bad
+    values of `audit` name the argument."""
+    sc = tcplab.Scenario.from_toml(str(__import__("pathlib").Path(__file__).parent.parent / "examples" / "dumbbell.toml")).with_overrides({"duration": "4s", "metrics.steady_start": "1s"})
+    plain = tcplab.run(sc, progress=False)
+    audited = tcplab.run(sc, progress=False, audit=7)
+    a, b = dict(plain.summary), dict(audited.summary)
+    a["run"] = {k: v for k, v in a["run"].items() if k != "wall_seconds"}
+    b["run"] = {k: v for k, v in b["run"].items() if k != "wall_seconds"}
+    assert a == b and plain.intervals.equals(audited.intervals)
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.run(sc, progress=False, audit=-1)
+    assert e.value.field == "audit"

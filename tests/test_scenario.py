@@ -157,7 +157,7 @@ BAD_OVERRIDES: list[tuple[str, dict[str, Any], str, str]] = [
     ("unit-less rate (integer)", {"links.up.rate": 100}, "links.up.rate", "no unit"),
     ("unknown node", {"links.up.from": "nowhere"}, "links.up.from", "unknown node"),
     ("link to itself", {"links.up.to": "slow"}, "links.up", "itself"),
-    ("unknown algorithm", {"flows.slow.cc": "cubic"}, "flows.slow.cc.algorithm", "unknown algorithm"),
+    ("unknown algorithm", {"flows.slow.cc": "no_such_cc"}, "flows.slow.cc.algorithm", "unknown algorithm"),
     ("zero duration", {"duration": "0s"}, "duration", "positive"),
     ("steady start after end", {"duration": "20s", "metrics.steady_start": "30s"}, "metrics.steady_start", "before the end"),
     ("unknown partial-ack timer", {"flows.slow.partial_ack_timer": "sometimes"}, "flows.slow.partial_ack_timer", "expected `every` or `first`"),

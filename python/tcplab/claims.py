@@ -23,7 +23,8 @@ as a value (``window = [t0, t1]`` in a claim selector). ``vary_fn = "FILE.py:fun
 per-seed start times). A curve's ``formula = { fn = "tcplab.analysis.f", x_arg = "p",
 args = {...}, scale = 1 }`` is drawn as a dashed line beside it (values in the plotted
 units) and is the ``formula`` column; ``formula = true`` in a claim selector uses it.
-``log_y`` sets a log y axis.
+``log_y`` sets a log y axis. A curve's own ``metric_args`` are merged over the figure's
+(a per-run closed form that needs the curve's protocols).
 
 ``[[claim]]``: one sentence of the paper, the number it states (``paper``, optional), the
 range a reproduction must fall into (``lo``, ``hi``) and what is measured:
@@ -33,7 +34,9 @@ range a reproduction must fall into (``lo``, ``hi``) and what is measured:
 * ``kind = "ge"``: ``a``'s curve is at least ``b``'s at every x of ``a.x`` (a list; default
   every x of the figure, ``x_min`` drops smaller ones) — the value is the smallest ratio a/b;
 * ``kind = "decreasing"``: ``a``'s curve falls (non-strictly) with x — the value is the
-  largest ratio of a point to the one before it;
+  largest ratio of a point to the one before it; ``kind = "increasing"``: it rises — the
+  value is the smallest such ratio (``lo = 1``);
+* ``kind = "range"``: the largest minus the smallest mean of ``a`` over its x values;
 * ``kind = "min"`` / ``"max"``: the smallest / largest mean of ``a`` over its x values;
 * ``kind = "highest"`` / ``"lowest"``: ``a``'s curve against every other curve of its figure
   at each of its x values — the value is the smallest (highest) / largest (lowest) ratio
@@ -42,7 +45,9 @@ range a reproduction must fall into (``lo``, ``hi``) and what is measured:
   (``a.curve`` is not needed).
 
 A selector may add ``window = [t0, t1]`` (one of a series figure's ``windows``: the per-slot
-mean over it) or ``formula = true`` (the curve's closed form at x instead of the simulation).
+mean over it), ``formula = true`` (the curve's closed form at x instead of the simulation)
+or ``over = "CURVE"`` (divide by that curve's mean at the same x: e.g. seed 004's
+friendliness F = a protocol's run over the all-NewReno run).
 
 ``explain`` says why a claim that is not met differs; it is printed only then. Nothing else
 in the report is typed in by hand.
@@ -66,7 +71,7 @@ from tcplab.scenario import scenario_error
 
 __all__ = ["Curve", "Grid", "Claim", "parse_grid", "parse_claims", "grid_values", "evaluate_claims"]
 
-CLAIM_KINDS = ("value", "ratio", "ge", "decreasing", "min", "max", "highest", "lowest", "spread")
+CLAIM_KINDS = ("value", "ratio", "ge", "decreasing", "increasing", "range", "min", "max", "highest", "lowest", "spread")
 
 
 @dataclass
@@ -83,6 +88,9 @@ class Curve:
     #: y_scale); its value at each x is the ``formula`` column.
     formula: dict[str, Any] | None = None
     formula_callable: Callable[..., float] | None = None
+    #: Keyword arguments for a ``python:`` metric, merged over the figure's ``metric_args``
+    #: (e.g. the protocols a per-run closed form needs).
+    metric_args: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -174,7 +182,7 @@ def parse_grid(raw: dict[str, Any], where: str, path: Path) -> Grid:
         cw = f"{where}.curves[{j}]"
         if not isinstance(c, dict) or "id" not in c:
             raise scenario_error(f"{cw}.id", "missing", path)
-        extra = set(c) - {"id", "label", "set", "y_factor", "args", "formula"}
+        extra = set(c) - {"id", "label", "set", "y_factor", "args", "formula", "metric_args"}
         if extra:
             raise scenario_error(f"{cw}.{sorted(extra)[0]}", "unknown field", path)
         if c["id"] in {cv.id for cv in curves}:
@@ -190,8 +198,13 @@ def parse_grid(raw: dict[str, Any], where: str, path: Path) -> Grid:
             if bad:
                 raise scenario_error(f"{cw}.formula.{sorted(bad)[0]}", "unknown field", path)
         fcall = _python_ref(str(formula["fn"]), f"{cw}.formula.fn", path, path.parent) if formula is not None else None
+        cargs = c.get("metric_args") or {}
+        if not isinstance(cargs, dict):
+            raise scenario_error(f"{cw}.metric_args", "a table of keyword arguments for the figure's python: metric", path)
+        if cargs and not python_metric:
+            raise scenario_error(f"{cw}.metric_args", "only for a python: metric", path)
         curves.append(Curve(str(c["id"]), str(c.get("label", c["id"])), dict(c.get("set") or {}), float(yf),
-                            dict(c.get("args") or {}), formula, fcall))
+                            dict(c.get("args") or {}), formula, fcall, dict(cargs)))
     seeds = raw.get("seeds", 1)
     if not isinstance(seeds, int) or seeds < 1:
         raise scenario_error(f"{where}.seeds", f"must be an integer >= 1, got {seeds!r}", path)
@@ -251,7 +264,7 @@ def _metric(fig_id: str, grid: Grid, res: Result) -> Any:
             out = out[grid.metric_key]
         if out is None:
             raise scenario_error(f"figure {fig_id}.metric", f"{grid.metric} returned no value")
-        return float(out)
+        return float(out)  # NaN (undefined for this run) is allowed: grid_values leaves it out
     names = grid.flow if isinstance(grid.flow, list) else [grid.flow]
     if grid.plot == "series":
         d = res.intervals.filter(pl.col("flow").is_in(names))
@@ -318,6 +331,13 @@ def formula_value(curve: Curve, x: float) -> float | None:
     return float(fn(**{str(f["x_arg"]): x, **(f.get("args") or {})})) * float(f.get("scale", 1.0))
 
 
+def curve_grid(grid: Grid, c: Curve) -> Grid:
+    """The grid as one curve sees it (its ``metric_args`` merged over the figure's)."""
+    if not c.metric_args:
+        return grid
+    return Grid(**{**grid.__dict__, "metric_args": {**grid.metric_args, **c.metric_args}})
+
+
 def grid_values(fig_id: str, grid: Grid, xs: list[float], results: dict[tuple[str, float, int], Result]) -> pl.DataFrame:
     """One row per (curve, x, window): n, mean, std, ci95 of the metric (times y_scale), and
     the curve's closed form at x (``formula``: the function's value times ``formula.scale``,
@@ -325,13 +345,16 @@ def grid_values(fig_id: str, grid: Grid, xs: list[float], results: dict[tuple[st
     for the whole run, else ``"t0-t1"`` for each of a series figure's ``windows``."""
     rows = []
     for c in grid.curves:
+        g = curve_grid(grid, c)
         for x in xs:
-            per_seed = [_scalars(fig_id, grid, results[(c.id, x, s)]) for s in range(1, grid.seeds + 1)]
+            per_seed = [_scalars(fig_id, g, results[(c.id, x, s)]) for s in range(1, grid.seeds + 1)]
             fv = formula_value(c, x)
             for w in per_seed[0]:
-                vals = [d[w] * grid.y_scale * c.y_factor for d in per_seed]
+                # A seed whose metric is undefined (NaN: e.g. a coefficient of variation of
+                # nothing delivered) is left out; n counts the seeds that remain.
+                vals = [d[w] * grid.y_scale * c.y_factor for d in per_seed if math.isfinite(d[w])]
                 n = len(vals)
-                mean = sum(vals) / n
+                mean = sum(vals) / n if n else math.nan
                 std = math.sqrt(sum((v - mean) ** 2 for v in vals) / (n - 1)) if n > 1 else None
                 ci = _t975(n - 1) * std / math.sqrt(n) if std is not None else None
                 rows.append({"figure": fig_id, "curve": c.id, "label": c.label, "x": float(x), "window": w, "n": n,
@@ -351,7 +374,7 @@ def plot_grid(title: str, x_label: str, grid: Grid, values: pl.DataFrame, result
             names = grid.flow if isinstance(grid.flow, list) and grid.metric_callable is None else [None]
             lines = [(x, n) for x in xs for n in names]
             for j, (x, name) in enumerate(lines):
-                g = grid if name is None else Grid(**{**grid.__dict__, "flow": name})
+                g = curve_grid(grid, c) if name is None else Grid(**{**curve_grid(grid, c).__dict__, "flow": name})
                 frames = [_metric(fig_id, g, results[(c.id, x, s)]) for s in range(1, grid.seeds + 1)]
                 d = pl.concat(frames).group_by("t_start", "t_end").agg(pl.col("value").mean()).sort("t_start")
                 mid = ((d["t_start"] + d["t_end"]) / 2).to_list()
@@ -433,12 +456,14 @@ def parse_claims(data: dict[str, Any], figures: dict[str, Any], path: Path) -> l
                 raise scenario_error(f"{where}.{side}.figure", f"no grid figure '{sel.get('figure')}'", path)
             if not (raw["kind"] == "spread" and "curve" not in sel) and sel.get("curve") not in {c.id for c in fig.grid.curves}:
                 raise scenario_error(f"{where}.{side}.curve", f"figure '{fig.id}' has no curve '{sel.get('curve')}'", path)
-            bad = set(sel) - {"figure", "curve", "x", "window", "formula"}
+            bad = set(sel) - {"figure", "curve", "x", "window", "formula", "over"}
             if bad:
                 raise scenario_error(f"{where}.{side}.{sorted(bad)[0]}", "unknown field", path)
             w = sel.get("window")
             if w is not None and (not isinstance(w, list) or len(w) != 2 or (float(w[0]), float(w[1])) not in fig.grid.windows):
                 raise scenario_error(f"{where}.{side}.window", f"figure '{fig.id}' has no window {w!r} (its windows: {fig.grid.windows})", path)
+            if sel.get("over") is not None and sel["over"] not in {c.id for c in fig.grid.curves}:
+                raise scenario_error(f"{where}.{side}.over", f"figure '{fig.id}' has no curve '{sel['over']}'", path)
             if sel.get("formula") and next(c for c in fig.grid.curves if c.id == sel.get("curve")).formula is None:
                 raise scenario_error(f"{where}.{side}.formula", f"curve '{sel['curve']}' has no formula", path)
             xs = sel.get("x")
@@ -465,8 +490,13 @@ def _mean(values: pl.DataFrame, sel: dict[str, Any], x: float) -> tuple[float, f
     """The selected curve's mean at x, or with ``formula = true`` its closed form there."""
     d = _rows(values, sel).filter(pl.col("x") == float(x))
     if sel.get("formula"):
-        return float(d["formula"][0]), None
-    return float(d["mean"][0]), d["ci95"][0]
+        v, ci = float(d["formula"][0]), None
+    else:
+        v, ci = float(d["mean"][0]), d["ci95"][0]
+    if sel.get("over") is not None:
+        den = _mean(values, {**sel, "curve": sel["over"], "over": None}, x)[0]
+        return (v / den if den else math.inf), None
+    return v, ci
 
 
 def _xs(values: pl.DataFrame, sel: dict[str, Any], x_min: float | None) -> list[float]:
@@ -497,6 +527,11 @@ def evaluate_claims(claims: list[Claim], values: pl.DataFrame) -> pl.DataFrame:
                 ratios.append((num / den if den else math.inf, x))
             v, at = min(ratios)
             detail = f"smallest ratio at x = {_fmt(at)}"
+        elif c.kind == "range":
+            pts = [(_mean(values, c.a, x)[0], x) for x in _xs(values, c.a, c.x_min)]
+            (lo_v, lo_x), (hi_v, hi_x) = min(pts), max(pts)
+            v = hi_v - lo_v
+            detail = f"{lo_v:.3g} at x = {_fmt(lo_x)} to {hi_v:.3g} at x = {_fmt(hi_x)}"
         elif c.kind in ("min", "max"):
             pts = [(_mean(values, c.a, x)[0], x) for x in _xs(values, c.a, c.x_min)]
             v, at = min(pts) if c.kind == "min" else max(pts)
@@ -516,12 +551,12 @@ def evaluate_claims(claims: list[Claim], values: pl.DataFrame) -> pl.DataFrame:
                 pts.append((r, x, f"vs {o}"))
             v, at, who = min(pts) if c.kind == "highest" else max(pts)
             detail = f"{who} at x = {_fmt(at)}"
-        else:  # decreasing
+        else:  # decreasing, increasing
             xs = _xs(values, c.a, c.x_min)
             ms = [_mean(values, c.a, x)[0] for x in xs]
             steps = [(b / a if a else math.inf, x) for a, b, x in zip(ms, ms[1:], xs[1:])]
-            v, at = max(steps)
-            detail = f"largest step ratio at x = {_fmt(at)}"
+            v, at = max(steps) if c.kind == "decreasing" else min(steps)
+            detail = f"{'largest' if c.kind == 'decreasing' else 'smallest'} step ratio at x = {_fmt(at)}"
         ok = (c.lo is None or v >= c.lo) and (c.hi is None or v <= c.hi)
         rows.append({"claim": c.id, "text": c.text, "kind": c.kind, "paper": c.paper, "simulated": v, "detail": detail,
                      "lo": c.lo, "hi": c.hi, "met": ok, "note": "" if ok else (c.explain or "Unexplained: no explanation recorded in the manifest.")})

@@ -79,40 +79,56 @@ def run(
     seed: Annotated[Optional[int], typer.Option(help="Seed (overrides the scenario's).", min=0, max=2**64 - 1)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no report.")] = False,
     json_: Annotated[bool, typer.Option("--json", help="Print summary.json to standard output instead of the tables.")] = False,
+    audit: Annotated[bool, typer.Option("--audit", help="Check the engine's invariants while running (docs/reliability.md); results are identical.")] = False,
 ) -> None:
     """Run a scenario; write results and plots to --out and print the report."""
-    from tcplab.plots import plot_cwnd, plot_efficiency, plot_queue
-    from tcplab.report import print_run
-    from tcplab.runner import run as run_scenario
-
     try:
+        # Imported here, inside the try: a Ctrl-C while they load (seconds on a busy
+        # machine) is an interruption like any other.
+        from tcplab.plots import plot_cwnd, plot_efficiency, plot_queue
+        from tcplab.report import print_run
+        from tcplab.results import pcap_files
+        from tcplab.runner import run as run_scenario
+
         sc = _load(scenario, set_ or [])
         links = sc.expand().to_dict().get("links")  # validates; builders may generate pcap keys
         pcap = isinstance(links, dict) and any(isinstance(v, dict) and "pcap" in v for v in links.values())
+        earlier_pcaps = None
         if pcap:  # the pcap files are written into --out while the run goes
             try:
                 out.mkdir(parents=True, exist_ok=True)
+                # The run replaces pcap files in --out as it ends: from now on an earlier
+                # result there is no longer complete.
+                earlier_pcaps = pcap_files(out)
+                (out / "summary.json").unlink(missing_ok=True)
             except OSError as e:
                 print(f"error: {e.filename or out}: cannot write: {e.strerror or e}", file=sys.stderr)
                 raise typer.Exit(1) from None
-        result = run_scenario(sc, seed=seed, progress=not (quiet or json_), pcap_dir=out)
+        result = run_scenario(sc, seed=seed, progress=not (quiet or json_), pcap_dir=out, audit=audit)
     except ScenarioError as e:
         _fail(e, scenario)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         raise typer.Exit(EXIT_INTERRUPTED) from None
-    try:
-        result.save(out)
-        plot_efficiency(result, out / "efficiency.png")
+    def plots(d: Path) -> None:
+        plot_efficiency(result, d / "efficiency.png")
         for png in ("cwnd.png", "queue.png"):
-            (out / png).unlink(missing_ok=True)
+            (d / png).unlink(missing_ok=True)
         if "cwnd" in result.traces:
-            plot_cwnd(result, out / "cwnd.png")
+            plot_cwnd(result, d / "cwnd.png")
         if "queue" in result.traces:
-            plot_queue(result, out / "queue.png")
+            plot_queue(result, d / "queue.png")
+
+    # Every file complete or absent; summary.json (removed first, written last) says the
+    # directory holds a complete result (Result.save).
+    try:
+        result.save(out, before_summary=plots, earlier_pcaps=earlier_pcaps)
     except OSError as e:
         print(f"error: {e.filename or out}: cannot write: {e.strerror or e}", file=sys.stderr)
         raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     if json_:
         import json
 

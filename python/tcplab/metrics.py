@@ -13,7 +13,13 @@ All take a :class:`tcplab.Result` whose ``metrics.interval`` is the slot length 
   column is 1), an active flow that delivered nothing counting as 0;
 * :func:`app_success` — X-APPSUCC: the share of (flow, slot) pairs, over the slots in which
   the flow was active for the whole slot, whose goodput exceeds ``x`` of the targeted
-  receiving rate (strictly, as the paper's "Success:" formula), pooled and per flow.
+  receiving rate (strictly, as the paper's "Success:" formula), pooled and per flow;
+* :func:`playback_success` — the third wording of seed 003's success test (experiments.md
+  Part D #24): a reader takes up to ``read_bytes`` from the flow's playback buffer every slot
+  and succeeds when it gets more than ``x`` of that; what is not read stays buffered;
+* :func:`post_outage` — a flow's per-slot goodput in the slots just after each down period
+  of an outage schedule (seed 003's Fig 5 check: how fast a protocol recovers after a
+  handoff), with the slots' coefficient of variation (smoothness).
 
 >>> jain([1.0, 1.0, 1.0]), jain([1.0, 0.0])
 (1.0, 0.5)
@@ -27,7 +33,7 @@ import polars as pl
 
 from tcplab.results import Result
 
-__all__ = ["jain", "system_goodput", "protocol_goodput", "group_share", "allotted", "app_success"]
+__all__ = ["jain", "system_goodput", "protocol_goodput", "group_share", "allotted", "app_success", "playback_success", "post_outage"]
 
 
 def jain(x: Sequence[float]) -> float | None:
@@ -113,3 +119,80 @@ def app_success(res: Result, target_bps: float = 1e6, x: float = 0.7, flows: Seq
         "attempts": attempts,
         "per_flow": {r["flow"]: 100.0 * r["ok"] / r["n"] for r in per.iter_rows(named=True)},
     }
+
+
+def post_outage(res: Result, flow: str, schedule: str | None = None, slots: int = 2) -> dict[str, object]:
+    """A flow's goodput in the ``slots`` whole slots that begin at or after the end of each
+    down period of the outage schedule ``schedule`` (the only one when None), keeping only
+    slots that end before the next down period begins and before the run ends.
+
+    Returns ``{"mean_bps": …, "cov": …, "n": slots used, "outages": periods used}``;
+    ``mean_bps`` and ``cov`` (standard deviation / mean of those slots) are NaN when no slot
+    qualifies, and ``cov`` is NaN when nothing was delivered in them. The periods come from summary.json's ``outages.NAME.periods``; a truncated
+    list (over 10,000 periods) is refused rather than silently cut.
+    """
+    if slots < 1:
+        raise ValueError(f"slots: must be at least 1, got {slots!r}")
+    outs = res.summary.get("outages") or {}
+    if not outs:
+        raise ValueError("schedule: this run has no outage schedules ([outages] in the scenario)")
+    if schedule is None:
+        if len(outs) != 1:
+            raise ValueError(f"schedule: the run has {len(outs)} outage schedules; name one of {', '.join(sorted(outs))}")
+        schedule = next(iter(outs))
+    if schedule not in outs:
+        raise ValueError(f"schedule: no outage schedule '{schedule}' (known: {', '.join(sorted(outs))})")
+    if outs[schedule].get("truncated"):
+        raise ValueError(f"schedule: outages.{schedule}.periods was truncated in summary.json; shorten the run")
+    periods = sorted((float(a), float(b)) for a, b in outs[schedule]["periods"])
+    d = _slots(res, [flow]).select("t_start", "t_end", "goodput_bps").sort("t_start")
+    ts, te, g = d["t_start"].to_list(), d["t_end"].to_list(), d["goodput_bps"].to_list()
+    vals: list[float] = []
+    used = 0
+    eps = 1e-9
+    for i, (_, up) in enumerate(periods):
+        nxt = periods[i + 1][0] if i + 1 < len(periods) else float("inf")
+        k = next((j for j, t in enumerate(ts) if t >= up - eps), None)
+        if k is None:
+            continue
+        got = [g[j] for j in range(k, min(k + slots, len(ts))) if te[j] <= nxt + eps]
+        if len(got) == slots:
+            vals.extend(got)
+            used += 1
+    if not vals:
+        return {"mean_bps": float("nan"), "cov": float("nan"), "n": 0, "outages": 0}
+    m = sum(vals) / len(vals)
+    sd = (sum((v - m) ** 2 for v in vals) / len(vals)) ** 0.5
+    return {"mean_bps": m, "cov": sd / m if m else float("nan"), "n": len(vals), "outages": used}
+
+
+def playback_success(res: Result, read_bytes: float = 125_000, x: float = 0.7, flows: Sequence[str] | None = None) -> dict[str, object]:
+    """``{"pooled": %, "attempts": n, "per_flow": {name: %}}`` for a playback reader: at the
+    end of each slot the application reads min(buffer, ``read_bytes``) from what the flow
+    delivered and not yet read (the buffer does not limit TCP: mechanisms.md
+    T-CBR-PLAYBACK's default), and an attempt succeeds when it reads strictly more than
+    ``x``·``read_bytes``. Attempts are the slots in which the flow was active throughout
+    (as :func:`app_success`); bytes delivered in partial slots still fill the buffer."""
+    if not read_bytes > 0:
+        raise ValueError(f"read_bytes: must be positive, got {read_bytes!r}")
+    if not 0 <= x <= 1:
+        raise ValueError(f"x: must be in [0, 1], got {x!r}")
+    d = _slots(res, flows).sort("flow", "t_start")
+    per: dict[str, float] = {}
+    attempts = ok_total = 0
+    for name, g in d.group_by("flow", maintain_order=True):
+        buf = 0.0
+        n = ok = 0
+        for gp, t0, t1, act in zip(g["goodput_bps"], g["t_start"], g["t_end"], g["active"]):
+            buf += gp * (t1 - t0) / 8.0
+            got = min(buf, read_bytes)
+            buf -= got
+            if act >= 1.0:
+                n += 1
+                ok += got > x * read_bytes
+        key = name[0] if isinstance(name, tuple) else name
+        if n:
+            per[str(key)] = 100.0 * ok / n
+        attempts += n
+        ok_total += ok
+    return {"pooled": 100.0 * ok_total / attempts if attempts else None, "attempts": attempts, "per_flow": per}

@@ -23,6 +23,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
+from tcplab.fileio import atomic_path
 from tcplab.results import Result
 
 __all__ = ["plot_efficiency", "plot_cwnd", "plot_queue", "plot_sweep", "sweep_stats"]
@@ -43,7 +44,8 @@ def _save(fig: Figure, path: str | Path) -> None:
     p.parent.mkdir(parents=True, exist_ok=True)
     # No timestamp/version metadata, so identical figures give identical files.
     meta: dict[str, Any] = {"Software": None} if p.suffix.lower() == ".png" else {}
-    fig.savefig(p, dpi=_DPI, metadata=meta)
+    with atomic_path(p) as tmp:  # complete or absent (tcplab.fileio)
+        fig.savefig(tmp, dpi=_DPI, metadata=meta, format=p.suffix.lstrip(".").lower() or None)
 
 
 # Twenty distinguishable colours: matplotlib's tab10, then the light shades of tab20.
@@ -77,6 +79,12 @@ def _shade_warmup(ax: Any, summary: dict[str, Any]) -> None:
     steady = float((summary.get("run") or {}).get("steady_start_s") or 0.0)
     if steady > 0:
         ax.axvspan(0.0, steady, color="0.88", zorder=0, lw=0, label=f"warm-up, not averaged (t < {steady:g} s)")
+
+
+def _titled(result: Result, what: str) -> str:
+    """``"NAME: what"``, or ``what`` alone for a scenario without a name."""
+    name = result.summary.get("scenario")
+    return f"{name}: {what}" if name else what
 
 
 def plot_efficiency(result: Result, path: str | Path, title: str | None = None, flows: list[str] | None = None) -> Figure:
@@ -182,7 +190,7 @@ def plot_cwnd(
         if ss.null_count() < len(ss):
             ax.plot(t, ss.to_list(), color=c, lw=1.0, ls=":", label=f"{name} ssthresh", drawstyle="steps-post")
         ax.plot(t, (d["in_flight_bytes"].cast(pl.Float64) / 1e3).to_list(), color=c, lw=0.6, alpha=0.6, label=f"{name} in flight", drawstyle="steps-post")
-    head = title if title is not None else f"{result.summary.get('scenario') or ''}: congestion windows"
+    head = title if title is not None else _titled(result, "congestion windows")
     for k, (g, ax) in enumerate(axes.items()):
         _time_axis(ax, result)
         ax.set_ylabel("kB")
@@ -224,7 +232,7 @@ def plot_queue(result: Result, path: str | Path, title: str | None = None, links
     _time_axis(ax, result)
     ax.set_ylabel("queue (packets)")
     ax.set_ylim(bottom=0)
-    ax.set_title(title if title is not None else f"{result.summary.get('scenario') or ''}: queues", fontsize=10)
+    ax.set_title(title if title is not None else _titled(result, "queues"), fontsize=10)
     ax.grid(True, alpha=0.3)
     shown = f"{len(idle)} idle direction(s) not drawn" if idle else None
     ax.legend(loc="upper right", fontsize=8, framealpha=0.9, title=shown, title_fontsize=7)

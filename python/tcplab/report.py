@@ -139,17 +139,24 @@ def _links_table(summary: dict[str, Any]) -> Table:
     what = "max queue: peak packets queued or in transmission, all (data and acks)" + (" and data only" if data else "")
     caption = f"{what}; whole run (steady-state window in parentheses)" if split else what
     table = Table(box=box.SIMPLE_HEAD, title="Links", title_justify="left", caption=caption, caption_justify="left")
-    cols = [("link", "left"), ("from→to", "left"), ("rate", "right"), ("utili-\nzation", "right"), ("drops", "right"), ("lost", "right"), ("max queue\n(all)", "right")]
+    # The steady-state utilisation, when the steady window is not the whole run.
+    steady = ((summary.get("run") or {}).get("steady_start_s") or 0) > 0 and any("steady_utilization" in ln for ln in links)
+    util = ("utili-\nzation", "right")
+    cols = [("link", "left"), ("from→to", "left"), ("rate", "right"), util, ("drops", "right"), ("lost", "right"), ("max queue\n(all)", "right")]
     if data:
         cols.append(("max queue\n(data)", "right"))
+    if steady:
+        caption = caption.replace("; whole run", "; utilization and max queue: whole run") if split else caption + "; utilization: whole run (steady-state window in parentheses)"
+        table.caption = caption
     for col, j in cols:
         table.add_column(col, justify=j, no_wrap=True)  # type: ignore[arg-type]
     for ln in links:
+        u = fmt_pct(ln.get("utilization"))
         cells = [
             str(ln.get("name")),
             f"{ln.get('from')}→{ln.get('to')}",
             fmt_rate(ln.get("rate_bps")),
-            fmt_pct(ln.get("utilization")),
+            f"{u} ({fmt_pct(ln.get('steady_utilization'))})" if steady else u,
             _num(ln.get("drops")),
             _num(ln.get("lost")),
             _with_steady(ln.get("max_queue"), ln.get("steady_max_queue")),
@@ -180,6 +187,22 @@ def disagreements(summary: dict[str, Any]) -> list[str]:
     return out
 
 
+def fairness_line(summary: dict[str, Any]) -> str | None:
+    """``Jain's fairness index 0.640 (4 TCP flows; group a: 0.98 of 2)``, or None when the
+    summary has no index (fewer than two TCP flows and no groups)."""
+    fair = summary.get("fairness") or {}
+    groups = fair.get("groups") or {}
+    jain, n = fair.get("jain"), fair.get("flows") or 0
+    if (jain is None or n < 2) and not groups:
+        return None
+    steady = (summary.get("run") or {}).get("steady_start_s")
+    parts = [f"Jain's fairness index of steady-state goodput (t ≥ {_num(steady)} s): " + (f"{jain:.3f} over {n} TCP flows" if jain is not None else "–")]
+    for name, g in groups.items():
+        gj = g.get("jain")
+        parts.append(f"group {name}: {'–' if gj is None else f'{gj:.3f}'} over {g.get('flows')}")
+    return "; ".join(parts)
+
+
 def print_run(summary: dict[str, Any], console: Console | None = None) -> None:
     """Print the per-flow and per-link tables, the closed-form comparison (when present)
     with the paper's words, disagreements in red and the core's warnings in yellow."""
@@ -193,6 +216,9 @@ def print_run(summary: dict[str, Any], console: Console | None = None) -> None:
         )
     console.print(head, highlight=False)
     console.print(_flows_table(summary))
+    fair = fairness_line(summary)
+    if fair:
+        console.print(fair, highlight=False)
     console.print(_links_table(summary))
     analysis = summary.get("analysis")
     if analysis:

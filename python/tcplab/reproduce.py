@@ -38,6 +38,7 @@ from matplotlib.ticker import PercentFormatter
 
 from tcplab import claims as _claims
 from tcplab.claims import Grid, job_overrides, job_variant, parse_grid
+from tcplab.fileio import write_parquet, write_text
 from tcplab.plots import _colour, _figure, _save, plot_efficiency
 from tcplab.results import Result, load
 from tcplab.runner import run
@@ -497,20 +498,20 @@ def reproduce(
         values = pl.concat(grid_frames)
         claim_df = _claims.evaluate_claims(claim_list, values)
         md = _grid_markdown(title, figs, values, claim_df, images, overrides)
-        (out / "report.md").write_text(md)
-        (out / "report.html").write_text(_html(md, out))
-        values.write_parquet(out / "report.parquet")
-        claim_df.write_parquet(out / "claims.parquet")
+        write_text(out / "report.md", md)
+        write_text(out / "report.html", _html(md, out))
+        write_parquet(values, out / "report.parquet")
+        write_parquet(claim_df, out / "claims.parquet")
         return claim_df
     md = _markdown(title, figs, table, images)
-    (out / "report.md").write_text(md)
-    (out / "report.html").write_text(_html(md, out))
+    write_text(out / "report.md", md)
+    write_text(out / "report.html", _html(md, out))
     df = pl.DataFrame(
         [{k: v for k, v in r.items() if k != "warnings"} for r in table],
         schema={"figure": pl.String, "variant": pl.String, "x": pl.Float64, "flow": pl.String, "role": pl.String,
                 "paper": pl.Float64, "closed_form": pl.String, "analytic": pl.Float64, "simulated": pl.Float64,
                 "difference_pt": pl.Float64, "agrees": pl.Boolean, "note": pl.String, "alternatives": pl.String},
     )
-    df.write_parquet(out / "report.parquet")
+    write_parquet(df, out / "report.parquet")
     return df
 

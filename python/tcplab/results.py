@@ -20,16 +20,16 @@ gives identical bytes.
 from __future__ import annotations
 
 import json
-import shutil
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from tcplab import _core
+from tcplab.fileio import PARQUET_OPTIONS, copy_file, remove_stale_temporaries, write_parquet, write_text
 
-__all__ = ["Result", "load", "INTERVAL_SCHEMA", "TRACE_SCHEMAS", "EVENT_SCHEMA", "COLUMN_DOCS"]
+__all__ = ["Result", "load", "pcap_files", "INTERVAL_SCHEMA", "TRACE_SCHEMAS", "EVENT_SCHEMA", "COLUMN_DOCS"]
 
 _TYPES: dict[str, pl.DataType] = {"f64": pl.Float64(), "u64": pl.UInt64(), "u32": pl.UInt32(), "str": pl.String()}
 _REGISTRY: dict[str, list[dict[str, str]]] = _core.columns()
@@ -62,7 +62,7 @@ TRACE_FILES = {"cwnd": "cwnd_trace.parquet", "queue": "queue_trace.parquet"}
 EVENTS_FILE = "events.parquet"
 
 # Fixed writer settings: byte-identical files for identical frames.
-_PARQUET_OPTS: dict[str, Any] = {"compression": "zstd", "compression_level": 3, "statistics": True}
+_PARQUET_OPTS: dict[str, Any] = PARQUET_OPTIONS
 
 
 def _frame(columns: Mapping[str, Any], schema: dict[str, pl.DataType]) -> pl.DataFrame:
@@ -97,7 +97,17 @@ def _records(rows: list[dict[str, Any]]) -> pl.DataFrame:
 
 
 def _write_parquet(df: pl.DataFrame, path: Path) -> None:
-    df.rechunk().write_parquet(path, **_PARQUET_OPTS)
+    write_parquet(df, path)  # atomic: complete or absent
+
+
+def pcap_files(directory: str | Path) -> set[str]:
+    """The pcap files (as written in the scenario) the result saved in ``directory`` lists;
+    empty without a readable summary.json."""
+    try:
+        old = json.loads((Path(directory) / SUMMARY_FILE).read_text(encoding="utf-8"))
+        return {f["file"] for f in (old.get("pcap") or {}).get("files") or []}
+    except (OSError, ValueError, AttributeError, KeyError, TypeError):
+        return set()
 
 
 class Result:
@@ -185,7 +195,13 @@ class Result:
 
     # -- files ----------------------------------------------------------------------------
 
-    def save(self, directory: str | Path) -> Path:
+    def save(
+        self,
+        directory: str | Path,
+        *,
+        before_summary: Callable[[Path], None] | None = None,
+        earlier_pcaps: Iterable[str] | None = None,
+    ) -> Path:
         """Write the result files into ``directory`` (created if needed); returns it.
 
         Trace files of traces that are absent are removed if left over from an earlier
@@ -193,12 +209,24 @@ class Result:
         listed, so the directory always describes this result. Pcap
         files with relative paths are copied into ``directory`` (at the same relative
         path) unless they are there already; absolute ones stay where they are.
+
+        Nothing is half-written: each file goes to a temporary name and is renamed when
+        complete (``tcplab.fileio``), and ``summary.json`` — what makes a directory a
+        result (:meth:`load`) — is removed first and written last. A process killed (or a
+        disk that fills) mid-save leaves the earlier complete result, or no
+        ``summary.json``; never a summary next to files of another run. ``before_summary``
+        (e.g. plots) is called with the directory before ``summary.json`` is written.
+        ``earlier_pcaps``: the pcap files of the result the directory held (see
+        :func:`pcap_files`) when its ``summary.json`` is already gone (``tcplab run``
+        removes it before a run that writes captures into the directory).
+        Write errors raise :class:`OSError` naming the file.
         """
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
-        self._remove_stale_pcaps(d)
+        remove_stale_temporaries(d)
+        self._remove_stale_pcaps(d, earlier_pcaps)
         text = json.dumps(self.summary, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-        (d / SUMMARY_FILE).write_text(text, encoding="utf-8")
+        (d / SUMMARY_FILE).unlink(missing_ok=True)
         _write_parquet(self.intervals, d / INTERVALS_FILE)
         for name, fname in TRACE_FILES.items():
             p = d / fname
@@ -217,17 +245,16 @@ class Result:
             if rel.is_absolute() or not src.exists() or (dst.exists() and src.samefile(dst)):
                 continue
             dst.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, dst)
+            copy_file(src, dst)
+        if before_summary is not None:
+            before_summary(d)
+        write_text(d / SUMMARY_FILE, text)
         return d
 
-    def _remove_stale_pcaps(self, d: Path) -> None:
+    def _remove_stale_pcaps(self, d: Path, earlier: Iterable[str] | None = None) -> None:
         """Remove pcap files (relative paths) that an earlier result saved in ``d`` listed
-        and this one does not."""
-        try:
-            old = json.loads((d / SUMMARY_FILE).read_text(encoding="utf-8"))
-            old_files = {f["file"] for f in (old.get("pcap") or {}).get("files") or []}
-        except (OSError, ValueError, AttributeError, KeyError, TypeError):
-            return
+        (``earlier``, else its summary.json) and this one does not."""
+        old_files = set(earlier) if earlier is not None else pcap_files(d)
         keep = {f["file"] for f in (self.summary.get("pcap") or {}).get("files") or []}
         for f in sorted(old_files - keep):
             rel = Path(f)

@@ -88,6 +88,7 @@ def run(
     *,
     console: Console | None = None,
     pcap_dir: str | Path | None = None,
+    audit: bool | int = False,
 ) -> Result:
     """Run ``scenario`` to completion and return its :class:`Result`.
 
@@ -100,16 +101,23 @@ def run(
         pcap_dir: the directory relative ``links.*.pcap`` paths are written in (default:
             the current directory; ``tcplab run`` uses its ``--out``). It must exist. The
             files are listed in ``result.pcaps``; ``result.save(dir)`` copies them along.
+        audit: switch on the engine's invariant auditor (docs/reliability.md): ``True``
+            checks the whole state every 1024 events, an integer every that many events.
+            Results are identical either way; a violation (an engine bug) raises.
 
     Raises:
         ScenarioError: the scenario is invalid (the field is ``err.args[1]``).
         KeyboardInterrupt: re-raised after the progress bar is closed.
     """
     sc = as_scenario(scenario)
+    if not isinstance(audit, bool) and (not isinstance(audit, int) or audit < 0):
+        raise scenario_error("audit", f"must be True, False or a number of events >= 1, got {audit!r}")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64):
         raise scenario_error("seed", f"must be an integer in [0, 2^64), got {seed!r}")
     try:
-        extra = {} if pcap_dir is None else {"pcap_dir": str(pcap_dir)}
+        extra: dict[str, Any] = {} if pcap_dir is None else {"pcap_dir": str(pcap_dir)}
+        if audit:
+            extra["audit"] = 1024 if audit is True else int(audit)
         sim = _core.Simulation(sc.to_json(), seed, **extra)
     except ScenarioError as e:
         e.file = sc.source

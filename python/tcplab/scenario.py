@@ -90,6 +90,11 @@ def _plain(value: Any) -> Any:
     return value
 
 
+# Public names of the two helpers above, for the other modules of the package (tcplab.sweep).
+plain_value = _plain
+toml_syntax_reason = _toml_syntax_reason
+
+
 def parse_value(text: str) -> Any:
     """Parse an override value: a TOML literal when it is one, otherwise the raw string.
 

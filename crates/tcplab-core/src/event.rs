@@ -45,6 +45,8 @@ pub enum Event {
     AppTick(FlowId),
     /// A link direction's error model changes state (an outage begins or ends).
     LinkState(LinkId),
+    /// A node agent's timer (Snoop's local retransmission) may be due.
+    NodeTimer(NodeId),
 }
 
 /// The kind of an event: its tag in the packed heap entry. Adding an [`Event`] variant
@@ -64,10 +66,11 @@ enum Kind {
     QueueWake,
     AppTick,
     LinkState,
+    NodeTimer,
 }
 
 /// Every kind, indexed by its code.
-const KINDS: [Kind; 11] = [
+const KINDS: [Kind; 12] = [
     Kind::LinkTxDone,
     Kind::LinkArrival,
     Kind::FlowTimer,
@@ -79,6 +82,7 @@ const KINDS: [Kind; 11] = [
     Kind::QueueWake,
     Kind::AppTick,
     Kind::LinkState,
+    Kind::NodeTimer,
 ];
 
 /// Bits of an entry's tie-breaker word that hold the event: a `KIND_BITS`-bit kind and a
@@ -123,6 +127,7 @@ impl Event {
             Event::QueueWake(l) => (Kind::QueueWake, l.0),
             Event::AppTick(f) => (Kind::AppTick, f.0),
             Event::LinkState(l) => (Kind::LinkState, l.0),
+            Event::NodeTimer(n) => (Kind::NodeTimer, n.0),
         };
         debug_assert!(id <= MAX_EVENT_ID);
         (kind as u64) << ID_BITS | id as u64
@@ -142,6 +147,7 @@ impl Event {
         const K_QUEUE_WAKE: u64 = Kind::QueueWake as u64;
         const K_APP_TICK: u64 = Kind::AppTick as u64;
         const K_LINK_STATE: u64 = Kind::LinkState as u64;
+        const K_NODE_TIMER: u64 = Kind::NodeTimer as u64;
         let id = (code & MAX_EVENT_ID as u64) as u32;
         match (code >> ID_BITS) & KIND_MASK {
             K_LINK_TX_DONE => Event::LinkTxDone(LinkId(id)),
@@ -155,6 +161,7 @@ impl Event {
             K_QUEUE_WAKE => Event::QueueWake(LinkId(id)),
             K_APP_TICK => Event::AppTick(FlowId(id)),
             K_LINK_STATE => Event::LinkState(LinkId(id)),
+            K_NODE_TIMER => Event::NodeTimer(NodeId(id)),
             k => unreachable!("event kind {k} was never encoded"),
         }
     }
@@ -536,6 +543,7 @@ mod tests {
             Kind::QueueWake => Event::QueueWake(LinkId(id)),
             Kind::AppTick => Event::AppTick(FlowId(id)),
             Kind::LinkState => Event::LinkState(LinkId(id)),
+            Kind::NodeTimer => Event::NodeTimer(NodeId(id)),
         }
     }
 

@@ -155,6 +155,8 @@ pub fn check_run_bounded(data: &[u8]) {
         }
     };
     let mut built = built;
+    // The invariant auditor (crate::audit) checks the whole state every 64 events.
+    built.sim.enable_audit(64);
     let end = built.sim.end;
     let step = crate::time::SimDuration::from_ms(5);
     let mut now = SimTime(0);
@@ -163,6 +165,7 @@ pub fn check_run_bounded(data: &[u8]) {
         built.sim.run_until(now);
     }
     if !built.sim.is_finished() {
+        built.sim.audit();
         return;
     }
     let summary = crate::report::summary(&built, 0.0);

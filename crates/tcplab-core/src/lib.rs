@@ -22,6 +22,7 @@
 
 pub mod analysis;
 pub mod app;
+pub mod audit;
 pub mod cc;
 pub mod event;
 #[doc(hidden)]

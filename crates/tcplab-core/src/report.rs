@@ -143,6 +143,14 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
                 v["choke_checks"] = json!(c.checks);
                 v["choke_matches"] = json!(c.matches);
             }
+            if let crate::queue::AnyQueue::FqCodel(q) = &l.queue {
+                v["fq_new_flows"] = json!(q.new_flow_count);
+                v["fq_overflow_events"] = json!(q.overflow_events);
+            }
+            if let crate::queue::AnyQueue::Pie(q) = &l.queue {
+                v["pie_drop_prob"] = json!(q.drop_prob);
+                v["pie_updates"] = json!(q.updates);
+            }
             // Error models other than none/Bernoulli add their name and outage counters
             // (absent otherwise, so summaries of runs without them keep their keys).
             if !matches!(l.error, ErrorModel::None | ErrorModel::Bernoulli(_)) {
@@ -202,6 +210,34 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
             .collect::<serde_json::Map<String, Value>>()
             .into();
     }
+    // Only when the scenario has agents (Snoop): their counters, by agent name.
+    if !sim.agents.is_empty() {
+        out["agents"] = b
+            .scenario
+            .agents
+            .iter()
+            .zip(&sim.agents)
+            .map(|((name, spec), a)| {
+                let crate::net::snoop::AnyAgent::Snoop(s) = a;
+                let st = s.stats;
+                let crate::net::snoop::AgentSpec::Snoop(sp) = spec;
+                (
+                    name.clone(),
+                    json!({
+                        "type": spec.kind(),
+                        "node": sp.node,
+                        "wireless": sp.wireless,
+                        "cached": st.cached,
+                        "not_cached": st.not_cached,
+                        "local_retransmits": st.local_retransmits,
+                        "timer_retransmits": st.timer_retransmits,
+                        "suppressed_dupacks": st.suppressed_dupacks,
+                    }),
+                )
+            })
+            .collect::<serde_json::Map<String, Value>>()
+            .into();
+    }
     // Only when the scenario has schedules, so summaries without them keep their bytes.
     if !sim.schedules.is_empty() {
         out["schedules"] = sim
@@ -222,6 +258,9 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
             })
             .collect::<serde_json::Map<String, Value>>()
             .into();
+    }
+    if sim.audited() {
+        crate::audit::check_summary(&out);
     }
     out
 }
@@ -284,9 +323,21 @@ fn fairness(b: &Built, flows: &[Value], warnings: &mut Vec<String>) -> Value {
         .filter_map(|(v, _)| v["name"].as_str())
         .collect();
     if !starved.is_empty() && tcp.len() > 1 {
+        // At most 20 names (10,000 starved flows make one readable line, not 100 kB).
+        const NAMES: usize = 20;
+        let more = starved.len().saturating_sub(NAMES);
+        let tail = if more > 0 {
+            format!(
+                " and {more} more ({} of {} TCP flows)",
+                starved.len(),
+                tcp.len()
+            )
+        } else {
+            String::new()
+        };
         warnings.push(format!(
-            "TCP flow(s) with zero goodput in the steady-state window: {} (starved?)",
-            starved.join(", ")
+            "TCP flow(s) with zero goodput in the steady-state window: {}{tail} (starved?)",
+            starved[..starved.len().min(NAMES)].join(", ")
         ));
     }
     json!({ "jain": jain(&tcp), "flows": tcp.len(), "groups": groups })
@@ -300,7 +351,10 @@ fn uses_randomness(b: &Built) -> bool {
         l.error.is_random()
             || matches!(
                 l.queue,
-                crate::queue::AnyQueue::Red(_) | crate::queue::AnyQueue::Choke(_)
+                crate::queue::AnyQueue::Red(_)
+                    | crate::queue::AnyQueue::Choke(_)
+                    | crate::queue::AnyQueue::FqCodel(_)
+                    | crate::queue::AnyQueue::Pie(_)
             )
     }) || sim
         .flows
@@ -324,7 +378,7 @@ fn queue_warnings(b: &Built, warnings: &mut Vec<String>) {
                 .any(|&l| sim.links[l.index()].queue.can_mark())
         {
             warnings.push(format!(
-                "flow '{}' has ecn = true but no queue on its path marks (red, red_i, choke or choke_red_i with ecn, or droptail with mark_threshold): it will only ever see drops",
+                "flow '{}' has ecn = true but no queue on its path marks (red, red_i, choke, choke_red_i, codel, fq_codel or pie with ecn, or droptail with mark_threshold): it will only ever see drops",
                 f.name
             ));
         }
@@ -354,8 +408,8 @@ fn queue_warnings(b: &Built, warnings: &mut Vec<String>) {
 /// Results that are likely not what the user meant: a host's own outgoing queue that
 /// overflowed although a slower link follows (a sender's window outgrew the path), a TCP flow that delivered nothing for
 /// several intervals while its application ran (starved), a window far above the path's
-/// bandwidth-delay product plus the queueing it ever saw (inflated by a long recovery, or
-/// grown while application-limited). Thresholds: 3 intervals; 4x and 100 kB.
+/// bandwidth-delay product plus the queueing it ever saw from its slowest link on (inflated
+/// by a long recovery, or grown while application-limited). Thresholds: 3 intervals; 4x and 100 kB.
 fn flow_warnings(b: &Built, warnings: &mut Vec<String>) {
     use crate::net::NodeKind;
     let sim = &b.sim;
@@ -405,18 +459,27 @@ fn flow_warnings(b: &Built, warnings: &mut Vec<String>) {
             continue;
         }
         let (k, t0, t1) = worst[i];
-        if k >= 3 {
+        // A transfer that delivered all its bytes has nothing left to deliver.
+        let done = matches!(f.app, crate::app::App::Transfer { bytes, .. } if f.counters.goodput_bytes >= bytes);
+        if k >= 3 && !done {
             warnings.push(format!(
                 "flow '{}' delivered nothing for {k} consecutive intervals ({t0}-{t1} s) while its application was running: starved (a long recovery or repeated timeouts?)",
                 f.name
             ));
         }
         // Bandwidth-delay product of the forward path (twice its one-way delays) at its
-        // slowest rate, plus the most every queue on the path ever held.
+        // slowest rate, plus the most every queue from the slowest link on ever held. The
+        // queues before it (the sender's own host queue on a faster access link) do not
+        // count: what they hold is the window in excess, not room the path offers.
         let path = m.path.iter().map(|&l| &sim.links[l.index()]);
-        let rate = path.clone().map(|l| l.rate.bps()).min().unwrap_or(0) as f64;
+        let rate = path.clone().map(|l| l.rate.bps()).min().unwrap_or(0);
         let rtt: f64 = 2.0 * path.clone().map(|l| l.delay.as_secs_f64()).sum::<f64>();
-        let queued: u64 = path.map(|l| l.stats.max_queue_bytes).sum();
+        let queued: u64 = path
+            .clone()
+            .skip_while(|l| l.rate.bps() > rate)
+            .map(|l| l.stats.max_queue_bytes)
+            .sum();
+        let rate = rate as f64;
         let plausible = rate * rtt / 8.0 + queued as f64;
         let w = max_cwnd[i] as f64;
         if w > 4.0 * plausible && w > 100_000.0 {

@@ -154,6 +154,8 @@ pub struct Sim {
     pub links: Vec<Link>,
     pub flows: Vec<Flow>,
     pub schedules: Vec<ScheduleRun>,
+    /// Node agents (`[agents]`, Snoop), indexed by `Node::agent`.
+    pub agents: Vec<crate::net::snoop::AnyAgent>,
     pub metrics: MetricsConfig,
     pub intervals: IntervalColumns,
     pub cwnd_trace: CwndTrace,
@@ -174,6 +176,12 @@ pub struct Sim {
     last_interval: SimTime,
     started: bool,
     finished: bool,
+    /// The invariant auditor ([`crate::audit`]): check the whole state every this many
+    /// events; 0 = off. `audit_next`: the event count of the next check (u64::MAX when
+    /// off); `audit_last_now`: the time of the last one.
+    audit_every: u64,
+    audit_next: u64,
+    audit_last_now: SimTime,
 }
 
 /// What a sender's or receiver's `out` touches: the network half of [`Sim`], borrowed
@@ -220,6 +228,22 @@ impl Net<'_> {
     }
 }
 
+impl Net<'_> {
+    /// [`Net::send`], and whether the first-hop queue kept the packet (node agents: Snoop
+    /// caches only what its wireless queue accepted).
+    fn send_kept(&mut self, node: NodeId, pkt: Packet) -> bool {
+        let Some(l) = self.nodes[node.index()].routes[pkt.dst.index()] else {
+            unreachable!(
+                "validated scenario has a route from {} to {}",
+                node, pkt.dst
+            )
+        };
+        let before = self.links[l.index()].drops.packets;
+        self.send(node, pkt);
+        self.links[l.index()].drops.packets == before
+    }
+}
+
 impl Sim {
     pub fn new(
         end: SimTime,
@@ -241,6 +265,7 @@ impl Sim {
             links,
             flows,
             schedules: Vec::new(),
+            agents: Vec::new(),
             metrics,
             intervals: IntervalColumns::default(),
             cwnd_trace: CwndTrace::default(),
@@ -256,6 +281,40 @@ impl Sim {
             last_interval: SimTime::ZERO,
             started: false,
             finished: false,
+            audit_every: 0,
+            audit_next: u64::MAX,
+            audit_last_now: SimTime::ZERO,
+        }
+    }
+
+    /// Switch the invariant auditor ([`crate::audit`]) on: the whole state and the
+    /// monotony of time every `every` events (at least 1) and at the end of the run.
+    pub fn enable_audit(&mut self, every: u64) {
+        self.audit_every = every.max(1);
+        self.audit_next = self.events_processed.saturating_add(self.audit_every);
+    }
+
+    /// Whether the auditor is on.
+    pub fn audited(&self) -> bool {
+        self.audit_every != 0
+    }
+
+    /// Check every invariant of [`crate::audit`] now (panics on a violation).
+    pub fn audit(&mut self) {
+        let now = self.now;
+        for l in &mut self.links {
+            l.settle(now);
+            crate::audit::check_link(l, now);
+        }
+        for f in &self.flows {
+            match &f.transport {
+                Transport::Tcp { sender, receiver } => {
+                    crate::audit::check_tcp(&f.name, sender, receiver, &f.counters)
+                }
+                Transport::Udp { sender, receiver } => {
+                    crate::audit::check_udp(&f.name, sender, receiver)
+                }
+            }
         }
     }
 
@@ -411,11 +470,16 @@ impl Sim {
                 break;
             }
             let (at, ev) = self.events.pop().unwrap();
+            debug_assert!(at >= self.now, "time went backwards");
             self.now = at;
             self.events_processed += 1;
             self.dispatch(ev);
             while let Some(f) = self.refunds.pop() {
                 self.ipq_departed(f);
+            }
+            // The auditor: `audit_next` is u64::MAX when it is off (one compare per event).
+            if self.events_processed >= self.audit_next {
+                self.audit_due();
             }
         }
         self.now = self.now.max(limit);
@@ -423,8 +487,27 @@ impl Sim {
             l.settle(self.now);
         }
         if limit >= self.end && !self.finished {
+            if self.audit_every != 0 {
+                self.audit_due();
+            }
             self.finish();
         }
+    }
+
+    /// The auditor's periodic check: time has not gone backwards since the last one, and
+    /// every invariant of [`crate::audit`] holds.
+    #[cold]
+    #[inline(never)]
+    fn audit_due(&mut self) {
+        if self.now < self.audit_last_now {
+            panic!(
+                "tcplab audit: time went backwards: {} ps after {} ps (an engine bug)",
+                self.now.0, self.audit_last_now.0
+            );
+        }
+        self.audit_last_now = self.now;
+        self.audit_next = self.events_processed.saturating_add(self.audit_every);
+        self.audit();
     }
 
     #[inline]
@@ -457,6 +540,7 @@ impl Sim {
             Event::AppTick(f) => self.app_tick(f),
             Event::QueueWake(l) => self.links[l.index()].wake(l, now, &mut self.events),
             Event::LinkState(l) => self.links[l.index()].state_change(l, now, &mut self.events),
+            Event::NodeTimer(n) => self.agent_timer(n),
             Event::Interval => self.close_interval(),
             Event::Trace => self.trace_sample(),
             Event::SteadyStart => self.steady_start(),
@@ -491,7 +575,10 @@ impl Sim {
     fn receive(&mut self, node: NodeId, p: Packet) {
         let now = self.now;
         if p.dst != node {
-            self.split().0.send(node, p);
+            match self.nodes[node.index()].agent {
+                None => self.split().0.send(node, p),
+                Some(a) => self.agent_forward(node, a, p),
+            }
             return;
         }
         let f = p.flow;
@@ -518,6 +605,64 @@ impl Sim {
             }
         }
         self.sync_timer(f);
+    }
+
+    /// A packet passing through a node with an agent (Snoop): the agent forwards it, may
+    /// hold it back (a suppressed dupack) or send more (local retransmissions).
+    #[cold]
+    #[inline(never)]
+    fn agent_forward(&mut self, node: NodeId, a: u32, p: Packet) {
+        let Sim {
+            nodes,
+            links,
+            events,
+            refunds,
+            now,
+            agents,
+            ..
+        } = self;
+        let next =
+            nodes[node.index()].routes[p.dst.index()].expect("validated scenario has a route");
+        let mut net = Net {
+            nodes,
+            links,
+            events,
+            refunds,
+            now: *now,
+        };
+        let crate::net::snoop::AnyAgent::Snoop(s) = &mut agents[a as usize];
+        if let Some(t) = s.on_forward(*now, p, next, &mut |q| net.send_kept(node, q)) {
+            net.events.schedule(t, Event::NodeTimer(node));
+        }
+    }
+
+    /// A node agent's timer.
+    #[cold]
+    #[inline(never)]
+    fn agent_timer(&mut self, node: NodeId) {
+        let Some(a) = self.nodes[node.index()].agent else {
+            return;
+        };
+        let Sim {
+            nodes,
+            links,
+            events,
+            refunds,
+            now,
+            agents,
+            ..
+        } = self;
+        let mut net = Net {
+            nodes,
+            links,
+            events,
+            refunds,
+            now: *now,
+        };
+        let crate::net::snoop::AnyAgent::Snoop(s) = &mut agents[a as usize];
+        if let Some(t) = s.on_timer(*now, &mut |q| net.send_kept(node, q)) {
+            net.events.schedule(t, Event::NodeTimer(node));
+        }
     }
 
     /// One of `f`'s data segments left its host's backpressured queue.

@@ -150,18 +150,24 @@ impl Simulation {
     /// Build from scenario JSON text; `seed` overrides the scenario's seed. The pcap files
     /// of `links.*.pcap` are created here, relative paths in `pcap_dir` (default: the
     /// current directory); `pcap_log` also keeps every captured packet for `results()`.
+    /// `audit` > 0 switches the invariant auditor on, checking the whole state every `audit`
+    /// events (a violation raises a PanicException naming the rule: an engine bug).
     #[new]
-    #[pyo3(signature = (scenario_json, seed=None, pcap_dir=None, pcap_log=false))]
+    #[pyo3(signature = (scenario_json, seed=None, pcap_dir=None, pcap_log=false, audit=0))]
     fn new(
         scenario_json: &str,
         seed: Option<u64>,
         pcap_dir: Option<PathBuf>,
         pcap_log: bool,
+        audit: u64,
     ) -> PyResult<Self> {
         let mut built = tcplab_core::load_json(scenario_json, seed).map_err(scenario_err)?;
         built
             .open_pcaps(pcap_dir.as_deref(), pcap_log)
             .map_err(scenario_err)?;
+        if audit > 0 {
+            built.sim.enable_audit(audit);
+        }
         Ok(Simulation { built, wall: 0.0 })
     }
 
@@ -197,7 +203,10 @@ impl Simulation {
         let built = &mut self.built;
         let (done, dt) = py.allow_threads(|| {
             let t0 = Instant::now();
-            let target: SimTime = built.sim.now + SimDuration::from_secs_f64(seconds);
+            // At least one picosecond, so a step below the clock's resolution (a
+            // picosecond-long run sliced in 200) still makes progress.
+            let step = SimDuration(SimDuration::from_secs_f64(seconds).0.max(1));
+            let target: SimTime = built.sim.now + step;
             built.sim.run_until(target);
             (built.sim.is_finished(), t0.elapsed().as_secs_f64())
         });

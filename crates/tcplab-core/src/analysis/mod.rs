@@ -16,6 +16,7 @@
 //! one variant and one match arm below, its `[analysis]` key in the scenario, and the
 //! validation in `scenario/build/analysis.rs`.
 
+pub mod dctcp;
 pub mod kalampoukas97;
 pub mod zhang;
 

@@ -80,6 +80,9 @@ pub struct OnOff {
     silent: bool,
 }
 
+/// Most on periods a write may need (spacing of writes / mean on period).
+pub const MAX_PERIODS_PER_WRITE: u128 = 1_000_000;
+
 impl OnOffSpec {
     pub fn build(&self, cx: &AppCx) -> Result<App, ScenarioError> {
         let size = super::packet_size(cx, self.packet_size)?;
@@ -88,6 +91,20 @@ impl OnOffSpec {
         }
         let (start, stop) = cx.window(self.start, self.stop)?;
         let bps = self.rate.0.bps();
+        // A write takes spacing / on periods to reach when the on periods are shorter than
+        // the spacing (the virtual clock runs only while on): bound that work per write.
+        let spacing = size as u128 * 8 * PS_PER_S as u128 / bps.max(1) as u128;
+        let per_write = spacing / self.on.0 .0 as u128;
+        if per_write > MAX_PERIODS_PER_WRITE {
+            return Err(cx.err(
+                "on",
+                format!(
+                    "{} is {per_write} times shorter than the spacing of writes at the peak rate ({}): each write would take that many on/off periods; make `on` at least 1/{MAX_PERIODS_PER_WRITE} of the spacing",
+                    self.on.0,
+                    SimDuration(spacing.min(u64::MAX as u128) as u64)
+                ),
+            ));
+        }
         let (off, silent) = match (&self.off, &self.mean_rate) {
             (Some(off), None) => (off.0, false),
             (None, Some(m)) => match parse_mean_rate(m) {
@@ -251,6 +268,32 @@ mod tests {
         let rate = n as f64 * 8000.0 / 4000.0;
         let expect = 8e6 * 1.0 / 4.0;
         assert!((rate / expect - 1.0).abs() < 0.005, "{rate} vs {expect}");
+    }
+
+    #[test]
+    fn on_periods_far_below_the_spacing_are_refused() {
+        // 1 ps on periods at 1 Mb/s (8 ms spacing): 8e9 periods per write.
+        let spec = |on: SimDuration| OnOffSpec {
+            rate: RateValue(Rate(1_000_000)),
+            packet_size: 1000,
+            on: DurationValue(on),
+            off: Some(DurationValue(on)),
+            mean_rate: None,
+            distribution: Distribution::Exponential,
+            start: None,
+            stop: None,
+        };
+        let cx = AppCx {
+            field: "flows.f.app",
+            seed: 1,
+            index: 0,
+            transport: "udp",
+        };
+        let e = spec(SimDuration(1)).build(&cx).unwrap_err();
+        assert_eq!(e.field, "flows.f.app.on", "{e:?}");
+        assert!(e.reason.contains("8000000000 times shorter"), "{e:?}");
+        // 8 ns: exactly a million periods per write, accepted.
+        assert!(spec(SimDuration(8_000)).build(&cx).is_ok());
     }
 
     #[test]

@@ -24,6 +24,7 @@
 //! | e | 3 | 2.4 Gb/s (OC-48, seed 002) | 60 ms | 1000 B | 32 Mbit (4 MB) |
 //!
 //! bs, cs, ds, es: b-e with SACK (`sack = true`: RFC 6675 recovery with PRR-SSRB).
+//! CUBIC variants `a-cubic` .. `e-cubic` (in the suite, after a-e): a-e with `cc = "cubic"`.
 //!
 //! Vegas scenarios for the ns-3 cross-check (`bench/ns3_compare.py --vegas`), not in the
 //! suite: v1, v4, v16 = 1, 4, 16 Vegas flows (alpha 1, beta 3, gamma 1), 10 Mb/s, 40 ms,
@@ -195,6 +196,25 @@ const fn with_sack(name: &'static str, base: usize) -> Spec {
 }
 
 const NEWRENO: &str = "\"newreno\"";
+const CUBIC: &str = "\"cubic\"";
+
+/// CUBIC variants of a-e (`a-cubic`, ...): the same dumbbells with `cc = "cubic"` (RFC 9438
+/// defaults, HyStart++ on).
+const CUBIC_SUITE: &[Spec] = &[
+    cubic_of(SUITE_NEWRENO[0], "a-cubic"),
+    cubic_of(SUITE_NEWRENO[1], "b-cubic"),
+    cubic_of(SUITE_NEWRENO[2], "c-cubic"),
+    cubic_of(SUITE_NEWRENO[3], "d-cubic"),
+    cubic_of(SUITE_NEWRENO[4], "e-cubic"),
+];
+
+const fn cubic_of(s: Spec, name: &'static str) -> Spec {
+    Spec {
+        name,
+        cc: CUBIC,
+        ..s
+    }
+}
 const VEGAS: &str = "{ algorithm = \"vegas\", alpha = 1, beta = 3, gamma = 1 }";
 
 /// Vegas on a small dumbbell (bench/ns3_compare.py --vegas): 1, 4 and 16 flows, 10 Mb/s,
@@ -239,10 +259,11 @@ fn spec(name: &str) -> Spec {
     *SUITE
         .iter()
         .chain(VEGAS_SUITE)
+        .chain(CUBIC_SUITE)
         .find(|s| s.name == name)
         .unwrap_or_else(|| {
             die(&format!(
-                "unknown scenario '{name}' (a, b, c, d, e; SACK: bs, cs, ds, es; Vegas: v1, v4, v16)"
+                "unknown scenario '{name}' (a, b, c, d, e; SACK: bs, cs, ds, es; CUBIC: a-cubic .. e-cubic; Vegas: v1, v4, v16)"
             ))
         })
 }
@@ -618,7 +639,7 @@ fn suite(args: &[String]) {
     );
     println!("{HEADER}");
     let mut results = Vec::new();
-    for s in SUITE {
+    for s in SUITE.iter().chain(CUBIC_SUITE) {
         if only
             .as_ref()
             .is_some_and(|o| !o.iter().any(|n| n == s.name))

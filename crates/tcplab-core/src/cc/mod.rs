@@ -16,6 +16,8 @@
 //! See `docs/writing-a-cc.md` for adding one.
 
 pub mod alt;
+pub mod cubic;
+pub mod dctcp;
 pub mod fast;
 pub mod gaimd;
 pub mod highspeed;
@@ -24,7 +26,10 @@ pub mod scalable;
 pub mod tcpe;
 pub mod vegas;
 pub mod westwood;
+pub mod xcp;
 
+pub use cubic::Cubic;
+pub use dctcp::Dctcp;
 pub use fast::Fast;
 pub use gaimd::Gaimd;
 pub use highspeed::Highspeed;
@@ -33,6 +38,7 @@ pub use scalable::Scalable;
 pub use tcpe::Tcpe;
 pub use vegas::Vegas;
 pub use westwood::Westwood;
+pub use xcp::Xcp;
 
 use crate::net::packet::CcHeader;
 use crate::scenario::ScenarioError;
@@ -208,6 +214,13 @@ crate::tagged_enum! {
         /// TCP Westwood: BE/RE/CRB/ABSE eligible rate, Agile Probing, PNCD (seed 004), and
         /// Westwood+ (`estimator = "plus"`, Linux).
         "westwood" => Westwood(westwood::WestwoodSpec),
+        /// CUBIC (RFC 9438) with HyStart++ (RFC 9406).
+        "cubic" => Cubic(cubic::CubicSpec),
+        /// DCTCP (RFC 8257): α-proportional reduction from the fraction of marked bytes.
+        "dctcp" => Dctcp(dctcp::DctcpSpec),
+        /// XCP end host: applies the routers' explicit feedback (Katabi, Handley & Rohrs
+        /// 2002; seed 004); needs `queue = { type = "xcp" }` routers.
+        "xcp" => Xcp(xcp::XcpSpec),
     }
 }
 
@@ -230,6 +243,9 @@ impl CcSpec {
             CcSpec::Scalable(s) => AnyCc::Scalable(s.build(field, init)?),
             CcSpec::Tcpe(s) => AnyCc::Tcpe(s.build(field, init)?),
             CcSpec::Westwood(s) => AnyCc::Westwood(Box::new(s.build(field, init)?)),
+            CcSpec::Cubic(s) => AnyCc::Cubic(Box::new(s.build(field, init)?)),
+            CcSpec::Dctcp(s) => AnyCc::Dctcp(s.build(field, init)?),
+            CcSpec::Xcp(s) => AnyCc::Xcp(s.build(field, init)?),
         })
     }
     /// What seed 001's ALT timestamps add to the flow's packets, for algorithms that run
@@ -257,6 +273,10 @@ pub enum AnyCc {
     /// Boxed: its estimators' state (about 1.5 kB with the RE ring) would otherwise size
     /// every variant; allocated once, at build.
     Westwood(Box<Westwood>),
+    /// Boxed: its curve and HyStart++ state (184 bytes) would size every sender.
+    Cubic(Box<Cubic>),
+    Dctcp(Dctcp),
+    Xcp(Xcp),
 }
 
 macro_rules! dispatch {
@@ -270,6 +290,9 @@ macro_rules! dispatch {
             AnyCc::Scalable($c) => $e,
             AnyCc::Tcpe($c) => $e,
             AnyCc::Westwood($c) => $e,
+            AnyCc::Cubic($c) => $e,
+            AnyCc::Dctcp($c) => $e,
+            AnyCc::Xcp($c) => $e,
         }
     };
 }

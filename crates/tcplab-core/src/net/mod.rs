@@ -11,6 +11,7 @@ pub mod error;
 pub mod link;
 pub mod packet;
 pub mod routing;
+pub mod snoop;
 
 pub use error::ErrorModel;
 pub use link::{Link, LinkStats};
@@ -32,4 +33,7 @@ pub struct Node {
     pub kind: NodeKind,
     /// First-hop link towards each destination node (`None` if unreachable or self).
     pub routes: Vec<Option<LinkId>>,
+    /// Index of this node's agent in `Sim::agents` (`[agents]`: Snoop); `None` for
+    /// plain forwarding.
+    pub agent: Option<u32>,
 }

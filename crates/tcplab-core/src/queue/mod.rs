@@ -8,14 +8,22 @@
 pub mod ackprio;
 pub mod bwalloc;
 pub mod choke;
+pub mod codel;
 pub mod droptail;
+pub mod fq_codel;
+pub mod pie;
 pub mod red;
+pub mod xcp;
 
 pub use ackprio::AckPriority;
 pub use bwalloc::BandwidthAllocation;
 pub use choke::Choke;
+pub use codel::Codel;
 pub use droptail::{DropTail, Limit};
+pub use fq_codel::FqCodel;
+pub use pie::Pie;
 pub use red::Red;
+pub use xcp::Xcp;
 
 use crate::net::packet::flags;
 use crate::net::packet::Packet;
@@ -59,16 +67,22 @@ pub enum DropReason {
     MarkToDrop,
     /// A CHOKe match: the arrival and a random queued packet belong to the same flow.
     Choke,
+    /// CoDel's control law (CoDel, FQ-CoDel): a packet whose sojourn stayed above target.
+    Codel,
+    /// PIE's random drop (or mark) with its controlled probability.
+    Pie,
 }
 
 impl DropReason {
     /// Every reason, in the order of [`DropReason::index`].
-    pub const ALL: [DropReason; 5] = [
+    pub const ALL: [DropReason; 7] = [
         DropReason::Overflow,
         DropReason::Early,
         DropReason::Forced,
         DropReason::MarkToDrop,
         DropReason::Choke,
+        DropReason::Codel,
+        DropReason::Pie,
     ];
     /// The name used in summary.json and event traces.
     pub fn name(self) -> &'static str {
@@ -78,6 +92,8 @@ impl DropReason {
             DropReason::Forced => "forced",
             DropReason::MarkToDrop => "mark_to_drop",
             DropReason::Choke => "choke",
+            DropReason::Codel => "codel",
+            DropReason::Pie => "pie",
         }
     }
     #[inline]
@@ -310,6 +326,13 @@ pub enum AnyQueue {
     Red(Red),
     /// Boxed: CHOKe carries RED and its own queue, and would make every link larger.
     Choke(Box<Choke>),
+    Codel(Codel),
+    /// Boxed: FQ-CoDel's bucket table and lists.
+    FqCodel(Box<FqCodel>),
+    /// Boxed: PIE's parameters and controller state would size every link.
+    Pie(Box<Pie>),
+    /// Boxed: the XCP router's sums and timers would make every link larger.
+    Xcp(Box<Xcp>),
     #[cfg(test)]
     Test(tests::WakeTest),
 }
@@ -323,6 +346,10 @@ macro_rules! each_queue {
             AnyQueue::BandwidthAllocation($x) => $body,
             AnyQueue::Red($x) => $body,
             AnyQueue::Choke($x) => $body,
+            AnyQueue::Codel($x) => $body,
+            AnyQueue::FqCodel($x) => $body,
+            AnyQueue::Pie($x) => $body,
+            AnyQueue::Xcp($x) => $body,
             #[cfg(test)]
             AnyQueue::Test($x) => $body,
         }
@@ -346,6 +373,10 @@ impl crate::scenario::QueueSpec {
             S::RedI(s) => AnyQueue::Red(s.build(field)?),
             S::Choke(s) => AnyQueue::Choke(Box::new(s.build(field, rate)?)),
             S::ChokeRedI(s) => AnyQueue::Choke(Box::new(s.build(field)?)),
+            S::Codel(s) => AnyQueue::Codel(s.build(field)?),
+            S::FqCodel(s) => AnyQueue::FqCodel(Box::new(s.build(field)?)),
+            S::Pie(s) => AnyQueue::Pie(Box::new(s.build(field)?)),
+            S::Xcp(s) => AnyQueue::Xcp(Box::new(s.build(field, rate)?)),
         })
     }
 }
@@ -357,6 +388,9 @@ impl AnyQueue {
             AnyQueue::DropTail(q) => q.plain_limit().is_none(),
             AnyQueue::Red(r) => r.config().ecn,
             AnyQueue::Choke(c) => c.red().config().ecn,
+            AnyQueue::Codel(c) => c.params().ecn,
+            AnyQueue::FqCodel(c) => c.codel().ecn,
+            AnyQueue::Pie(c) => c.params().ecn,
             _ => false,
         }
     }

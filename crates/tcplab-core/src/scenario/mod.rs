@@ -88,6 +88,9 @@ pub struct Scenario {
     /// (`error = { model = "outage", schedule = "NAME" }`).
     #[serde(default)]
     pub outages: BTreeMap<String, OutageScheduleSpec>,
+    /// Agents on nodes by name (`[agents.NAME] type = "snoop"`): none by default.
+    #[serde(default)]
+    pub agents: BTreeMap<String, crate::net::snoop::AgentSpec>,
     /// Where the values of an expanded scenario (builders, duplex links, defaults) came
     /// from, so that validation errors name the field the user wrote.
     #[serde(skip)]
@@ -191,6 +194,14 @@ crate::tagged_enum! {
         "choke" => Choke(crate::queue::choke::ChokeSpec),
         /// Seed 002's CHOKe/RED-I: periodic CHOKe drops, RED-I marks.
         "choke_red_i" => ChokeRedI(crate::queue::choke::ChokeRedISpec),
+        /// CoDel (RFC 8289): drops at dequeue on the packets' sojourn time.
+        "codel" => Codel(crate::queue::codel::CodelSpec),
+        /// FQ-CoDel (RFC 8290): flow hashing, DRR over new and old flows, CoDel per flow.
+        "fq_codel" => FqCodel(crate::queue::fq_codel::FqCodelSpec),
+        /// PIE (RFC 8033): random early drop steered by the queueing delay.
+        "pie" => Pie(crate::queue::pie::PieSpec),
+        /// XCP router: explicit per-packet feedback (Katabi, Handley & Rohrs 2002).
+        "xcp" => Xcp(crate::queue::xcp::XcpSpec),
     }
 }
 
@@ -448,6 +459,9 @@ pub enum PrrSpec {
 pub enum EcnEchoSpec {
     Rfc3168,
     PerMark,
+    /// `per_mark` plus RFC 8257 §3.2: with delayed acks, unmarked segments held for the
+    /// delayed ack are acknowledged on their own before a CE-marked one.
+    Dctcp,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]

@@ -37,11 +37,13 @@ pub fn split_tag<E: Error>(v: Value, tag: &str, names: &[&str]) -> Result<(Strin
                     &format!("must be a name ({}), got {other}", names.join(", ")),
                 ))
             }
+            // Named at the leaf (`flows.f.app.type`), e.g. after `--set flows.f.app.start=1s`
+            // made an `app` table of its own.
             None => {
-                return Err(E::custom(format!(
-                    "missing field `{tag}` (one of: {})",
-                    names.join(", ")
-                )))
+                return Err(error_at(
+                    tag,
+                    &format!("missing (one of: {})", names.join(", ")),
+                ))
             }
         },
         other => {

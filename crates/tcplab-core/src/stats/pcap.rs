@@ -241,9 +241,17 @@ pub fn encode(
 }
 
 /// Writes one link direction's packets to a pcap file.
+///
+/// A file writer ([`PcapWriter::create`]) writes into a temporary file next to `path`
+/// (`.NAME.tmp-PID`) and renames it to `path` in [`PcapWriter::finish`]: a run killed or
+/// interrupted before its end, or a write error (disk full), never leaves a truncated
+/// file at `path` (an earlier complete file stays). A writer dropped unfinished removes its
+/// temporary file.
 pub struct PcapWriter<W: Write = BufWriter<File>> {
     out: W,
     path: PathBuf,
+    /// The temporary file being written (file writers only), renamed to `path` by `finish`.
+    tmp: Option<PathBuf>,
     buf: [u8; RECORD_LEN],
     /// Receiver window per flow id (what acks advertise).
     rwnd: Vec<u16>,
@@ -257,13 +265,37 @@ pub struct PcapWriter<W: Write = BufWriter<File>> {
 impl PcapWriter<BufWriter<File>> {
     /// Create (or truncate) `path` and write the file header. `rwnd[f]` is the receiver
     /// window of flow `f` in bytes.
+    /// The records go to a temporary file in the same directory until [`PcapWriter::finish`]
+    /// (unless `path` exists and is not a regular file, e.g. a FIFO or a device: that is
+    /// written directly).
     pub fn create(path: &Path, rwnd: &[u64]) -> io::Result<Self> {
-        let f = File::create(path)?;
-        Ok(Self::new(
+        let special = std::fs::metadata(path).is_ok_and(|m| !m.is_file());
+        let tmp = (!special).then(|| temp_path(path));
+        let f = File::create(tmp.as_deref().unwrap_or(path))?;
+        let mut w = Self::new(
             BufWriter::with_capacity(64 * 1024, f),
             path.to_path_buf(),
             rwnd,
-        ))
+        );
+        w.tmp = tmp;
+        Ok(w)
+    }
+}
+
+/// `.NAME.tmp-PID` next to `path`.
+fn temp_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
+}
+
+impl<W: Write> Drop for PcapWriter<W> {
+    fn drop(&mut self) {
+        if let Some(tmp) = self.tmp.take() {
+            let _ = std::fs::remove_file(tmp);
+        }
     }
 }
 
@@ -273,6 +305,7 @@ impl<W: Write> PcapWriter<W> {
         let mut w = PcapWriter {
             out,
             path,
+            tmp: None,
             buf: [0; RECORD_LEN],
             rwnd: rwnd
                 .iter()
@@ -318,11 +351,23 @@ impl<W: Write> PcapWriter<W> {
         self.records += 1;
     }
 
-    /// Flush buffered records (at the end of the run).
+    /// Flush buffered records (at the end of the run) and, for a file writer, move the
+    /// temporary file to the final path. After an error the temporary file is removed and
+    /// the final path is left as it was.
     pub fn finish(&mut self) {
         if self.error.is_none() {
             if let Err(e) = self.out.flush() {
                 self.error = Some(e.to_string());
+            }
+        }
+        if let Some(tmp) = self.tmp.take() {
+            if self.error.is_none() {
+                if let Err(e) = std::fs::rename(&tmp, &self.path) {
+                    self.error = Some(e.to_string());
+                }
+            }
+            if self.error.is_some() {
+                let _ = std::fs::remove_file(&tmp);
             }
         }
     }
@@ -635,5 +680,34 @@ mod tests {
             "{:?}",
             w.error()
         );
+    }
+
+    #[test]
+    fn file_appears_complete_at_finish_or_not_at_all() {
+        let dir = std::env::temp_dir().join(format!("tcplab-pcap-atomic-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("a.pcap");
+        let tmp = temp_path(&path);
+        // Unfinished (an interrupted run): the temporary file goes, nothing appears.
+        let mut w = PcapWriter::create(&path, &[65535]).unwrap();
+        w.record(SimTime(1), &data(0, 0, 1000));
+        assert!(tmp.exists() && !path.exists());
+        drop(w);
+        assert!(!tmp.exists() && !path.exists());
+        // Finished: the complete file is renamed into place.
+        let mut w = PcapWriter::create(&path, &[65535]).unwrap();
+        w.record(SimTime(1), &data(0, 0, 1000));
+        w.record(SimTime(2), &data(0, 1000, 1000));
+        w.finish();
+        assert!(w.error().is_none(), "{:?}", w.error());
+        drop(w);
+        assert!(!tmp.exists());
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), 24 + 2 * (16 + 52));
+        // A later unfinished writer leaves the earlier complete file untouched.
+        let mut w = PcapWriter::create(&path, &[65535]).unwrap();
+        w.record(SimTime(1), &data(0, 0, 1000));
+        drop(w);
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), 24 + 2 * (16 + 52));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

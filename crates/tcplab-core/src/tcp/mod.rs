@@ -105,6 +105,10 @@ pub enum EcnEcho {
     /// TCP/E: "a one to one correspondence between the ECN marks in the forward direction
     /// and the ECN marks reflected in the ack packets").
     PerMark,
+    /// `PerMark` with RFC 8257 §3.2's delayed-ack rule: a CE-marked segment that arrives
+    /// while unmarked segments are held for the delayed ack first releases an ack for those
+    /// (without ECE), so each ECE covers marked bytes only (DCTCP's default).
+    Dctcp,
 }
 
 /// RFC 6582 §3.2 step 3 (full acknowledgment) offers two congestion windows for leaving

@@ -275,6 +275,14 @@ impl TcpReceiver {
         if pkt.has(flags::CE) {
             self.stats.ce_received += 1;
             self.ece_latched = true;
+            // RFC 8257 §3.2: the CE state changes, so ack what is held (unmarked: a marked
+            // segment is acked at once) without ECE before this segment moves rcv_nxt.
+            if self.ecn_echo == EcnEcho::Dctcp && self.unacked > 0 {
+                if let Some(mut held) = self.echo {
+                    held.flags &= !flags::CE;
+                    self.send_ack(now, &held, out);
+                }
+            }
         }
         let (s, e) = (pkt.seq, pkt.seq + pkt.len as u64);
         let mut res = RxOutcome::default();
@@ -328,6 +336,10 @@ impl TcpReceiver {
                 echo = *pkt;
                 echo.rx_time = at;
             }
+            // XCP: one ack for two segments echoes both segments' feedback (a sum).
+            if self.unacked > 1 {
+                echo.cc.feedback += held.cc.feedback;
+            }
             self.send_ack(now, &echo, out);
         } else if self.delack_deadline.is_none() {
             self.delack_deadline = Some(now + self.delayed_ack.unwrap());
@@ -377,7 +389,7 @@ impl TcpReceiver {
         }
         let ece = match self.ecn_echo {
             EcnEcho::Rfc3168 => self.ece_latched,
-            EcnEcho::PerMark => seg.has(flags::CE),
+            EcnEcho::PerMark | EcnEcho::Dctcp => seg.has(flags::CE),
         };
         if ece {
             f |= flags::ECE;
@@ -528,6 +540,19 @@ mod tests {
     }
 
     #[test]
+    fn delayed_acks_sum_the_xcp_feedback_of_both_segments() {
+        let mut r = TcpReceiver::new(40, Some(SimDuration::from_ms(100)));
+        let mut fb = Vec::new();
+        for (k, x) in [1.5f32, 2.0, -4.0].into_iter().enumerate() {
+            let mut p = seg(100 * k as u64, 100);
+            p.cc.feedback = x;
+            r.on_data(SimTime::ZERO, &p, &mut |a| fb.push(a.cc.feedback));
+        }
+        r.on_delack_timer(SimTime(1), &mut |a| fb.push(a.cc.feedback));
+        assert_eq!(fb, vec![3.5, -4.0], "two segments' sum, then one alone");
+    }
+
+    #[test]
     fn arrival_and_leaving_times_are_on_the_receiver_clock() {
         // Clock 5 ps behind simulated time: AT and LT read 5 ps less (wrapping below 0).
         let mut r = TcpReceiver::new(40, Some(SimDuration::from_ms(100))).with_clock_offset(-5);
@@ -655,5 +680,28 @@ mod tests {
         }
         assert_eq!(eces.iter().filter(|&&e| e).count(), 3, "{eces:?}");
         assert_eq!((r.stats.ce_received, r.stats.ece_sent), (3, 3));
+    }
+
+    /// RFC 8257 §3.2 with delayed acks: an unmarked segment held for the delayed ack is
+    /// acked without ECE before the CE-marked one that follows it (per_mark acks both with
+    /// one ECE, so the sender would count the unmarked bytes as marked).
+    #[test]
+    fn dctcp_echo_acks_held_unmarked_bytes_separately() {
+        use flags::{CE, ECE, ECT};
+        let acks = |policy: EcnEcho| {
+            let mut r = TcpReceiver::new(40, Some(SimDuration::from_ms(100))).with_ecn_echo(policy);
+            let mut out = Vec::new();
+            for (i, f) in [ECT, ECT | CE, ECT, ECT].iter().enumerate() {
+                let mut p = seg(100 * i as u64, 100);
+                p.flags = *f;
+                r.on_data(SimTime::ZERO, &p, &mut |a| out.push((a.ack, a.has(ECE))));
+            }
+            out
+        };
+        assert_eq!(acks(EcnEcho::PerMark), vec![(200, true), (400, false)]);
+        assert_eq!(
+            acks(EcnEcho::Dctcp),
+            vec![(100, false), (200, true), (400, false)]
+        );
     }
 }

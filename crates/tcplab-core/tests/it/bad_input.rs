@@ -209,6 +209,9 @@ fn transport_app_and_schedule_mistakes_name_their_field() {
     let sched = |s: &str| format!("{two}[schedules.s]\n{s}\n");
     let cases: Vec<(String, &str, &str)> = vec![
         (app("transport = \"sctp\""), "flows.f.transport", "unknown variant `sctp`"),
+        // Issue 17: an `app` table without its `type` (`--set flows.f.app.start=1s`) is
+        // named at the leaf.
+        (app("app = { start = \"1s\" }"), "flows.f.app.type", "missing (one of: bulk"),
         (
             app("transport = \"udp\""),
             "flows.f.app.type",

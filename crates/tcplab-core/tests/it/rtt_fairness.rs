@@ -291,6 +291,33 @@ app = { type = "cbr", rate = "2Mbps" }
     }
 
     #[test]
+    fn a_window_that_only_fills_its_own_host_queue_is_flagged() {
+        // Issue 17's dumbbell (docs/scenarios.md): NewReno's window inflates to ~1.7 MB in a
+        // long recovery behind a 100 Mb/s access link whose queue (limit 1000 packets) holds
+        // the excess; path BDP 55 kB + bottleneck buffer 155 kB. The sender's own host
+        // queue is not room the path offers, so the window is flagged.
+        let toml = r#"
+duration = "30s"
+[dumbbell]
+bottleneck = { rate = "10Mbps", delay = "20ms", buffer = "1bdp" }
+access = { rate = "100Mbps", delay = "1ms" }
+rtt = ["44ms", "44ms", "84ms", "124ms"]
+flows = ["newreno", "reno", "vegas", { cc = "highspeed", name = "hs" }]
+"#;
+        let w = warnings(&summary(toml));
+        assert!(
+            w.iter()
+                .any(|x| x.starts_with("flow 'f1': its window reached")),
+            "{w:?}"
+        );
+        // Vegas keeps its window near the BDP.
+        assert!(
+            !w.iter().any(|x| x.starts_with("flow 'f3': its window")),
+            "{w:?}"
+        );
+    }
+
+    #[test]
     fn outage_periods_are_in_the_summary() {
         let outage = "error = { model = \"outage\", schedule = \"o\" }";
         let toml = TWO_HOST.replace("ERROR", outage)

@@ -80,3 +80,36 @@ def epoch_rtts_model(n: float, rate_bps: float, rtt: float, alpha: float, beta: 
     from tcplab.analysis import epoch_rtts, fair_window
 
     return epoch_rtts(fair_window(rate_bps / 8 / packet_bytes, rtt, n), alpha, beta)
+
+
+# --- eq. 1 beside the friendliness figures (Figs 9-11) ------------------------------------
+
+
+def eq1_share(res: Any, key: str, params: dict[str, list[float]], t0: float = 0.2) -> float:
+    """Group ``key``'s share of the system goodput that eq. 1 predicts from the run itself:
+    each group's loss-event rate p (its flows' fast retransmits + timeouts over their data
+    segments sent), its mean RTT (the flows' steady-window per-ack mean) and its (alpha, beta)
+    from ``params`` (``{"test": [a, b], "std": [1, 0.5]}``, the curve's mix); T0 = ``t0``
+    (the dumbbell's rto_min, which bounds the RTO from below at these RTTs). The share is
+    n_g·T_g / Σ n·T over the groups."""
+    from tcplab.analysis import gaimd_throughput
+
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for f in res.summary["flows"]:
+        if "cc" in f and f.get("group"):
+            groups.setdefault(f["group"], []).append(f)
+    if key not in groups:
+        raise ValueError(f"key: no group '{key}' in this run (known: {', '.join(sorted(groups))})")
+    missing = sorted(set(groups) - set(params))
+    if missing:
+        raise ValueError(f"params: no (alpha, beta) for group '{missing[0]}'")
+    total = {}
+    for g, fl in groups.items():
+        sent = sum(f["segments_sent"] for f in fl)
+        losses = sum(f["fast_retransmits"] + f["timeouts"] for f in fl)
+        rtts = [f["mean_rtt_s"] for f in fl if f.get("mean_rtt_s")]
+        if not sent or not losses or not rtts:
+            return float("nan")
+        a, b = params[g]
+        total[g] = len(fl) * gaimd_throughput(p=losses / sent, rtt=sum(rtts) / len(rtts), t0=t0, alpha=a, beta=b)
+    return total[key] / sum(total.values())

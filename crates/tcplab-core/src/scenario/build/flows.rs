@@ -166,6 +166,25 @@ pub(super) fn flows(
                 ));
             }
         }
+        // DCTCP (RFC 8257 §3.2) estimates the marked fraction from the echo: it needs ECN
+        // and an accurate (one-to-one) echo.
+        let dctcp = matches!(fl.cc, crate::cc::CcSpec::Dctcp(_));
+        if dctcp && !udp {
+            if !fl.ecn {
+                return Err(ScenarioError::new(
+                    format!("{f}.ecn"),
+                    "cc 'dctcp' needs ecn = true (DCTCP reacts to the fraction of marked bytes)",
+                ));
+            }
+            if fl.ecn_echo == Some(EcnEchoSpec::Rfc3168) {
+                return Err(ScenarioError::new(
+                    format!("{f}.ecn_echo"),
+                    "cc 'dctcp' needs \"per_mark\" (one ECE per CE mark, its default): \
+                     \"rfc3168\" latches ECE until CWR, so every byte acked meanwhile \
+                     would count as marked",
+                ));
+            }
+        }
         let mut app = fl.app.build(&AppCx {
             field: &format!("{f}.app"),
             seed,
@@ -230,8 +249,10 @@ pub(super) fn flows(
             ecn_retransmits: fl.ecn_retransmits,
             ecn_echo: match fl.ecn_echo {
                 None if tcpe => EcnEcho::PerMark,
+                None if dctcp => EcnEcho::Dctcp,
                 None | Some(EcnEchoSpec::Rfc3168) => EcnEcho::Rfc3168,
                 Some(EcnEchoSpec::PerMark) => EcnEcho::PerMark,
+                Some(EcnEchoSpec::Dctcp) => EcnEcho::Dctcp,
             },
             partial_ack_timer: match fl.partial_ack_timer {
                 PartialAckTimerSpec::Every => PartialAckTimer::Every,

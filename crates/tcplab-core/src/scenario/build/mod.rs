@@ -120,6 +120,12 @@ pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
             format!("at most {max_ids} link directions"),
         ));
     }
+    if sc.nodes.len() > max_ids {
+        return Err(ScenarioError::new(
+            "nodes",
+            format!("at most {max_ids} nodes"),
+        ));
+    }
     if sc.flows.len() > max_ids {
         return Err(ScenarioError::new(
             "flows",
@@ -140,14 +146,19 @@ pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
                 NodeKindSpec::Router => NodeKind::Router,
             },
             routes: table[i].clone(),
+            agent: None,
         })
         .collect();
+    let mut nodes = nodes;
+    let agents = agents(&sc, &names, &mut nodes, &ends)?;
+
     let (mut flows, meta) = flows::flows(&sc, &names, &nodes, &table, &ends, &links, seed)?;
     let schedules = schedules::schedules(&sc, &mut flows, duration)?;
     let metrics = metrics(&sc, duration)?;
     let analysis = analysis::analysis(&sc, &flows, &meta)?;
     let mut sim = Sim::new(SimTime::ZERO + duration, nodes, links, flows, metrics);
     sim.schedules = schedules;
+    sim.agents = agents;
     Ok(Built {
         sim,
         scenario: sc,
@@ -156,6 +167,45 @@ pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
         analysis,
     })
 }
+
+/// `[agents]`: one agent per node at most, on a link direction leaving that node.
+fn agents(
+    sc: &Scenario,
+    names: &Names,
+    nodes: &mut [Node],
+    ends: &[(NodeId, NodeId)],
+) -> Result<Vec<crate::net::snoop::AnyAgent>, ScenarioError> {
+    use crate::net::snoop::{AgentSpec, AnyAgent};
+    let mut out = Vec::new();
+    for (name, spec) in &sc.agents {
+        let f = format!("agents.{name}");
+        let AgentSpec::Snoop(s) = spec;
+        let node = names.node(format!("{f}.node"), &s.node)?;
+        let link = names.link(format!("{f}.wireless"), &s.wireless)?;
+        if ends[link.index()].0 != node {
+            return Err(ScenarioError::new(
+                format!("{f}.wireless"),
+                format!("link '{}' does not leave node '{}'", s.wireless, s.node),
+            ));
+        }
+        let n = &mut nodes[node.index()];
+        if n.agent.is_some() {
+            return Err(ScenarioError::new(
+                format!("{f}.node"),
+                format!("node '{}' already has an agent", s.node),
+            ));
+        }
+        n.agent = Some(out.len() as u32);
+        out.push(AnyAgent::Snoop(Box::new(s.build(
+            &f,
+            link,
+            sc.flows.len(),
+        )?)));
+    }
+    Ok(out)
+}
+/// Most intervals (`duration / metrics.interval`) or trace samples a run may have.
+pub const MAX_SAMPLES: u64 = 10_000_000;
 
 /// `[metrics]`: interval, steady-state start, trace period, event traces.
 fn metrics(sc: &Scenario, duration: SimDuration) -> Result<MetricsConfig, ScenarioError> {
@@ -174,6 +224,23 @@ fn metrics(sc: &Scenario, duration: SimDuration) -> Result<MetricsConfig, Scenar
             "metrics.trace",
             "period must be positive",
         ));
+    }
+    // Every interval (and trace sample) is a row per flow kept in memory: a period that
+    // divides the run into more than MAX_SAMPLES would exhaust memory long before the end.
+    let periods = [
+        ("metrics.interval", Some(m.interval.0)),
+        ("metrics.trace", m.trace.map(|t| t.0)),
+    ];
+    for (field, period) in periods {
+        if let Some(p) = period {
+            let n = duration.0 / p.0;
+            if n > MAX_SAMPLES {
+                return Err(ScenarioError::new(
+                    field,
+                    format!("divides the run ({duration}) into {n} periods; at most {MAX_SAMPLES} (a row per flow each, kept in memory): use a longer period"),
+                ));
+            }
+        }
     }
     let mut events = EventSet::default();
     for (i, name) in m.events.iter().enumerate() {

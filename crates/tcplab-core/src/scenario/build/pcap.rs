@@ -63,16 +63,13 @@ impl Built {
                 ));
             }
         }
-        let mut created: Vec<PathBuf> = Vec::new();
         for (i, name, path) in resolved {
             let mut w = match PcapWriter::create(&path, &rwnd) {
                 Ok(w) => w,
                 Err(e) => {
+                    // Dropping the writers opened so far removes their temporary files.
                     for l in &mut self.sim.links {
                         l.capture = None;
-                    }
-                    for p in &created {
-                        let _ = std::fs::remove_file(p);
                     }
                     return Err(ScenarioError::new(
                         format!("links.{name}.pcap"),
@@ -83,7 +80,6 @@ impl Built {
             if log {
                 w.enable_log();
             }
-            created.push(path);
             self.sim.links[i].capture = Some(Box::new(w));
         }
         Ok(())

@@ -1,0 +1,109 @@
+"""Flow lists and per-run metrics of seed 004's runs (the manifest's ``vary_fn`` and
+``python:`` metrics).
+
+``mixed(x, seed, tcpx, n, ...)``: ``x`` flows (or ``n``), half NewReno (group ``nr``, names
+``nr1``...) and half ``tcpx`` (group ``x``, names ``x1``...); ``tcpx = "newreno"`` gives the
+all-NewReno run of an efficiency/friendliness pair (run (a) of X-EF: the "x" half is then
+NewReno too). Starts: U[0, ``jitter``] s per flow from a stream seeded by (seed, x), the same
+for every protocol of one seed (common random numbers).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from tcplab.results import Result
+
+#: The deck's protocols as cc tables (mechanisms.md M-TCPW-*, choices in cc/westwood.rs).
+CC: dict[str, Any] = {
+    "newreno": "newreno",
+    "be": {"algorithm": "westwood", "estimator": "be"},
+    "re": {"algorithm": "westwood", "estimator": "re"},
+    "crb": {"algorithm": "westwood", "estimator": "crb"},
+    "abse": {"algorithm": "westwood", "estimator": "abse"},
+    # TCPW-A: ABSE with Agile Probing and PNCD (mechanisms.md M-TCPW-APROBE: the deck pairs them).
+    "tcpw_a": {"algorithm": "westwood", "estimator": "abse", "agile_probing": True, "pncd": True},
+    "vegas": "vegas",
+    "fast": "fast",
+}
+
+
+def mixed(x: float, seed: int, tcpx: str = "be", n: int | None = None, jitter: float = 1.0,
+          cc_args: dict[str, Any] | None = None) -> dict[str, Any]:
+    total = int(x if n is None else n)
+    if total < 2 or total % 2:
+        raise ValueError(f"an even number of flows >= 2, got {total}")
+    if tcpx not in CC:
+        raise ValueError(f"tcpx: one of {', '.join(CC)}, got {tcpx!r}")
+    cc = CC[tcpx]
+    if cc_args:
+        cc = {**({"algorithm": cc} if isinstance(cc, str) else cc), **cc_args}
+    rng = random.Random(f"westwood-{seed}-{total}")
+    starts = [rng.uniform(0.0, jitter) for _ in range(total)]
+    half = total // 2
+    out = [{"name": f"nr{i + 1}", "cc": "newreno", "group": "nr", "app": {"type": "bulk", "start": f"{starts[2 * i]:.6f}s"}}
+           for i in range(half)]
+    out += [{"name": f"x{i + 1}", "cc": cc, "group": "x", "app": {"type": "bulk", "start": f"{starts[2 * i + 1]:.6f}s"}}
+            for i in range(half)]
+    return {"dumbbell.flows": out}
+
+
+def _goodputs(res: Result, group: str) -> list[float]:
+    return [f["goodput_bps"] for f in res.summary["flows"] if f.get("group") == group]
+
+
+def group_mean(res: Result, group: str) -> float:
+    """Mean steady-state goodput (b/s) of the flows labelled ``group``."""
+    g = _goodputs(res, group)
+    if not g:
+        raise ValueError(f"no flow in group '{group}'")
+    return sum(g) / len(g)
+
+
+def group_ratio(res: Result, a: str = "x", b: str = "nr") -> float:
+    """Mean goodput of group ``a`` over mean goodput of group ``b`` (same run)."""
+    den = group_mean(res, b)
+    return group_mean(res, a) / den if den else float("inf")
+
+
+def _trace(res: Result, flow: str, t0: float | None) -> Any:
+    import polars as pl
+
+    if t0 is None:
+        t0 = float(res.summary["run"]["steady_start_s"])
+    tr = res.traces.get("cwnd")
+    if tr is None:
+        raise ValueError("the run has no cwnd trace (metrics.trace)")
+    d = tr.filter((pl.col("flow") == flow) & (pl.col("t") >= t0))
+    if d.height == 0:
+        raise ValueError(f"no trace samples of flow '{flow}' after {t0} s")
+    return d
+
+
+def trace_mean(res: Result, flow: str, column: str, t0: float | None = None) -> float:
+    """Mean of a cwnd-trace column (e.g. ``cc_be_bps``) of ``flow`` over samples at t >= t0
+    (default: the run's steady-state start)."""
+    d = _trace(res, flow, t0)
+    return float(d[column].mean())  # type: ignore[arg-type]
+
+
+def estimates(res: Result, flow: str = "w", other: str = "nr", capacity_bps: float = 5e6,
+              t0: float | None = None) -> dict[str, float]:
+    """Seed 004's "BE and RE comparison": mean BE and RE of the TCPW flow ``flow`` (b/s of
+    payload, trace samples at t >= t0, default the steady-state start), the payload capacity minus ``other``'s goodput (the
+    slide's error-panel "fair share", experiments.md Part D #42), and the ratios of each
+    estimate to that share; ``gap`` = the congestion measure's mean relative gap
+    (cwnd − RTT_min·RE)/cwnd (E004-S-CMEASURE)."""
+    d = _trace(res, flow, t0)
+    be = float(d["cc_be_bps"].mean())  # type: ignore[arg-type]
+    re_ = float(d["cc_re_bps"].mean())  # type: ignore[arg-type]
+    flows = {f["name"]: f for f in res.summary["flows"]}
+    payload = capacity_bps * 1000 / 1040  # 1000-B segments + 40-B headers (pair.toml)
+    share = payload - flows[other]["goodput_bps"] if other in flows else payload
+    cw = d["cwnd_bytes"].cast(float)
+    gap = ((cw - d["cc_rtt_min_s"] * d["cc_re_bps"] / 8.0) / cw).drop_nans().drop_nulls()
+    dist_be, dist_re = abs(be / share - 1.0), abs(re_ / share - 1.0)
+    return {"be": be, "re": re_, "share": share, "be_share": be / share, "re_share": re_ / share,
+            "closer": dist_re / dist_be if dist_be else float("inf"),
+            "be_re": be / re_ if re_ else float("inf"), "gap": float(gap.mean())}  # type: ignore[arg-type]
