@@ -612,26 +612,12 @@ impl Sim {
     #[cold]
     #[inline(never)]
     fn agent_forward(&mut self, node: NodeId, a: u32, p: Packet) {
-        let Sim {
-            nodes,
-            links,
-            events,
-            refunds,
-            now,
-            agents,
-            ..
-        } = self;
+        let now = self.now;
+        let (mut net, agents) = self.split_agents();
         let next =
-            nodes[node.index()].routes[p.dst.index()].expect("validated scenario has a route");
-        let mut net = Net {
-            nodes,
-            links,
-            events,
-            refunds,
-            now: *now,
-        };
+            net.nodes[node.index()].routes[p.dst.index()].expect("validated scenario has a route");
         let crate::net::snoop::AnyAgent::Snoop(s) = &mut agents[a as usize];
-        if let Some(t) = s.on_forward(*now, p, next, &mut |q| net.send_kept(node, q)) {
+        if let Some(t) = s.on_forward(now, p, next, &mut |q| net.send_kept(node, q)) {
             net.events.schedule(t, Event::NodeTimer(node));
         }
     }
@@ -643,6 +629,16 @@ impl Sim {
         let Some(a) = self.nodes[node.index()].agent else {
             return;
         };
+        let now = self.now;
+        let (mut net, agents) = self.split_agents();
+        let crate::net::snoop::AnyAgent::Snoop(s) = &mut agents[a as usize];
+        if let Some(t) = s.on_timer(now, &mut |q| net.send_kept(node, q)) {
+            net.events.schedule(t, Event::NodeTimer(node));
+        }
+    }
+
+    /// The network (for sending) and the node agents, borrowed apart (as [`Sim::split`]).
+    fn split_agents(&mut self) -> (Net<'_>, &mut [crate::net::snoop::AnyAgent]) {
         let Sim {
             nodes,
             links,
@@ -652,17 +648,16 @@ impl Sim {
             agents,
             ..
         } = self;
-        let mut net = Net {
-            nodes,
-            links,
-            events,
-            refunds,
-            now: *now,
-        };
-        let crate::net::snoop::AnyAgent::Snoop(s) = &mut agents[a as usize];
-        if let Some(t) = s.on_timer(*now, &mut |q| net.send_kept(node, q)) {
-            net.events.schedule(t, Event::NodeTimer(node));
-        }
+        (
+            Net {
+                nodes,
+                links,
+                events,
+                refunds,
+                now: *now,
+            },
+            agents,
+        )
     }
 
     /// One of `f`'s data segments left its host's backpressured queue.
