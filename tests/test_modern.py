@@ -39,22 +39,19 @@ def test_bad_parameters_name_the_leaf(queue: dict[str, Any], flow: dict[str, Any
 @pytest.mark.parametrize("queue", ["codel", "fq_codel", "pie"])
 def test_aqms_cut_the_standing_queue_of_a_cubic_flow(queue: str) -> None:
     """Against a 1000-packet drop-tail buffer, every AQM keeps the queueing delay small."""
+    # With SACK, as these AQMs are used today. Without it, single-queue CoDel's drops during a
+    # NewReno recovery add holes repaired one per round trip, ending in timeouts (measured on
+    # this run: utilisation 0.62, queueing 12 and 47 ms; with SACK 0.95 and under 4 ms).
     sc = Scenario.from_toml(REPO / "examples" / "modern_aqm.toml").with_overrides(
-        {"duration": "20s", "metrics.steady_start": "5s", "dumbbell.bottleneck.queue": {"type": queue}}
+        {"duration": "20s", "metrics.steady_start": "5s", "dumbbell.bottleneck.queue": {"type": queue},
+         "defaults.flows.sack": True}
     )
     res = tcplab.run(sc, seed=1, progress=False)
     bn = next(ln for ln in res.summary["links"] if ln["name"] == "bn")
     assert bn["queue"] == queue
-    # Single-queue CoDel on this dumbbell is a known hard case for a transport without SACK:
-    # its drops during a NewReno recovery do not slow the sender (one reduction per window)
-    # but add holes repaired one per round trip, ending in timeouts; measured over the
-    # example's 40 s: utilisation 0.63, queueing 10 ms (CUBIC) and 45 ms (NewReno), against
-    # 276 ms with drop-tail. FQ-CoDel and PIE meet the stronger bounds.
-    bound = 0.1 if queue == "codel" else 0.03
-    if queue != "codel":
-        assert bn["utilization"] > 0.9
+    assert bn["utilization"] > 0.9
     for fl in res.summary["flows"]:
-        assert fl["mean_rtt_s"] - fl["min_rtt_s"] < bound, (queue, fl["name"])
+        assert fl["mean_rtt_s"] - fl["min_rtt_s"] < 0.03, (queue, fl["name"])
     assert res.summary["flows"][0]["cc"] == "cubic"
 
 
