@@ -148,15 +148,8 @@ impl CongestionControl for Dctcp {
         if c.state == CaState::Recovery || self.cwnd >= c.max_window {
             return;
         }
-        if self.cwnd < self.ssthresh {
-            self.cwnd += self.mss;
-        } else {
-            self.ca_acc += self.mss;
-            if self.ca_acc >= self.cwnd {
-                self.ca_acc -= self.cwnd;
-                self.cwnd += self.mss;
-            }
-        }
+        let slow_start = self.cwnd < self.ssthresh;
+        super::reno::reno_increase(&mut self.cwnd, &mut self.ca_acc, slow_start, self.mss);
     }
     fn on_congestion(&mut self, _now: SimTime, why: Congestion, c: &ConnView) {
         self.ca_acc = 0;

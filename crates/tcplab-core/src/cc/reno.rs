@@ -56,6 +56,21 @@ impl Reno {
 }
 
 /// Multiplicative decrease shared by the loss events: `max(flight/2, 2S)`.
+/// Reno's per-ack increase (RFC 5681): one MSS per ack in slow start, else one MSS per
+/// window's worth of acked MSS (`ca_acc` counts them). Shared by Reno/NewReno, DCTCP and TCP/E.
+#[inline(always)]
+pub(crate) fn reno_increase(cwnd: &mut u64, ca_acc: &mut u64, slow_start: bool, mss: u64) {
+    if slow_start {
+        *cwnd += mss;
+    } else {
+        *ca_acc += mss;
+        if *ca_acc >= *cwnd {
+            *ca_acc -= *cwnd;
+            *cwnd += mss;
+        }
+    }
+}
+
 pub(crate) fn half_flight(flight: u64, mss: u64) -> u64 {
     (flight / 2).max(2 * mss)
 }
@@ -90,15 +105,8 @@ impl CongestionControl for Reno {
         if self.cwnd >= c.max_window {
             return;
         }
-        if self.cwnd < self.ssthresh {
-            self.cwnd += self.mss;
-        } else {
-            self.ca_acc += self.mss;
-            if self.ca_acc >= self.cwnd {
-                self.ca_acc -= self.cwnd;
-                self.cwnd += self.mss;
-            }
-        }
+        let slow_start = self.cwnd < self.ssthresh;
+        reno_increase(&mut self.cwnd, &mut self.ca_acc, slow_start, self.mss);
     }
     fn on_congestion(&mut self, _now: SimTime, why: Congestion, c: &ConnView) {
         self.ssthresh = half_flight(c.in_flight, self.mss);

@@ -151,15 +151,7 @@ impl Tcpe {
         if self.cwnd >= c.max_window {
             return;
         }
-        if slow_start {
-            self.cwnd += self.mss;
-        } else {
-            self.ca_acc += self.mss;
-            if self.ca_acc >= self.cwnd {
-                self.ca_acc -= self.cwnd;
-                self.cwnd += self.mss;
-            }
-        }
+        super::reno::reno_increase(&mut self.cwnd, &mut self.ca_acc, slow_start, self.mss);
     }
 
     fn no_ecn_for(&self, now: SimTime, c: &ConnView) -> bool {
