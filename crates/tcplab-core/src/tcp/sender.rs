@@ -510,7 +510,9 @@ impl TcpSender {
         self.output(now, out);
     }
 
-    fn enter_recovery(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
+    /// What NewReno and RFC 6675 recovery share on entry: the algorithm reduces its
+    /// windows, and `recover` (RecoveryPoint) is the highest sequence sent.
+    fn begin_recovery(&mut self, now: SimTime) {
         self.stats.fast_retransmits += 1;
         let view = self.view();
         self.cc
@@ -519,6 +521,10 @@ impl TcpSender {
         self.partial_acks = 0;
         self.recover = self.snd_max;
         self.recover_set = true;
+    }
+
+    fn enter_recovery(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
+        self.begin_recovery(now);
         self.rec_window = self.cc.cwnd() + self.dupack_threshold as u64 * self.mss as u64;
         self.retransmit_head(now, out);
     }
@@ -588,14 +594,7 @@ impl TcpSender {
             return;
         }
         // (4.1) RecoveryPoint = HighData; (4.2) the algorithm sets its windows.
-        self.stats.fast_retransmits += 1;
-        let view = self.view();
-        self.cc
-            .on_congestion(now, Congestion::FastRetransmit, &view);
-        self.state = CaState::Recovery;
-        self.partial_acks = 0;
-        self.recover = self.snd_max;
-        self.recover_set = true;
+        self.begin_recovery(now);
         self.sack_out = true;
         let (una, high) = (self.snd_una, self.snd_max);
         let cwnd = self.cc.cwnd();
