@@ -481,3 +481,30 @@ def test_westwood_shortened_reproduction(tmp_path: Path) -> None:
     be = vals.filter((pl.col("figure") == "bere_be") & (pl.col("curve") == "cong"))
     assert be.height == 1 and 1.0 < be["mean"][0] < 5.0  # Mb/s on a 5 Mb/s bottleneck
     assert (out / "effgain.png").is_file() and "Shortened or modified run" in (out / "report.md").read_text()
+
+
+def test_westwood_dynamic_load_flows() -> None:
+    """T-RANDFLOWS (seed 004's dynamic load): 100 flows of 30 s within 600 s, the same
+    arrivals for both protocols of a seed and different ones for another seed; a shortened
+    run of the scenario gives a utilisation by goodput in (0, 1]."""
+    from tcplab.claims import _python_ref  # the manifest's own loader
+    _, figs = load_manifest(WW)
+    fig = next(f for f in figs if f.id == "dynload_cap")
+    jobs = {j.variant: j.overrides for j in fig.jobs()}
+    nr, w = jobs["newreno/x40/s1"]["dumbbell.flows"], jobs["tcpw_a/x40/s1"]["dumbbell.flows"]
+    assert len(nr) == 100 and {f["cc"] for f in nr} == {"newreno"}
+    assert w[0]["cc"]["agile_probing"] is True
+    assert [f["app"] for f in nr] == [f["app"] for f in w]
+    assert [f["app"] for f in nr] != [f["app"] for f in jobs["newreno/x40/s2"]["dumbbell.flows"]]
+    for f in nr:
+        start, stop = (float(f["app"][k].removesuffix("s")) for k in ("start", "stop"))
+        assert 0 <= start <= 570 and stop == pytest.approx(start + 30)
+    fn = _python_ref("flows.py:randflows", "vary_fn", WW / "reproduce.toml", WW)
+    with pytest.raises(ValueError, match="lifetime"):
+        fn(x=40, seed=1, lifetime=700)
+    # Ten flows of 3 s within 12 s on the scenario's path.
+    o = fn(x=40, seed=1, n=10, lifetime=3.0, span=12.0)
+    res = tcplab.run(tcplab.Scenario.from_toml(WW / "dynload.toml").with_overrides(
+        {**o, "duration": "12s"}), progress=False)
+    util = _python_ref("flows.py:goodput_utilization", "metric", WW / "reproduce.toml", WW)(res)
+    assert 0.2 < util <= 1.0

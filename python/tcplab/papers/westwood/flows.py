@@ -49,6 +49,34 @@ def mixed(x: float, seed: int, tcpx: str = "be", n: int | None = None, jitter: f
     return {"dumbbell.flows": out}
 
 
+def randflows(x: float, seed: int, tcpx: str = "newreno", n: int = 100, lifetime: float = 30.0,
+              span: float = 600.0, pairs: int = 20) -> dict[str, Any]:
+    """T-RANDFLOWS (seed 004's dynamic load): ``n`` bulk flows of protocol ``tcpx``, each
+    sending for ``lifetime`` s from a start uniform in [0, ``span`` - ``lifetime``] s, flow i
+    on the dumbbell's pair i mod ``pairs`` (+1). The
+    starts come from a stream seeded by (seed, n) only, so both protocols of one seed and every
+    ``x`` see the same arrivals (common random numbers)."""
+    if n < 1:
+        raise ValueError(f"n: at least one flow, got {n}")
+    if not 0 < lifetime <= span:
+        raise ValueError(f"lifetime: in (0, span = {span}] s, got {lifetime}")
+    if tcpx not in CC:
+        raise ValueError(f"tcpx: one of {', '.join(CC)}, got {tcpx!r}")
+    rng = random.Random(f"westwood-randflows-{seed}-{n}")
+    starts = sorted(rng.uniform(0.0, span - lifetime) for _ in range(n))
+    flows = [{"name": f"r{i + 1}", "cc": CC[tcpx], "pair": i % pairs + 1,
+              "app": {"type": "bulk", "start": f"{t:.6f}s", "stop": f"{t + lifetime:.6f}s"}}
+             for i, t in enumerate(starts)]
+    return {"dumbbell.flows": flows}
+
+
+def goodput_utilization(res: Result, link: str = "bn") -> float:
+    """Every flow's goodput together over the bottleneck ``link``'s rate (both over the
+    steady window)."""
+    rate = next(lk["rate_bps"] for lk in res.summary["links"] if lk["name"] == link)
+    return sum(f["goodput_bps"] for f in res.summary["flows"]) / rate
+
+
 def _goodputs(res: Result, group: str) -> list[float]:
     return [f["goodput_bps"] for f in res.summary["flows"] if f.get("group") == group]
 
