@@ -86,3 +86,25 @@ def test_bad_manifest_names_the_field(tmp_path: Path) -> None:
     (tmp_path / "reproduce.toml").write_text('[[figure]]\nid = "a"\ntitle = "t"\nkind = "timeseries"\nscenario = "x.toml"\n')
     with pytest.raises(ScenarioError, match="no such file"):
         load_manifest(tmp_path)
+
+
+def test_resume_runs_only_what_is_missing_or_stale(tmp_path: Path) -> None:
+    """`resume`: complete runs of the same job are kept, a run whose summary is missing (a
+    killed reproduction) or whose overrides differ is run again, and the report is the same."""
+    out = tmp_path / "k"
+    opts = {"only": ["fig3_2", "fig4_2"], "jobs": 1, "overrides": {"duration": "200s"}}
+    first = reproduce("kalampoukas97", out, **opts)
+    runs = sorted(p.parent for p in out.glob("*/**/summary.json"))
+    assert len(runs) > 2 and all((r / "job.json").is_file() for r in runs)
+    (runs[0] / "summary.json").unlink()  # as if killed before this run was complete
+    stamp = {r: (r / "summary.json").stat().st_mtime_ns for r in runs[1:]}
+    seen: list[tuple[int, int, str]] = []
+    again = reproduce("kalampoukas97", out, resume=True, on_progress=lambda *a: seen.append(a), **opts)
+    assert again.equals(first)
+    assert (runs[0] / "summary.json").is_file()
+    assert all((r / "summary.json").stat().st_mtime_ns == t for r, t in stamp.items())
+    assert seen[0][0] == len(runs) - 1 and seen[-1][:2] == (len(runs), len(runs))
+    # Other overrides: every run is made again.
+    seen.clear()
+    reproduce("kalampoukas97", out, resume=True, on_progress=lambda *a: seen.append(a), **{**opts, "overrides": {"duration": "201s"}})
+    assert [s[0] for s in seen] == list(range(1, len(runs) + 1))

@@ -6,7 +6,7 @@
     tcplab validate SCENARIO.toml...
     tcplab expand SCENARIO.toml [--set KEY=VALUE]... [--json]
     tcplab sweep SPEC.toml [--out DIR] [--jobs N] [--dask ADDRESS]
-    tcplab reproduce PAPER [--out DIR] [--only FIGURE]... [--jobs N]
+    tcplab reproduce PAPER [--out DIR] [--only FIGURE]... [--jobs N] [--resume]
     tcplab schema
 
 Bad input (missing file, TOML syntax, bad ``--set``, invalid field) prints one line,
@@ -260,6 +260,7 @@ def reproduce(
         typer.Option("--set", help="KEY=VALUE applied to every run, e.g. duration=60s for a shortened check (repeatable).",
                      show_default=False),
     ] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Keep the runs already complete in --out (same scenario, overrides and tcplab version) and run only the others.")] = False,
 ) -> None:
     """Reproduce a paper's experiments: every figure, its closed forms or the paper's claims, and a report (Markdown + HTML)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -287,7 +288,7 @@ def reproduce(
             df = run_reproduction(
                 paper, target, only=only or (), jobs=jobs,
                 on_progress=lambda done, total, what: progress.update(task, completed=done, total=total, description=what),
-                overrides=overrides or None,
+                overrides=overrides or None, resume=resume,
             )
     except ScenarioError as e:
         _fail(e)

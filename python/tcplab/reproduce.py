@@ -20,6 +20,7 @@ core from the simulated configuration.
 from __future__ import annotations
 
 import base64
+import hashlib
 import html
 import json
 import math
@@ -184,6 +185,33 @@ def _load(folder: Path) -> tuple[str, list[Figure], list[_claims.Claim]]:
     return str(data.get("paper", folder.name)), figs, claims
 
 
+#: Beside each run's summary.json: what the run was (see :func:`_job_key`), for ``resume``.
+JOB_FILE = "job.json"
+
+
+def _job_key(job: Job) -> dict[str, Any]:
+    """What identifies a run for ``resume``: the scenario file's content, the overrides and
+    the tcplab version (a result of another version is run again)."""
+    from tcplab import __version__
+
+    text = Path(job.scenario).read_bytes()
+    return {"scenario": str(job.scenario), "sha256": hashlib.sha256(text).hexdigest(),
+            "overrides": json.loads(json.dumps(job.overrides, sort_keys=True, default=str)),
+            "tcplab": __version__}
+
+
+def _job_done(job: Job, out: Path) -> bool:
+    """The run's directory holds a complete result (summary.json is written last) of this
+    very job."""
+    d = out / job.figure / job.variant
+    try:
+        if not (d / "summary.json").is_file():
+            return False
+        return json.loads((d / JOB_FILE).read_text()) == _job_key(job)
+    except (OSError, ValueError):
+        return False
+
+
 def _run_job(job: Job, out: str) -> str:
     """Worker: run one job and save it (runs in a child process)."""
     sc = Scenario.from_toml(job.scenario)
@@ -191,7 +219,8 @@ def _run_job(job: Job, out: str) -> str:
         sc = sc.with_overrides(job.overrides)
     res = run(sc, progress=False)
     d = Path(out) / job.figure / job.variant
-    res.save(d)
+    key = json.dumps(_job_key(job), indent=1)
+    res.save(d, before_summary=lambda dd: write_text(dd / JOB_FILE, key))
     return str(d)
 
 
@@ -398,13 +427,17 @@ def reproduce(
     jobs: int | None = None,
     on_progress: Callable[[int, int, str], None] | None = None,
     overrides: dict[str, Any] | None = None,
+    resume: bool = False,
 ) -> pl.DataFrame:
     """Run the experiments of ``paper`` (a folder name under ``scenarios/``), write the
     figures and the report under ``out``, and return the comparison table (for papers
     whose manifest states claims: the claims table).
 
     ``overrides`` (``{"duration": "60s"}``, the CLI's ``--set``) apply to every run after
-    the manifest's own, e.g. for a shortened check; the report then says so."""
+    the manifest's own, e.g. for a shortened check; the report then says so. ``resume``:
+    runs whose directory under ``out`` already holds a complete result of the same job (same
+    scenario file content, overrides and tcplab version; ``job.json`` beside its summary) are
+    not run again, so an interrupted reproduction goes on where it stopped."""
     folder = paper_dir(paper)
     title, figs, claim_list = _load(folder)
     if only:
@@ -438,14 +471,23 @@ def reproduce(
             unique.append(j)
     dup_of = {id(u): copies[json.dumps([str(u.scenario), u.overrides], sort_keys=True, default=str)] for u in unique}
     todo = unique
-    workers = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
     done = 0
+    if resume:
+        left = [j for j in todo if not _job_done(j, out)]
+        done = len(todo) - len(left)
+        if on_progress and done:
+            on_progress(done, len(todo), f"{done} runs already complete")
+        total = len(todo)
+        todo = left
+    else:
+        total = len(todo)
+    workers = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
     if workers == 1:
         for j in todo:
             _run_job(j, str(out))
             done += 1
             if on_progress:
-                on_progress(done, len(todo), f"{j.figure}/{j.variant}")
+                on_progress(done, total, f"{j.figure}/{j.variant}")
     else:
         # spawn, not fork: forking a process that runs threads (notebooks, Dask, pytest
         # plugins) can deadlock the children.
@@ -456,7 +498,7 @@ def reproduce(
                 done += 1
                 if on_progress:
                     j = futs[fut]
-                    on_progress(done, len(todo), f"{j.figure}/{j.variant}")
+                    on_progress(done, total, f"{j.figure}/{j.variant}")
     for u in unique:
         for j in dup_of[id(u)]:
             dst = out / j.figure / j.variant
