@@ -19,6 +19,7 @@
 //! updated when a transmission ends are exact after `settle(now)`.
 
 use crate::event::{Event, EventQueue, LinkId, NodeId};
+use crate::ids::FlowId;
 use crate::net::error::ErrorModel;
 use crate::net::packet::Packet;
 use crate::queue::{AnyQueue, Backlog, DropLog, DropReason, Limit, Phase, QueueCx, QueueDisc};
@@ -68,6 +69,8 @@ struct Tx {
     start: SimTime,
     done: SimTime,
     size: u32,
+    /// For CHOKe's comparison on the fast path ([`QueueCx::waiting_flow`]).
+    flow: FlowId,
     data: bool,
     lost: bool,
 }
@@ -324,6 +327,7 @@ impl Link {
             rng: &mut self.queue_rng,
             drops: &mut self.drops,
             wake: None,
+            waiting_flow: None,
         };
         self.queue.enqueue(pkt, &mut cx);
         let wake = cx.wake;
@@ -384,6 +388,7 @@ impl Link {
             start,
             done,
             size: pkt.size,
+            flow: pkt.flow,
             data: pkt.is_data(),
             lost,
         });
@@ -411,6 +416,10 @@ impl Link {
         idle_since: Option<SimTime>,
         events: &mut EventQueue,
     ) -> bool {
+        // The waiting packets are the unfinished transmissions after the first (which is
+        // on the wire); CHOKe compares an arrival with one of them.
+        let txs = &self.txs;
+        let flow_of = |i: u32| txs[1 + i as usize].flow;
         let mut cx = QueueCx {
             now,
             rate: self.rate,
@@ -419,6 +428,7 @@ impl Link {
             rng: &mut self.queue_rng,
             drops: &mut self.drops,
             wake: None,
+            waiting_flow: Some(&flow_of),
         };
         let kept = self.queue.admit(pkt, waiting, &mut cx);
         let wake = cx.wake;
@@ -455,6 +465,7 @@ impl Link {
             rng: &mut self.queue_rng,
             drops: &mut self.drops,
             wake: None,
+            waiting_flow: None,
         };
         self.queue.on_wake(&mut cx);
         let wake = cx.wake;
@@ -474,6 +485,7 @@ impl Link {
             rng: &mut self.queue_rng,
             drops: &mut self.drops,
             wake: None,
+            waiting_flow: None,
         };
         let next = self.queue.dequeue(&mut cx);
         let wake = cx.wake;
@@ -683,7 +695,7 @@ mod tests {
             l.offer(LinkId(0), SimTime(t), p, &mut ev);
             l.settle(SimTime(t));
             max_seen = max_seen.max(l.occupancy().0);
-            if let AnyQueue::Choke(c) = &l.queue {
+            if let (AnyQueue::Choke(c), false) = (&l.queue, l.fifo) {
                 // Evictions keep the link's count of data segments queued or in
                 // transmission (offered − dropped − sent) exact.
                 let busy = l.busy.is_some_and(|p| p.is_data()) as u64;
@@ -830,6 +842,65 @@ mod tests {
                 (b.packets, b.marks, b.by_reason, b.marks_by_reason)
             );
             assert!(a.marks > 0 && a.packets > a.overflow, "RED must act: {a:?}");
+        }
+    }
+
+    #[test]
+    fn choke_without_drop_both_takes_the_fast_path_with_the_same_results() {
+        // Seed 002's CHOKe/RED-I drops only the arrival on a match: the fast path (the link
+        // names the waiting packets' flows) must make the same draws, matches, marks and
+        // departures as the scheduled path, also with wire losses among the waiting packets.
+        use crate::queue::choke::{CheckFrom, Choke, ChokeConfig};
+        let arrivals = bursty_arrivals(17);
+        let choke = |period: Option<SimDuration>| {
+            let red = Red::new(RedConfig {
+                limit: Limit::Packets(30),
+                min_th: 3.0,
+                max_th: 20.0,
+                max_p: 1.0,
+                w_q: 1.0,
+                gentle: false,
+                count_spacing: false,
+                ecn: true,
+                forced_drop: false,
+                mark_to_drop: 0.0,
+                mean_packet_size: 1000,
+                instantaneous: true,
+            });
+            AnyQueue::Choke(Box::new(Choke::new(
+                red,
+                ChokeConfig {
+                    period,
+                    check_prob: 1.0,
+                    check_from: CheckFrom::Nonempty,
+                    drop_both: false,
+                    instantaneous: true,
+                },
+            )))
+        };
+        for (period, loss) in [(None, 0.0), (None, 0.05), (Some(SimDuration::from_ms(20)), 0.02)] {
+            let (fast, lf) = drive_queue(&arrivals, choke(period), loss, false);
+            let (sched, ls) = drive_queue(&arrivals, choke(period), loss, true);
+            assert!(lf.fifo, "CHOKe without drop_both runs on the fast path");
+            assert_eq!(fast, sched, "period {period:?} loss {loss}");
+            let (a, b) = (lf.drops, ls.drops);
+            assert_eq!(
+                (a.packets, a.marks, a.by_reason, a.marks_by_reason),
+                (b.packets, b.marks, b.by_reason, b.marks_by_reason)
+            );
+            assert_eq!(
+                (lf.stats.lost, lf.stats.delivered, lf.stats.max_queue_packets),
+                (ls.stats.lost, ls.stats.delivered, ls.stats.max_queue_packets)
+            );
+            let (AnyQueue::Choke(cf), AnyQueue::Choke(cs)) = (&lf.queue, &ls.queue) else {
+                unreachable!()
+            };
+            assert_eq!((cf.checks, cf.matches), (cs.checks, cs.matches));
+            assert!(cf.matches > 20, "CHOKe must act: {}", cf.matches);
+            assert_eq!(a.by_reason[DropReason::Choke.index()], cf.matches);
+            if loss > 0.0 {
+                assert!(lf.stats.lost > 0);
+            }
         }
     }
 

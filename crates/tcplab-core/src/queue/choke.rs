@@ -30,11 +30,15 @@
 //! dequeue and redrawn if the random pick lands on it, and the deque is compacted when the
 //! holes outnumber the packets (amortised O(1) per eviction, no shifting of 4000 packets).
 //!
-//! Why the scheduled path: the FIFO fast path computes every packet's departure and
-//! far-end arrival when it is admitted and hands it to the pipe at once, so removing a
-//! queued packet would mean moving every later packet's departure earlier (and redoing
-//! their wire-loss draws and captures). CHOKe therefore runs like the dequeue-time
-//! disciplines: two events per packet per hop (transmission end and arrival) instead of one.
+//! Which path: the FIFO fast path computes every packet's departure and far-end arrival
+//! when it is admitted and hands it to the pipe at once, so removing a queued packet would
+//! mean moving every later packet's departure earlier (and redoing their wire-loss draws
+//! and captures). With `drop_both` CHOKe therefore runs like the dequeue-time disciplines:
+//! two events per packet per hop (transmission end and arrival) instead of one. Without it
+//! (seed 002's variant) a check drops only the arrival, so CHOKe decides at admission and
+//! takes the fast path ([`QueueDisc::admit`]); the link names the waiting packets' flows
+//! ([`QueueCx::waiting_flow`]) and the draw is the one [`Choke::pick`] makes, so both paths
+//! give the same drops, marks and departures (tested in `net/link.rs`).
 
 use super::{Backlog, DropReason, QueueCx, QueueDisc, Red};
 use crate::net::packet::Packet;
@@ -433,6 +437,31 @@ impl QueueDisc for Choke {
     }
     fn backlog(&self) -> Backlog {
         self.backlog
+    }
+    /// Without `drop_both` a check drops only the arrival: CHOKe then decides at admission
+    /// and runs on the link's fast path (one event per packet instead of two).
+    fn admission_only(&self) -> bool {
+        !self.cfg.drop_both
+    }
+    /// Steps 1-4 above with the link holding the packets: the compared packet is the
+    /// `i`-th waiting one, `i` drawn exactly as [`Choke::pick`] draws it from a queue
+    /// without holes, so both paths make the same draws and decisions.
+    fn admit(&mut self, pkt: &mut Packet, waiting: Backlog, cx: &mut QueueCx) -> bool {
+        debug_assert!(!self.cfg.drop_both);
+        self.red.update_avg(waiting.packets as f64, cx);
+        if self.check_due(waiting.packets, cx) {
+            self.checks += 1;
+            let i = cx.rng.below(waiting.packets as u64) as u32;
+            let flow = cx
+                .waiting_flow(i)
+                .expect("a link's fast path names the waiting packets' flows");
+            if flow == pkt.flow {
+                self.matches += 1;
+                cx.drop(*pkt, DropReason::Choke);
+                return false;
+            }
+        }
+        self.red.decide(pkt, waiting, cx)
     }
 }
 

@@ -25,6 +25,7 @@ pub use pie::Pie;
 pub use red::Red;
 pub use xcp::Xcp;
 
+use crate::ids::FlowId;
 use crate::net::packet::flags;
 use crate::net::packet::Packet;
 use crate::rng::SimRng;
@@ -196,6 +197,9 @@ pub struct QueueCx<'a> {
     pub(crate) drops: &'a mut DropLog,
     /// The earliest wake-up asked for during this call (see [`QueueCx::wake_at`]).
     pub(crate) wake: Option<SimTime>,
+    /// Fast path, [`QueueDisc::admit`]: the flow of the `i`-th waiting packet (0 = the next
+    /// to be sent), from the link, which holds the packets (see [`QueueCx::waiting_flow`]).
+    pub(crate) waiting_flow: Option<&'a (dyn Fn(u32) -> FlowId + 'a)>,
 }
 
 impl<'a> QueueCx<'a> {
@@ -210,7 +214,15 @@ impl<'a> QueueCx<'a> {
             rng,
             drops,
             wake: None,
+            waiting_flow: None,
         }
+    }
+    /// In [`QueueDisc::admit`] on a link's fast path: the flow of the `i`-th of the waiting
+    /// packets (0 = the next to be sent; `i` below the `waiting` count the call received).
+    /// `None` where the link does not offer it (direct drives, the scheduled path).
+    #[inline]
+    pub fn waiting_flow(&self, i: u32) -> Option<FlowId> {
+        self.waiting_flow.map(|f| f(i))
     }
     /// Discard `pkt`, counting it under `why` (and the current phase).
     #[inline]
