@@ -260,7 +260,7 @@ def reproduce(
         typer.Option("--set", help="KEY=VALUE applied to every run, e.g. duration=60s for a shortened check (repeatable).",
                      show_default=False),
     ] = None,
-    resume: Annotated[bool, typer.Option("--resume", help="Keep the runs already complete in --out (same scenario, overrides and tcplab version) and run only the others.")] = False,
+    resume: Annotated[bool, typer.Option("--resume", help="Keep the runs already complete in --out (same scenario, overrides, tcplab version and compiled engine) and run only the others.")] = False,
 ) -> None:
     """Reproduce a paper's experiments: every figure, its closed forms or the paper's claims, and a report (Markdown + HTML)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn

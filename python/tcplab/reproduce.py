@@ -20,6 +20,7 @@ core from the simulated configuration.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import html
 import json
@@ -189,15 +190,24 @@ def _load(folder: Path) -> tuple[str, list[Figure], list[_claims.Claim]]:
 JOB_FILE = "job.json"
 
 
+@functools.cache
+def _engine_id() -> str:
+    """A hash of the compiled core this process runs (a rebuilt engine can give other
+    results under the same version number)."""
+    from tcplab import _core
+
+    return hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:16]
+
+
 def _job_key(job: Job) -> dict[str, Any]:
-    """What identifies a run for ``resume``: the scenario file's content, the overrides and
-    the tcplab version (a result of another version is run again)."""
+    """What identifies a run for ``resume``: the scenario file's content, the overrides, the
+    tcplab version and the compiled engine (a result of another engine is run again)."""
     from tcplab import __version__
 
     text = Path(job.scenario).read_bytes()
     return {"scenario": str(job.scenario), "sha256": hashlib.sha256(text).hexdigest(),
             "overrides": json.loads(json.dumps(job.overrides, sort_keys=True, default=str)),
-            "tcplab": __version__}
+            "tcplab": __version__, "engine": _engine_id()}
 
 
 def _job_done(job: Job, out: Path) -> bool:
@@ -436,7 +446,8 @@ def reproduce(
     ``overrides`` (``{"duration": "60s"}``, the CLI's ``--set``) apply to every run after
     the manifest's own, e.g. for a shortened check; the report then says so. ``resume``:
     runs whose directory under ``out`` already holds a complete result of the same job (same
-    scenario file content, overrides and tcplab version; ``job.json`` beside its summary) are
+    scenario file content, overrides, tcplab version and compiled engine; ``job.json`` beside
+    its summary) are
     not run again, so an interrupted reproduction goes on where it stopped."""
     folder = paper_dir(paper)
     title, figs, claim_list = _load(folder)
