@@ -78,9 +78,10 @@ bench-sweep: $(BUILT)
 # tcplab next to this machine's Linux kernel (docs/crosscheck.md): namespaces, veth, htb +
 # pfifo, real TCP connections sampled with `ss -tin`, side-by-side tables and cwnd plots in
 # out/kernel/. Needs root (prints SKIPPED and exits 0 otherwise); about 5 min, each run <= 60 s.
-# QUICK=1: 8-s runs; ONLY=cubic2,twoway picks presets. Never part of `make test`.
+# QUICK=1: 8-s runs; ONLY=cubic2,twoway picks presets; REPEAT=3 runs the kernel side 3 times.
+# Never part of `make test`.
 kernel-compare: $(BUILT)
-	$(VPY) bench/kernel_compare.py $(if $(QUICK),--quick) $(if $(ONLY),--only $(ONLY))
+	$(VPY) bench/kernel_compare.py $(if $(QUICK),--quick) $(if $(ONLY),--only $(ONLY)) $(if $(REPEAT),--repeat $(REPEAT))
 
 schema: $(BUILT)
 	$(VENV)/bin/tcplab schema > docs/scenario.schema.json
