@@ -145,19 +145,25 @@ class Preset:
     # (start_jitter): are its fairness figures a phase effect of one deterministic run?
     jitter_seeds: int = 0
     jitter: str = "40ms"
+    # tcplab-only checks of a traced cause: (label, {flow or "*": {key: value, or None to
+    # remove the key}}), run on the same seeds as above (seed 1 without jitter_seeds).
+    variants: list[tuple[str, dict[str, dict]]] = field(default_factory=list)
     quick_duration: float = 8.0
 
 
 PRESETS = [
     Preset("cubic2", "2 CUBIC flows, 20 Mb/s, RTT 40 ms, 66-packet (1 BDP) drop-tail buffer",
            _dumbbell(["cubic", "cubic"], "20Mbps", 40.0, 66, 40.0),
-           [("steady", 10.0, 40.0)], ["bn"], jitter_seeds=5),
+           [("steady", 10.0, 40.0)], ["bn"], jitter_seeds=5,
+           variants=[("no delayed acks", {"*": {"delayed_ack": None}})]),
     Preset("reno2", "2 Reno flows, 20 Mb/s, RTT 40 ms, 66-packet (1 BDP) drop-tail buffer",
            _dumbbell(["reno", "reno"], "20Mbps", 40.0, 66, 40.0),
-           [("steady", 10.0, 40.0)], ["bn"], jitter_seeds=5),
+           [("steady", 10.0, 40.0)], ["bn"], jitter_seeds=5,
+           variants=[("no delayed acks", {"*": {"delayed_ack": None}})]),
     Preset("cubic_reno", "CUBIC vs Reno, 20 Mb/s, RTT 40 ms, 66-packet drop-tail buffer",
            _dumbbell(["cubic", "reno"], "20Mbps", 40.0, 66, 40.0),
-           [("steady", 10.0, 40.0)], ["bn"], jitter_seeds=5),
+           [("steady", 10.0, 40.0)], ["bn"], jitter_seeds=5,
+           variants=[("no delayed acks", {"*": {"delayed_ack": None}})]),
     Preset("twoway", "seed 000 two-way link: 200 kb/s up, 10 Mb/s down, no delay, unlimited "
            "FIFOs, Reno each way", _twoway(60.0),
            [("transient", 0.0, 20.0), ("steady", 30.0, 58.0)], ["up", "down"],
@@ -165,7 +171,8 @@ PRESETS = [
     Preset("twoway_clamp", "seed 000 two-way link as twoway, windows clamped to the issue's 88 "
            "(slow) and 52 (fast) segments", _twoway(60.0),
            [("transient", 0.0, 20.0), ("steady", 30.0, 58.0)], ["up", "down"],
-           clamp={"slow": 88, "fast": 52}, tcplab_long=600.0),
+           clamp={"slow": 88, "fast": 52}, tcplab_long=600.0,
+           variants=[("fast rto_min 10 s", {"fast": {"rto_min": "10s"}})]),
 ]
 
 
@@ -1125,6 +1132,40 @@ def compare(preset: Preset, quick: bool, period: float, out_dir: Path, repeat: i
         lines.append(f"tcplab over {preset.jitter_seeds} seeds, start_jitter {preset.jitter} ({label}): Jain "
                      f"mean {sum(js) / len(js):.3f} (min {min(js):.3f}, max {max(js):.3f}); aggregate "
                      f"{sum(aggs) / len(aggs) / 1e6:.3f} Mb/s")
+    for vlabel, vover in ([] if quick else preset.variants):
+        import polars as pl
+        import tcplab
+        label, t0, t1 = windows[-1]
+        vrows = []
+        for seed in range(1, max(1, preset.jitter_seeds) + 1):
+            vsc = json.loads(json.dumps(expanded))
+            for n, over in overrides.items():
+                vsc["flows"][n].update(over)
+            for fname, f in vsc["flows"].items():
+                if preset.jitter_seeds:
+                    f["start_jitter"] = preset.jitter
+                for key, val in {**vover.get("*", {}), **vover.get(fname, {})}.items():
+                    if val is None:
+                        f.pop(key, None)
+                    else:
+                        f[key] = val
+            vr = tcplab.run(tcplab.Scenario.from_dict(vsc), seed=seed)
+            per = {}
+            for wl, a, b in windows:
+                iv = vr.intervals.filter((pl.col("t_start") >= a - 1e-9) & (pl.col("t_end") <= b + 1e-9))
+                per[wl] = [iv.filter(pl.col("flow") == n)["goodput_bps"].mean() or 0.0 for n in names]
+            drops = sum((tcplab_drops(vr.summary, lk) or 0) for lk in preset.links)
+            vrows.append({"seed": seed, "goodput_bps": per, "drops": drops,
+                          "timeouts": {n: summary_flow(vr.summary, n)["timeouts"] for n in names}})
+        result.setdefault("tcplab_variants", {})[vlabel] = vrows
+        js = [jain(r["goodput_bps"][label]) for r in vrows]
+        gp = "; ".join(f"{wl}: " + ", ".join(
+            f"{n} {min(r['goodput_bps'][wl][i] for r in vrows) / 1e6:.3f}-{max(r['goodput_bps'][wl][i] for r in vrows) / 1e6:.3f}"
+            for i, n in enumerate(names)) for wl, _, _ in windows)
+        tos = ", ".join(f"{n} {sum(r['timeouts'][n] for r in vrows)}" for n in names)
+        drops_txt = ", ".join(str(r["drops"]) for r in vrows)
+        lines.append(f"tcplab check `{vlabel}` ({len(vrows)} seed(s)): Jain ({label}) mean {sum(js) / len(js):.3f}; "
+                     f"goodput Mb/s {gp}; drops {drops_txt}; timeouts {tos}")
     if preset.tcplab_long and not quick:
         long_sc = json.loads(json.dumps(expanded))
         long_sc["duration"] = f"{preset.tcplab_long}s"
