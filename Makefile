@@ -17,7 +17,7 @@ PAPERS    := $(notdir $(patsubst %/reproduce.toml,%,$(wildcard scenarios/*/repro
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= scenario_toml scenario_json units run_bounded
 
-.PHONY: fuzz fuzz-merge reproduce reproduce-all test test-rust test-python bench bench-ns3 bench-ns3-vegas bench-sweep schema develop clean
+.PHONY: fuzz fuzz-merge reproduce reproduce-all test test-rust test-python bench bench-ns3 bench-ns3-vegas bench-sweep kernel-compare schema develop clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -74,6 +74,14 @@ bench-ns3-vegas: $(NS3_VENV)/.stamp
 bench-sweep: $(BUILT)
 	cargo build --release -q -p tcplab-core --bin tcplab-bench
 	$(VPY) bench/sweep_speedup.py
+
+# tcplab next to this machine's Linux kernel (docs/crosscheck.md): namespaces, veth, htb +
+# pfifo, real TCP connections sampled with `ss -tin`, side-by-side tables and cwnd plots in
+# out/kernel/. Needs root (prints SKIPPED and exits 0 otherwise); about 5 min, each run <= 60 s.
+# QUICK=1: 8-s runs; ONLY=cubic2,twoway picks presets; REPEAT=3 runs the kernel side 3 times.
+# Never part of `make test`.
+kernel-compare: $(BUILT)
+	$(VPY) bench/kernel_compare.py $(if $(QUICK),--quick) $(if $(ONLY),--only $(ONLY)) $(if $(REPEAT),--repeat $(REPEAT))
 
 schema: $(BUILT)
 	$(VENV)/bin/tcplab schema > docs/scenario.schema.json
