@@ -4,6 +4,7 @@ mod alt;
 mod apps;
 mod aqm;
 mod audit;
+mod bbr;
 mod bad_input;
 mod choke_tcpe;
 mod common;
