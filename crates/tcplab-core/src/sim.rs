@@ -58,6 +58,8 @@ pub struct Flow {
     timer_event: Option<SimTime>,
     /// Time of the live `PaceTimer` event of a paced flow, if one is pending.
     pace_event: Option<SimTime>,
+    /// The flow's sender paces (`pacing` other than "off").
+    paced: bool,
     /// Since when the application has been active (while `active`), and the active time
     /// accumulated in the current interval before that (the intervals' `active` column).
     active_since: SimTime,
@@ -74,6 +76,10 @@ impl Flow {
         app: App,
         eff_link: LinkId,
     ) -> Self {
+        let paced = match &transport {
+            Transport::Tcp { sender, .. } => sender.is_paced(),
+            Transport::Udp { .. } => false,
+        };
         Flow {
             name,
             src,
@@ -93,6 +99,7 @@ impl Flow {
             timeouts_before_steady: 0,
             timer_event: None,
             pace_event: None,
+            paced,
         }
     }
     #[inline(always)]
@@ -696,6 +703,16 @@ impl Sim {
                 self.events.schedule(d, Event::FlowTimer(f));
             }
         }
+        if fl.paced {
+            self.sync_pace(f);
+        }
+    }
+
+    /// A paced flow: make sure a `PaceTimer` event is pending at or before its release time
+    /// when a segment waits for it.
+    #[inline(never)]
+    fn sync_pace(&mut self, f: FlowId) {
+        let fl = &mut self.flows[f.index()];
         if let Transport::Tcp { sender, .. } = &fl.transport {
             if let Some(d) = sender.pace_deadline {
                 if fl.pace_event.is_none_or(|t| d < t) {

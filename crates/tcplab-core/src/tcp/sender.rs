@@ -136,8 +136,10 @@ pub struct TcpSender {
     sack_out: bool,
     /// Pacing (`pacing` other than "off"): where the rate comes from.
     pacing: Pacing,
-    /// `pacing != Off`: the one test unpaced flows pay per segment.
+    /// `pacing != Off`: the test unpaced flows pay per segment in `output`.
     paced: bool,
+    /// Paced or rate-sampled: the one test other flows pay per segment sent.
+    extras: bool,
     /// Pacing: the earliest time the next segment may leave (fq's per-flow release time).
     pace_next: SimTime,
     /// Pacing timer: a segment waits for `pace_next` (the flow's timer event fires then).
@@ -193,6 +195,7 @@ impl TcpSender {
             sack_out: false,
             pacing: cfg.pacing,
             paced: cfg.pacing != Pacing::Off,
+            extras: cfg.pacing != Pacing::Off,
             pace_next: SimTime::ZERO,
             pace_deadline: None,
             rate: None,
@@ -203,8 +206,14 @@ impl TcpSender {
     fn with_rate_sampler(mut self) -> Self {
         if self.cc.wants_rate_samples() {
             self.rate = Some(Box::new(RateSampler::new()));
+            self.extras = true;
         }
         self
+    }
+
+    /// The sender paces (`pacing` other than "off").
+    pub fn is_paced(&self) -> bool {
+        self.paced
     }
 
     /// The pacing rate now, bytes per second (`None`: this flow is not paced now).
@@ -230,6 +239,18 @@ impl TcpSender {
         Some((w * pct * 10_000_000_000 / srtt.0 as u128).min(u64::MAX as u128) as u64)
     }
 
+    /// Pacing and rate sampling for a segment leaving (flows with either; out of line so
+    /// that the others pay one test).
+    #[inline(never)]
+    fn on_send_extras(&mut self, now: SimTime, seq: u64, len: u32, retx: bool) {
+        if let Some(r) = self.rate.as_deref_mut() {
+            r.on_send(now, seq, len as u64, retx, self.snd_max - self.snd_una);
+        }
+        if self.paced {
+            self.pace_charge(now, len + self.header);
+        }
+    }
+
     /// Pacing: a segment of `wire` bytes leaves now; the next may leave `wire / rate` later
     /// (after the previous release time, if that is still ahead: `max(now, next) + size/rate`).
     #[inline(never)]
@@ -244,15 +265,18 @@ impl TcpSender {
     }
 
     /// Pacing: the segment at the head may not leave yet; wait for the release time.
-    #[inline]
+    #[inline(always)]
     fn pace_blocked(&mut self, now: SimTime) -> bool {
-        if self.paced {
-            if now < self.pace_next {
-                self.pace_deadline = Some(self.pace_next);
-                return true;
-            }
-            self.pace_deadline = None;
+        self.paced && self.pace_wait(now)
+    }
+
+    #[inline(never)]
+    fn pace_wait(&mut self, now: SimTime) -> bool {
+        if now < self.pace_next {
+            self.pace_deadline = Some(self.pace_next);
+            return true;
         }
+        self.pace_deadline = None;
         false
     }
 
@@ -409,11 +433,8 @@ impl TcpSender {
         let view = self.view();
         self.cc.on_send(now, len, &mut cc, &view);
         self.stats.segments_sent += 1;
-        if let Some(r) = self.rate.as_deref_mut() {
-            r.on_send(now, seq, len as u64, retx, self.snd_max - self.snd_una);
-        }
-        if self.paced {
-            self.pace_charge(now, len + self.header);
+        if self.extras {
+            self.on_send_extras(now, seq, len, retx);
         }
         out(Packet {
             flow: self.flow,
@@ -523,17 +544,14 @@ impl TcpSender {
                 self.snd_nxt = self.snd_una;
             }
         }
-        // SACK: the scoreboard learns this ack first (RFC 6937's DeliveredData, which the
-        // delivery-rate sampler counts as Linux does); the recovery rules run after the
-        // algorithm has seen the ack.
-        let (delivered, newly_sacked, sack_end) = if self.sack.is_some() {
-            self.sack_update(pkt, newly)
+        // Delivery-rate sampling (BBR) counts SACKed bytes, so with SACK the scoreboard
+        // learns this ack first (its result is kept for the recovery rules that run after
+        // the algorithm has seen the ack).
+        let mut sacked = None;
+        let rate = if self.rate.is_some() {
+            self.rate_sample(now, pkt, newly, &mut sacked)
         } else {
-            (newly, 0, None)
-        };
-        let rate = match self.rate.as_deref_mut() {
-            None => None,
-            Some(r) => r.on_ack(now, ack, delivered, sack_end, self.rtt.min_rtt()),
+            None
         };
         let sample = AckSample {
             newly_acked: newly,
@@ -570,7 +588,7 @@ impl TcpSender {
         // `partial_ack_timer`).
         let mut restart = newly > 0;
         if self.sack.is_some() {
-            self.sack_on_ack(now, newly, dup, delivered, newly_sacked);
+            self.sack_on_ack(now, pkt, newly, dup, sacked);
         } else {
             match self.state {
                 CaState::Recovery => {
@@ -650,6 +668,29 @@ impl TcpSender {
         self.retransmit_head(now, out);
     }
 
+    /// Delivery-rate sampling for one ack (flows whose algorithm asked for it): with SACK
+    /// the scoreboard is updated here, and its result left in `sacked` for the recovery
+    /// rules.
+    #[inline(never)]
+    fn rate_sample(
+        &mut self,
+        now: SimTime,
+        pkt: &Packet,
+        newly: u64,
+        sacked: &mut Option<(u64, u64)>,
+    ) -> Option<crate::tcp::rate::RateSample> {
+        let (delivered, sack_end) = if self.sack.is_some() {
+            let (d, n, end) = self.sack_update(pkt, newly);
+            *sacked = Some((d, n));
+            (d, end)
+        } else {
+            (newly, None)
+        };
+        let min_rtt = self.rtt.min_rtt();
+        let r = self.rate.as_deref_mut().expect("rate sampler");
+        r.on_ack(now, self.snd_una, delivered, sack_end, min_rtt)
+    }
+
     /// SACK flows: the scoreboard learns one ack (after `snd_una` moved). Returns RFC 6937's
     /// DeliveredData, the bytes newly SACKed and, if there are any, the end of the first
     /// block that SACKed new data (the newest).
@@ -679,9 +720,24 @@ impl TcpSender {
     }
 
     /// SACK flows: the RFC 6675 state machine for one ack (after the scoreboard update and
-    /// after the algorithm saw the ack); `delivered` is RFC 6937's DeliveredData.
+    /// after the algorithm saw the ack); `sacked` is the scoreboard update's result when
+    /// it already ran (`sack_update`: DeliveredData, bytes newly SACKed).
     #[inline(never)]
-    fn sack_on_ack(&mut self, now: SimTime, newly: u64, dup: bool, delivered: u64, newly_sacked: u64) {
+    fn sack_on_ack(
+        &mut self,
+        now: SimTime,
+        pkt: &Packet,
+        newly: u64,
+        dup: bool,
+        sacked: Option<(u64, u64)>,
+    ) {
+        let (delivered, newly_sacked) = match sacked {
+            Some(x) => x,
+            None => {
+                let (d, n, _) = self.sack_update(pkt, newly);
+                (d, n)
+            }
+        };
         let (una, high) = (self.snd_una, self.snd_max);
         let st = self.sack.as_deref_mut().expect("SACK state");
         match self.state {
@@ -927,6 +983,26 @@ mod tests {
         let out = collect(&mut u, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
         assert_eq!(out.len(), 100);
         assert_eq!(u.pace_deadline, None);
+    }
+
+    #[test]
+    fn linux_pacing_rate_is_2_or_1_2_windows_per_srtt() {
+        let cfg = TcpConfig {
+            mss: MSS,
+            pacing: Pacing::Linux,
+            ..TcpConfig::default()
+        };
+        // Slow start far below ssthresh (10 000 < 100 000 / 2): 200 %.
+        let cc = reno(MSS, 10 * MSS as u64, 100_000, true);
+        let mut s = TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc);
+        assert_eq!(s.pacing_rate(), None, "no RTT sample yet");
+        s.rtt.sample(SimDuration::from_ms(100));
+        assert_eq!(s.pacing_rate(), Some(200_000));
+        // cwnd ≥ ssthresh / 2: 120 %.
+        let cc = reno(MSS, 10 * MSS as u64, 15_000, true);
+        let mut s = TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc);
+        s.rtt.sample(SimDuration::from_ms(100));
+        assert_eq!(s.pacing_rate(), Some(120_000));
     }
 
     #[test]
