@@ -763,7 +763,6 @@ impl Sim {
             if sender.rto_deadline.is_some_and(|d| d <= now) {
                 sender.on_timeout(now, &mut |d| net.send(src, d));
             }
-
         }
         self.sync_timer(f);
     }

@@ -147,14 +147,23 @@ impl BbrSpec {
     pub fn build(&self, field: &str, init: CcInit, rng: SimRng) -> Result<Bbr, ScenarioError> {
         let err = |k: &str, m: String| Err(ScenarioError::new(format!("{field}.{k}"), m));
         if !(self.high_gain > 1.0 && self.high_gain.is_finite()) {
-            return err("high_gain", format!("must be above 1, got {}", self.high_gain));
+            return err(
+                "high_gain",
+                format!("must be above 1, got {}", self.high_gain),
+            );
         }
         let scg = self.startup_cwnd_gain.unwrap_or(self.high_gain);
         if !(scg >= 1.0 && scg.is_finite()) {
-            return err("startup_cwnd_gain", format!("must be at least 1, got {scg}"));
+            return err(
+                "startup_cwnd_gain",
+                format!("must be at least 1, got {scg}"),
+            );
         }
         if !(self.cwnd_gain >= 1.0 && self.cwnd_gain.is_finite()) {
-            return err("cwnd_gain", format!("must be at least 1, got {}", self.cwnd_gain));
+            return err(
+                "cwnd_gain",
+                format!("must be at least 1, got {}", self.cwnd_gain),
+            );
         }
         if self.bw_window_rounds == 0 {
             return err("bw_window_rounds", "must be at least 1".into());
@@ -166,13 +175,19 @@ impl BbrSpec {
             return err("min_cwnd_segs", "must be at least 1".into());
         }
         if !(self.full_bw_thresh > 1.0 && self.full_bw_thresh.is_finite()) {
-            return err("full_bw_thresh", format!("must be above 1, got {}", self.full_bw_thresh));
+            return err(
+                "full_bw_thresh",
+                format!("must be above 1, got {}", self.full_bw_thresh),
+            );
         }
         if self.full_bw_rounds == 0 {
             return err("full_bw_rounds", "must be at least 1".into());
         }
         if !(0.0..1.0).contains(&self.pacing_margin) {
-            return err("pacing_margin", format!("must be in [0, 1), got {}", self.pacing_margin));
+            return err(
+                "pacing_margin",
+                format!("must be in [0, 1), got {}", self.pacing_margin),
+            );
         }
         if self.quantum_segs == Some(0) {
             return err("quantum_segs", "must be at least 1".into());
@@ -473,7 +488,8 @@ impl Bbr {
         let prior_in_flight = c.in_flight + a.newly_acked;
         let losses = std::mem::take(&mut self.loss_pending);
         let rs = a.rate.filter(|r| r.valid());
-        let app_limited = rs.is_some_and(|r| r.is_app_limited || r.prior_delivered < self.limited_until);
+        let app_limited =
+            rs.is_some_and(|r| r.is_app_limited || r.prior_delivered < self.limited_until);
         if let Some(r) = a.rate {
             self.delivered = r.delivered_total;
         }
@@ -494,7 +510,9 @@ impl Bbr {
 
         // bbr_update_cycle_phase.
         if self.mode == Mode::ProbeBw {
-            let full_length = self.min_rtt.is_some_and(|m| now.since(self.cycle_stamp) > m);
+            let full_length = self
+                .min_rtt
+                .is_some_and(|m| now.since(self.cycle_stamp) > m);
             let bw = self.bw.get();
             let next = if self.pacing_gain == 1.0 {
                 full_length
@@ -644,7 +662,13 @@ impl CongestionControl for Bbr {
         true
     }
     fn trace_names(&self) -> &'static [&'static str] {
-        &["bbr_mode", "bbr_bw_bps", "bbr_min_rtt_s", "bbr_pacing_gain", "bbr_cwnd_gain"]
+        &[
+            "bbr_mode",
+            "bbr_bw_bps",
+            "bbr_min_rtt_s",
+            "bbr_pacing_gain",
+            "bbr_cwnd_gain",
+        ]
     }
     fn trace_values(&self, out: &mut [f64]) {
         out[0] = self.mode.code();
@@ -706,7 +730,7 @@ mod tests {
         /// One ack: `bw` bytes/s delivered, RTT `rtt_ms`, `in_flight` after the ack.
         fn ack(&mut self, bw: f64, rtt_ms: u64, in_flight: u64) {
             let step = SimDuration::from_secs_f64(S as f64 / bw);
-            self.now = self.now + step;
+            self.now += step;
             self.delivered += S;
             self.hist.push_back((self.now, self.delivered));
             let rtt = SimDuration::from_ms(rtt_ms);
@@ -865,7 +889,10 @@ mod tests {
             b.enter_probe_bw(SimTime::ZERO);
             phases.insert(b.cycle_idx());
         }
-        assert_eq!(phases.into_iter().collect::<Vec<_>>(), [0, 2, 3, 4, 5, 6, 7]);
+        assert_eq!(
+            phases.into_iter().collect::<Vec<_>>(),
+            [0, 2, 3, 4, 5, 6, 7]
+        );
     }
 
     #[test]
@@ -892,7 +919,10 @@ mod tests {
         while d.b.mode() == Mode::ProbeRtt {
             assert_eq!(d.b.cwnd(), 4 * S);
             d.ack(BW, 100, 4 * S);
-            assert!(d.now.since(t4) < SimDuration::from_ms(400), "stuck in PROBE_RTT");
+            assert!(
+                d.now.since(t4) < SimDuration::from_ms(400),
+                "stuck in PROBE_RTT"
+            );
         }
         assert!(d.now.since(t4) > SimDuration::from_ms(200));
         assert_eq!(d.b.mode(), Mode::ProbeBw);

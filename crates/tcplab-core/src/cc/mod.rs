@@ -266,7 +266,11 @@ impl CcSpec {
             CcSpec::Cubic(s) => AnyCc::Cubic(Box::new(s.build(field, init)?)),
             CcSpec::Dctcp(s) => AnyCc::Dctcp(s.build(field, init)?),
             // The gain cycle's start phase comes from the flow's stream: see `seed_rng`.
-            CcSpec::Bbr(s) => AnyCc::Bbr(Box::new(s.build(field, init, SimRng::derive(0, Stream::Cc, 0))?)),
+            CcSpec::Bbr(s) => AnyCc::Bbr(Box::new(s.build(
+                field,
+                init,
+                SimRng::derive(0, Stream::Cc, 0),
+            )?)),
             CcSpec::Xcp(s) => AnyCc::Xcp(s.build(field, init)?),
         })
     }

@@ -13,8 +13,8 @@
 //! Sequence numbers are 64-bit byte offsets and never wrap. There is no handshake: a
 //! connection starts established when its application starts.
 
-pub mod receiver;
 pub mod rate;
+pub mod receiver;
 pub mod rtt;
 pub mod sack;
 pub mod sender;

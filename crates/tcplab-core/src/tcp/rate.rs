@@ -264,10 +264,14 @@ mod tests {
         r.mark_app_limited(1000);
         r.on_send(ms(1), 1000, 1000, false, 1000);
         // Acked after 2 ms while min RTT is 40 ms: interval too short.
-        let s = r.on_ack(ms(2), 1000, 1000, None, Some(SimDuration::from_ms(40))).unwrap();
+        let s = r
+            .on_ack(ms(2), 1000, 1000, None, Some(SimDuration::from_ms(40)))
+            .unwrap();
         assert!(!s.valid());
         assert!(!s.is_app_limited);
-        let s = r.on_ack(ms(50), 2000, 1000, None, Some(SimDuration::from_ms(40))).unwrap();
+        let s = r
+            .on_ack(ms(50), 2000, 1000, None, Some(SimDuration::from_ms(40)))
+            .unwrap();
         assert!(s.is_app_limited);
         assert!(s.valid());
         // delivered = 2000 is beyond app_limited (0 + 1000 when marked): cleared, so the

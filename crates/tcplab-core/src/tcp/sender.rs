@@ -234,7 +234,11 @@ impl TcpSender {
             return None;
         }
         let cwnd = self.window();
-        let pct: u128 = if cwnd < self.cc.ssthresh() / 2 { 200 } else { 120 };
+        let pct: u128 = if cwnd < self.cc.ssthresh() / 2 {
+            200
+        } else {
+            120
+        };
         let w = cwnd.max(self.snd_max - self.snd_una) as u128;
         Some((w * pct * 10_000_000_000 / srtt.0 as u128).min(u64::MAX as u128) as u64)
     }

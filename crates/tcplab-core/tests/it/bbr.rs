@@ -61,7 +61,10 @@ fn a_fixed_pacing_rate_sets_the_throughput_of_an_unlimited_window() {
     let fl = named(&s, "flows", "f1");
     let good = f(&fl["goodput_bps"]);
     let want = 20e6 * 1460.0 / 1500.0;
-    assert!((good - want).abs() < want * 0.01, "goodput {good} vs {want}");
+    assert!(
+        (good - want).abs() < want * 0.01,
+        "goodput {good} vs {want}"
+    );
     assert_eq!(u(&fl["retransmits"]), 0);
     let access = named(&s, "links", "s1");
     assert!(u(&access["max_queue"]) <= 1, "{}", access["max_queue"]);

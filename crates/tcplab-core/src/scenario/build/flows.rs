@@ -6,8 +6,8 @@ use crate::cc::CcInit;
 use crate::event::{FlowId, LinkId, NodeId};
 use crate::net::{routing, Link, Node, NodeKind};
 use crate::scenario::{
-    EcnEchoSpec, PacingSpec, PartialAckTimerSpec, PrrSpec, RecoveryExitSpec, RecoverySpec, Scenario,
-    ScenarioError, TransportSpec,
+    EcnEchoSpec, PacingSpec, PartialAckTimerSpec, PrrSpec, RecoveryExitSpec, RecoverySpec,
+    Scenario, ScenarioError, TransportSpec,
 };
 use crate::sim::{Flow, Transport};
 use crate::tcp::receiver::TcpReceiver;
@@ -284,7 +284,11 @@ pub(super) fn flows(
             },
         )?;
         let mut algo = algo;
-        algo.seed_rng(crate::rng::SimRng::derive(seed, crate::rng::Stream::Cc, fi as u64));
+        algo.seed_rng(crate::rng::SimRng::derive(
+            seed,
+            crate::rng::Stream::Cc,
+            fi as u64,
+        ));
         use crate::cc::CongestionControl;
         let (cc_name, transport) = if udp {
             let sender = UdpSender::new(FlowId::from_index(fi), src, dst, tcp.header);
