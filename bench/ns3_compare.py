@@ -53,10 +53,13 @@ NS3_RUNS = {
     # CUBIC (ns-3 TcpCubic): run only with --only a-cubic,b-cubic.
     "a-cubic": ((100.0, 60.0), (20.0, 10.0)),
     "b-cubic": ((12.0, 4.0), (5.0, 2.0)),
+    # BBR (ns-3 TcpBbr, paced, SACK + PRR): run only with --only a-bbr.
+    "a-bbr": ((100.0, 60.0), (20.0, 10.0)),
 }
 TCPLAB_SPEED_RUNS = {"a": (100.0, 10.0, 10.0, 2.0), "b": (30.0, 10.0, 5.0, 2.0),
                      "c": (20.0, 5.0, 3.0, 1.0), "d": (5.0, 2.0, 1.0, 0.5)}
-TCPLAB_SPEED_RUNS.update({"a-cubic": TCPLAB_SPEED_RUNS["a"], "b-cubic": TCPLAB_SPEED_RUNS["b"]})
+TCPLAB_SPEED_RUNS.update({"a-cubic": TCPLAB_SPEED_RUNS["a"], "b-cubic": TCPLAB_SPEED_RUNS["b"],
+                          "a-bbr": TCPLAB_SPEED_RUNS["a"]})
 CROSS_CHECK = ("a", "b", "a-cubic", "b-cubic")
 # Diagnostic rows: the same runs with the initial ssthresh at each flow's share of the BDP, so
 # that slow start does not overshoot by a whole BDP. Multi-loss recovery without SACK is where
@@ -155,7 +158,7 @@ def cc_params(spec: dict) -> dict:
     TcpVegas takes whole packets for Alpha, Beta and Gamma: others are refused, not rounded."""
     cc = tomllib.loads("cc = " + spec.get("cc", '"newreno"'))["cc"]
     cc = {"algorithm": cc} if isinstance(cc, str) else dict(cc)
-    if cc["algorithm"] not in ("newreno", "vegas", "cubic"):
+    if cc["algorithm"] not in ("newreno", "vegas", "cubic", "bbr"):
         raise SystemExit(f"ns3_compare: no ns-3 counterpart for cc {cc['algorithm']!r}")
     for k in ("alpha", "beta", "gamma"):
         if k in cc and cc[k] != int(cc[k]):

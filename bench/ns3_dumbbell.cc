@@ -160,6 +160,14 @@ Run(int flows,
         Config::SetDefault("ns3::TcpL4Protocol::SocketType",
                            TypeIdValue(TcpCubic::GetTypeId()));
     }
+    else if (cc == "bbr")
+    {
+        // ns-3's TcpBbr (BBR v1 after Linux) paced by the socket (TcpSocketState pacing),
+        // with SACK and PRR below, as tcplab's a-bbr .. e-bbr run it.
+        Config::SetDefault("ns3::TcpL4Protocol::SocketType",
+                           TypeIdValue(TcpBbr::GetTypeId()));
+        Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(true));
+    }
     else if (cc == "vegas")
     {
         Config::SetDefault("ns3::TcpL4Protocol::SocketType",
@@ -174,9 +182,18 @@ Run(int flows,
         Config::SetDefault("ns3::TcpL4Protocol::SocketType",
                            TypeIdValue(TcpNewReno::GetTypeId()));
     }
-    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                       TypeIdValue(TcpClassicRecovery::GetTypeId()));
-    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(false));
+    if (cc == "bbr")
+    {
+        Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                           TypeIdValue(TcpPrrRecovery::GetTypeId()));
+        Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
+    }
+    else
+    {
+        Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                           TypeIdValue(TcpClassicRecovery::GetTypeId()));
+        Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(false));
+    }
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
     Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
     Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(false));

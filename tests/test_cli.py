@@ -57,7 +57,7 @@ def test_run_with_traces_writes_trace_files_and_plots(cli: CliRunner, tmp_path: 
     names = {p.name for p in out.iterdir()}
     assert {"cwnd_trace.parquet", "queue_trace.parquet", "cwnd.png", "queue.png"} <= names
     cw = pl.read_parquet(out / "cwnd_trace.parquet")
-    assert cw.columns == ["flow", "t", "cwnd_bytes", "ssthresh_bytes", "in_flight_bytes"]
+    assert cw.columns == ["flow", "t", "cwnd_bytes", "ssthresh_bytes", "in_flight_bytes", "pacing_rate_bps"]
     q = pl.read_parquet(out / "queue_trace.parquet")
     assert q.columns == ["link", "t", "packets", "bytes"]
     # Re-running without traces into the same directory removes the stale trace files.

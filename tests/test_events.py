@@ -27,7 +27,7 @@ def test_registry_keeps_the_public_names_and_order() -> None:
     assert list(INTERVAL_SCHEMA) == [c["name"] for c in reg["intervals"]] == [
         "flow", "t_start", "t_end", "goodput_bps", "throughput_bps", "efficiency", "cwnd_bytes", "srtt_s", "active"
     ]  # fmt: skip
-    assert list(TRACE_SCHEMAS["cwnd"]) == ["flow", "t", "cwnd_bytes", "ssthresh_bytes", "in_flight_bytes"]
+    assert list(TRACE_SCHEMAS["cwnd"]) == ["flow", "t", "cwnd_bytes", "ssthresh_bytes", "in_flight_bytes", "pacing_rate_bps"]
     assert list(TRACE_SCHEMAS["queue"]) == ["link", "t", "packets", "bytes"]
     assert INTERVAL_SCHEMA["cwnd_bytes"] == pl.UInt64 and TRACE_SCHEMAS["queue"]["packets"] == pl.UInt32
     assert all(c["doc"] for cols in reg.values() for c in cols)

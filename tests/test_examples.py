@@ -115,3 +115,39 @@ def test_snoop_example_beats_plain_newreno() -> None:
     assert flows["snoop"]["goodput_bps"] > 1.5 * flows["plain"]["goodput_bps"]
     a = res.summary["agents"]["bs2_snoop"]
     assert a["type"] == "snoop" and a["local_retransmits"] > 0 and a["suppressed_dupacks"] > 0
+
+
+def test_bbr_example_fills_the_link_with_a_short_queue() -> None:
+    """examples/bbr.toml: one paced BBR flow keeps the 100 Mb/s link busy with a queue of a
+    few ms, where CUBIC (the same run with `cc = "cubic"`) fills the one-BDP buffer."""
+    import tcplab
+
+    sc = tcplab.Scenario.from_toml(REPO / "examples" / "bbr.toml").with_overrides({"duration": "10s"})
+    res = tcplab.run(sc)
+    bn = {ln["name"]: ln for ln in res.summary["links"]}["bn"]
+    assert bn["steady_utilization"] > 0.95, bn
+    fl = res.summary["flows"][0]
+    q_bbr = fl["mean_rtt_s"] - fl["min_rtt_s"]
+    assert q_bbr < 0.01, fl
+    cw = res.traces["cwnd"]
+    assert {"pacing_rate_bps", "cc_bbr_mode", "cc_bbr_bw_bps", "cc_bbr_min_rtt_s"} <= set(cw.columns)
+    # Startup, drain, then the gain cycle: the mode column goes 0 → 1 → 2.
+    modes = cw["cc_bbr_mode"].to_list()
+    assert modes[0] == 0 and 2 in modes and modes.index(2) > modes.index(1)
+    # Paced at gain × BW × 0.99: in PROBE_BW with gain 1 the rate sits just below BW.
+    late = cw.filter((cw["t"] > 6) & (cw["cc_bbr_mode"] == 2))
+    ratio = (late["pacing_rate_bps"] / late["cc_bbr_bw_bps"]).to_list()
+    assert min(ratio) >= 0.74 and max(ratio) <= 1.25, (min(ratio), max(ratio))
+    cubic = tcplab.run(sc.with_overrides({"dumbbell.flows": [{"count": 1, "cc": "cubic"}]}))
+    fc = cubic.summary["flows"][0]
+    assert fc["mean_rtt_s"] - fc["min_rtt_s"] > 2 * q_bbr
+    assert cubic.traces["cwnd"]["pacing_rate_bps"].is_nan().all()
+
+
+def test_pacing_key_is_validated(cli: CliRunner, tmp_path: Path) -> None:
+    """flows.NAME.pacing: "off", "cc", "linux" or a rate; anything else names the field."""
+    r = cli("validate", REPO / "examples" / "bbr.toml", "--set", 'defaults.flows.pacing="soon"')
+    assert r.returncode != 0
+    assert "pacing" in r.stderr and "50Mbps" in r.stderr, r.stderr
+    r = cli("validate", REPO / "examples" / "bbr.toml", "--set", 'defaults.flows.pacing="40Mbps"')
+    assert r.returncode == 0, r.stderr

@@ -47,6 +47,8 @@ pub enum Event {
     LinkState(LinkId),
     /// A node agent's timer (Snoop's local retransmission) may be due.
     NodeTimer(NodeId),
+    /// A paced flow's next segment may leave (its release time).
+    PaceTimer(FlowId),
 }
 
 /// The kind of an event: its tag in the packed heap entry. Adding an [`Event`] variant
@@ -67,10 +69,11 @@ enum Kind {
     AppTick,
     LinkState,
     NodeTimer,
+    PaceTimer,
 }
 
 /// Every kind, indexed by its code.
-const KINDS: [Kind; 12] = [
+const KINDS: [Kind; 13] = [
     Kind::LinkTxDone,
     Kind::LinkArrival,
     Kind::FlowTimer,
@@ -83,6 +86,7 @@ const KINDS: [Kind; 12] = [
     Kind::AppTick,
     Kind::LinkState,
     Kind::NodeTimer,
+    Kind::PaceTimer,
 ];
 
 /// Bits of an entry's tie-breaker word that hold the event: a `KIND_BITS`-bit kind and a
@@ -128,6 +132,7 @@ impl Event {
             Event::AppTick(f) => (Kind::AppTick, f.0),
             Event::LinkState(l) => (Kind::LinkState, l.0),
             Event::NodeTimer(n) => (Kind::NodeTimer, n.0),
+            Event::PaceTimer(f) => (Kind::PaceTimer, f.0),
         };
         debug_assert!(id <= MAX_EVENT_ID);
         (kind as u64) << ID_BITS | id as u64
@@ -148,6 +153,7 @@ impl Event {
         const K_APP_TICK: u64 = Kind::AppTick as u64;
         const K_LINK_STATE: u64 = Kind::LinkState as u64;
         const K_NODE_TIMER: u64 = Kind::NodeTimer as u64;
+        const K_PACE_TIMER: u64 = Kind::PaceTimer as u64;
         let id = (code & MAX_EVENT_ID as u64) as u32;
         match (code >> ID_BITS) & KIND_MASK {
             K_LINK_TX_DONE => Event::LinkTxDone(LinkId(id)),
@@ -162,6 +168,7 @@ impl Event {
             K_APP_TICK => Event::AppTick(FlowId(id)),
             K_LINK_STATE => Event::LinkState(LinkId(id)),
             K_NODE_TIMER => Event::NodeTimer(NodeId(id)),
+            K_PACE_TIMER => Event::PaceTimer(FlowId(id)),
             k => unreachable!("event kind {k} was never encoded"),
         }
     }
@@ -544,6 +551,7 @@ mod tests {
             Kind::AppTick => Event::AppTick(FlowId(id)),
             Kind::LinkState => Event::LinkState(LinkId(id)),
             Kind::NodeTimer => Event::NodeTimer(NodeId(id)),
+            Kind::PaceTimer => Event::PaceTimer(FlowId(id)),
         }
     }
 

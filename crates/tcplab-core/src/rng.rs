@@ -29,6 +29,8 @@ pub enum Stream {
     Outage = 6,
     /// A flow's `start_jitter` (index: the flow).
     StartJitter = 7,
+    /// A flow's congestion-control algorithm (index: the flow; BBR's gain-cycle phase).
+    Cc = 8,
 }
 
 #[derive(Clone, Debug)]

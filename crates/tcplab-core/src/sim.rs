@@ -56,6 +56,10 @@ pub struct Flow {
     pub timeouts_before_steady: u64,
     /// Time of the earliest live `FlowTimer` event, if one is pending.
     timer_event: Option<SimTime>,
+    /// Time of the live `PaceTimer` event of a paced flow, if one is pending.
+    pace_event: Option<SimTime>,
+    /// The flow's sender paces (`pacing` other than "off").
+    paced: bool,
     /// Since when the application has been active (while `active`), and the active time
     /// accumulated in the current interval before that (the intervals' `active` column).
     active_since: SimTime,
@@ -72,6 +76,10 @@ impl Flow {
         app: App,
         eff_link: LinkId,
     ) -> Self {
+        let paced = match &transport {
+            Transport::Tcp { sender, .. } => sender.is_paced(),
+            Transport::Udp { .. } => false,
+        };
         Flow {
             name,
             src,
@@ -90,6 +98,8 @@ impl Flow {
             retransmits_before_steady: 0,
             timeouts_before_steady: 0,
             timer_event: None,
+            pace_event: None,
+            paced,
         }
     }
     #[inline(always)]
@@ -535,6 +545,7 @@ impl Sim {
                 self.receive(to, p);
             }
             Event::FlowTimer(f) => self.flow_timer(f),
+            Event::PaceTimer(f) => self.pace_timer(f),
             Event::AppStart(f) => self.app_start(f),
             Event::AppStop(f) => self.app_stop(f),
             Event::AppTick(f) => self.app_tick(f),
@@ -692,6 +703,45 @@ impl Sim {
                 self.events.schedule(d, Event::FlowTimer(f));
             }
         }
+        if fl.paced {
+            self.sync_pace(f);
+        }
+    }
+
+    /// A paced flow: make sure a `PaceTimer` event is pending at or before its release time
+    /// when a segment waits for it.
+    #[inline(never)]
+    fn sync_pace(&mut self, f: FlowId) {
+        let fl = &mut self.flows[f.index()];
+        if let Transport::Tcp { sender, .. } = &fl.transport {
+            if let Some(d) = sender.pace_deadline {
+                if fl.pace_event.is_none_or(|t| d < t) {
+                    fl.pace_event = Some(d);
+                    self.events.schedule(d, Event::PaceTimer(f));
+                }
+            }
+        }
+    }
+
+    /// A paced flow's release time: send what is due.
+    fn pace_timer(&mut self, f: FlowId) {
+        let now = self.now;
+        {
+            let fl = &mut self.flows[f.index()];
+            if fl.pace_event != Some(now) {
+                return; // superseded by an earlier event
+            }
+            fl.pace_event = None;
+        }
+        let (mut net, flows) = self.split();
+        let fl = &mut flows[f.index()];
+        let src = fl.src;
+        if let Transport::Tcp { sender, .. } = &mut fl.transport {
+            if sender.pace_deadline.is_some_and(|d| d <= now) {
+                sender.on_pace_timer(now, &mut |d| net.send(src, d));
+            }
+        }
+        self.sync_timer(f);
     }
 
     fn flow_timer(&mut self, f: FlowId) {
@@ -863,6 +913,7 @@ impl Sim {
                 cwnd_bytes: sender.window(),
                 ssthresh_bytes: sender.cc.ssthresh().min(u64::MAX >> 1),
                 in_flight_bytes: sender.snd_max() - sender.snd_una(),
+                pacing_rate_bps: sender.pacing_rate().map_or(f64::NAN, |r| r as f64 * 8.0),
             });
             // Trace hook: NaN in every cc_ column, then this flow's own values.
             if !tr.cc_names.is_empty() {

@@ -25,6 +25,8 @@
 //!
 //! bs, cs, ds, es: b-e with SACK (`sack = true`: RFC 6675 recovery with PRR-SSRB).
 //! CUBIC variants `a-cubic` .. `e-cubic` (in the suite, after a-e): a-e with `cc = "cubic"`.
+//! BBR variants `a-bbr` .. `e-bbr` (in the suite, after the CUBIC ones): a-e with
+//! `cc = "bbr"` (paced at BBR's rate) and SACK.
 //!
 //! Vegas scenarios for the ns-3 cross-check (`bench/ns3_compare.py --vegas`), not in the
 //! suite: v1, v4, v16 = 1, 4, 16 Vegas flows (alpha 1, beta 3, gamma 1), 10 Mb/s, 40 ms,
@@ -215,6 +217,26 @@ const fn cubic_of(s: Spec, name: &'static str) -> Spec {
         ..s
     }
 }
+const BBR: &str = "\"bbr\"";
+
+/// BBR variants of a-e (`a-bbr`, ...): the same dumbbells with `cc = "bbr"` (Linux's
+/// defaults, paced at its own rate) and SACK (RFC 6675 recovery with PRR, as Linux runs it).
+const BBR_SUITE: &[Spec] = &[
+    bbr_of(SUITE_NEWRENO[0], "a-bbr"),
+    bbr_of(SUITE_NEWRENO[1], "b-bbr"),
+    bbr_of(SUITE_NEWRENO[2], "c-bbr"),
+    bbr_of(SUITE_NEWRENO[3], "d-bbr"),
+    bbr_of(SUITE_NEWRENO[4], "e-bbr"),
+];
+
+const fn bbr_of(s: Spec, name: &'static str) -> Spec {
+    Spec {
+        name,
+        cc: BBR,
+        sack: true,
+        ..s
+    }
+}
 const VEGAS: &str = "{ algorithm = \"vegas\", alpha = 1, beta = 3, gamma = 1 }";
 
 /// Vegas on a small dumbbell (bench/ns3_compare.py --vegas): 1, 4 and 16 flows, 10 Mb/s,
@@ -260,10 +282,11 @@ fn spec(name: &str) -> Spec {
         .iter()
         .chain(VEGAS_SUITE)
         .chain(CUBIC_SUITE)
+        .chain(BBR_SUITE)
         .find(|s| s.name == name)
         .unwrap_or_else(|| {
             die(&format!(
-                "unknown scenario '{name}' (a, b, c, d, e; SACK: bs, cs, ds, es; CUBIC: a-cubic .. e-cubic; Vegas: v1, v4, v16)"
+                "unknown scenario '{name}' (a, b, c, d, e; SACK: bs, cs, ds, es; CUBIC: a-cubic .. e-cubic; BBR: a-bbr .. e-bbr; Vegas: v1, v4, v16)"
             ))
         })
 }
@@ -639,7 +662,7 @@ fn suite(args: &[String]) {
     );
     println!("{HEADER}");
     let mut results = Vec::new();
-    for s in SUITE.iter().chain(CUBIC_SUITE) {
+    for s in SUITE.iter().chain(CUBIC_SUITE).chain(BBR_SUITE) {
         if only
             .as_ref()
             .is_some_and(|o| !o.iter().any(|n| n == s.name))

@@ -16,6 +16,7 @@
 //! See `docs/writing-a-cc.md` for adding one.
 
 pub mod alt;
+pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
 pub mod fast;
@@ -28,6 +29,7 @@ pub mod vegas;
 pub mod westwood;
 pub mod xcp;
 
+pub use bbr::Bbr;
 pub use cubic::Cubic;
 pub use dctcp::Dctcp;
 pub use fast::Fast;
@@ -41,6 +43,7 @@ pub use westwood::Westwood;
 pub use xcp::Xcp;
 
 use crate::net::packet::CcHeader;
+use crate::rng::{SimRng, Stream};
 use crate::scenario::ScenarioError;
 use crate::tcp::RecoveryExit;
 use crate::time::{SimDuration, SimTime};
@@ -129,6 +132,10 @@ pub struct AckSample {
     pub echo: CcHeader,
     /// Cumulative bytes acknowledged so far, after this ack (Westwood bandwidth samples).
     pub delivered: u64,
+    /// A delivery-rate sample (`tcp_rate.c`), for algorithms whose
+    /// [`CongestionControl::wants_rate_samples`] is true and acks that deliver a whole
+    /// segment; `None` otherwise.
+    pub rate: Option<crate::tcp::rate::RateSample>,
 }
 
 /// A congestion signal the transport detected.
@@ -178,6 +185,17 @@ pub trait CongestionControl {
     /// Trace hook: write the current values, `out[k]` for `trace_names()[k]` (`out` has
     /// exactly that length). Called once per trace sample, never on the packet path.
     fn trace_values(&self, _out: &mut [f64]) {}
+    /// The pacing rate this algorithm asks for, bytes per second (Linux `sk_pacing_rate`
+    /// set by the algorithm, as BBR does), or `None` for no pacing. Read by the sender
+    /// once per segment sent, only on flows with `pacing = "cc"` (BBR's default).
+    fn pacing_rate(&self) -> Option<u64> {
+        None
+    }
+    /// The algorithm needs delivery-rate samples ([`AckSample::rate`]; BBR). Asked once,
+    /// when the sender is built: flows whose algorithm says false keep no per-segment state.
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
 }
 
 /// What every algorithm starts from (bytes).
@@ -218,6 +236,8 @@ crate::tagged_enum! {
         "cubic" => Cubic(cubic::CubicSpec),
         /// DCTCP (RFC 8257): α-proportional reduction from the fraction of marked bytes.
         "dctcp" => Dctcp(dctcp::DctcpSpec),
+        /// BBR v1 as Linux's `tcp_bbr.c` (paced by default: the flow's `pacing = "cc"`).
+        "bbr" => Bbr(bbr::BbrSpec),
         /// XCP end host: applies the routers' explicit feedback (Katabi, Handley & Rohrs
         /// 2002; seed 004); needs `queue = { type = "xcp" }` routers.
         "xcp" => Xcp(xcp::XcpSpec),
@@ -245,6 +265,12 @@ impl CcSpec {
             CcSpec::Westwood(s) => AnyCc::Westwood(Box::new(s.build(field, init)?)),
             CcSpec::Cubic(s) => AnyCc::Cubic(Box::new(s.build(field, init)?)),
             CcSpec::Dctcp(s) => AnyCc::Dctcp(s.build(field, init)?),
+            // The gain cycle's start phase comes from the flow's stream: see `seed_rng`.
+            CcSpec::Bbr(s) => AnyCc::Bbr(Box::new(s.build(
+                field,
+                init,
+                SimRng::derive(0, Stream::Cc, 0),
+            )?)),
             CcSpec::Xcp(s) => AnyCc::Xcp(s.build(field, init)?),
         })
     }
@@ -277,6 +303,8 @@ pub enum AnyCc {
     Cubic(Box<Cubic>),
     Dctcp(Dctcp),
     Xcp(Xcp),
+    /// Boxed: its filters and random stream would size every sender.
+    Bbr(Box<Bbr>),
 }
 
 macro_rules! dispatch {
@@ -293,10 +321,21 @@ macro_rules! dispatch {
             AnyCc::Cubic($c) => $e,
             AnyCc::Dctcp($c) => $e,
             AnyCc::Xcp($c) => $e,
+            AnyCc::Bbr($c) => $e,
         }
     };
 }
 // ---- end of the registry -----------------------------------------------------------------
+
+impl AnyCc {
+    /// Give a randomized algorithm (BBR's gain-cycle start) the flow's own random stream;
+    /// the others ignore it.
+    pub fn seed_rng(&mut self, rng: SimRng) {
+        if let AnyCc::Bbr(b) = self {
+            b.set_rng(rng);
+        }
+    }
+}
 
 impl CongestionControl for AnyCc {
     fn name(&self) -> &'static str {
@@ -338,6 +377,13 @@ impl CongestionControl for AnyCc {
     fn trace_values(&self, out: &mut [f64]) {
         dispatch!(self, c => c.trace_values(out))
     }
+    #[inline]
+    fn pacing_rate(&self) -> Option<u64> {
+        dispatch!(self, c => c.pacing_rate())
+    }
+    fn wants_rate_samples(&self) -> bool {
+        dispatch!(self, c => c.wants_rate_samples())
+    }
 }
 
 #[cfg(test)]
@@ -376,6 +422,7 @@ pub(crate) mod testkit {
             ece: false,
             echo: CcHeader::default(),
             delivered: 0,
+            rate: None,
         }
     }
 }

@@ -230,6 +230,43 @@ impl LimitSpec {
     }
 }
 
+/// `flows.NAME.pacing`: "off", "cc", "linux" or a rate ("50Mbps").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PacingSpec {
+    Off,
+    Cc,
+    Linux,
+    Rate(crate::time::Rate),
+}
+
+impl<'de> Deserialize<'de> for PacingSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        match s.trim() {
+            "off" => Ok(PacingSpec::Off),
+            "cc" => Ok(PacingSpec::Cc),
+            "linux" => Ok(PacingSpec::Linux),
+            t => units::parse_rate(t).map(PacingSpec::Rate).map_err(|e| {
+                de::Error::custom(format!(
+                    "{e} (pacing is \"off\", \"cc\", \"linux\" or a rate such as \"50Mbps\")"
+                ))
+            }),
+        }
+    }
+}
+
+impl JsonSchema for PacingSpec {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "PacingSpec".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "\"off\", \"cc\" (the algorithm's rate), \"linux\" (2 or 1.2 cwnd/srtt) or a rate (\"50Mbps\")",
+            "type": "string"
+        })
+    }
+}
+
 /// Queue capacity: packets (integer, "100p" or "100pkt"), bytes (string with a size unit), or "unlimited".
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LimitSpec {
@@ -369,6 +406,13 @@ pub struct FlowSpec {
     /// Linux; with PRR it retransmits segments still in flight).
     #[serde(default)]
     pub nextseg_rule3: bool,
+    /// Pacing (fq-style per-flow release: a segment leaves no earlier than
+    /// `next = max(now, next) + wire size / rate`): "off" (the default, except for BBR),
+    /// "cc" (the algorithm's own rate; BBR's default), "linux" (Linux's rate for algorithms
+    /// without one: 2·cwnd/srtt while cwnd < ssthresh/2, else 1.2·cwnd/srtt) or a fixed rate
+    /// such as "50Mbps" (wire bits per second).
+    #[serde(default)]
+    pub pacing: Option<PacingSpec>,
     /// ECN (RFC 3168): data segments ECN-capable, reaction to ECN-Echo once per window, CWR.
     #[serde(default)]
     pub ecn: bool,

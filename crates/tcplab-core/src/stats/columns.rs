@@ -192,6 +192,7 @@ table! {
         cwnd_bytes: u64, "B", "send window (the transport's, during fast recovery)";
         ssthresh_bytes: u64, "B", "slow-start threshold (2^63 - 1 while unset)";
         in_flight_bytes: u64, "B", "bytes sent and not yet cumulatively acknowledged";
+        pacing_rate_bps: f64, "b/s", "pacing rate in wire bits per second (NaN when the flow is not paced)";
     }
 }
 

@@ -13,6 +13,7 @@
 //! Sequence numbers are 64-bit byte offsets and never wrap. There is no handshake: a
 //! connection starts established when its application starts.
 
+pub mod rate;
 pub mod receiver;
 pub mod rtt;
 pub mod sack;
@@ -67,6 +68,28 @@ pub struct TcpConfig {
     /// RFC 6675 NextSeg rule 3: when neither a lost segment nor new data can be sent,
     /// retransmit the next unSACKed segment not yet deemed lost.
     pub nextseg_rule3: bool,
+    /// Pacing: fq-style per-flow release times (see [`Pacing`]).
+    pub pacing: Pacing,
+}
+
+/// The sender's pacing (fq-style, per flow): a segment does not leave before the flow's
+/// release time, and each segment moves it on by its wire size over the pacing rate,
+/// `next = max(now, next) + size / rate`. Off by default.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Pacing {
+    /// No pacing: segments leave as soon as the window allows (tcplab's default).
+    #[default]
+    Off,
+    /// The algorithm's rate ([`crate::cc::CongestionControl::pacing_rate`]; BBR's default);
+    /// unpaced while it returns `None`.
+    Cc,
+    /// A fixed rate, bytes per second.
+    Rate(u64),
+    /// Linux's default for algorithms without their own rate (`tcp_update_pacing_rate`):
+    /// `rate = ratio · max(cwnd, flight) / srtt` with ratio 2 (`tcp_pacing_ss_ratio` = 200 %)
+    /// while `cwnd < ssthresh / 2` and 1.2 (`tcp_pacing_ca_ratio` = 120 %) otherwise;
+    /// unpaced until the first RTT sample.
+    Linux,
 }
 
 /// The sender's loss recovery.
@@ -164,6 +187,7 @@ impl Default for TcpConfig {
             recovery: Recovery::NewReno,
             prr: Prr::Ssrb,
             nextseg_rule3: false,
+            pacing: Pacing::Off,
         }
     }
 }

@@ -60,10 +60,11 @@ use crate::cc::{
 };
 use crate::event::{FlowId, NodeId};
 use crate::net::packet::{flags, CcHeader, Packet, PacketKind};
+use crate::tcp::rate::RateSampler;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::sack::SackState;
-use crate::tcp::{PartialAckTimer, Recovery, RecoveryExit, TcpConfig};
-use crate::time::SimTime;
+use crate::tcp::{Pacing, PartialAckTimer, Recovery, RecoveryExit, TcpConfig};
+use crate::time::{SimDuration, SimTime};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SenderStats {
@@ -133,6 +134,18 @@ pub struct TcpSender {
     sack: Option<Box<SackState>>,
     /// `output` runs the SACK rules (in SACK recovery, or after a timeout with SACK).
     sack_out: bool,
+    /// Pacing (`pacing` other than "off"): where the rate comes from.
+    pacing: Pacing,
+    /// `pacing != Off`: the test unpaced flows pay per segment in `output`.
+    paced: bool,
+    /// Paced or rate-sampled: the one test other flows pay per segment sent.
+    extras: bool,
+    /// Pacing: the earliest time the next segment may leave (fq's per-flow release time).
+    pace_next: SimTime,
+    /// Pacing timer: a segment waits for `pace_next` (the flow's timer event fires then).
+    pub pace_deadline: Option<SimTime>,
+    /// Delivery-rate sampling, for algorithms that ask for it (BBR).
+    rate: Option<Box<RateSampler>>,
 }
 
 impl TcpSender {
@@ -180,7 +193,106 @@ impl TcpSender {
                 ))
             }),
             sack_out: false,
+            pacing: cfg.pacing,
+            paced: cfg.pacing != Pacing::Off,
+            extras: cfg.pacing != Pacing::Off,
+            pace_next: SimTime::ZERO,
+            pace_deadline: None,
+            rate: None,
         }
+        .with_rate_sampler()
+    }
+
+    fn with_rate_sampler(mut self) -> Self {
+        if self.cc.wants_rate_samples() {
+            self.rate = Some(Box::new(RateSampler::new()));
+            self.extras = true;
+        }
+        self
+    }
+
+    /// The sender paces (`pacing` other than "off").
+    pub fn is_paced(&self) -> bool {
+        self.paced
+    }
+
+    /// The pacing rate now, bytes per second (`None`: this flow is not paced now).
+    pub fn pacing_rate(&self) -> Option<u64> {
+        match self.pacing {
+            Pacing::Off => None,
+            Pacing::Cc => self.cc.pacing_rate(),
+            Pacing::Rate(r) => Some(r),
+            Pacing::Linux => self.linux_pacing_rate(),
+        }
+    }
+
+    /// Linux `tcp_update_pacing_rate`: ratio · max(cwnd, flight) / srtt, ratio 200 % while
+    /// `cwnd < ssthresh / 2`, else 120 %.
+    fn linux_pacing_rate(&self) -> Option<u64> {
+        let srtt = self.rtt.srtt()?;
+        if srtt == SimDuration::ZERO {
+            return None;
+        }
+        let cwnd = self.window();
+        let pct: u128 = if cwnd < self.cc.ssthresh() / 2 {
+            200
+        } else {
+            120
+        };
+        let w = cwnd.max(self.snd_max - self.snd_una) as u128;
+        Some((w * pct * 10_000_000_000 / srtt.0 as u128).min(u64::MAX as u128) as u64)
+    }
+
+    /// Pacing and rate sampling for a segment leaving (flows with either; out of line so
+    /// that the others pay one test).
+    #[inline(never)]
+    fn on_send_extras(&mut self, now: SimTime, seq: u64, len: u32, retx: bool) {
+        if let Some(r) = self.rate.as_deref_mut() {
+            r.on_send(now, seq, len as u64, retx, self.snd_max - self.snd_una);
+        }
+        if self.paced {
+            self.pace_charge(now, len + self.header);
+        }
+    }
+
+    /// Pacing: a segment of `wire` bytes leaves now; the next may leave `wire / rate` later
+    /// (after the previous release time, if that is still ahead: `max(now, next) + size/rate`).
+    #[inline(never)]
+    fn pace_charge(&mut self, now: SimTime, wire: u32) {
+        self.pace_next = match self.pacing_rate() {
+            Some(r) if r > 0 => {
+                let gap = (wire as u128 * 1_000_000_000_000 / r as u128).min(u64::MAX as u128);
+                self.pace_next.max(now) + SimDuration(gap as u64)
+            }
+            _ => now,
+        };
+    }
+
+    /// Pacing: the segment at the head may not leave yet; wait for the release time.
+    #[inline(always)]
+    fn pace_blocked(&mut self, now: SimTime) -> bool {
+        self.paced && self.pace_wait(now)
+    }
+
+    #[inline(never)]
+    fn pace_wait(&mut self, now: SimTime) -> bool {
+        if now < self.pace_next {
+            self.pace_deadline = Some(self.pace_next);
+            return true;
+        }
+        self.pace_deadline = None;
+        false
+    }
+
+    /// The pacing timer expired (the caller checked the deadline): send what is due.
+    pub fn on_pace_timer(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
+        self.pace_deadline = None;
+        self.output(now, out);
+    }
+
+    /// The delivery-rate sampler (BBR flows only).
+    pub fn rate_sampler(&self) -> Option<&RateSampler> {
+        self.rate.as_deref()
     }
 
     /// The SACK scoreboard and PRR state (`recovery = "rfc6675"` only).
@@ -325,6 +437,9 @@ impl TcpSender {
         let view = self.view();
         self.cc.on_send(now, len, &mut cc, &view);
         self.stats.segments_sent += 1;
+        if self.extras {
+            self.on_send_extras(now, seq, len, retx);
+        }
         out(Packet {
             flow: self.flow,
             src: self.src,
@@ -369,11 +484,29 @@ impl TcpSender {
             if self.snd_nxt + len > self.snd_una + wnd && self.snd_nxt > self.snd_una {
                 break;
             }
+            if self.pace_blocked(now) {
+                break;
+            }
             let seq = self.snd_nxt;
             let sent = self.send_segment(now, seq, out) as u64;
             self.snd_nxt += sent;
             if self.snd_nxt > self.snd_max {
                 self.snd_max = self.snd_nxt;
+            }
+        }
+        if self.rate.is_some() {
+            self.check_app_limited();
+        }
+    }
+
+    /// Delivery-rate sampling: the application has no more data while the window has
+    /// room (Linux `tcp_rate_check_app_limited`).
+    #[inline(never)]
+    fn check_app_limited(&mut self) {
+        let flight = self.snd_max - self.snd_una;
+        if self.snd_nxt >= self.app_limit && flight < self.window() {
+            if let Some(r) = self.rate.as_deref_mut() {
+                r.mark_app_limited(flight);
             }
         }
     }
@@ -415,6 +548,15 @@ impl TcpSender {
                 self.snd_nxt = self.snd_una;
             }
         }
+        // Delivery-rate sampling (BBR) counts SACKed bytes, so with SACK the scoreboard
+        // learns this ack first (its result is kept for the recovery rules that run after
+        // the algorithm has seen the ack).
+        let mut sacked = None;
+        let rate = if self.rate.is_some() {
+            self.rate_sample(now, pkt, newly, &mut sacked)
+        } else {
+            None
+        };
         let sample = AckSample {
             newly_acked: newly,
             dup,
@@ -426,6 +568,7 @@ impl TcpSender {
             ece: pkt.has(flags::ECE),
             echo: pkt.cc,
             delivered: self.snd_una,
+            rate,
         };
         if sample.ece {
             self.stats.ece_received += 1;
@@ -449,7 +592,7 @@ impl TcpSender {
         // `partial_ack_timer`).
         let mut restart = newly > 0;
         if self.sack.is_some() {
-            self.sack_on_ack(now, pkt, newly, dup);
+            self.sack_on_ack(now, pkt, newly, dup, sacked);
         } else {
             match self.state {
                 CaState::Recovery => {
@@ -529,14 +672,39 @@ impl TcpSender {
         self.retransmit_head(now, out);
     }
 
-    /// SACK flows: scoreboard update and the RFC 6675 state machine for one ack (after
-    /// `snd_una` moved and the algorithm saw the ack).
+    /// Delivery-rate sampling for one ack (flows whose algorithm asked for it): with SACK
+    /// the scoreboard is updated here, and its result left in `sacked` for the recovery
+    /// rules.
     #[inline(never)]
-    fn sack_on_ack(&mut self, now: SimTime, pkt: &Packet, newly: u64, dup: bool) {
+    fn rate_sample(
+        &mut self,
+        now: SimTime,
+        pkt: &Packet,
+        newly: u64,
+        sacked: &mut Option<(u64, u64)>,
+    ) -> Option<crate::tcp::rate::RateSample> {
+        let (delivered, sack_end) = if self.sack.is_some() {
+            let (d, n, end) = self.sack_update(pkt, newly);
+            *sacked = Some((d, n));
+            (d, end)
+        } else {
+            (newly, None)
+        };
+        let min_rtt = self.rtt.min_rtt();
+        let r = self.rate.as_deref_mut().expect("rate sampler");
+        r.on_ack(now, self.snd_una, delivered, sack_end, min_rtt)
+    }
+
+    /// SACK flows: the scoreboard learns one ack (after `snd_una` moved). Returns RFC 6937's
+    /// DeliveredData, the bytes newly SACKed and, if there are any, the end of the first
+    /// block that SACKed new data (the newest).
+    #[inline(never)]
+    fn sack_update(&mut self, pkt: &Packet, newly: u64) -> (u64, u64, Option<u64>) {
         let (una, high) = (self.snd_una, self.snd_max);
         let st = self.sack.as_deref_mut().expect("SACK state");
         let removed = st.sb.advance(una);
         let mut newly_sacked = 0;
+        let mut newest = None;
         if pkt.has(flags::SACK) {
             let dsack = pkt.has(flags::DSACK);
             for (k, &(s, e)) in pkt.sack_blocks().iter().enumerate() {
@@ -544,11 +712,38 @@ impl TcpSender {
                     self.stats.dsacks_received += 1;
                     continue;
                 }
-                newly_sacked += st.sb.add(una, high, s, e);
+                let n = st.sb.add(una, high, s, e);
+                if n > 0 && newest.is_none() {
+                    newest = Some(e);
+                }
+                newly_sacked += n;
             }
         }
         // RFC 6937: DeliveredData = Δsnd.una + ΔSACKed (SACKed bytes now acked count once).
-        let delivered = newly + newly_sacked - removed;
+        (newly + newly_sacked - removed, newly_sacked, newest)
+    }
+
+    /// SACK flows: the RFC 6675 state machine for one ack (after the scoreboard update and
+    /// after the algorithm saw the ack); `sacked` is the scoreboard update's result when
+    /// it already ran (`sack_update`: DeliveredData, bytes newly SACKed).
+    #[inline(never)]
+    fn sack_on_ack(
+        &mut self,
+        now: SimTime,
+        pkt: &Packet,
+        newly: u64,
+        dup: bool,
+        sacked: Option<(u64, u64)>,
+    ) {
+        let (delivered, newly_sacked) = match sacked {
+            Some(x) => x,
+            None => {
+                let (d, n, _) = self.sack_update(pkt, newly);
+                (d, n)
+            }
+        };
+        let (una, high) = (self.snd_una, self.snd_max);
+        let st = self.sack.as_deref_mut().expect("SACK state");
         match self.state {
             CaState::Recovery => {
                 if newly > 0 && una >= self.recover {
@@ -678,7 +873,7 @@ impl TcpSender {
             } else {
                 pipe == 0 || cwnd >= pipe + mss
             };
-            if !allowed {
+            if !allowed || self.pace_blocked(now) {
                 break;
             }
             pipe += self.sack_send(now, seq, len, out);
@@ -749,6 +944,69 @@ mod tests {
         let mut v = Vec::new();
         f(s, &mut |p| v.push(p));
         v
+    }
+
+    #[test]
+    fn paced_segments_leave_size_over_rate_apart() {
+        // 8 Mb/s = 1 MB/s: a 1040-byte segment (1000 + 40) every 1.04 ms, however large
+        // the window; the first leaves at once.
+        let cfg = TcpConfig {
+            mss: MSS,
+            header: 40,
+            init_cwnd: 100,
+            pacing: Pacing::Rate(1_000_000),
+            ..TcpConfig::default()
+        };
+        let cc = reno(MSS, 100 * MSS as u64, u64::MAX, true);
+        let mut s = TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc);
+        let t0 = SimTime(5_000);
+        let out = collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+        assert_eq!(out.len(), 1);
+        let gap = SimDuration::from_us(1040);
+        let mut t = t0;
+        let mut departures = vec![t0];
+        for _ in 0..20 {
+            let d = s.pace_deadline.expect("waiting for the release time");
+            assert_eq!(d, t + gap);
+            // An ack-clocked `output` before the release time sends nothing.
+            let early = collect(&mut s, |s, o| s.output(SimTime(d.0 - 1), &mut |p| o(p)));
+            assert!(early.is_empty());
+            t = d;
+            let out = collect(&mut s, |s, o| s.on_pace_timer(t, &mut |p| o(p)));
+            assert_eq!(out.len(), 1);
+            departures.push(t);
+        }
+        assert!(departures.windows(2).all(|w| w[1].since(w[0]) == gap));
+        // After an idle period the next segment leaves at once: next = max(now, next) + gap.
+        let late = t + SimDuration::from_ms(50);
+        let out = collect(&mut s, |s, o| s.on_pace_timer(late, &mut |p| o(p)));
+        assert_eq!(out.len(), 1);
+        assert_eq!(s.pace_deadline, Some(late + gap));
+        // Unpaced senders never wait.
+        let mut u = sender(100, true);
+        let out = collect(&mut u, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+        assert_eq!(out.len(), 100);
+        assert_eq!(u.pace_deadline, None);
+    }
+
+    #[test]
+    fn linux_pacing_rate_is_2_or_1_2_windows_per_srtt() {
+        let cfg = TcpConfig {
+            mss: MSS,
+            pacing: Pacing::Linux,
+            ..TcpConfig::default()
+        };
+        // Slow start far below ssthresh (10 000 < 100 000 / 2): 200 %.
+        let cc = reno(MSS, 10 * MSS as u64, 100_000, true);
+        let mut s = TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc);
+        assert_eq!(s.pacing_rate(), None, "no RTT sample yet");
+        s.rtt.sample(SimDuration::from_ms(100));
+        assert_eq!(s.pacing_rate(), Some(200_000));
+        // cwnd ≥ ssthresh / 2: 120 %.
+        let cc = reno(MSS, 10 * MSS as u64, 15_000, true);
+        let mut s = TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc);
+        s.rtt.sample(SimDuration::from_ms(100));
+        assert_eq!(s.pacing_rate(), Some(120_000));
     }
 
     #[test]

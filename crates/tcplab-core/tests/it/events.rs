@@ -134,10 +134,11 @@ fn trace_hook_adds_one_column_per_exported_name() {
             "cwnd_bytes",
             "ssthresh_bytes",
             "in_flight_bytes",
+            "pacing_rate_bps",
             "cc_cwnd_segments"
         ]
     );
-    let ColRef::F64(seg) = cols[5].data else {
+    let ColRef::F64(seg) = cols[6].data else {
         panic!("cc_ columns are f64")
     };
     let (mss, max_window) = (b.flow_meta[1].tcp.mss as f64, b.flow_meta[1].tcp.max_window);

@@ -5,6 +5,7 @@ mod apps;
 mod aqm;
 mod audit;
 mod bad_input;
+mod bbr;
 mod choke_tcpe;
 mod common;
 mod conservation;

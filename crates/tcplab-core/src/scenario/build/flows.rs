@@ -6,13 +6,13 @@ use crate::cc::CcInit;
 use crate::event::{FlowId, LinkId, NodeId};
 use crate::net::{routing, Link, Node, NodeKind};
 use crate::scenario::{
-    EcnEchoSpec, PartialAckTimerSpec, PrrSpec, RecoveryExitSpec, RecoverySpec, Scenario,
-    ScenarioError, TransportSpec,
+    EcnEchoSpec, PacingSpec, PartialAckTimerSpec, PrrSpec, RecoveryExitSpec, RecoverySpec,
+    Scenario, ScenarioError, TransportSpec,
 };
 use crate::sim::{Flow, Transport};
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
-use crate::tcp::{EcnEcho, PartialAckTimer, Prr, Recovery, RecoveryExit, TcpConfig};
+use crate::tcp::{EcnEcho, Pacing, PartialAckTimer, Prr, Recovery, RecoveryExit, TcpConfig};
 use crate::time::SimDuration;
 use crate::udp::{UdpReceiver, UdpSender};
 
@@ -267,6 +267,13 @@ pub(super) fn flows(
             recovery,
             prr,
             nextseg_rule3: fl.nextseg_rule3,
+            pacing: match fl.pacing {
+                None if matches!(fl.cc, crate::cc::CcSpec::Bbr(_)) => Pacing::Cc,
+                None | Some(PacingSpec::Off) => Pacing::Off,
+                Some(PacingSpec::Cc) => Pacing::Cc,
+                Some(PacingSpec::Linux) => Pacing::Linux,
+                Some(PacingSpec::Rate(r)) => Pacing::Rate((r.bps() / 8).max(1)),
+            },
         };
         let algo = fl.cc.build(
             &format!("{f}.cc"),
@@ -276,6 +283,12 @@ pub(super) fn flows(
                 init_ssthresh: tcp.init_ssthresh,
             },
         )?;
+        let mut algo = algo;
+        algo.seed_rng(crate::rng::SimRng::derive(
+            seed,
+            crate::rng::Stream::Cc,
+            fi as u64,
+        ));
         use crate::cc::CongestionControl;
         let (cc_name, transport) = if udp {
             let sender = UdpSender::new(FlowId::from_index(fi), src, dst, tcp.header);
