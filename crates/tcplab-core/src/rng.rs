@@ -29,6 +29,8 @@ pub enum Stream {
     Outage = 6,
     /// A flow's `start_jitter` (index: the flow).
     StartJitter = 7,
+    /// A topology builder's random choices (index 0: `[fat_tree]`'s permutation).
+    Topology = 8,
 }
 
 #[derive(Clone, Debug)]
