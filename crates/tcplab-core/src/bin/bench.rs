@@ -13,6 +13,9 @@
 //! tcplab-bench FLOWS RATE SECONDS  an ad hoc dumbbell (same shape as a-d)
 //! tcplab-bench scale [--quick]     the scale runs (n16 .. n10000, fat8), one child each
 //! tcplab-bench sizes               bytes of the per-flow, per-link and per-packet structs
+//! tcplab-bench parallelism [SECONDS [WARMUP]]
+//!                                  fat8's events per lookahead window, per partition
+//!                                  (docs/scaling.md); counts only, the run is unchanged
 //! ```
 //!
 //! Scenarios (dumbbell, NewReno, no SACK, init_cwnd 10, every segment acked):
@@ -909,6 +912,135 @@ fn suite(args: &[String]) {
     }
 }
 
+/// `tcplab-bench parallelism`: how much work a conservative parallel simulation of fat8
+/// could do at once (docs/scaling.md). The run advances in windows of the lookahead W = the
+/// smallest link delay (5 us: a packet sent in one window cannot arrive in another partition
+/// within it) and counts, per window, the events processed and, per partition, the packet
+/// arrivals at its nodes (link deliveries by the receiving node's partition; the other
+/// events — flow timers, interval statistics — are spread evenly and reported apart).
+/// Partitions: the k pods (edge and aggregation switches and hosts), core switch c in pod
+/// c mod k; coarser ones group neighbouring pods. A window-synchronous (YAWNS) run with P
+/// partitions takes at least sum over windows of max over partitions of their events, so
+/// sum(events) / that sum bounds its speed-up (before synchronisation costs). Stepping
+/// does not change the run: the fingerprint equals the unstepped one (checked).
+fn parallelism(args: &[String]) {
+    let secs: f64 = args.first().and_then(|v| v.parse().ok()).unwrap_or(0.012);
+    let warmup: f64 = args.get(1).and_then(|v| v.parse().ok()).unwrap_or(0.008);
+    let s = FAT_TREE;
+    let k = 8usize;
+    let text = fat_tree_toml(&s, secs);
+    let reference = {
+        let mut b = tcplab_core::load_toml(&text, None).unwrap_or_else(|e| die(&format!("{e}")));
+        b.sim.run();
+        fingerprint(&b.sim)
+    };
+    let mut b = tcplab_core::load_toml(&text, None).unwrap_or_else(|e| die(&format!("{e}")));
+    let w = b.sim.links.iter().map(|l| l.delay).min().expect("links");
+    // Pod of every node (hosts: k²/4 per pod, in name order).
+    let per_pod = k * k / 4;
+    let pod: Vec<usize> = b
+        .sim
+        .nodes
+        .iter()
+        .map(|n| {
+            let num = |p: &str| -> usize {
+                n.name[p.len()..]
+                    .split('_')
+                    .next()
+                    .and_then(|x| x.parse().ok())
+                    .unwrap_or_else(|| die(&format!("node name {}", n.name)))
+            };
+            if n.name.starts_with("core") {
+                num("core") % k
+            } else if n.name.starts_with("edge") {
+                num("edge")
+            } else if n.name.starts_with("agg") {
+                num("agg")
+            } else {
+                num("h") / per_pod
+            }
+        })
+        .collect();
+    let to_pod: Vec<usize> = b.sim.links.iter().map(|l| pod[l.to.index()]).collect();
+    let crosses: Vec<bool> = b
+        .sim
+        .links
+        .iter()
+        .map(|l| pod[l.from.index()] != pod[l.to.index()])
+        .collect();
+    let mut crossing = 0u64;
+    let parts = [1usize, 2, 4, 8];
+    b.sim.run_until(SimTime(0) + SimDuration::from_secs_f64(warmup));
+    let end = b.sim.end;
+    let mut t = b.sim.now;
+    let mut last_ev = b.sim.events_processed;
+    let mut last_del: Vec<u64> = b.sim.links.iter().map(|l| l.stats.delivered).collect();
+    let mut windows = 0u64;
+    let mut empty = 0u64;
+    let mut total = 0u64;
+    let mut arrivals = 0u64;
+    let mut per_window: Vec<u64> = Vec::new();
+    // Per partitioning: sum over windows of the busiest partition's events.
+    let mut crit = vec![0.0f64; parts.len()];
+    let mut pods = vec![0u64; k];
+    while t < end {
+        t = (t + w).min(end);
+        b.sim.run_until(t);
+        let ev = b.sim.events_processed - last_ev;
+        last_ev = b.sim.events_processed;
+        pods.fill(0);
+        for (i, l) in b.sim.links.iter().enumerate() {
+            let d = l.stats.delivered - last_del[i];
+            last_del[i] = l.stats.delivered;
+            pods[to_pod[i]] += d;
+            crossing += if crosses[i] { d } else { 0 };
+        }
+        let arr: u64 = pods.iter().sum();
+        let other = ev.saturating_sub(arr) as f64;
+        for (c, &p) in crit.iter_mut().zip(&parts) {
+            let mut busiest = 0u64;
+            for g in 0..p {
+                busiest = busiest.max(pods[g * k / p..(g + 1) * k / p].iter().sum());
+            }
+            *c += busiest as f64 + other / p as f64;
+        }
+        windows += 1;
+        empty += (ev == 0) as u64;
+        total += ev;
+        arrivals += arr;
+        per_window.push(ev);
+    }
+    let stepped = fingerprint(&b.sim);
+    per_window.sort_unstable();
+    let q = |f: f64| per_window[((per_window.len() - 1) as f64 * f) as usize];
+    let bounds: Vec<serde_json::Value> = parts
+        .iter()
+        .zip(&crit)
+        .map(|(&p, &c)| serde_json::json!({"partitions": p, "speedup_bound": total as f64 / c}))
+        .collect();
+    let v = serde_json::json!({
+        "scenario": "fat8",
+        "sim_seconds": secs,
+        "warmup_seconds": warmup,
+        "lookahead_ps": w.0,
+        "windows": windows,
+        "empty_windows": empty,
+        "events": total,
+        "arrival_events": arrivals,
+        "other_events_share": 1.0 - arrivals as f64 / total.max(1) as f64,
+        "cross_partition_arrivals_share_8": crossing as f64 / arrivals.max(1) as f64,
+        "cross_partition_arrivals_per_window_8": crossing as f64 / windows.max(1) as f64,
+        "events_per_window_mean": total as f64 / windows.max(1) as f64,
+        "events_per_window_p10_p50_p90": [q(0.1), q(0.5), q(0.9)],
+        "events_per_window_max": per_window.last().copied().unwrap_or(0),
+        "bounds": bounds,
+        "fingerprint_stepped": format!("{stepped:016x}"),
+        "fingerprint_unstepped": format!("{reference:016x}"),
+        "stepping_changes_nothing": stepped == reference,
+    });
+    println!("{v}");
+}
+
 /// `tcplab-bench scale`: the scale runs, each in its own child (own peak RSS).
 fn scale(args: &[String]) {
     let quick = args.iter().any(|a| a == "--quick")
@@ -999,6 +1131,7 @@ fn main() {
             }
         }
         Some("sizes") => println!("{}", sizes()),
+        Some("parallelism") => parallelism(&args[1..]),
         Some("scale") => scale(&args[1..]),
         Some(f) if args.len() == 3 && f.parse::<usize>().is_ok() => {
             let n: usize = f.parse().unwrap();
