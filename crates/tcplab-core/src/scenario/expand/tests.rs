@@ -739,6 +739,9 @@ fn fat_tree_errors_name_the_field() {
         assert_eq!(e.field, field, "{body}\n-> {e}");
         assert!(e.reason.contains(needle), "{body}\n-> {e}");
     }
+    let e = err(&format!("{}[routing]\necmp = \"random\"\n", fat_tree_text(2, "none")));
+    assert_eq!(e.field, "routing.ecmp", "{e}");
+    assert!(e.reason.contains("destination"), "{e}");
     // The file's own routing wins over the builder's.
     let v = expand(&format!("{}[routing]\necmp = \"first\"\n", fat_tree_text(2, "none")));
     assert_eq!(v["routing"]["ecmp"], "first");
