@@ -139,9 +139,9 @@ fn spread(
     let mut rank = vec![0u64; n_nodes];
     let mut next = 0;
     for pass in [true, false] {
-        for n in 0..n_nodes {
+        for (n, r) in rank.iter_mut().enumerate() {
             if hosts.get(n).copied().unwrap_or(false) == pass {
-                rank[n] = next;
+                *r = next;
                 next += 1;
             }
         }
