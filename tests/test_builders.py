@@ -125,6 +125,9 @@ def test_cli_set_on_generated_link(cli: CliRunner, tmp_path: Path) -> None:
         ('[dumbbell]\nbottleneck = { rate = "10Mbps", buffer = "100" }\naccess = { rate = "1Gbps" }\nflows = ["reno"]', "dumbbell.bottleneck.buffer"),
         ('[defaults.flows]\nmss = "big"\n[dumbbell]\nbottleneck = { rate = "10Mbps" }\naccess = { rate = "1Gbps" }\nflows = ["reno"]', "defaults.flows.mss"),
         ('[parking_lot]\nhops = 2\nlink = { rate = "10Mbps", delay = ["1ms"] }\naccess = { rate = "1Gbps" }', "parking_lot.link.delay"),
+        ('[fat_tree]\nk = 5\nlink = { rate = "1Gbps" }', "fat_tree.k"),
+        ('[fat_tree]\nk = 4\nlink = { rate = "1Gbps" }\ntraffic = "ring"', "fat_tree.traffic"),
+        ('[fat_tree]\nk = 4\nlink = { rate = "1Gbps" }\ncore = { delay = "5" }', "fat_tree.core.delay"),
     ],
 )
 def test_expand_errors_name_the_written_field(cli: CliRunner, tmp_path: Path, body: str, field: str) -> None:
@@ -152,7 +155,7 @@ def test_seed000_two_host_link_as_one_duplex_entry() -> None:
 
 def test_schema_has_the_builder_keys(cli: CliRunner) -> None:
     schema = json.loads(cli("schema").stdout)
-    assert {"defaults", "dumbbell", "parking_lot"} <= schema["properties"].keys()
+    assert {"defaults", "dumbbell", "parking_lot", "fat_tree", "routing"} <= schema["properties"].keys()
     assert schema["required"] == ["duration"]
     assert {"duplex", "reverse", "reverse_rate"} <= schema["$defs"]["LinkSpec"]["properties"].keys()
 
@@ -174,3 +177,45 @@ def test_sweep_over_builder_keys(tmp_path: Path) -> None:
     total = s.group_by("dumbbell.bottleneck.rate").agg(pl.col("goodput_bps").sum()).sort("dumbbell.bottleneck.rate")
     low, high = total["goodput_bps"].to_list()  # "2Mbps" sorts before "8Mbps"; two points each
     assert low < 2 * 2e6 and high > 2 * low
+
+
+def test_fat_tree_expands_runs_and_spreads_routes() -> None:
+    """A k = 4 fat-tree with permutation traffic: 16 hosts, 20 switches, 16 flows (a
+    permutation without fixed points), D-mod-k routes; every flow's path is 2, 4 or 6 hops
+    as the hosts share an edge switch, a pod, or neither (seen in its minimum RTT: each hop
+    adds 5 us + 12 us (1500 B at 1 Gb/s) out and 5 us + 0.32 us (40 B ack) back); it runs
+    and delivers data."""
+    sc = tcplab.fat_tree(
+        k=4,
+        link={"rate": "1Gbps", "delay": "5us", "buffer": 50},
+        traffic="permutation",
+        duration="20ms",
+        defaults={"flows": {"rto_min": "5ms"}},
+        metrics={"interval": "5ms"},
+    )
+    doc = sc.expand().to_dict()
+    assert len([n for n, kind in doc["nodes"].items() if kind == "host"]) == 16
+    assert len([n for n, kind in doc["nodes"].items() if kind == "router"]) == 20
+    assert doc["routing"] == {"ecmp": "destination"}
+    flows = doc["flows"]
+    assert sorted(f["to"] for f in flows.values()) == [f"h{i:02}" for i in range(16)]
+    assert all(f["from"] != f["to"] for f in flows.values())
+    res = tcplab.run(sc)
+    summary = {f["name"]: f for f in res.summary["flows"]}
+    assert len(summary) == 16
+    for name, f in flows.items():
+        a, b = int(f["from"][1:]), int(f["to"][1:])
+        want = 2 if a // 2 == b // 2 else 4 if a // 4 == b // 4 else 6
+        hops = summary[name]["min_rtt_s"] / 22.32e-6
+        assert want - 1e-6 <= hops < want + 2, (name, want, hops)
+        assert summary[name]["goodput_bps"] > 0
+    # Another permutation seed gives another permutation.
+    other = tcplab.fat_tree(k=4, link={"rate": "1Gbps"}, traffic="permutation", permutation_seed=9).expand().to_dict()
+    assert {n: f["to"] for n, f in other["flows"].items()} != {n: f["to"] for n, f in flows.items()}
+
+
+def test_fat_tree_example_expands(cli: CliRunner) -> None:
+    r = cli("expand", EXAMPLES / "fat_tree.toml")
+    assert r.returncode == 0, r.stderr
+    doc = tomllib.loads(r.stdout)
+    assert len(doc["nodes"]) == 208 and len(doc["links"]) == 768 and len(doc["flows"]) == 128

@@ -15,7 +15,7 @@ handling, running with progress, results as polars DataFrames, plots, reports an
 from __future__ import annotations
 
 from tcplab._core import ScenarioError, __version__
-from tcplab.builders import dumbbell, parking_lot
+from tcplab.builders import dumbbell, fat_tree, parking_lot
 from tcplab.results import Result, load
 from tcplab.runner import run
 from tcplab.scenario import Scenario
@@ -37,6 +37,7 @@ __all__ = [
     "SweepSpec",
     "__version__",
     "dumbbell",
+    "fat_tree",
     "json_schema",
     "load",
     "load_sweep",

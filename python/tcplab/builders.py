@@ -1,4 +1,4 @@
-"""Topology builders in Python: the ``[dumbbell]`` and ``[parking_lot]`` tables of a
+"""Topology builders in Python: the ``[dumbbell]``, ``[parking_lot]`` and ``[fat_tree]`` tables of a
 scenario file as keyword arguments.
 
 They return an unexpanded :class:`~tcplab.scenario.Scenario` holding exactly the table a
@@ -25,7 +25,7 @@ from typing import Any
 
 from tcplab.scenario import Scenario
 
-__all__ = ["dumbbell", "parking_lot"]
+__all__ = ["dumbbell", "fat_tree", "parking_lot"]
 
 
 def _scenario(table: str, keys: dict[str, Any], duration: str, defaults: Mapping[str, Any] | None, top: dict[str, Any]) -> Scenario:
@@ -80,3 +80,37 @@ def parking_lot(
     """
     keys = {"hops": hops, "link": link, "access": access, "flows": flows, "cross": cross}
     return _scenario("parking_lot", keys, duration, defaults, top)
+
+
+def fat_tree(
+    *,
+    k: int,
+    link: Mapping[str, Any] | None = None,
+    access: Mapping[str, Any] | None = None,
+    aggregation: Mapping[str, Any] | None = None,
+    core: Mapping[str, Any] | None = None,
+    traffic: str | None = None,
+    permutation_seed: int | None = None,
+    duration: str = "60s",
+    defaults: Mapping[str, Any] | None = None,
+    **top: Any,
+) -> Scenario:
+    """A scenario with a ``[fat_tree]`` table (keys as in the file).
+
+    A k-ary fat-tree (``k`` even: k³/4 hosts ``h…``, (k/2)² core, k²/2 aggregation and k²/2
+    edge switches); ``link`` (link fields plus ``buffer`` for every link) under the tiers'
+    own ``access`` (host-edge), ``aggregation`` (edge-aggregation) and ``core``
+    (aggregation-core) tables; ``traffic`` ``"none"``, ``"permutation"`` (with
+    ``permutation_seed``) or ``"all_to_all"``. Routes spread destinations over the core
+    switches (``routing.ecmp = "destination"``).
+    """
+    keys = {
+        "k": k,
+        "link": link,
+        "access": access,
+        "aggregation": aggregation,
+        "core": core,
+        "traffic": traffic,
+        "permutation_seed": permutation_seed,
+    }
+    return _scenario("fat_tree", keys, duration, defaults, top)

@@ -31,6 +31,8 @@ pub enum Stream {
     StartJitter = 7,
     /// A flow's congestion-control algorithm (index: the flow; BBR's gain-cycle phase).
     Cc = 8,
+    /// A topology builder's random choices (index 0: `[fat_tree]`'s permutation).
+    Topology = 9,
 }
 
 #[derive(Clone, Debug)]

@@ -215,7 +215,7 @@ impl Net<'_> {
     #[inline(always)]
     fn send(&mut self, node: NodeId, pkt: Packet) {
         let now = self.now;
-        match self.nodes[node.index()].routes[pkt.dst.index()] {
+        match self.nodes[node.index()].route(pkt.dst) {
             Some(l) => {
                 let link = &mut self.links[l.index()];
                 if link.backpressure.is_some() && pkt.is_data() && pkt.src == node {
@@ -242,7 +242,7 @@ impl Net<'_> {
     /// [`Net::send`], and whether the first-hop queue kept the packet (node agents: Snoop
     /// caches only what its wireless queue accepted).
     fn send_kept(&mut self, node: NodeId, pkt: Packet) -> bool {
-        let Some(l) = self.nodes[node.index()].routes[pkt.dst.index()] else {
+        let Some(l) = self.nodes[node.index()].route(pkt.dst) else {
             unreachable!(
                 "validated scenario has a route from {} to {}",
                 node, pkt.dst
@@ -626,7 +626,7 @@ impl Sim {
         let now = self.now;
         let (mut net, agents) = self.split_agents();
         let next =
-            net.nodes[node.index()].routes[p.dst.index()].expect("validated scenario has a route");
+            net.nodes[node.index()].route(p.dst).expect("validated scenario has a route");
         let crate::net::snoop::AnyAgent::Snoop(s) = &mut agents[a as usize];
         if let Some(t) = s.on_forward(now, p, next, &mut |q| net.send_kept(node, q)) {
             net.events.schedule(t, Event::NodeTimer(node));

@@ -11,6 +11,11 @@
 //! tcplab-bench toml NAME SECONDS [--access-limit N]
 //!                                  print the scenario as TOML
 //! tcplab-bench FLOWS RATE SECONDS  an ad hoc dumbbell (same shape as a-d)
+//! tcplab-bench scale [--quick]     the scale runs (n16 .. n10000, fat8), one child each
+//! tcplab-bench sizes               bytes of the per-flow, per-link and per-packet structs
+//! tcplab-bench parallelism [SECONDS [WARMUP]]
+//!                                  fat8's events per lookahead window, per partition
+//!                                  (docs/scaling.md); counts only, the run is unchanged
 //! ```
 //!
 //! Scenarios (dumbbell, NewReno, no SACK, init_cwnd 10, every segment acked):
@@ -32,6 +37,18 @@
 //! suite: v1, v4, v16 = 1, 4, 16 Vegas flows (alpha 1, beta 3, gamma 1), 10 Mb/s, 40 ms,
 //! 1500 B, 1000-packet buffer, init_cwnd 1; `run` adds the bottleneck queue sampled every
 //! 10 ms over [warmup, end] (`queue_samples`, packets waiting) and each flow's mean window.
+//!
+//! Scale runs (`tcplab-bench scale`, bench/scale_plot.py, docs/performance.md "Scale"), not
+//! in the suite: n16, n100, n1000, n10000 = dumbbells with N flows on one 10 Gb/s, 40 ms
+//! bottleneck (scenario d's link), 1500 B packets, NewReno, buffer max(1 BDP, 10 packets
+//! per flow) (33 333 packets up to N = 3 333, 100 000 at N = 10 000: so every flow's window
+//! peaks at >= 13 segments and the run stays in congestion avoidance with fast
+//! retransmits), init_ssthresh = 3/4 of a flow's share of BDP + buffer (the middle of the
+//! AIMD sawtooth: no slow-start overshoot), init_cwnd = min(10, that). fat8 = a k = 8
+//! fat-tree (`[fat_tree]`: 128 hosts, 80 switches), 10 Gb/s links of 5 us, 100-packet
+//! buffers, permutation traffic (128 NewReno flows, rto_min 10 ms), D-mod-k routes. The
+//! steady window (after `--warmup`) runs in `measured_window`, which callgrind can count
+//! alone (`--collect-atstart=no --toggle-collect='*measured_window*'`).
 //!
 //! Access links run at 10x the bottleneck with 1 ms delay; the bottleneck delay makes up the
 //! rest of the RTT. Host access queues hold 1000 packets (Linux's default txqueuelen; they
@@ -270,6 +287,73 @@ const fn vegas_spec(name: &'static str, flows: usize) -> Spec {
     }
 }
 
+/// Flow counts of the scale runs n16 .. n10000.
+const SCALE_FLOWS: [(&str, usize); 4] = [
+    ("n16", 16),
+    ("n100", 100),
+    ("n1000", 1000),
+    ("n10000", 10_000),
+];
+
+/// Scale run `name` (see the module documentation), if it is one.
+fn scale_spec(name: &str) -> Option<Spec> {
+    let &(name, n) = SCALE_FLOWS.iter().find(|(s, _)| *s == name)?;
+    let mut s = Spec {
+        name,
+        flows: n,
+        secs: 1.5,
+        quick_secs: 0.7,
+        warmup: 1.0,
+        quick_warmup: 0.5,
+        ..SUITE_NEWRENO[3]
+    };
+    let bdp = bdp_pkts(&s);
+    let buffer = bdp.max(10 * n as u64);
+    s.buffer_pkts = Some(buffer);
+    let share = 0.75 * (bdp + buffer) as f64 / n as f64;
+    s.init_ssthresh = Some((share * s.mss as f64) as u64);
+    s.init_cwnd = (share as u32).clamp(2, 10);
+    Some(s)
+}
+
+/// The fat-tree scale run (k = 8, permutation).
+const FAT_TREE: Spec = Spec {
+    name: "fat8",
+    flows: 128,
+    rate: 10_000_000_000,
+    rtt_ms: 0,
+    mss: 1460,
+    buffer_pkts: Some(100),
+    buffer_bytes: None,
+    secs: 0.03,
+    quick_secs: 0.012,
+    warmup: 0.02,
+    quick_warmup: 0.008,
+    init_ssthresh: None,
+    impatient: false,
+    cc: NEWRENO,
+    init_cwnd: 10,
+    sample_queue: false,
+    sack: false,
+};
+
+fn fat_tree_toml(s: &Spec, seconds: f64) -> String {
+    format!(
+        "name = \"bench-{name}\"\nduration = \"{seconds}s\"\nseed = 1\n\
+         [metrics]\ninterval = \"10ms\"\n\
+         [defaults.flows]\ncc = {cc}\nmss = {mss}\nheader = 40\nack_size = 40\ninit_cwnd = {icw}\n\
+         rto_min = \"10ms\"\nrto_initial = \"100ms\"\n\
+         [fat_tree]\nk = 8\ntraffic = \"permutation\"\n\
+         link = {{ rate = \"{r}bps\", delay = \"5us\", buffer = {b} }}\n",
+        name = s.name,
+        cc = s.cc,
+        mss = s.mss,
+        icw = s.init_cwnd,
+        r = s.rate,
+        b = s.buffer_pkts.unwrap_or(100),
+    )
+}
+
 /// Sampling period of the queue and windows in runs with `sample_queue`.
 const QUEUE_SAMPLE: SimDuration = SimDuration::from_ms(10);
 
@@ -278,6 +362,12 @@ const MEMCHECK: (&str, f64, f64) = ("b", 10.0, 100.0);
 const DEFAULT_ACCESS_LIMIT: u64 = 1000;
 
 fn spec(name: &str) -> Spec {
+    if let Some(s) = scale_spec(name) {
+        return s;
+    }
+    if name == FAT_TREE.name {
+        return FAT_TREE;
+    }
     *SUITE
         .iter()
         .chain(VEGAS_SUITE)
@@ -286,7 +376,7 @@ fn spec(name: &str) -> Spec {
         .find(|s| s.name == name)
         .unwrap_or_else(|| {
             die(&format!(
-                "unknown scenario '{name}' (a, b, c, d, e; SACK: bs, cs, ds, es; CUBIC: a-cubic .. e-cubic; BBR: a-bbr .. e-bbr; Vegas: v1, v4, v16)"
+                "unknown scenario '{name}' (a, b, c, d, e; SACK: bs, cs, ds, es; CUBIC: a-cubic .. e-cubic; BBR: a-bbr .. e-bbr; Vegas: v1, v4, v16; scale: n16, n100, n1000, n10000, fat8)"
             ))
         })
 }
@@ -367,6 +457,60 @@ fn peak_rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
+/// Resident set size of this process now in KiB (VmRSS), 0 where /proc is missing.
+fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Return freed heap memory to the system (glibc `malloc_trim`; nothing elsewhere).
+fn trim_heap() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        extern "C" {
+            fn malloc_trim(pad: usize) -> i32;
+        }
+        // SAFETY: malloc_trim only releases free memory at the top of glibc's heaps.
+        unsafe {
+            malloc_trim(0);
+        }
+    }
+}
+
+/// Bytes of the structures whose count grows with the scenario: per flow (the flow with its
+/// TCP sender, receiver and congestion control inline), per link direction, per node, per
+/// queued packet; heap parts (names, deques, route rows, SACK scoreboards) not included.
+fn sizes() -> serde_json::Value {
+    use std::mem::size_of;
+    use tcplab_core::net::{Link, Node, Packet};
+    use tcplab_core::sim::Flow;
+    use tcplab_core::tcp::{receiver::TcpReceiver, sender::TcpSender};
+    serde_json::json!({
+        "flow": size_of::<Flow>(),
+        "tcp_sender": size_of::<TcpSender>(),
+        "tcp_receiver": size_of::<TcpReceiver>(),
+        "cc": size_of::<tcplab_core::cc::AnyCc>(),
+        "link": size_of::<Link>(),
+        "node": size_of::<Node>(),
+        "packet": size_of::<Packet>(),
+        "queued_packet": tcplab_core::net::link::QUEUED_PACKET_BYTES,
+    })
+}
+
+/// The steady window of a run (after the warm-up): a function of its own so that callgrind
+/// can count it alone (`--collect-atstart=no --toggle-collect='*measured_window*'`).
+#[inline(never)]
+fn measured_window(sim: &mut tcplab_core::sim::Sim) {
+    sim.run();
+}
+
 fn jain(xs: &[f64]) -> f64 {
     let s: f64 = xs.iter().sum();
     let q: f64 = xs.iter().map(|x| x * x).sum();
@@ -433,17 +577,50 @@ fn run_one(
     access_limit: u64,
     text: Option<String>,
 ) -> serde_json::Value {
-    let text = text.unwrap_or_else(|| dumbbell_toml(s, seconds, access_limit));
+    let fat = s.name == FAT_TREE.name;
+    let text = text.unwrap_or_else(|| {
+        if fat {
+            fat_tree_toml(s, seconds)
+        } else {
+            dumbbell_toml(s, seconds, access_limit)
+        }
+    });
     let t_build = Instant::now();
     let mut b =
         tcplab_core::load_toml(&text, None).unwrap_or_else(|e| die(&format!("scenario: {e}")));
+    drop(text);
     let build_s = t_build.elapsed().as_secs_f64();
+    // The parse and expansion buffers are freed; give them back so VmRSS is what the
+    // simulation holds (glibc keeps freed memory otherwise).
+    trim_heap();
+    let rss_built = rss_kib();
+    // The fat-tree has no one bottleneck: its figures are per link h000 (host 0's uplink).
     let bott = b
         .sim
         .links
         .iter()
-        .position(|l| l.name == "bottleneck")
+        .position(|l| l.name == if fat { "h000" } else { "bottleneck" })
         .expect("bottleneck link");
+    // Packets the hosts put on their links (data and acks), and hop deliveries.
+    let host_links: Vec<usize> = b
+        .sim
+        .links
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| b.sim.nodes[l.from.index()].kind == tcplab_core::net::NodeKind::Host)
+        .map(|(i, _)| i)
+        .collect();
+    let counts = |sim: &tcplab_core::sim::Sim| {
+        (
+            sim.events_processed,
+            sim.links[bott].stats.tx_packets,
+            host_links
+                .iter()
+                .map(|&i| sim.links[i].stats.tx_packets)
+                .sum::<u64>(),
+            sim.links.iter().map(|l| l.stats.delivered).sum::<u64>(),
+        )
+    };
     let warm = SimTime(0) + SimDuration::from_secs_f64(warmup.min(seconds));
     let t0 = Instant::now();
     b.sim.run_until(warm);
@@ -455,6 +632,7 @@ fn run_one(
         .collect();
     let busy0 = b.sim.links[bott].busy_time(warm).0;
     let txb0 = b.sim.links[bott].stats.tx_bytes;
+    let c0 = counts(&b.sim);
     // Packets waiting in the bottleneck queue (not the one being transmitted: the FIFO is
     // work-conserving, so a non-empty link is transmitting its head), as ns-3's
     // `Queue::GetNPackets()`; and each flow's window in segments.
@@ -474,8 +652,11 @@ fn run_one(
             t += QUEUE_SAMPLE;
         }
     }
-    b.sim.run();
+    let t_win = Instant::now();
+    measured_window(&mut b.sim);
+    let wall_win = t_win.elapsed().as_secs_f64();
     let wall = t0.elapsed().as_secs_f64();
+    let c1 = counts(&b.sim);
     let sim = &b.sim;
     let l = &sim.links[bott];
     let window = seconds - warmup.min(seconds);
@@ -492,7 +673,7 @@ fn run_one(
     let max_access_q = sim
         .links
         .iter()
-        .filter(|l| l.name.starts_with('s') || l.name.starts_with('d'))
+        .filter(|l| !fat && (l.name.starts_with('s') || l.name.starts_with('d')))
         .map(|l| l.stats.max_queue_packets)
         .max()
         .unwrap_or(0);
@@ -504,7 +685,7 @@ fn run_one(
         "rtt_ms": s.rtt_ms,
         "packet_bytes": s.mss + 40,
         "mss": s.mss,
-        "bottleneck_delay_us": s.rtt_ms * 1000 / 2 - 2000,
+        "bottleneck_delay_us": (s.rtt_ms * 1000 / 2).saturating_sub(2000),
         "bottleneck_buffer": match (s.buffer_bytes, s.buffer_pkts) {
             (Some(b), _) => format!("{b}B"),
             (None, Some(p)) => format!("{p}p"),
@@ -540,6 +721,27 @@ fn run_one(
         "max_bottleneck_queue_packets": l.stats.max_queue_packets,
         "fingerprint": format!("{:016x}", fingerprint(sim)),
     });
+    let extra = serde_json::json!({
+        "rss_after_build_kib": rss_built,
+        "rss_end_kib": rss_kib(),
+        "window_wall_seconds": wall_win,
+        "window_events": c1.0 - c0.0,
+        "window_bottleneck_packets": c1.1 - c0.1,
+        "window_host_packets": c1.2 - c0.2,
+        "window_hop_deliveries": c1.3 - c0.3,
+        "window_events_per_bottleneck_packet": (c1.0 - c0.0) as f64 / (c1.1 - c0.1).max(1) as f64,
+        "window_events_per_host_packet": (c1.0 - c0.0) as f64 / (c1.2 - c0.2).max(1) as f64,
+        "window_wall_ns_per_bottleneck_packet": wall_win * 1e9 / (c1.1 - c0.1).max(1) as f64,
+        "window_wall_ns_per_host_packet": wall_win * 1e9 / (c1.2 - c0.2).max(1) as f64,
+        "max_queue_packets_any_link": sim.links.iter().map(|l| l.stats.max_queue_packets).max().unwrap_or(0),
+        "sum_max_queue_packets": sim.links.iter().map(|l| l.stats.max_queue_packets as u64).sum::<u64>(),
+        "links": sim.links.len(),
+        "nodes": sim.nodes.len(),
+        "sizes": sizes(),
+    });
+    if let (Some(m), serde_json::Value::Object(e)) = (v.as_object_mut(), extra) {
+        m.extend(e);
+    }
     v["cc"] = s.cc.into();
     v["sack"] = s.sack.into();
     v["init_cwnd"] = s.init_cwnd.into();
@@ -733,6 +935,174 @@ fn suite(args: &[String]) {
     }
 }
 
+/// `tcplab-bench parallelism`: how much work a conservative parallel simulation of fat8
+/// could do at once (docs/scaling.md). The run advances in windows of the lookahead W = the
+/// smallest link delay (5 us: a packet sent in one window cannot arrive in another partition
+/// within it) and counts, per window, the events processed and, per partition, the packet
+/// arrivals at its nodes (link deliveries by the receiving node's partition; the other
+/// events — flow timers, interval statistics — are spread evenly and reported apart).
+/// Partitions: the k pods (edge and aggregation switches and hosts), core switch c in pod
+/// c mod k; coarser ones group neighbouring pods. A window-synchronous (YAWNS) run with P
+/// partitions takes at least sum over windows of max over partitions of their events, so
+/// sum(events) / that sum bounds its speed-up (before synchronisation costs). Stepping
+/// does not change the run: the fingerprint equals the unstepped one (checked).
+fn parallelism(args: &[String]) {
+    let secs: f64 = args.first().and_then(|v| v.parse().ok()).unwrap_or(0.012);
+    let warmup: f64 = args.get(1).and_then(|v| v.parse().ok()).unwrap_or(0.008);
+    let s = FAT_TREE;
+    let k = 8usize;
+    let text = fat_tree_toml(&s, secs);
+    let reference = {
+        let mut b = tcplab_core::load_toml(&text, None).unwrap_or_else(|e| die(&format!("{e}")));
+        b.sim.run();
+        fingerprint(&b.sim)
+    };
+    let mut b = tcplab_core::load_toml(&text, None).unwrap_or_else(|e| die(&format!("{e}")));
+    let w = b.sim.links.iter().map(|l| l.delay).min().expect("links");
+    // Pod of every node (hosts: k²/4 per pod, in name order).
+    let per_pod = k * k / 4;
+    let pod: Vec<usize> = b
+        .sim
+        .nodes
+        .iter()
+        .map(|n| {
+            let num = |p: &str| -> usize {
+                n.name[p.len()..]
+                    .split('_')
+                    .next()
+                    .and_then(|x| x.parse().ok())
+                    .unwrap_or_else(|| die(&format!("node name {}", n.name)))
+            };
+            if n.name.starts_with("core") {
+                num("core") % k
+            } else if n.name.starts_with("edge") {
+                num("edge")
+            } else if n.name.starts_with("agg") {
+                num("agg")
+            } else {
+                num("h") / per_pod
+            }
+        })
+        .collect();
+    let to_pod: Vec<usize> = b.sim.links.iter().map(|l| pod[l.to.index()]).collect();
+    let crosses: Vec<bool> = b
+        .sim
+        .links
+        .iter()
+        .map(|l| pod[l.from.index()] != pod[l.to.index()])
+        .collect();
+    let mut crossing = 0u64;
+    let parts = [1usize, 2, 4, 8];
+    b.sim.run_until(SimTime(0) + SimDuration::from_secs_f64(warmup));
+    let end = b.sim.end;
+    let mut t = b.sim.now;
+    let mut last_ev = b.sim.events_processed;
+    let mut last_del: Vec<u64> = b.sim.links.iter().map(|l| l.stats.delivered).collect();
+    let mut windows = 0u64;
+    let mut empty = 0u64;
+    let mut total = 0u64;
+    let mut arrivals = 0u64;
+    let mut per_window: Vec<u64> = Vec::new();
+    // Per partitioning: sum over windows of the busiest partition's events.
+    let mut crit = vec![0.0f64; parts.len()];
+    let mut pods = vec![0u64; k];
+    while t < end {
+        t = (t + w).min(end);
+        b.sim.run_until(t);
+        let ev = b.sim.events_processed - last_ev;
+        last_ev = b.sim.events_processed;
+        pods.fill(0);
+        for (i, l) in b.sim.links.iter().enumerate() {
+            let d = l.stats.delivered - last_del[i];
+            last_del[i] = l.stats.delivered;
+            pods[to_pod[i]] += d;
+            crossing += if crosses[i] { d } else { 0 };
+        }
+        let arr: u64 = pods.iter().sum();
+        let other = ev.saturating_sub(arr) as f64;
+        for (c, &p) in crit.iter_mut().zip(&parts) {
+            let mut busiest = 0u64;
+            for g in 0..p {
+                busiest = busiest.max(pods[g * k / p..(g + 1) * k / p].iter().sum());
+            }
+            *c += busiest as f64 + other / p as f64;
+        }
+        windows += 1;
+        empty += (ev == 0) as u64;
+        total += ev;
+        arrivals += arr;
+        per_window.push(ev);
+    }
+    let stepped = fingerprint(&b.sim);
+    per_window.sort_unstable();
+    let q = |f: f64| per_window[((per_window.len() - 1) as f64 * f) as usize];
+    let bounds: Vec<serde_json::Value> = parts
+        .iter()
+        .zip(&crit)
+        .map(|(&p, &c)| serde_json::json!({"partitions": p, "speedup_bound": total as f64 / c}))
+        .collect();
+    let v = serde_json::json!({
+        "scenario": "fat8",
+        "sim_seconds": secs,
+        "warmup_seconds": warmup,
+        "lookahead_ps": w.0,
+        "windows": windows,
+        "empty_windows": empty,
+        "events": total,
+        "arrival_events": arrivals,
+        "other_events_share": 1.0 - arrivals as f64 / total.max(1) as f64,
+        "cross_partition_arrivals_share_8": crossing as f64 / arrivals.max(1) as f64,
+        "cross_partition_arrivals_per_window_8": crossing as f64 / windows.max(1) as f64,
+        "events_per_window_mean": total as f64 / windows.max(1) as f64,
+        "events_per_window_p10_p50_p90": [q(0.1), q(0.5), q(0.9)],
+        "events_per_window_max": per_window.last().copied().unwrap_or(0),
+        "bounds": bounds,
+        "fingerprint_stepped": format!("{stepped:016x}"),
+        "fingerprint_unstepped": format!("{reference:016x}"),
+        "stepping_changes_nothing": stepped == reference,
+    });
+    println!("{v}");
+}
+
+/// `tcplab-bench scale`: the scale runs, each in its own child (own peak RSS).
+fn scale(args: &[String]) {
+    let quick = args.iter().any(|a| a == "--quick")
+        || std::env::var("TCPLAB_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
+    println!("tcplab-bench scale{}: sizes {}", if quick { " --quick" } else { "" }, sizes());
+    println!(
+        "run     flows   links |  window pkts  ev/pkt  ns/pkt(wall) | RSS built  peak MiB | util   timeouts"
+    );
+    let names = SCALE_FLOWS.iter().map(|(n, _)| *n).chain([FAT_TREE.name]);
+    for name in names {
+        let s = spec(name);
+        let (secs, warm) = if quick {
+            (s.quick_secs, s.quick_warmup)
+        } else {
+            (s.secs, s.warmup)
+        };
+        let v = run_child(name, secs, warm, DEFAULT_ACCESS_LIMIT);
+        let f = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
+        let (pk, ev, ns) = if name == FAT_TREE.name {
+            ("window_host_packets", "window_events_per_host_packet", "window_wall_ns_per_host_packet")
+        } else {
+            ("window_bottleneck_packets", "window_events_per_bottleneck_packet", "window_wall_ns_per_bottleneck_packet")
+        };
+        println!(
+            "{name:<7} {:>5} {:>7} | {:>12} {:>7.2} {:>13.0} | {:>9.1} {:>9.1} | {:>5.3} {:>8}",
+            v["flows"],
+            v["links"],
+            v[pk],
+            f(ev),
+            f(ns),
+            f("rss_after_build_kib") / 1024.0,
+            f("peak_rss_kib") / 1024.0,
+            f("utilization"),
+            v["timeouts"],
+        );
+        std::io::stdout().flush().ok();
+    }
+}
+
 fn parse_opts(rest: &[String], s: &mut Spec) -> (f64, u64) {
     let mut warmup = 0.0;
     let mut access_limit = DEFAULT_ACCESS_LIMIT;
@@ -774,13 +1144,18 @@ fn main() {
                 .parse()
                 .unwrap_or_else(|_| die("SECONDS must be a number"));
             let (warmup, access_limit) = parse_opts(&args[3..], &mut s);
-            if args[0] == "toml" {
+            if args[0] == "toml" && s.name == FAT_TREE.name {
+                print!("{}", fat_tree_toml(&s, secs));
+            } else if args[0] == "toml" {
                 print!("{}", dumbbell_toml(&s, secs, access_limit));
             } else {
                 let v = run_one(&s, secs, warmup, access_limit, None);
                 println!("{v}");
             }
         }
+        Some("sizes") => println!("{}", sizes()),
+        Some("parallelism") => parallelism(&args[1..]),
+        Some("scale") => scale(&args[1..]),
         Some(f) if args.len() == 3 && f.parse::<usize>().is_ok() => {
             let n: usize = f.parse().unwrap();
             let rate = tcplab_core::scenario::units::parse_rate(&args[1])

@@ -31,9 +31,24 @@ pub enum NodeKind {
 pub struct Node {
     pub name: String,
     pub kind: NodeKind,
-    /// First-hop link towards each destination node (`None` if unreachable or self).
+    /// First-hop link towards each destination node (`None` if unreachable or self), for
+    /// a node with several outgoing link directions; empty for the others, which send
+    /// everything on `uplink` (see [`routing`]).
     pub routes: Vec<Option<LinkId>>,
+    /// The node's only outgoing link direction, when it has exactly one.
+    pub uplink: Option<LinkId>,
     /// Index of this node's agent in `Sim::agents` (`[agents]`: Snoop); `None` for
     /// plain forwarding.
     pub agent: Option<u32>,
+}
+
+impl Node {
+    /// The first link towards `dst` (`dst` is not this node).
+    #[inline(always)]
+    pub fn route(&self, dst: crate::event::NodeId) -> Option<LinkId> {
+        match self.routes.get(dst.index()) {
+            Some(r) => *r,
+            None => self.uplink,
+        }
+    }
 }

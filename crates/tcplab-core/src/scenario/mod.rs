@@ -91,6 +91,9 @@ pub struct Scenario {
     /// Agents on nodes by name (`[agents.NAME] type = "snoop"`): none by default.
     #[serde(default)]
     pub agents: BTreeMap<String, crate::net::snoop::AgentSpec>,
+    /// How routes are chosen (`[routing]`): ties between equal-cost next hops.
+    #[serde(default)]
+    pub routing: RoutingSpec,
     /// Where the values of an expanded scenario (builders, duplex links, defaults) came
     /// from, so that validation errors name the field the user wrote.
     #[serde(skip)]
@@ -473,6 +476,25 @@ fn default_rto_max() -> DurationValue {
 }
 fn default_dupthresh() -> u32 {
     3
+}
+
+/// `[routing]`: routes are static shortest paths (fewest hops), one next link per (node,
+/// destination); `ecmp` breaks ties between equal-cost next hops (net/routing.rs).
+#[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct RoutingSpec {
+    /// "first" (default): the link declared first (name order); "destination": a static
+    /// spread by destination host number (D-mod-k on a fat-tree; `[fat_tree]` sets it).
+    #[serde(default)]
+    pub ecmp: EcmpSpec,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum EcmpSpec {
+    #[default]
+    First,
+    Destination,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]

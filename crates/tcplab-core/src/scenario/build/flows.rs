@@ -3,7 +3,7 @@
 use super::{FlowMeta, Names};
 use crate::app::AppCx;
 use crate::cc::CcInit;
-use crate::event::{FlowId, LinkId, NodeId};
+use crate::event::{FlowId, NodeId};
 use crate::net::{routing, Link, Node, NodeKind};
 use crate::scenario::{
     EcnEchoSpec, PacingSpec, PartialAckTimerSpec, PrrSpec, RecoveryExitSpec, RecoverySpec,
@@ -21,7 +21,6 @@ pub(super) fn flows(
     sc: &Scenario,
     names: &Names,
     nodes: &[Node],
-    table: &[Vec<Option<LinkId>>],
     ends: &[(NodeId, NodeId)],
     links: &[Link],
     seed: u64,
@@ -46,14 +45,14 @@ pub(super) fn flows(
                 format!("flow from '{}' to itself", fl.from),
             ));
         }
-        let path = routing::path(table, ends, src, dst).ok_or_else(|| {
+        let path = routing::path(|n, d| nodes[n.index()].route(d), ends, src, dst).ok_or_else(|| {
             ScenarioError::new(
                 f.clone(),
                 format!("no path from '{}' to '{}'", fl.from, fl.to),
             )
         })?;
         let udp = fl.transport == TransportSpec::Udp;
-        if !udp && routing::path(table, ends, dst, src).is_none() {
+        if !udp && routing::path(|n, d| nodes[n.index()].route(d), ends, dst, src).is_none() {
             return Err(ScenarioError::new(
                 f,
                 format!(

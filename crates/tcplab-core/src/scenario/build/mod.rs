@@ -13,7 +13,7 @@ pub use links::outage_periods;
 mod pcap;
 mod schedules;
 
-use super::{NodeKindSpec, Scenario, ScenarioError};
+use super::{EcmpSpec, NodeKindSpec, Scenario, ScenarioError};
 use crate::analysis::AnyAnalysis;
 use crate::event::{LinkId, NodeId};
 use crate::net::{routing, Node, NodeKind};
@@ -134,25 +134,36 @@ pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
     }
     let names = Names::new(&sc);
     let (links, ends) = links::links(&sc, &names, seed)?;
-    let table = routing::shortest_paths(sc.nodes.len(), &ends);
+    let hosts: Vec<bool> = sc
+        .nodes
+        .values()
+        .map(|k| *k == NodeKindSpec::Host)
+        .collect();
+    let ecmp = match sc.routing.ecmp {
+        EcmpSpec::First => routing::Ecmp::First,
+        EcmpSpec::Destination => routing::Ecmp::Destination,
+    };
+    let routing::Routes { rows, uplink } =
+        routing::routes(sc.nodes.len(), &ends, ecmp, &hosts);
     let nodes: Vec<Node> = sc
         .nodes
         .iter()
-        .enumerate()
-        .map(|(i, (name, k))| Node {
+        .zip(rows.into_iter().zip(uplink))
+        .map(|((name, k), (routes, uplink))| Node {
             name: name.clone(),
             kind: match k {
                 NodeKindSpec::Host => NodeKind::Host,
                 NodeKindSpec::Router => NodeKind::Router,
             },
-            routes: table[i].clone(),
+            routes,
+            uplink,
             agent: None,
         })
         .collect();
     let mut nodes = nodes;
     let agents = agents(&sc, &names, &mut nodes, &ends)?;
 
-    let (mut flows, meta) = flows::flows(&sc, &names, &nodes, &table, &ends, &links, seed)?;
+    let (mut flows, meta) = flows::flows(&sc, &names, &nodes, &ends, &links, seed)?;
     let schedules = schedules::schedules(&sc, &mut flows, duration)?;
     let metrics = metrics(&sc, duration)?;
     let analysis = analysis::analysis(&sc, &flows, &meta)?;

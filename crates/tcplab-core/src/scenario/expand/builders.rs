@@ -778,3 +778,231 @@ pub(super) fn parking_lot(v: Value, d: &Defaults, g: &mut Gen) -> Result<(), Sce
     }
     Ok(())
 }
+
+// ---- fat-tree -----------------------------------------------------------------------------
+
+/// Most flows `traffic = "all_to_all"` may generate: every flow is an entry of the expanded
+/// scenario (measured: about 3.5 KiB of peak memory per flow to expand and validate, k = 8
+/// all-to-all; plus its state while running, docs/performance.md "Scale"); k = 8 gives
+/// 128 x 127 = 16 256, k = 10 gives 62 250, k = 12 (432 hosts) would give 186 192.
+pub(crate) const MAX_ALL_TO_ALL_FLOWS: u64 = 100_000;
+
+/// Largest `k`: k = 32 has 8 192 hosts and 1 280 switches; every switch keeps a route
+/// table of one entry per node (1 280 x 9 472 entries), and routing with
+/// `ecmp = "destination"` is a breadth-first search per destination.
+pub(crate) const MAX_FAT_TREE_K: u64 = 32;
+
+/// `[fat_tree]`: a k-ary fat-tree (Al-Fares et al., SIGCOMM 2008): k pods of k/2 edge and
+/// k/2 aggregation switches, (k/2)² core switches, k/2 hosts per edge switch (k³/4 hosts).
+/// Nodes `hN` (hosts, numbered 0 .. k³/4 − 1 pod by pod, edge by edge), `edgeP_I`,
+/// `aggP_J`, `coreC`; links `hN` (host → edge), `edgeP_I-aggP_J`, `aggP_J-coreC` (core
+/// C = J·k/2 + M connects to aggregation switch J of every pod), each with its `_rev`
+/// (downward) direction. Sets `routing.ecmp = "destination"` (D-mod-k) unless given.
+pub(super) fn fat_tree(v: Value, d: &Defaults, g: &mut Gen) -> Result<(), ScenarioError> {
+    g.by = "[fat_tree]".into();
+    const KNOWN: [&str; 7] = [
+        "k",
+        "link",
+        "access",
+        "aggregation",
+        "core",
+        "traffic",
+        "permutation_seed",
+    ];
+    let mut t = Tbl::new(v, "fat_tree")?;
+    let k = t.take("k");
+    let link = t.take_table("link")?.unwrap_or_default();
+    let tiers = [
+        ("access", t.take_table("access")?.unwrap_or_default()),
+        ("aggregation", t.take_table("aggregation")?.unwrap_or_default()),
+        ("core", t.take_table("core")?.unwrap_or_default()),
+    ];
+    let traffic = t.take("traffic");
+    let perm_seed = t.take("permutation_seed");
+    t.finish(&KNOWN)?;
+    let k = match k {
+        None => {
+            return Err(ScenarioError::new(
+                "fat_tree.k",
+                "required: the switches' port count, an even integer >= 2 (k = 8: 128 hosts, 80 switches)",
+            ))
+        }
+        Some(v) => match v.as_u64() {
+            Some(k) if k >= 2 && k % 2 == 0 && k <= MAX_FAT_TREE_K => k as usize,
+            Some(k) if k > MAX_FAT_TREE_K => {
+                return Err(ScenarioError::new(
+                    "fat_tree.k",
+                    format!(
+                        "{k} is too large: at most {MAX_FAT_TREE_K} ({} hosts; every switch keeps a route table with one entry per node)",
+                        MAX_FAT_TREE_K.pow(3) / 4
+                    ),
+                ))
+            }
+            _ => {
+                return Err(ScenarioError::new(
+                    "fat_tree.k",
+                    format!("must be an even integer >= 2 (the switches' port count), got {v}"),
+                ))
+            }
+        },
+    };
+    #[derive(PartialEq)]
+    enum Traffic {
+        None,
+        Permutation,
+        AllToAll,
+    }
+    let traffic = match &traffic {
+        None => Traffic::None,
+        Some(Value::String(s)) if s == "none" => Traffic::None,
+        Some(Value::String(s)) if s == "permutation" => Traffic::Permutation,
+        Some(Value::String(s)) if s == "all_to_all" => Traffic::AllToAll,
+        Some(v) => {
+            return Err(ScenarioError::new(
+                "fat_tree.traffic",
+                format!("must be \"none\", \"permutation\" or \"all_to_all\", got {v}"),
+            ))
+        }
+    };
+    let perm_seed = match perm_seed {
+        None => 1,
+        Some(v) => v.as_u64().ok_or_else(|| {
+            ScenarioError::new(
+                "fat_tree.permutation_seed",
+                format!("must be a non-negative integer, got {v}"),
+            )
+        })?,
+    };
+    let half = k / 2;
+    let n_hosts = k * k * k / 4;
+    let per_pod = half * half;
+    let n_core = half * half;
+    if traffic == Traffic::AllToAll {
+        let flows = (n_hosts as u64) * (n_hosts as u64 - 1);
+        if flows > MAX_ALL_TO_ALL_FLOWS {
+            return Err(ScenarioError::new(
+                "fat_tree.traffic",
+                format!(
+                    "\"all_to_all\" with k = {k} is {n_hosts} x {} = {flows} flows; at most \
+                     {MAX_ALL_TO_ALL_FLOWS} (use \"permutation\", or write the flows you need)",
+                    n_hosts - 1
+                ),
+            ));
+        }
+    }
+    let hw = digits(n_hosts as u64 - 1);
+    let pw = digits(k as u64 - 1);
+    let iw = digits(half as u64 - 1);
+    let cw = digits(n_core as u64 - 1);
+    let host = |n: usize| format!("h{n:0hw$}");
+    let edge = |p: usize, i: usize| format!("edge{p:0pw$}_{i:0iw$}");
+    let agg = |p: usize, j: usize| format!("agg{p:0pw$}_{j:0iw$}");
+    let core = |c: usize| format!("core{c:0cw$}");
+
+    // Link fields per tier (`link` under the tier's own table), its buffer, delays.
+    let mut entries = Vec::new();
+    let mut rtt = 0;
+    for (name, tbl) in &tiers {
+        let mut e = link_entry(
+            &[(&link, "fat_tree.link"), (tbl, &format!("fat_tree.{name}"))],
+            None,
+            &format!("fat_tree.{name}"),
+        )?;
+        let buffer = e.map.remove("buffer").map(|b| (b, e.origin_of("buffer")));
+        rate_of(&e, d, &format!("fat_tree.{name}"))?;
+        let (f, r) = delays_of(&e, d)?;
+        // The longest path (between pods) crosses each tier twice each way.
+        rtt += 2 * (f + r);
+        entries.push((*name, e, buffer));
+    }
+    for p in 0..k {
+        for i in 0..half {
+            g.put_node(&edge(p, i), "router", "fat_tree");
+            g.put_node(&agg(p, i), "router", "fat_tree");
+        }
+    }
+    for c in 0..n_core {
+        g.put_node(&core(c), "router", "fat_tree");
+    }
+    for n in 0..n_hosts {
+        g.put_node(&host(n), "host", "fat_tree");
+    }
+    for (name, e, buffer) in &entries {
+        let buffer = buffer.as_ref().map(|(b, at)| (b, at.as_str(), rtt));
+        let table = format!("fat_tree.{name}");
+        match *name {
+            "access" => {
+                for n in 0..n_hosts {
+                    let (p, i) = (n / per_pod, n % per_pod / half);
+                    let h = host(n);
+                    put_duplex(g, d, &h, e.clone(), &h, &edge(p, i), buffer, &table)?;
+                }
+            }
+            "aggregation" => {
+                for p in 0..k {
+                    for i in 0..half {
+                        for j in 0..half {
+                            let (a, b) = (edge(p, i), agg(p, j));
+                            let n = format!("{a}-{b}");
+                            put_duplex(g, d, &n, e.clone(), &a, &b, buffer, &table)?;
+                        }
+                    }
+                }
+            }
+            _ => {
+                for p in 0..k {
+                    for j in 0..half {
+                        for m in 0..half {
+                            let (a, b) = (agg(p, j), core(j * half + m));
+                            let n = format!("{a}-{b}");
+                            put_duplex(g, d, &n, e.clone(), &a, &b, buffer, &table)?;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut routing = Obj::new();
+    routing.insert("ecmp".into(), Value::String("destination".into()));
+    g.routing = Some(routing);
+
+    let flow = |g: &mut Gen, name: String, a: usize, b: usize| {
+        let mut e = Entry::new("fat_tree.traffic");
+        e.set("from", Value::String(host(a)), "fat_tree.traffic");
+        e.set("to", Value::String(host(b)), "fat_tree.traffic");
+        g.put_flow(&name, e)
+    };
+    match traffic {
+        Traffic::None => {}
+        Traffic::Permutation => {
+            for (a, b) in derangement(n_hosts, perm_seed).into_iter().enumerate() {
+                flow(g, format!("f{a:0hw$}"), a, b)?;
+            }
+        }
+        Traffic::AllToAll => {
+            for a in 0..n_hosts {
+                for b in (0..n_hosts).filter(|&b| b != a) {
+                    flow(g, format!("f{a:0hw$}_{b:0hw$}"), a, b)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A uniformly random permutation of 0..n without fixed points (n >= 2): Fisher-Yates
+/// shuffles from the stream (seed, topology, 0) until one has none (about e tries).
+pub(crate) fn derangement(n: usize, seed: u64) -> Vec<usize> {
+    use crate::rng::{SimRng, Stream};
+    let mut rng = SimRng::derive(seed, Stream::Topology, 0);
+    let mut p: Vec<usize> = (0..n).collect();
+    loop {
+        for i in (1..n).rev() {
+            let j = rng.below(i as u64 + 1) as usize;
+            p.swap(i, j);
+        }
+        if p.iter().enumerate().all(|(i, &x)| i != x) {
+            return p;
+        }
+    }
+}

@@ -89,19 +89,46 @@ pub fn expand(mut doc: Value) -> Result<Expanded, ScenarioError> {
         return Ok(Expanded { doc, origins });
     };
     let defaults = Defaults::parse(top.remove("defaults"))?;
-    let dumbbell = top.remove("dumbbell");
-    let parking = top.remove("parking_lot");
     let mut gen = Gen::default();
-    match (dumbbell, parking) {
-        (Some(_), Some(_)) => {
-            return Err(ScenarioError::new(
-                "parking_lot",
-                "one topology builder per scenario: give [dumbbell] or [parking_lot], not both",
-            ))
+    let mut builder: Option<(&str, Value)> = None;
+    for name in ["dumbbell", "fat_tree", "parking_lot"] {
+        if let Some(v) = top.remove(name) {
+            if let Some((first, _)) = builder {
+                return Err(ScenarioError::new(
+                    name,
+                    format!(
+                        "one topology builder per scenario: give [{first}] or [{name}], not both"
+                    ),
+                ));
+            }
+            builder = Some((name, v));
         }
-        (Some(d), None) => builders::dumbbell(d, &defaults, &mut gen)?,
-        (None, Some(p)) => builders::parking_lot(p, &defaults, &mut gen)?,
-        (None, None) => {}
+    }
+    match builder {
+        Some(("dumbbell", v)) => builders::dumbbell(v, &defaults, &mut gen)?,
+        Some(("parking_lot", v)) => builders::parking_lot(v, &defaults, &mut gen)?,
+        Some((_, v)) => builders::fat_tree(v, &defaults, &mut gen)?,
+        None => {}
+    }
+    // Routing a builder asks for, under the file's own `[routing]` keys.
+    if let Some(r) = gen.routing.take() {
+        match top.get_mut("routing") {
+            Some(Value::Object(own)) => {
+                for (k, v) in r {
+                    if !own.contains_key(&k) {
+                        gen.origins.set(format!("routing.{k}"), gen.by.trim_matches(['[', ']']).to_string());
+                        own.insert(k, v);
+                    }
+                }
+            }
+            Some(_) => {} // deserialization names the problem
+            None => {
+                for k in r.keys() {
+                    gen.origins.set(format!("routing.{k}"), gen.by.trim_matches(['[', ']']).to_string());
+                }
+                top.insert("routing".into(), Value::Object(r));
+            }
+        }
     }
     // Explicit duplex link entries: split into their two directions (generated too).
     let mut explicit_links = match top.remove("links") {
@@ -329,6 +356,8 @@ pub(crate) struct Gen {
     pub origins: Origins,
     /// The builder's table name, for messages ("[dumbbell]").
     pub by: String,
+    /// `[routing]` keys the builder sets unless the file gives them.
+    pub routing: Option<Obj>,
     /// Link name → what generated it, for duplex entries.
     link_by: BTreeMap<String, String>,
 }
@@ -724,6 +753,21 @@ pub(crate) fn patch_schema(schema: &mut Value) {
                 "anyOf": [{ "type": "string" }, { "type": "array", "items": { "type": "string" } }]
             },
             "flows": flow_groups.clone()
+        }
+    }));
+    p.insert("fat_tree".into(), json!({
+        "description": "Fat-tree builder (k-ary, Al-Fares et al. 2008): hosts h0..h(k³/4−1), switches edgeP_I, aggP_J, coreC; links hN, edgeP_I-aggP_J, aggP_J-coreC and their _rev directions; sets routing.ecmp = \"destination\" (docs/scenarios.md).",
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["k"],
+        "properties": {
+            "k": { "type": "integer", "minimum": 2, "maximum": builders::MAX_FAT_TREE_K, "multipleOf": 2 },
+            "link": link_table("Every link, plus buffer"),
+            "access": link_table("Host links hN (over link)"),
+            "aggregation": link_table("Edge-aggregation links (over link)"),
+            "core": link_table("Aggregation-core links (over link)"),
+            "traffic": { "enum": ["none", "permutation", "all_to_all"] },
+            "permutation_seed": { "type": "integer", "minimum": 0 }
         }
     }));
     p.insert("parking_lot".into(), json!({

@@ -615,3 +615,134 @@ flows = ["reno", "reno"]
     assert_eq!(e.field, "dumbbell.left.reverse.loss[1]", "{e}");
     assert!(e.reason.contains("links.s2_rev.loss"), "{e}");
 }
+
+/// A k-ary fat-tree's links, by name: (from, to).
+fn fat_tree_text(k: u32, traffic: &str) -> String {
+    format!(
+        r#"
+duration = "10ms"
+[fat_tree]
+k = {k}
+link = {{ rate = "1Gbps", delay = "1us", buffer = 20 }}
+traffic = "{traffic}"
+"#
+    )
+}
+
+#[test]
+fn fat_tree_shape_paths_and_spread() {
+    let text = fat_tree_text(8, "none");
+    let v = expand(&text);
+    let nodes = v["nodes"].as_object().unwrap();
+    let count = |p: &str| nodes.keys().filter(|n| n.starts_with(p)).count();
+    assert_eq!(count("h"), 128);
+    assert_eq!(count("core"), 16);
+    assert_eq!(count("agg"), 32);
+    assert_eq!(count("edge"), 32);
+    assert_eq!(nodes.len(), 208);
+    // Links per direction: 128 host links, 8 pods x 4 x 4 edge-agg, 8 x 4 x 4 agg-core.
+    assert_eq!(v["links"].as_object().unwrap().len(), 2 * (128 + 128 + 128));
+    assert_eq!(v["links"]["h013"]["from"], "h013");
+    assert_eq!(v["links"]["h013"]["to"], "edge0_3");
+    assert_eq!(v["links"]["agg2_1-core05"]["to"], "core05");
+    assert_eq!(v["links"]["edge2_1-agg2_3_rev"]["from"], "agg2_3");
+    assert_eq!(v["routing"]["ecmp"], "destination");
+    let b = crate::load_toml(&text, None).unwrap();
+    let sim = &b.sim;
+    let id = |n: &str| {
+        crate::event::NodeId::from_index(sim.nodes.iter().position(|x| x.name == n).unwrap())
+    };
+    let ends: Vec<_> = sim.links.iter().map(|l| (l.from, l.to)).collect();
+    let path = |a: usize, d: usize| {
+        crate::net::routing::path(
+            |n, t| sim.nodes[n.index()].route(t),
+            &ends,
+            id(&format!("h{a:03}")),
+            id(&format!("h{d:03}")),
+        )
+        .unwrap_or_else(|| panic!("no path h{a} -> h{d}"))
+    };
+    // Every host reaches every other: 2 hops under one edge switch, 4 in one pod, 6 across.
+    let mut cores = std::collections::BTreeMap::<String, Vec<usize>>::new();
+    for a in 0..128 {
+        for d in (0..128).filter(|&d| d != a) {
+            let p = path(a, d);
+            let want = if a / 4 == d / 4 {
+                2
+            } else if a / 16 == d / 16 {
+                4
+            } else {
+                6
+            };
+            assert_eq!(p.len(), want, "h{a} -> h{d}");
+            if want == 6 && a / 16 == 0 {
+                let core = sim.links[p[2].index()].to;
+                cores
+                    .entry(sim.nodes[core.index()].name.clone())
+                    .or_default()
+                    .push(d);
+            }
+        }
+    }
+    // D-mod-k: host d goes through core (d mod 16), so each core carries one host per pod.
+    assert_eq!(cores.len(), 16);
+    for (c, ds) in &cores {
+        let want: std::collections::BTreeSet<usize> = ds.iter().map(|d| d % 16).collect();
+        assert_eq!(want.len(), 1, "{c}: {ds:?}");
+        assert_eq!(format!("core{:02}", ds[0] % 16), *c);
+    }
+}
+
+#[test]
+fn fat_tree_traffic_patterns() {
+    let v = expand(&fat_tree_text(4, "permutation"));
+    let flows = v["flows"].as_object().unwrap();
+    assert_eq!(flows.len(), 16);
+    let mut dsts: Vec<&str> = flows.values().map(|f| f["to"].as_str().unwrap()).collect();
+    for (name, f) in flows {
+        assert_eq!(f["from"].as_str().unwrap()[1..], name[1..]);
+        assert_ne!(f["from"], f["to"], "{name} sends to itself");
+    }
+    dsts.sort();
+    dsts.dedup();
+    assert_eq!(dsts.len(), 16, "a permutation: every host receives one flow");
+    // Another seed, another permutation; the same seed, the same one.
+    let other = expand(&format!("{}permutation_seed = 7\n", fat_tree_text(4, "permutation")));
+    assert_ne!(v["flows"], other["flows"]);
+    assert_eq!(v["flows"], expand(&fat_tree_text(4, "permutation"))["flows"]);
+    let all = expand(&fat_tree_text(4, "all_to_all"));
+    assert_eq!(all["flows"].as_object().unwrap().len(), 16 * 15);
+    assert_eq!(all["flows"]["f03_10"]["to"], "h10");
+    crate::load_toml(&fat_tree_text(4, "all_to_all"), None).unwrap();
+    // k = 2: two hosts under two edge switches.
+    let two = expand(&fat_tree_text(2, "permutation"));
+    assert_eq!(two["flows"]["f0"]["to"], "h1");
+}
+
+#[test]
+fn fat_tree_errors_name_the_field() {
+    for (body, field, needle) in [
+        ("k = 7\nlink = { rate = \"1Gbps\" }", "fat_tree.k", "even"),
+        ("k = 0\nlink = { rate = \"1Gbps\" }", "fat_tree.k", "even"),
+        ("k = \"8\"\nlink = { rate = \"1Gbps\" }", "fat_tree.k", "even"),
+        ("k = 34\nlink = { rate = \"1Gbps\" }", "fat_tree.k", "at most"),
+        ("link = { rate = \"1Gbps\" }", "fat_tree.k", "required"),
+        ("k = 4\nlink = { delay = \"1us\" }", "fat_tree.access.rate", "required"),
+        ("k = 4\nlink = { rate = \"1Gbps\" }\ntraffic = \"ring\"", "fat_tree.traffic", "permutation"),
+        ("k = 12\nlink = { rate = \"1Gbps\" }\ntraffic = \"all_to_all\"", "fat_tree.traffic", "186192"),
+        ("k = 4\nlink = { rate = \"1Gbps\" }\npermutation_seed = -1", "fat_tree.permutation_seed", "integer"),
+        ("k = 4\nlink = { rate = \"1Gbps\" }\nbogus = 1", "fat_tree.bogus", "unknown key"),
+        ("k = 4\nlink = { rate = \"1Gbps\" }\ncore = { delay = \"1\" }", "fat_tree.core.delay", "unit"),
+        ("k = 4\nlink = { rate = \"1Gbps\", buffer = \"x\" }", "fat_tree.link.buffer", ""),
+    ] {
+        let e = err(&format!("duration = \"1s\"\n[fat_tree]\n{body}\n"));
+        assert_eq!(e.field, field, "{body}\n-> {e}");
+        assert!(e.reason.contains(needle), "{body}\n-> {e}");
+    }
+    let e = err(&format!("{}[routing]\necmp = \"random\"\n", fat_tree_text(2, "none")));
+    assert_eq!(e.field, "routing.ecmp", "{e}");
+    assert!(e.reason.contains("destination"), "{e}");
+    // The file's own routing wins over the builder's.
+    let v = expand(&format!("{}[routing]\necmp = \"first\"\n", fat_tree_text(2, "none")));
+    assert_eq!(v["routing"]["ecmp"], "first");
+}
