@@ -369,6 +369,13 @@ pub struct FlowSpec {
     /// Linux; with PRR it retransmits segments still in flight).
     #[serde(default)]
     pub nextseg_rule3: bool,
+    /// Loss detection in SACK recovery: "dupack" (duplicate acks and RFC 6675's IsLost, the
+    /// default) or "rack" (RACK-TLP, RFC 8985; needs `sack = true`).
+    #[serde(default)]
+    pub loss_detection: Option<LossDetectionSpec>,
+    /// Tail loss probes (RFC 8985 §7) with `loss_detection = "rack"` (default true).
+    #[serde(default)]
+    pub tlp: Option<bool>,
     /// ECN (RFC 3168): data segments ECN-capable, reaction to ECN-Echo once per window, CWR.
     #[serde(default)]
     pub ecn: bool,
@@ -444,6 +451,13 @@ pub enum PartialAckTimerSpec {
 pub enum RecoverySpec {
     Newreno,
     Rfc6675,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum LossDetectionSpec {
+    Dupack,
+    Rack,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, JsonSchema, PartialEq, Eq)]

@@ -8,11 +8,13 @@
 //!   acks (RFC 1122 / 5681: every second full segment or a timer).
 //! - [`sack`]: the SACK scoreboard, RFC 6675's `pipe`, IsLost and NextSeg, and PRR
 //!   (RFC 6937), for `recovery = "rfc6675"`.
+//! - [`rack`]: RACK-TLP loss detection (RFC 8985), for `loss_detection = "rack"`.
 //! - [`rtt::RttEstimator`]: RFC 6298 smoothing in integer picoseconds.
 //!
 //! Sequence numbers are 64-bit byte offsets and never wrap. There is no handshake: a
 //! connection starts established when its application starts.
 
+pub mod rack;
 pub mod receiver;
 pub mod rtt;
 pub mod sack;
@@ -67,6 +69,21 @@ pub struct TcpConfig {
     /// RFC 6675 NextSeg rule 3: when neither a lost segment nor new data can be sent,
     /// retransmit the next unSACKed segment not yet deemed lost.
     pub nextseg_rule3: bool,
+    /// How losses are detected in SACK recovery: RFC 6675's duplicate-ack count and IsLost,
+    /// or RACK-TLP (RFC 8985).
+    pub loss_detection: LossDetection,
+    /// Tail loss probes (RFC 8985 §7), with [`LossDetection::Rack`].
+    pub tlp: bool,
+}
+
+/// The sender's loss detection (SACK flows).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LossDetection {
+    /// Duplicate acks (RFC 5681) and, with SACK, RFC 6675's IsLost. tcplab's default.
+    #[default]
+    DupAck,
+    /// RACK-TLP (RFC 8985, [`rack`]): time-based, needs SACK.
+    Rack,
 }
 
 /// The sender's loss recovery.
@@ -164,6 +181,8 @@ impl Default for TcpConfig {
             recovery: Recovery::NewReno,
             prr: Prr::Ssrb,
             nextseg_rule3: false,
+            loss_detection: LossDetection::DupAck,
+            tlp: true,
         }
     }
 }

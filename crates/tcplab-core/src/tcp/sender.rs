@@ -60,10 +60,13 @@ use crate::cc::{
 };
 use crate::event::{FlowId, NodeId};
 use crate::net::packet::{flags, CcHeader, Packet, PacketKind};
+use crate::tcp::rack::RackState;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::sack::SackState;
-use crate::tcp::{PartialAckTimer, Recovery, RecoveryExit, TcpConfig};
+use crate::tcp::{LossDetection, PartialAckTimer, Recovery, RecoveryExit, TcpConfig};
 use crate::time::SimTime;
+
+mod rack_glue;
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SenderStats {
@@ -131,8 +134,12 @@ pub struct TcpSender {
     retx_high: u64,
     /// RFC 6675 recovery (`recovery = "rfc6675"`): scoreboard and PRR.
     sack: Option<Box<SackState>>,
-    /// `output` runs the SACK rules (in SACK recovery, or after a timeout with SACK).
+    /// `output` runs the SACK rules (in SACK recovery, or after a timeout with SACK; always
+    /// with RACK).
     sack_out: bool,
+    /// RACK-TLP (`loss_detection = "rack"`): per-segment board and timers
+    /// ([`crate::tcp::rack`], run by `sender/rack_glue.rs`).
+    rack: Option<Box<RackState>>,
 }
 
 impl TcpSender {
@@ -179,8 +186,16 @@ impl TcpSender {
                     cfg.nextseg_rule3,
                 ))
             }),
-            sack_out: false,
+            sack_out: cfg.recovery == Recovery::Rfc6675
+                && cfg.loss_detection == LossDetection::Rack,
+            rack: (cfg.recovery == Recovery::Rfc6675 && cfg.loss_detection == LossDetection::Rack)
+                .then(|| Box::new(RackState::new(cfg.tlp))),
         }
+    }
+
+    /// RACK-TLP state (`loss_detection = "rack"` only).
+    pub fn rack_state(&self) -> Option<&RackState> {
+        self.rack.as_deref()
     }
 
     /// The SACK scoreboard and PRR state (`recovery = "rfc6675"` only).
@@ -282,6 +297,9 @@ impl TcpSender {
 
     fn arm_timer(&mut self, now: SimTime) {
         self.rto_deadline = Some(now + self.rtt.rto());
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.rto_at = self.rto_deadline;
+        }
     }
 
     #[inline(always)]
@@ -533,6 +551,9 @@ impl TcpSender {
     /// `snd_una` moved and the algorithm saw the ack).
     #[inline(never)]
     fn sack_on_ack(&mut self, now: SimTime, pkt: &Packet, newly: u64, dup: bool) {
+        if self.rack.is_some() {
+            return self.rack_on_ack(now, pkt, newly);
+        }
         let (una, high) = (self.snd_una, self.snd_max);
         let st = self.sack.as_deref_mut().expect("SACK state");
         let removed = st.sb.advance(una);
@@ -635,6 +656,9 @@ impl TcpSender {
     /// while the window (`cwnd − pipe`, or PRR's `sndcnt`) allows.
     #[inline(never)]
     fn sack_output(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
+        if self.rack.is_some() {
+            return self.rack_output(now, out);
+        }
         let mss = self.mss as u64;
         if self.retx_pending && self.gate_open() {
             self.retx_pending = false;
@@ -687,6 +711,9 @@ impl TcpSender {
 
     /// The retransmission timer expired (the caller checked the deadline).
     pub fn on_timeout(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
+        if self.rack.is_some() {
+            return self.rack_timeout(now, out);
+        }
         self.rto_deadline = None;
         if self.snd_una >= self.snd_max {
             return;

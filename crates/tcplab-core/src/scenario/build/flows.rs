@@ -6,13 +6,15 @@ use crate::cc::CcInit;
 use crate::event::{FlowId, LinkId, NodeId};
 use crate::net::{routing, Link, Node, NodeKind};
 use crate::scenario::{
-    EcnEchoSpec, PartialAckTimerSpec, PrrSpec, RecoveryExitSpec, RecoverySpec, Scenario,
+    EcnEchoSpec, LossDetectionSpec, PartialAckTimerSpec, PrrSpec, RecoveryExitSpec, RecoverySpec, Scenario,
     ScenarioError, TransportSpec,
 };
 use crate::sim::{Flow, Transport};
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
-use crate::tcp::{EcnEcho, PartialAckTimer, Prr, Recovery, RecoveryExit, TcpConfig};
+use crate::tcp::{
+    EcnEcho, LossDetection, PartialAckTimer, Prr, Recovery, RecoveryExit, TcpConfig,
+};
 use crate::time::SimDuration;
 use crate::udp::{UdpReceiver, UdpSender};
 
@@ -134,6 +136,30 @@ pub(super) fn flows(
             return Err(ScenarioError::new(
                 format!("{f}.nextseg_rule3"),
                 "applies to SACK recovery only: needs sack = true and recovery = \"rfc6675\"",
+            ));
+        }
+        let loss_detection = match fl.loss_detection {
+            None | Some(LossDetectionSpec::Dupack) => LossDetection::DupAck,
+            Some(LossDetectionSpec::Rack) if recovery != Recovery::Rfc6675 => {
+                return Err(ScenarioError::new(
+                    format!("{f}.loss_detection"),
+                    "\"rack\" needs SACK recovery: sack = true and recovery = \"rfc6675\" \
+                     (the default with sack)",
+                ));
+            }
+            Some(LossDetectionSpec::Rack) => LossDetection::Rack,
+        };
+        if fl.tlp.is_some() && loss_detection != LossDetection::Rack {
+            return Err(ScenarioError::new(
+                format!("{f}.tlp"),
+                "tail loss probes are part of RACK-TLP: needs loss_detection = \"rack\"",
+            ));
+        }
+        if fl.nextseg_rule3 && loss_detection == LossDetection::Rack {
+            return Err(ScenarioError::new(
+                format!("{f}.nextseg_rule3"),
+                "applies to RFC 6675's duplicate-ack loss detection; RACK retransmits only \
+                 segments it deems lost",
             ));
         }
         if fl.ecn_retransmits && !fl.ecn {
@@ -267,6 +293,8 @@ pub(super) fn flows(
             recovery,
             prr,
             nextseg_rule3: fl.nextseg_rule3,
+            loss_detection,
+            tlp: fl.tlp.unwrap_or(true),
         };
         let algo = fl.cc.build(
             &format!("{f}.cc"),
