@@ -24,6 +24,7 @@
 //! | e | 3 | 2.4 Gb/s (OC-48, seed 002) | 60 ms | 1000 B | 32 Mbit (4 MB) |
 //!
 //! bs, cs, ds, es: b-e with SACK (`sack = true`: RFC 6675 recovery with PRR-SSRB).
+//! br, cr, dr, er: the same with RACK-TLP loss detection (`loss_detection = "rack"`).
 //! CUBIC variants `a-cubic` .. `e-cubic` (in the suite, after a-e): a-e with `cc = "cubic"`.
 //!
 //! Vegas scenarios for the ns-3 cross-check (`bench/ns3_compare.py --vegas`), not in the
@@ -74,6 +75,8 @@ struct Spec {
     sample_queue: bool,
     /// SACK with RFC 6675 recovery and PRR-SSRB (`sack = true`, the defaults with it).
     sack: bool,
+    /// With `sack`: RACK-TLP loss detection (`loss_detection = "rack"`).
+    rack: bool,
 }
 
 const SUITE: &[Spec] = &[
@@ -86,6 +89,10 @@ const SUITE: &[Spec] = &[
     with_sack("cs", 2),
     with_sack("ds", 3),
     with_sack("es", 4),
+    with_rack("br", 1),
+    with_rack("cr", 2),
+    with_rack("dr", 3),
+    with_rack("er", 4),
 ];
 
 const SUITE_NEWRENO: [Spec; 5] = [
@@ -107,6 +114,7 @@ const SUITE_NEWRENO: [Spec; 5] = [
         init_cwnd: 10,
         sample_queue: false,
         sack: false,
+        rack: false,
     },
     Spec {
         name: "b",
@@ -126,6 +134,7 @@ const SUITE_NEWRENO: [Spec; 5] = [
         init_cwnd: 10,
         sample_queue: false,
         sack: false,
+        rack: false,
     },
     Spec {
         name: "c",
@@ -145,6 +154,7 @@ const SUITE_NEWRENO: [Spec; 5] = [
         init_cwnd: 10,
         sample_queue: false,
         sack: false,
+        rack: false,
     },
     Spec {
         name: "d",
@@ -164,6 +174,7 @@ const SUITE_NEWRENO: [Spec; 5] = [
         init_cwnd: 10,
         sample_queue: false,
         sack: false,
+        rack: false,
     },
     Spec {
         name: "e",
@@ -183,6 +194,7 @@ const SUITE_NEWRENO: [Spec; 5] = [
         init_cwnd: 10,
         sample_queue: false,
         sack: false,
+        rack: false,
     },
 ];
 
@@ -191,6 +203,16 @@ const fn with_sack(name: &'static str, base: usize) -> Spec {
     Spec {
         name,
         sack: true,
+        ..SUITE_NEWRENO[base]
+    }
+}
+
+/// Scenario `SUITE[base]` with SACK and RACK-TLP (`loss_detection = "rack"`): br .. er.
+const fn with_rack(name: &'static str, base: usize) -> Spec {
+    Spec {
+        name,
+        sack: true,
+        rack: true,
         ..SUITE_NEWRENO[base]
     }
 }
@@ -245,6 +267,7 @@ const fn vegas_spec(name: &'static str, flows: usize) -> Spec {
         init_cwnd: 1,
         sample_queue: true,
         sack: false,
+        rack: false,
     }
 }
 
@@ -324,7 +347,11 @@ fn dumbbell_toml(s: &Spec, seconds: f64, access_limit: u64) -> String {
             } else {
                 ""
             },
-            sack = if s.sack { "sack = true\n" } else { "" },
+            sack = match (s.sack, s.rack) {
+                (true, true) => "sack = true\nloss_detection = \"rack\"\n",
+                (true, false) => "sack = true\n",
+                _ => "",
+            },
             st = i * 7 % 100
         );
     }
@@ -519,6 +546,7 @@ fn run_one(
     });
     v["cc"] = s.cc.into();
     v["sack"] = s.sack.into();
+    v["rack"] = s.rack.into();
     v["init_cwnd"] = s.init_cwnd.into();
     if s.sample_queue {
         let n = queue_samples.len().max(1) as f64;
