@@ -376,6 +376,14 @@ pub struct FlowSpec {
     /// Tail loss probes (RFC 8985 §7) with `loss_detection = "rack"` (default true).
     #[serde(default)]
     pub tlp: Option<bool>,
+    /// F-RTO (RFC 5682): after a retransmission timeout, send new data on the first ack and
+    /// undo the reduction if the next ack shows the timeout was spurious. Default false.
+    #[serde(default)]
+    pub frto: bool,
+    /// Undo a window reduction when D-SACK blocks report every retransmission of the
+    /// episode as unnecessary (as Linux; needs `sack = true`). Default false.
+    #[serde(default)]
+    pub dsack_undo: bool,
     /// ECN (RFC 3168): data segments ECN-capable, reaction to ECN-Echo once per window, CWR.
     #[serde(default)]
     pub ecn: bool,

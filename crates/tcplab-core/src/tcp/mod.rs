@@ -74,6 +74,10 @@ pub struct TcpConfig {
     pub loss_detection: LossDetection,
     /// Tail loss probes (RFC 8985 §7), with [`LossDetection::Rack`].
     pub tlp: bool,
+    /// F-RTO (RFC 5682): detect spurious retransmission timeouts and undo them.
+    pub frto: bool,
+    /// Undo a window reduction when D-SACKs report every retransmission of it (needs SACK).
+    pub dsack_undo: bool,
 }
 
 /// The sender's loss detection (SACK flows).
@@ -183,6 +187,8 @@ impl Default for TcpConfig {
             nextseg_rule3: false,
             loss_detection: LossDetection::DupAck,
             tlp: true,
+            frto: false,
+            dsack_undo: false,
         }
     }
 }

@@ -299,7 +299,8 @@ impl RackState {
     #[inline]
     fn deliver(&mut self, g: Seg, now: SimTime, min_rtt: u64) {
         let rtt = now.0.saturating_sub(g.xmit.0);
-        if !(g.st & EVER != 0 && rtt < min_rtt) && sent_after(g.xmit, g.end, self.xmit, self.end_seq)
+        if !(g.st & EVER != 0 && rtt < min_rtt)
+            && sent_after(g.xmit, g.end, self.xmit, self.end_seq)
         {
             self.has_rack = true;
             self.xmit = g.xmit;
@@ -539,6 +540,19 @@ impl RackState {
         self.reo_at = None;
         self.pto_at = None;
         self.tlp_end = None;
+    }
+
+    /// A timeout turned out spurious (undo): the segments it marked lost are not; those
+    /// retransmitted since stay retransmitted. O(n), once per undo.
+    pub fn undo_rto(&mut self) {
+        self.relost_q.clear();
+        self.lost_q.clear();
+        for g in self.segs.iter_mut() {
+            if g.st & (LOST | SACKED) == LOST {
+                self.lost -= g.end - g.start;
+            }
+            g.st &= !LOST;
+        }
     }
 
     /// Recompute every counter from the records (tests).

@@ -147,6 +147,11 @@ impl Scoreboard {
         };
     }
 
+    /// Forget the loss floor of a timeout (the timeout was spurious: undo).
+    pub fn clear_loss_floor(&mut self) {
+        self.floor = Pivot::default();
+    }
+
     /// Cumulative ack up to `una`: forget the ranges below it. Returns the SACKed bytes
     /// removed (RFC 6937's ΔSACKed counts them negatively). Amortized O(1).
     pub fn advance(&mut self, una: u64) -> u64 {
@@ -276,7 +281,9 @@ impl Scoreboard {
     /// `[s, e)` lies inside one SACKed range. O(log h).
     pub fn covers(&self, s: u64, e: u64) -> bool {
         let i = self.ranges.partition_point(|&(_, re)| re <= s);
-        self.ranges.get(i).is_some_and(|&(rs, re)| rs <= s && e <= re)
+        self.ranges
+            .get(i)
+            .is_some_and(|&(rs, re)| rs <= s && e <= re)
     }
 
     /// RFC 6675 IsLost as a frontier: every unSACKed byte below the returned `L` is lost

@@ -67,6 +67,9 @@ use crate::tcp::{LossDetection, PartialAckTimer, Recovery, RecoveryExit, TcpConf
 use crate::time::SimTime;
 
 mod rack_glue;
+mod undo;
+
+pub use undo::UndoStats;
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SenderStats {
@@ -140,6 +143,8 @@ pub struct TcpSender {
     /// RACK-TLP (`loss_detection = "rack"`): per-segment board and timers
     /// ([`crate::tcp::rack`], run by `sender/rack_glue.rs`).
     rack: Option<Box<RackState>>,
+    /// F-RTO and D-SACK undo (`frto`, `dsack_undo`; `sender/undo.rs`).
+    spurious: Option<Box<undo::Spurious>>,
 }
 
 impl TcpSender {
@@ -190,6 +195,8 @@ impl TcpSender {
                 && cfg.loss_detection == LossDetection::Rack,
             rack: (cfg.recovery == Recovery::Rfc6675 && cfg.loss_detection == LossDetection::Rack)
                 .then(|| Box::new(RackState::new(cfg.tlp))),
+            spurious: (cfg.frto || cfg.dsack_undo)
+                .then(|| Box::new(undo::Spurious::new(cfg.frto, cfg.dsack_undo))),
         }
     }
 
@@ -517,6 +524,9 @@ impl TcpSender {
             }
         }
 
+        if self.spurious.is_some() {
+            self.undo_on_ack(now, pkt, newly, out);
+        }
         // RFC 6298 5.2/5.3: stop the timer when all is acked, restart it on new data acked.
         if newly > 0 {
             if self.snd_una >= self.snd_max {
@@ -531,6 +541,9 @@ impl TcpSender {
     /// What NewReno and RFC 6675 recovery share on entry: the algorithm reduces its
     /// windows, and `recover` (RecoveryPoint) is the highest sequence sent.
     fn begin_recovery(&mut self, now: SimTime) {
+        if self.spurious.is_some() {
+            self.undo_on_recovery();
+        }
         self.stats.fast_retransmits += 1;
         let view = self.view();
         self.cc
@@ -719,6 +732,9 @@ impl TcpSender {
             return;
         }
         self.stats.timeouts += 1;
+        if self.spurious.is_some() {
+            self.undo_on_rto();
+        }
         let view = self.view();
         self.cc.on_congestion(now, Congestion::Timeout, &view);
         self.rtt.back_off();

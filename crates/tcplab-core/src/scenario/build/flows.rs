@@ -6,15 +6,13 @@ use crate::cc::CcInit;
 use crate::event::{FlowId, LinkId, NodeId};
 use crate::net::{routing, Link, Node, NodeKind};
 use crate::scenario::{
-    EcnEchoSpec, LossDetectionSpec, PartialAckTimerSpec, PrrSpec, RecoveryExitSpec, RecoverySpec, Scenario,
-    ScenarioError, TransportSpec,
+    EcnEchoSpec, LossDetectionSpec, PartialAckTimerSpec, PrrSpec, RecoveryExitSpec, RecoverySpec,
+    Scenario, ScenarioError, TransportSpec,
 };
 use crate::sim::{Flow, Transport};
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
-use crate::tcp::{
-    EcnEcho, LossDetection, PartialAckTimer, Prr, Recovery, RecoveryExit, TcpConfig,
-};
+use crate::tcp::{EcnEcho, LossDetection, PartialAckTimer, Prr, Recovery, RecoveryExit, TcpConfig};
 use crate::time::SimDuration;
 use crate::udp::{UdpReceiver, UdpSender};
 
@@ -162,6 +160,12 @@ pub(super) fn flows(
                  segments it deems lost",
             ));
         }
+        if fl.dsack_undo && !fl.sack {
+            return Err(ScenarioError::new(
+                format!("{f}.dsack_undo"),
+                "needs sack = true (D-SACK blocks come with SACK)",
+            ));
+        }
         if fl.ecn_retransmits && !fl.ecn {
             return Err(ScenarioError::new(
                 format!("{f}.ecn_retransmits"),
@@ -295,6 +299,8 @@ pub(super) fn flows(
             nextseg_rule3: fl.nextseg_rule3,
             loss_detection,
             tlp: fl.tlp.unwrap_or(true),
+            frto: fl.frto,
+            dsack_undo: fl.dsack_undo,
         };
         let algo = fl.cc.build(
             &format!("{f}.cc"),

@@ -79,7 +79,8 @@ impl TcpSender {
             let r = self.rack.as_deref_mut().expect("RACK state");
             r.stats.tlp_recoveries += 1;
             let view = self.view();
-            self.cc.on_congestion(now, Congestion::FastRetransmit, &view);
+            self.cc
+                .on_congestion(now, Congestion::FastRetransmit, &view);
             let view = self.view();
             self.cc.on_recovery_exit(now, &view);
         }
@@ -253,6 +254,9 @@ impl TcpSender {
         // the algorithm's window.
         r.on_rto();
         self.stats.timeouts += 1;
+        if self.spurious.is_some() {
+            self.undo_on_rto();
+        }
         let view = self.view();
         self.cc.on_congestion(now, Congestion::Timeout, &view);
         self.rtt.back_off();
@@ -319,6 +323,9 @@ pub(crate) mod tests {
         link_free: SimTime,
         copies: std::collections::HashMap<u64, u32>,
         pub now: SimTime,
+        /// Data departing in `[a, b)` is held until `b` (a delay spike, order kept).
+        pub spike: Option<(SimTime, SimTime)>,
+        hold: SimTime,
     }
 
     pub fn cfg(rack: bool) -> TcpConfig {
@@ -341,12 +348,14 @@ pub(crate) mod tests {
             let cc = reno(MSS, cfg.init_cwnd as u64 * MSS as u64, u64::MAX, true);
             Path {
                 s: TcpSender::new(FlowId(0), NodeId(0), NodeId(1), cfg, cc),
-                r: TcpReceiver::new(40, cfg.delayed_ack).with_sack(true),
+                r: TcpReceiver::new(40, cfg.delayed_ack).with_sack(cfg.sack),
                 q: Vec::new(),
                 order: 0,
                 link_free: SimTime::ZERO,
                 copies: Default::default(),
                 now: SimTime::ZERO,
+                spike: None,
+                hold: SimTime::ZERO,
             }
         }
 
@@ -365,7 +374,15 @@ pub(crate) mod tests {
                 if drop(p.seq, n) {
                     continue;
                 }
-                let at = depart + SimDuration::from_ms(10) + SimDuration::from_us(extra(p.seq, n));
+                let mut at =
+                    depart + SimDuration::from_ms(10) + SimDuration::from_us(extra(p.seq, n));
+                if let Some((a, b)) = self.spike {
+                    if depart >= a && depart < b {
+                        at += b.since(a);
+                        self.hold = self.hold.max(at);
+                    }
+                    at = at.max(self.hold);
+                }
                 self.order += 1;
                 self.q.push((at, self.order, true, p));
             }
@@ -408,7 +425,8 @@ pub(crate) mod tests {
                         self.r.on_data(t, &p, &mut |a| acks.push(a));
                         for a in acks {
                             self.order += 1;
-                            self.q.push((t + SimDuration::from_ms(10), self.order, false, a));
+                            self.q
+                                .push((t + SimDuration::from_ms(10), self.order, false, a));
                         }
                     } else {
                         self.s.on_ack(t, &p, &mut |d| sent.push(d));
@@ -418,7 +436,8 @@ pub(crate) mod tests {
                     self.r.on_delack_timer(t, &mut |a| acks.push(a));
                     for a in acks {
                         self.order += 1;
-                        self.q.push((t + SimDuration::from_ms(10), self.order, false, a));
+                        self.q
+                            .push((t + SimDuration::from_ms(10), self.order, false, a));
                     }
                 } else {
                     self.s.on_timeout(t, &mut |d| sent.push(d));
@@ -467,7 +486,10 @@ pub(crate) mod tests {
         assert!(p.s.is_complete());
         assert_eq!(p.s.stats.timeouts, 0);
         assert_eq!(p.s.rack_state().unwrap().stats.tlp_probes, 1);
-        assert_eq!(p.s.stats.retransmits, 1, "the probe is the only retransmission");
+        assert_eq!(
+            p.s.stats.retransmits, 1,
+            "the probe is the only retransmission"
+        );
         assert_eq!(p.s.rtt.backoff_shift(), 0);
     }
 
@@ -490,7 +512,10 @@ pub(crate) mod tests {
         let mut q = Path::new(&cfg(false));
         q.run(150 * MSS as u64, secs(20), |_, _| false, late);
         assert!(q.s.is_complete());
-        assert!(q.s.stats.retransmits >= 1, "dupack detection retransmits spuriously");
+        assert!(
+            q.s.stats.retransmits >= 1,
+            "dupack detection retransmits spuriously"
+        );
     }
 
     #[test]
