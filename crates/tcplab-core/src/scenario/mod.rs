@@ -8,6 +8,7 @@
 
 mod build;
 pub mod expand;
+pub mod profiles;
 pub mod tagged;
 pub mod units;
 
@@ -308,6 +309,11 @@ impl JsonSchema for LimitSpec {
 pub struct FlowSpec {
     pub from: String,
     pub to: String,
+    /// A set of defaults for the keys below: "linux", "ns3" or "rfc" (docs/tcp.md,
+    /// "Profiles"). Expansion writes its keys into the flow (keys the flow or
+    /// `[defaults.flows]` sets win) and removes it, so it is never set here after expansion.
+    #[serde(default)]
+    pub profile: Option<String>,
     /// Congestion control: a name ("newreno") or a table with `algorithm` and parameters.
     #[serde(default)]
     pub cc: crate::cc::CcSpec,

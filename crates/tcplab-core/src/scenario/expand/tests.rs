@@ -615,3 +615,87 @@ flows = ["reno", "reno"]
     assert_eq!(e.field, "dumbbell.left.reverse.loss[1]", "{e}");
     assert!(e.reason.contains("links.s2_rev.loss"), "{e}");
 }
+
+#[test]
+fn profiles_fill_flow_keys_under_explicit_ones() {
+    let links = "[links.ab]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\nduplex = true\n";
+    let v = expand(&format!(
+        r#"{TWO_HOSTS}{links}
+[defaults.flows]
+profile = "ns3"
+[flows.l]
+from = "a"
+to = "b"
+profile = "linux"
+init_cwnd = 4
+[flows.n]
+from = "b"
+to = "a"
+[flows.r]
+from = "a"
+to = "b"
+profile = "rfc"
+"#
+    ));
+    let l = &v["flows"]["l"];
+    assert_eq!(l.get("profile"), None, "expanded away");
+    assert_eq!(l["init_cwnd"], 4, "the flow's own key wins");
+    assert_eq!(l["cc"], "cubic");
+    assert_eq!(l["loss_detection"], "rack");
+    assert_eq!(l["rto_min"], "200ms");
+    let n = &v["flows"]["n"];
+    assert_eq!(n["mss"], 536, "profile from [defaults.flows]");
+    assert_eq!(n["rto_min"], "1s");
+    assert_eq!(n["partial_ack_timer"], "first");
+    assert_eq!(v["flows"]["r"]["init_cwnd"], 3);
+    assert_eq!(v["flows"]["r"]["sack"], false);
+    // Every profile builds: its keys are valid flow keys with consistent values.
+    crate::load_toml(
+        &format!(
+            "{TWO_HOSTS}{links}[flows.l]\nfrom = \"a\"\nto = \"b\"\nprofile = \"linux\"\n\
+             [flows.n]\nfrom = \"a\"\nto = \"b\"\nprofile = \"ns3\"\n\
+             [flows.r]\nfrom = \"a\"\nto = \"b\"\nprofile = \"rfc\"\n"
+        ),
+        None,
+    )
+    .unwrap();
+}
+
+#[test]
+fn unknown_profiles_name_the_field() {
+    let links = "[links.ab]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\nduplex = true\n";
+    let e = err(&format!(
+        "{TWO_HOSTS}{links}[flows.x]\nfrom = \"a\"\nto = \"b\"\nprofile = \"bsd\"\n"
+    ));
+    assert_eq!(e.field, "flows.x.profile", "{e}");
+    assert!(e.reason.contains("linux, ns3, rfc"), "{e}");
+    let e = err(&format!(
+        "{TWO_HOSTS}{links}[defaults.flows]\nprofile = 3\n[flows.x]\nfrom = \"a\"\nto = \"b\"\n"
+    ));
+    assert_eq!(e.field, "defaults.flows.profile", "{e}");
+    // A profile key that conflicts with the flow's own is reported where it came from.
+    let e = err(&format!(
+        "{TWO_HOSTS}{links}[flows.x]\nfrom = \"a\"\nto = \"b\"\nprofile = \"linux\"\n\
+         delayed_ack = \"0s\"\n"
+    ));
+    assert_eq!(e.field, "flows.x.delayed_ack", "{e}");
+    let e = err(&format!(
+        "{TWO_HOSTS}{links}[flows.x]\nfrom = \"a\"\nto = \"b\"\nprofile = \"linux\"\n\
+         recovery = \"newreno\"\n"
+    ));
+    assert_eq!(e.field, "flows.x.profile", "{e}");
+    assert!(e.reason.contains("flows.x.prr"), "{e}");
+    // `sack = false` over "linux": the SACK-only keys are left out, the rest applies.
+    let v = expand(&format!(
+        "{TWO_HOSTS}{links}[flows.x]\nfrom = \"a\"\nto = \"b\"\nprofile = \"linux\"\nsack = false\n"
+    ));
+    assert_eq!(v["flows"]["x"].get("loss_detection"), None);
+    assert_eq!(v["flows"]["x"]["frto"], true);
+    crate::load_toml(
+        &format!(
+            "{TWO_HOSTS}{links}[flows.x]\nfrom = \"a\"\nto = \"b\"\nprofile = \"linux\"\nsack = false\n"
+        ),
+        None,
+    )
+    .unwrap();
+}
