@@ -81,6 +81,9 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
                 "ce_marks": receiver.stats.ce_received,
                 "ece_acks": st.ece_received,
                 "ecn_reductions": st.ecn_reductions,
+                "tlp_probes": sender.rack_state().map_or(0, |r| r.stats.tlp_probes),
+                "frto_spurious": sender.undo_stats().map_or(0, |u| u.frto_spurious),
+                "dsack_undos": sender.undo_stats().map_or(0, |u| u.dsack_undos),
             })
         })
         .collect();

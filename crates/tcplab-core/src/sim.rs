@@ -625,8 +625,9 @@ impl Sim {
     fn agent_forward(&mut self, node: NodeId, a: u32, p: Packet) {
         let now = self.now;
         let (mut net, agents) = self.split_agents();
-        let next =
-            net.nodes[node.index()].route(p.dst).expect("validated scenario has a route");
+        let next = net.nodes[node.index()]
+            .route(p.dst)
+            .expect("validated scenario has a route");
         let crate::net::snoop::AnyAgent::Snoop(s) = &mut agents[a as usize];
         if let Some(t) = s.on_forward(now, p, next, &mut |q| net.send_kept(node, q)) {
             net.events.schedule(t, Event::NodeTimer(node));

@@ -29,6 +29,7 @@
 //! | e | 3 | 2.4 Gb/s (OC-48, seed 002) | 60 ms | 1000 B | 32 Mbit (4 MB) |
 //!
 //! bs, cs, ds, es: b-e with SACK (`sack = true`: RFC 6675 recovery with PRR-SSRB).
+//! br, cr, dr, er: the same with RACK-TLP loss detection (`loss_detection = "rack"`).
 //! CUBIC variants `a-cubic` .. `e-cubic` (in the suite, after a-e): a-e with `cc = "cubic"`.
 //! BBR variants `a-bbr` .. `e-bbr` (in the suite, after the CUBIC ones): a-e with
 //! `cc = "bbr"` (paced at BBR's rate) and SACK.
@@ -93,6 +94,8 @@ struct Spec {
     sample_queue: bool,
     /// SACK with RFC 6675 recovery and PRR-SSRB (`sack = true`, the defaults with it).
     sack: bool,
+    /// With `sack`: RACK-TLP loss detection (`loss_detection = "rack"`).
+    rack: bool,
 }
 
 const SUITE: &[Spec] = &[
@@ -105,6 +108,10 @@ const SUITE: &[Spec] = &[
     with_sack("cs", 2),
     with_sack("ds", 3),
     with_sack("es", 4),
+    with_rack("br", 1),
+    with_rack("cr", 2),
+    with_rack("dr", 3),
+    with_rack("er", 4),
 ];
 
 const SUITE_NEWRENO: [Spec; 5] = [
@@ -126,6 +133,7 @@ const SUITE_NEWRENO: [Spec; 5] = [
         init_cwnd: 10,
         sample_queue: false,
         sack: false,
+        rack: false,
     },
     Spec {
         name: "b",
@@ -145,6 +153,7 @@ const SUITE_NEWRENO: [Spec; 5] = [
         init_cwnd: 10,
         sample_queue: false,
         sack: false,
+        rack: false,
     },
     Spec {
         name: "c",
@@ -164,6 +173,7 @@ const SUITE_NEWRENO: [Spec; 5] = [
         init_cwnd: 10,
         sample_queue: false,
         sack: false,
+        rack: false,
     },
     Spec {
         name: "d",
@@ -183,6 +193,7 @@ const SUITE_NEWRENO: [Spec; 5] = [
         init_cwnd: 10,
         sample_queue: false,
         sack: false,
+        rack: false,
     },
     Spec {
         name: "e",
@@ -202,6 +213,7 @@ const SUITE_NEWRENO: [Spec; 5] = [
         init_cwnd: 10,
         sample_queue: false,
         sack: false,
+        rack: false,
     },
 ];
 
@@ -210,6 +222,16 @@ const fn with_sack(name: &'static str, base: usize) -> Spec {
     Spec {
         name,
         sack: true,
+        ..SUITE_NEWRENO[base]
+    }
+}
+
+/// Scenario `SUITE[base]` with SACK and RACK-TLP (`loss_detection = "rack"`): br .. er.
+const fn with_rack(name: &'static str, base: usize) -> Spec {
+    Spec {
+        name,
+        sack: true,
+        rack: true,
         ..SUITE_NEWRENO[base]
     }
 }
@@ -284,6 +306,7 @@ const fn vegas_spec(name: &'static str, flows: usize) -> Spec {
         init_cwnd: 1,
         sample_queue: true,
         sack: false,
+        rack: false,
     }
 }
 
@@ -335,6 +358,7 @@ const FAT_TREE: Spec = Spec {
     init_cwnd: 10,
     sample_queue: false,
     sack: false,
+    rack: false,
 };
 
 fn fat_tree_toml(s: &Spec, seconds: f64) -> String {
@@ -376,7 +400,7 @@ fn spec(name: &str) -> Spec {
         .find(|s| s.name == name)
         .unwrap_or_else(|| {
             die(&format!(
-                "unknown scenario '{name}' (a, b, c, d, e; SACK: bs, cs, ds, es; CUBIC: a-cubic .. e-cubic; BBR: a-bbr .. e-bbr; Vegas: v1, v4, v16; scale: n16, n100, n1000, n10000, fat8)"
+                "unknown scenario '{name}' (a, b, c, d, e; SACK: bs, cs, ds, es; RACK: br, cr, dr, er; CUBIC: a-cubic .. e-cubic; BBR: a-bbr .. e-bbr; Vegas: v1, v4, v16; scale: n16, n100, n1000, n10000, fat8)"
             ))
         })
 }
@@ -437,7 +461,11 @@ fn dumbbell_toml(s: &Spec, seconds: f64, access_limit: u64) -> String {
             } else {
                 ""
             },
-            sack = if s.sack { "sack = true\n" } else { "" },
+            sack = match (s.sack, s.rack) {
+                (true, true) => "sack = true\nloss_detection = \"rack\"\n",
+                (true, false) => "sack = true\n",
+                _ => "",
+            },
             st = i * 7 % 100
         );
     }
@@ -744,6 +772,7 @@ fn run_one(
     }
     v["cc"] = s.cc.into();
     v["sack"] = s.sack.into();
+    v["rack"] = s.rack.into();
     v["init_cwnd"] = s.init_cwnd.into();
     if s.sample_queue {
         let n = queue_samples.len().max(1) as f64;
@@ -993,7 +1022,8 @@ fn parallelism(args: &[String]) {
         .collect();
     let mut crossing = 0u64;
     let parts = [1usize, 2, 4, 8];
-    b.sim.run_until(SimTime(0) + SimDuration::from_secs_f64(warmup));
+    b.sim
+        .run_until(SimTime(0) + SimDuration::from_secs_f64(warmup));
     let end = b.sim.end;
     let mut t = b.sim.now;
     let mut last_ev = b.sim.events_processed;
@@ -1068,7 +1098,11 @@ fn parallelism(args: &[String]) {
 fn scale(args: &[String]) {
     let quick = args.iter().any(|a| a == "--quick")
         || std::env::var("TCPLAB_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
-    println!("tcplab-bench scale{}: sizes {}", if quick { " --quick" } else { "" }, sizes());
+    println!(
+        "tcplab-bench scale{}: sizes {}",
+        if quick { " --quick" } else { "" },
+        sizes()
+    );
     println!(
         "run     flows   links |  window pkts  ev/pkt  ns/pkt(wall) | RSS built  peak MiB | util   timeouts"
     );
@@ -1083,9 +1117,17 @@ fn scale(args: &[String]) {
         let v = run_child(name, secs, warm, DEFAULT_ACCESS_LIMIT);
         let f = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
         let (pk, ev, ns) = if name == FAT_TREE.name {
-            ("window_host_packets", "window_events_per_host_packet", "window_wall_ns_per_host_packet")
+            (
+                "window_host_packets",
+                "window_events_per_host_packet",
+                "window_wall_ns_per_host_packet",
+            )
         } else {
-            ("window_bottleneck_packets", "window_events_per_bottleneck_packet", "window_wall_ns_per_bottleneck_packet")
+            (
+                "window_bottleneck_packets",
+                "window_events_per_bottleneck_packet",
+                "window_wall_ns_per_bottleneck_packet",
+            )
         };
         println!(
             "{name:<7} {:>5} {:>7} | {:>12} {:>7.2} {:>13.0} | {:>9.1} {:>9.1} | {:>5.3} {:>8}",

@@ -887,7 +887,11 @@ mod tests {
                 },
             )))
         };
-        for (period, loss) in [(None, 0.0), (None, 0.05), (Some(SimDuration::from_ms(20)), 0.02)] {
+        for (period, loss) in [
+            (None, 0.0),
+            (None, 0.05),
+            (Some(SimDuration::from_ms(20)), 0.02),
+        ] {
             let (fast, lf) = drive_queue(&arrivals, choke(period), loss, false);
             let (sched, ls) = drive_queue(&arrivals, choke(period), loss, true);
             assert!(lf.fifo, "CHOKe without drop_both runs on the fast path");
@@ -898,8 +902,16 @@ mod tests {
                 (b.packets, b.marks, b.by_reason, b.marks_by_reason)
             );
             assert_eq!(
-                (lf.stats.lost, lf.stats.delivered, lf.stats.max_queue_packets),
-                (ls.stats.lost, ls.stats.delivered, ls.stats.max_queue_packets)
+                (
+                    lf.stats.lost,
+                    lf.stats.delivered,
+                    lf.stats.max_queue_packets
+                ),
+                (
+                    ls.stats.lost,
+                    ls.stats.delivered,
+                    ls.stats.max_queue_packets
+                )
             );
             let (AnyQueue::Choke(cf), AnyQueue::Choke(cs)) = (&lf.queue, &ls.queue) else {
                 unreachable!()

@@ -306,9 +306,6 @@ mod tests {
         // Host 4 is number 0, host 5 number 1: two paths each, one per branch.
         assert_eq!(spread.next(NodeId(0), NodeId(4)), Some(LinkId(0)));
         assert_eq!(spread.next(NodeId(0), NodeId(5)), Some(LinkId(1)));
-        assert_eq!(
-            route_path(&spread, &pairs, 0, 5),
-            Some(links(&[1, 3, 5]))
-        );
+        assert_eq!(route_path(&spread, &pairs, 0, 5), Some(links(&[1, 3, 5])));
     }
 }

@@ -8,6 +8,7 @@
 
 mod build;
 pub mod expand;
+pub mod profiles;
 pub mod tagged;
 pub mod units;
 
@@ -348,6 +349,11 @@ impl JsonSchema for LimitSpec {
 pub struct FlowSpec {
     pub from: String,
     pub to: String,
+    /// A set of defaults for the keys below: "linux", "ns3" or "rfc" (docs/tcp.md,
+    /// "Profiles"). Expansion writes its keys into the flow (keys the flow or
+    /// `[defaults.flows]` sets win) and removes it, so it is never set here after expansion.
+    #[serde(default)]
+    pub profile: Option<String>,
     /// Congestion control: a name ("newreno") or a table with `algorithm` and parameters.
     #[serde(default)]
     pub cc: crate::cc::CcSpec,
@@ -416,6 +422,21 @@ pub struct FlowSpec {
     /// such as "50Mbps" (wire bits per second).
     #[serde(default)]
     pub pacing: Option<PacingSpec>,
+    /// Loss detection in SACK recovery: "dupack" (duplicate acks and RFC 6675's IsLost, the
+    /// default) or "rack" (RACK-TLP, RFC 8985; needs `sack = true`).
+    #[serde(default)]
+    pub loss_detection: Option<LossDetectionSpec>,
+    /// Tail loss probes (RFC 8985 §7) with `loss_detection = "rack"` (default true).
+    #[serde(default)]
+    pub tlp: Option<bool>,
+    /// F-RTO (RFC 5682): after a retransmission timeout, send new data on the first ack and
+    /// undo the reduction if the next ack shows the timeout was spurious. Default false.
+    #[serde(default)]
+    pub frto: bool,
+    /// Undo a window reduction when D-SACK blocks report every retransmission of the
+    /// episode as unnecessary (as Linux; needs `sack = true`). Default false.
+    #[serde(default)]
+    pub dsack_undo: bool,
     /// ECN (RFC 3168): data segments ECN-capable, reaction to ECN-Echo once per window, CWR.
     #[serde(default)]
     pub ecn: bool,
@@ -510,6 +531,13 @@ pub enum PartialAckTimerSpec {
 pub enum RecoverySpec {
     Newreno,
     Rfc6675,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum LossDetectionSpec {
+    Dupack,
+    Rack,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, JsonSchema, PartialEq, Eq)]

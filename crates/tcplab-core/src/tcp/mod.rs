@@ -8,11 +8,13 @@
 //!   acks (RFC 1122 / 5681: every second full segment or a timer).
 //! - [`sack`]: the SACK scoreboard, RFC 6675's `pipe`, IsLost and NextSeg, and PRR
 //!   (RFC 6937), for `recovery = "rfc6675"`.
+//! - [`rack`]: RACK-TLP loss detection (RFC 8985), for `loss_detection = "rack"`.
 //! - [`rtt::RttEstimator`]: RFC 6298 smoothing in integer picoseconds.
 //!
 //! Sequence numbers are 64-bit byte offsets and never wrap. There is no handshake: a
 //! connection starts established when its application starts.
 
+pub mod rack;
 pub mod rate;
 pub mod receiver;
 pub mod rtt;
@@ -70,6 +72,15 @@ pub struct TcpConfig {
     pub nextseg_rule3: bool,
     /// Pacing: fq-style per-flow release times (see [`Pacing`]).
     pub pacing: Pacing,
+    /// How losses are detected in SACK recovery: RFC 6675's duplicate-ack count and IsLost,
+    /// or RACK-TLP (RFC 8985).
+    pub loss_detection: LossDetection,
+    /// Tail loss probes (RFC 8985 §7), with [`LossDetection::Rack`].
+    pub tlp: bool,
+    /// F-RTO (RFC 5682): detect spurious retransmission timeouts and undo them.
+    pub frto: bool,
+    /// Undo a window reduction when D-SACKs report every retransmission of it (needs SACK).
+    pub dsack_undo: bool,
 }
 
 /// The sender's pacing (fq-style, per flow): a segment does not leave before the flow's
@@ -90,6 +101,16 @@ pub enum Pacing {
     /// while `cwnd < ssthresh / 2` and 1.2 (`tcp_pacing_ca_ratio` = 120 %) otherwise;
     /// unpaced until the first RTT sample.
     Linux,
+}
+
+/// The sender's loss detection (SACK flows).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LossDetection {
+    /// Duplicate acks (RFC 5681) and, with SACK, RFC 6675's IsLost. tcplab's default.
+    #[default]
+    DupAck,
+    /// RACK-TLP (RFC 8985, [`rack`]): time-based, needs SACK.
+    Rack,
 }
 
 /// The sender's loss recovery.
@@ -188,6 +209,10 @@ impl Default for TcpConfig {
             prr: Prr::Ssrb,
             nextseg_rule3: false,
             pacing: Pacing::Off,
+            loss_detection: LossDetection::DupAck,
+            tlp: true,
+            frto: false,
+            dsack_undo: false,
         }
     }
 }

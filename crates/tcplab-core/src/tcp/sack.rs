@@ -147,6 +147,11 @@ impl Scoreboard {
         };
     }
 
+    /// Forget the loss floor of a timeout (the timeout was spurious: undo).
+    pub fn clear_loss_floor(&mut self) {
+        self.floor = Pivot::default();
+    }
+
     /// Cumulative ack up to `una`: forget the ranges below it. Returns the SACKed bytes
     /// removed (RFC 6937's ΔSACKed counts them negatively). Amortized O(1).
     pub fn advance(&mut self, una: u64) -> u64 {
@@ -179,7 +184,21 @@ impl Scoreboard {
 
     /// Record the SACK block `[s, e)`, clipped to `[una, high_data)`. Returns the bytes
     /// newly SACKed. O(1) at the top, else O(log h) + the shift (module text).
+    #[inline]
     pub fn add(&mut self, una: u64, high_data: u64, s: u64, e: u64) -> u64 {
+        self.add_with(una, high_data, s, e, |_, _| {})
+    }
+
+    /// [`Scoreboard::add`], calling `f(start, end)` for each newly SACKed sub-range (RACK
+    /// marks the segments there, [`crate::tcp::rack`]). Same costs.
+    pub fn add_with(
+        &mut self,
+        una: u64,
+        high_data: u64,
+        s: u64,
+        e: u64,
+        mut f: impl FnMut(u64, u64),
+    ) -> u64 {
         let (s, e) = (s.max(una), e.min(high_data));
         if s >= e {
             return 0;
@@ -204,8 +223,9 @@ impl Scoreboard {
                 last.1 = e;
                 (from, e)
             }
-            Some(_) => return self.add_middle(s, e),
+            Some(_) => return self.add_middle(s, e, f),
         };
+        f(ns, ne);
         let new = ne - ns;
         self.sacked += new;
         self.rxt.below += self.rxt.part(ns, ne);
@@ -213,14 +233,19 @@ impl Scoreboard {
         new
     }
 
-    fn add_middle(&mut self, s: u64, e: u64) -> u64 {
+    fn add_middle(&mut self, s: u64, e: u64, mut f: impl FnMut(u64, u64)) -> u64 {
         // First range ending at or after s (overlapping or adjacent).
         let i = self.ranges.partition_point(|&(_, re)| re < s);
         let (mut ns, mut ne) = (s, e);
         let (mut covered, mut cov_rxt, mut cov_floor) = (0, 0, 0);
         let mut j = i;
+        let mut gap = s;
         while j < self.ranges.len() && self.ranges[j].0 <= e {
             let (rs, re) = self.ranges[j];
+            if rs > gap {
+                f(gap, rs.min(e));
+            }
+            gap = gap.max(re);
             let (os, oe) = (rs.max(s), re.min(e));
             if os < oe {
                 covered += oe - os;
@@ -230,6 +255,9 @@ impl Scoreboard {
             ns = ns.min(rs);
             ne = ne.max(re);
             j += 1;
+        }
+        if gap < e {
+            f(gap, e);
         }
         let new = (e - s) - covered;
         if new == 0 {
@@ -248,6 +276,14 @@ impl Scoreboard {
             self.max_ranges = self.max_ranges.max(self.ranges.len());
         }
         new
+    }
+
+    /// `[s, e)` lies inside one SACKed range. O(log h).
+    pub fn covers(&self, s: u64, e: u64) -> bool {
+        let i = self.ranges.partition_point(|&(_, re)| re <= s);
+        self.ranges
+            .get(i)
+            .is_some_and(|&(rs, re)| rs <= s && e <= re)
     }
 
     /// RFC 6675 IsLost as a frontier: every unSACKed byte below the returned `L` is lost
@@ -600,7 +636,15 @@ mod tests {
                     _ => {
                         let s = una + (r >> 8) % (80 * S);
                         let e = s + 1 + (r >> 40) % (4 * S);
-                        b.add(una, high, s, e);
+                        let mut parts = 0;
+                        let new = b.add_with(una, high, s, e, |ps, pe| {
+                            assert!(ps < pe && pe <= e && ps >= s.max(una));
+                            parts += pe - ps;
+                        });
+                        assert_eq!(parts, new, "add_with reports exactly the new bytes");
+                        if new > 0 {
+                            assert!(b.covers(s.max(una), e.min(high)));
+                        }
                     }
                 }
                 b.check();

@@ -60,11 +60,28 @@ use crate::cc::{
 };
 use crate::event::{FlowId, NodeId};
 use crate::net::packet::{flags, CcHeader, Packet, PacketKind};
+use crate::tcp::rack::RackState;
 use crate::tcp::rate::RateSampler;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::sack::SackState;
-use crate::tcp::{Pacing, PartialAckTimer, Recovery, RecoveryExit, TcpConfig};
+use crate::tcp::{LossDetection, Pacing, PartialAckTimer, Recovery, RecoveryExit, TcpConfig};
 use crate::time::{SimDuration, SimTime};
+
+mod rack_glue;
+mod undo;
+
+pub use undo::UndoStats;
+
+/// One ack's scoreboard update (`sack_update`): RFC 6937's DeliveredData, the bytes newly
+/// SACKed, the end of the first block that SACKed new data (the newest) and the D-SACK
+/// block, if any.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SackUpdate {
+    delivered: u64,
+    newly_sacked: u64,
+    newest: Option<u64>,
+    dsack: Option<(u64, u64)>,
+}
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SenderStats {
@@ -132,7 +149,8 @@ pub struct TcpSender {
     retx_high: u64,
     /// RFC 6675 recovery (`recovery = "rfc6675"`): scoreboard and PRR.
     sack: Option<Box<SackState>>,
-    /// `output` runs the SACK rules (in SACK recovery, or after a timeout with SACK).
+    /// `output` runs the SACK rules (in SACK recovery, or after a timeout with SACK; always
+    /// with RACK).
     sack_out: bool,
     /// Pacing (`pacing` other than "off"): where the rate comes from.
     pacing: Pacing,
@@ -146,6 +164,11 @@ pub struct TcpSender {
     pub pace_deadline: Option<SimTime>,
     /// Delivery-rate sampling, for algorithms that ask for it (BBR).
     rate: Option<Box<RateSampler>>,
+    /// RACK-TLP (`loss_detection = "rack"`): per-segment board and timers
+    /// ([`crate::tcp::rack`], run by `sender/rack_glue.rs`).
+    rack: Option<Box<RackState>>,
+    /// F-RTO and D-SACK undo (`frto`, `dsack_undo`; `sender/undo.rs`).
+    spurious: Option<Box<undo::Spurious>>,
 }
 
 impl TcpSender {
@@ -192,7 +215,12 @@ impl TcpSender {
                     cfg.nextseg_rule3,
                 ))
             }),
-            sack_out: false,
+            sack_out: cfg.recovery == Recovery::Rfc6675
+                && cfg.loss_detection == LossDetection::Rack,
+            rack: (cfg.recovery == Recovery::Rfc6675 && cfg.loss_detection == LossDetection::Rack)
+                .then(|| Box::new(RackState::new(cfg.tlp))),
+            spurious: (cfg.frto || cfg.dsack_undo)
+                .then(|| Box::new(undo::Spurious::new(cfg.frto, cfg.dsack_undo))),
             pacing: cfg.pacing,
             paced: cfg.pacing != Pacing::Off,
             extras: cfg.pacing != Pacing::Off,
@@ -295,6 +323,11 @@ impl TcpSender {
         self.rate.as_deref()
     }
 
+    /// RACK-TLP state (`loss_detection = "rack"` only).
+    pub fn rack_state(&self) -> Option<&RackState> {
+        self.rack.as_deref()
+    }
+
     /// The SACK scoreboard and PRR state (`recovery = "rfc6675"` only).
     pub fn sack_state(&self) -> Option<&SackState> {
         self.sack.as_deref()
@@ -394,6 +427,9 @@ impl TcpSender {
 
     fn arm_timer(&mut self, now: SimTime) {
         self.rto_deadline = Some(now + self.rtt.rto());
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.rto_at = self.rto_deadline;
+        }
     }
 
     #[inline(always)]
@@ -642,6 +678,9 @@ impl TcpSender {
             }
         }
 
+        if self.spurious.is_some() {
+            self.undo_on_ack(now, pkt, newly, out);
+        }
         // RFC 6298 5.2/5.3: stop the timer when all is acked, restart it on new data acked.
         if newly > 0 {
             if self.snd_una >= self.snd_max {
@@ -656,6 +695,9 @@ impl TcpSender {
     /// What NewReno and RFC 6675 recovery share on entry: the algorithm reduces its
     /// windows, and `recover` (RecoveryPoint) is the highest sequence sent.
     fn begin_recovery(&mut self, now: SimTime) {
+        if self.spurious.is_some() {
+            self.undo_on_recovery();
+        }
         self.stats.fast_retransmits += 1;
         let view = self.view();
         self.cc
@@ -681,12 +723,12 @@ impl TcpSender {
         now: SimTime,
         pkt: &Packet,
         newly: u64,
-        sacked: &mut Option<(u64, u64)>,
+        sacked: &mut Option<SackUpdate>,
     ) -> Option<crate::tcp::rate::RateSample> {
         let (delivered, sack_end) = if self.sack.is_some() {
-            let (d, n, end) = self.sack_update(pkt, newly);
-            *sacked = Some((d, n));
-            (d, end)
+            let u = self.sack_update(now, pkt, newly);
+            *sacked = Some(u);
+            (u.delivered, u.newest)
         } else {
             (newly, None)
         };
@@ -695,21 +737,25 @@ impl TcpSender {
         r.on_ack(now, self.snd_una, delivered, sack_end, min_rtt)
     }
 
-    /// SACK flows: the scoreboard learns one ack (after `snd_una` moved). Returns RFC 6937's
-    /// DeliveredData, the bytes newly SACKed and, if there are any, the end of the first
-    /// block that SACKed new data (the newest).
+    /// SACK flows: the scoreboard (and with RACK its per-segment board) learns one ack
+    /// (after `snd_una` moved).
     #[inline(never)]
-    fn sack_update(&mut self, pkt: &Packet, newly: u64) -> (u64, u64, Option<u64>) {
+    fn sack_update(&mut self, now: SimTime, pkt: &Packet, newly: u64) -> SackUpdate {
+        if self.rack.is_some() {
+            return self.rack_board(now, pkt, newly);
+        }
         let (una, high) = (self.snd_una, self.snd_max);
         let st = self.sack.as_deref_mut().expect("SACK state");
         let removed = st.sb.advance(una);
         let mut newly_sacked = 0;
         let mut newest = None;
+        let mut dsack = None;
         if pkt.has(flags::SACK) {
-            let dsack = pkt.has(flags::DSACK);
+            let d = pkt.has(flags::DSACK);
             for (k, &(s, e)) in pkt.sack_blocks().iter().enumerate() {
-                if k == 0 && dsack {
+                if k == 0 && d {
                     self.stats.dsacks_received += 1;
+                    dsack = Some((s, e));
                     continue;
                 }
                 let n = st.sb.add(una, high, s, e);
@@ -719,13 +765,18 @@ impl TcpSender {
                 newly_sacked += n;
             }
         }
-        // RFC 6937: DeliveredData = Δsnd.una + ΔSACKed (SACKed bytes now acked count once).
-        (newly + newly_sacked - removed, newly_sacked, newest)
+        SackUpdate {
+            // RFC 6937: DeliveredData = Δsnd.una + ΔSACKed (SACKed bytes now acked count once).
+            delivered: newly + newly_sacked - removed,
+            newly_sacked,
+            newest,
+            dsack,
+        }
     }
 
-    /// SACK flows: the RFC 6675 state machine for one ack (after the scoreboard update and
-    /// after the algorithm saw the ack); `sacked` is the scoreboard update's result when
-    /// it already ran (`sack_update`: DeliveredData, bytes newly SACKed).
+    /// SACK flows: the RFC 6675 state machine (or RACK's) for one ack (after the scoreboard
+    /// update and after the algorithm saw the ack); `sacked` is the scoreboard update's
+    /// result when it already ran (rate sampling runs it before the algorithm sees the ack).
     #[inline(never)]
     fn sack_on_ack(
         &mut self,
@@ -733,15 +784,16 @@ impl TcpSender {
         pkt: &Packet,
         newly: u64,
         dup: bool,
-        sacked: Option<(u64, u64)>,
+        sacked: Option<SackUpdate>,
     ) {
-        let (delivered, newly_sacked) = match sacked {
-            Some(x) => x,
-            None => {
-                let (d, n, _) = self.sack_update(pkt, newly);
-                (d, n)
-            }
+        let upd = match sacked {
+            Some(u) => u,
+            None => self.sack_update(now, pkt, newly),
         };
+        if self.rack.is_some() {
+            return self.rack_on_ack(now, newly, upd);
+        }
+        let (delivered, newly_sacked) = (upd.delivered, upd.newly_sacked);
         let (una, high) = (self.snd_una, self.snd_max);
         let st = self.sack.as_deref_mut().expect("SACK state");
         match self.state {
@@ -830,6 +882,9 @@ impl TcpSender {
     /// while the window (`cwnd − pipe`, or PRR's `sndcnt`) allows.
     #[inline(never)]
     fn sack_output(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
+        if self.rack.is_some() {
+            return self.rack_output(now, out);
+        }
         let mss = self.mss as u64;
         if self.retx_pending && self.gate_open() {
             self.retx_pending = false;
@@ -882,11 +937,17 @@ impl TcpSender {
 
     /// The retransmission timer expired (the caller checked the deadline).
     pub fn on_timeout(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
+        if self.rack.is_some() {
+            return self.rack_timeout(now, out);
+        }
         self.rto_deadline = None;
         if self.snd_una >= self.snd_max {
             return;
         }
         self.stats.timeouts += 1;
+        if self.spurious.is_some() {
+            self.undo_on_rto();
+        }
         let view = self.view();
         self.cc.on_congestion(now, Congestion::Timeout, &view);
         self.rtt.back_off();

@@ -6,13 +6,15 @@ use crate::cc::CcInit;
 use crate::event::{FlowId, NodeId};
 use crate::net::{routing, Link, Node, NodeKind};
 use crate::scenario::{
-    EcnEchoSpec, PacingSpec, PartialAckTimerSpec, PrrSpec, RecoveryExitSpec, RecoverySpec,
-    Scenario, ScenarioError, TransportSpec,
+    EcnEchoSpec, LossDetectionSpec, PacingSpec, PartialAckTimerSpec, PrrSpec, RecoveryExitSpec,
+    RecoverySpec, Scenario, ScenarioError, TransportSpec,
 };
 use crate::sim::{Flow, Transport};
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
-use crate::tcp::{EcnEcho, Pacing, PartialAckTimer, Prr, Recovery, RecoveryExit, TcpConfig};
+use crate::tcp::{
+    EcnEcho, LossDetection, Pacing, PartialAckTimer, Prr, Recovery, RecoveryExit, TcpConfig,
+};
 use crate::time::SimDuration;
 use crate::udp::{UdpReceiver, UdpSender};
 
@@ -45,12 +47,13 @@ pub(super) fn flows(
                 format!("flow from '{}' to itself", fl.from),
             ));
         }
-        let path = routing::path(|n, d| nodes[n.index()].route(d), ends, src, dst).ok_or_else(|| {
-            ScenarioError::new(
-                f.clone(),
-                format!("no path from '{}' to '{}'", fl.from, fl.to),
-            )
-        })?;
+        let path =
+            routing::path(|n, d| nodes[n.index()].route(d), ends, src, dst).ok_or_else(|| {
+                ScenarioError::new(
+                    f.clone(),
+                    format!("no path from '{}' to '{}'", fl.from, fl.to),
+                )
+            })?;
         let udp = fl.transport == TransportSpec::Udp;
         if !udp && routing::path(|n, d| nodes[n.index()].route(d), ends, dst, src).is_none() {
             return Err(ScenarioError::new(
@@ -133,6 +136,36 @@ pub(super) fn flows(
             return Err(ScenarioError::new(
                 format!("{f}.nextseg_rule3"),
                 "applies to SACK recovery only: needs sack = true and recovery = \"rfc6675\"",
+            ));
+        }
+        let loss_detection = match fl.loss_detection {
+            None | Some(LossDetectionSpec::Dupack) => LossDetection::DupAck,
+            Some(LossDetectionSpec::Rack) if recovery != Recovery::Rfc6675 => {
+                return Err(ScenarioError::new(
+                    format!("{f}.loss_detection"),
+                    "\"rack\" needs SACK recovery: sack = true and recovery = \"rfc6675\" \
+                     (the default with sack)",
+                ));
+            }
+            Some(LossDetectionSpec::Rack) => LossDetection::Rack,
+        };
+        if fl.tlp.is_some() && loss_detection != LossDetection::Rack {
+            return Err(ScenarioError::new(
+                format!("{f}.tlp"),
+                "tail loss probes are part of RACK-TLP: needs loss_detection = \"rack\"",
+            ));
+        }
+        if fl.nextseg_rule3 && loss_detection == LossDetection::Rack {
+            return Err(ScenarioError::new(
+                format!("{f}.nextseg_rule3"),
+                "applies to RFC 6675's duplicate-ack loss detection; RACK retransmits only \
+                 segments it deems lost",
+            ));
+        }
+        if fl.dsack_undo && !fl.sack {
+            return Err(ScenarioError::new(
+                format!("{f}.dsack_undo"),
+                "needs sack = true (D-SACK blocks come with SACK)",
             ));
         }
         if fl.ecn_retransmits && !fl.ecn {
@@ -273,6 +306,10 @@ pub(super) fn flows(
                 Some(PacingSpec::Linux) => Pacing::Linux,
                 Some(PacingSpec::Rate(r)) => Pacing::Rate((r.bps() / 8).max(1)),
             },
+            loss_detection,
+            tlp: fl.tlp.unwrap_or(true),
+            frto: fl.frto,
+            dsack_undo: fl.dsack_undo,
         };
         let algo = fl.cc.build(
             &format!("{f}.cc"),

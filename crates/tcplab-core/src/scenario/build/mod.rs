@@ -143,8 +143,7 @@ pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
         EcmpSpec::First => routing::Ecmp::First,
         EcmpSpec::Destination => routing::Ecmp::Destination,
     };
-    let routing::Routes { rows, uplink } =
-        routing::routes(sc.nodes.len(), &ends, ecmp, &hosts);
+    let routing::Routes { rows, uplink } = routing::routes(sc.nodes.len(), &ends, ecmp, &hosts);
     let nodes: Vec<Node> = sc
         .nodes
         .iter()

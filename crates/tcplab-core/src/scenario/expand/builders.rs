@@ -814,7 +814,10 @@ pub(super) fn fat_tree(v: Value, d: &Defaults, g: &mut Gen) -> Result<(), Scenar
     let link = t.take_table("link")?.unwrap_or_default();
     let tiers = [
         ("access", t.take_table("access")?.unwrap_or_default()),
-        ("aggregation", t.take_table("aggregation")?.unwrap_or_default()),
+        (
+            "aggregation",
+            t.take_table("aggregation")?.unwrap_or_default(),
+        ),
         ("core", t.take_table("core")?.unwrap_or_default()),
     ];
     let traffic = t.take("traffic");

@@ -116,7 +116,10 @@ pub fn expand(mut doc: Value) -> Result<Expanded, ScenarioError> {
             Some(Value::Object(own)) => {
                 for (k, v) in r {
                     if !own.contains_key(&k) {
-                        gen.origins.set(format!("routing.{k}"), gen.by.trim_matches(['[', ']']).to_string());
+                        gen.origins.set(
+                            format!("routing.{k}"),
+                            gen.by.trim_matches(['[', ']']).to_string(),
+                        );
                         own.insert(k, v);
                     }
                 }
@@ -124,7 +127,10 @@ pub fn expand(mut doc: Value) -> Result<Expanded, ScenarioError> {
             Some(_) => {} // deserialization names the problem
             None => {
                 for k in r.keys() {
-                    gen.origins.set(format!("routing.{k}"), gen.by.trim_matches(['[', ']']).to_string());
+                    gen.origins.set(
+                        format!("routing.{k}"),
+                        gen.by.trim_matches(['[', ']']).to_string(),
+                    );
                 }
                 top.insert("routing".into(), Value::Object(r));
             }
@@ -261,8 +267,56 @@ pub fn expand(mut doc: Value) -> Result<Expanded, ScenarioError> {
             }
         }
     }
+    // Profiles under every flow, after [defaults] (so `defaults.flows.profile` works and
+    // keys from [defaults.flows] win over the profile's).
+    if let Some(Value::Object(entries)) = top.get_mut("flows") {
+        for (name, e) in entries.iter_mut() {
+            if let Value::Object(e) = e {
+                apply_profile(e, &format!("flows.{name}"), &mut gen.origins)?;
+            }
+        }
+    }
     origins.0.append(&mut gen.origins.0);
     Ok(Expanded { doc, origins })
+}
+
+/// `profile = NAME` on a flow: its keys go under the flow's own, `profile` is dropped.
+fn apply_profile(e: &mut Obj, path: &str, origins: &mut Origins) -> Result<(), ScenarioError> {
+    let Some(v) = e.remove("profile") else {
+        return Ok(());
+    };
+    let at = format!("{path}.profile");
+    let field = origins.0.get(&at).cloned().unwrap_or(at);
+    let name = v.as_str().ok_or_else(|| {
+        ScenarioError::new(
+            field.clone(),
+            format!(
+                "expected a profile name ({}), got {v}",
+                super::profiles::NAMES.join(", ")
+            ),
+        )
+    })?;
+    let Some(keys) = super::profiles::keys(name) else {
+        return Err(ScenarioError::new(
+            field,
+            format!(
+                "unknown profile '{name}'; known: {} (docs/tcp.md, \"Profiles\")",
+                super::profiles::NAMES.join(", ")
+            ),
+        ));
+    };
+    // `sack = false` set over a SACK profile drops the keys that need SACK with it.
+    let no_sack = e.get("sack") == Some(&Value::Bool(false));
+    for (k, dv) in keys {
+        if no_sack && super::profiles::NEEDS_SACK.contains(&k) {
+            continue;
+        }
+        if !e.contains_key(k) {
+            e.insert(k.to_string(), dv);
+            origins.set(format!("{path}.{k}"), field.clone());
+        }
+    }
+    Ok(())
 }
 
 /// An explicit entry named like a generated one may change its fields, not its endpoints.

@@ -705,11 +705,21 @@ fn fat_tree_traffic_patterns() {
     }
     dsts.sort();
     dsts.dedup();
-    assert_eq!(dsts.len(), 16, "a permutation: every host receives one flow");
+    assert_eq!(
+        dsts.len(),
+        16,
+        "a permutation: every host receives one flow"
+    );
     // Another seed, another permutation; the same seed, the same one.
-    let other = expand(&format!("{}permutation_seed = 7\n", fat_tree_text(4, "permutation")));
+    let other = expand(&format!(
+        "{}permutation_seed = 7\n",
+        fat_tree_text(4, "permutation")
+    ));
     assert_ne!(v["flows"], other["flows"]);
-    assert_eq!(v["flows"], expand(&fat_tree_text(4, "permutation"))["flows"]);
+    assert_eq!(
+        v["flows"],
+        expand(&fat_tree_text(4, "permutation"))["flows"]
+    );
     let all = expand(&fat_tree_text(4, "all_to_all"));
     assert_eq!(all["flows"].as_object().unwrap().len(), 16 * 15);
     assert_eq!(all["flows"]["f03_10"]["to"], "h10");
@@ -724,25 +734,151 @@ fn fat_tree_errors_name_the_field() {
     for (body, field, needle) in [
         ("k = 7\nlink = { rate = \"1Gbps\" }", "fat_tree.k", "even"),
         ("k = 0\nlink = { rate = \"1Gbps\" }", "fat_tree.k", "even"),
-        ("k = \"8\"\nlink = { rate = \"1Gbps\" }", "fat_tree.k", "even"),
-        ("k = 34\nlink = { rate = \"1Gbps\" }", "fat_tree.k", "at most"),
+        (
+            "k = \"8\"\nlink = { rate = \"1Gbps\" }",
+            "fat_tree.k",
+            "even",
+        ),
+        (
+            "k = 34\nlink = { rate = \"1Gbps\" }",
+            "fat_tree.k",
+            "at most",
+        ),
         ("link = { rate = \"1Gbps\" }", "fat_tree.k", "required"),
-        ("k = 4\nlink = { delay = \"1us\" }", "fat_tree.access.rate", "required"),
-        ("k = 4\nlink = { rate = \"1Gbps\" }\ntraffic = \"ring\"", "fat_tree.traffic", "permutation"),
-        ("k = 12\nlink = { rate = \"1Gbps\" }\ntraffic = \"all_to_all\"", "fat_tree.traffic", "186192"),
-        ("k = 4\nlink = { rate = \"1Gbps\" }\npermutation_seed = -1", "fat_tree.permutation_seed", "integer"),
-        ("k = 4\nlink = { rate = \"1Gbps\" }\nbogus = 1", "fat_tree.bogus", "unknown key"),
-        ("k = 4\nlink = { rate = \"1Gbps\" }\ncore = { delay = \"1\" }", "fat_tree.core.delay", "unit"),
-        ("k = 4\nlink = { rate = \"1Gbps\", buffer = \"x\" }", "fat_tree.link.buffer", ""),
+        (
+            "k = 4\nlink = { delay = \"1us\" }",
+            "fat_tree.access.rate",
+            "required",
+        ),
+        (
+            "k = 4\nlink = { rate = \"1Gbps\" }\ntraffic = \"ring\"",
+            "fat_tree.traffic",
+            "permutation",
+        ),
+        (
+            "k = 12\nlink = { rate = \"1Gbps\" }\ntraffic = \"all_to_all\"",
+            "fat_tree.traffic",
+            "186192",
+        ),
+        (
+            "k = 4\nlink = { rate = \"1Gbps\" }\npermutation_seed = -1",
+            "fat_tree.permutation_seed",
+            "integer",
+        ),
+        (
+            "k = 4\nlink = { rate = \"1Gbps\" }\nbogus = 1",
+            "fat_tree.bogus",
+            "unknown key",
+        ),
+        (
+            "k = 4\nlink = { rate = \"1Gbps\" }\ncore = { delay = \"1\" }",
+            "fat_tree.core.delay",
+            "unit",
+        ),
+        (
+            "k = 4\nlink = { rate = \"1Gbps\", buffer = \"x\" }",
+            "fat_tree.link.buffer",
+            "",
+        ),
     ] {
         let e = err(&format!("duration = \"1s\"\n[fat_tree]\n{body}\n"));
         assert_eq!(e.field, field, "{body}\n-> {e}");
         assert!(e.reason.contains(needle), "{body}\n-> {e}");
     }
-    let e = err(&format!("{}[routing]\necmp = \"random\"\n", fat_tree_text(2, "none")));
+    let e = err(&format!(
+        "{}[routing]\necmp = \"random\"\n",
+        fat_tree_text(2, "none")
+    ));
     assert_eq!(e.field, "routing.ecmp", "{e}");
     assert!(e.reason.contains("destination"), "{e}");
     // The file's own routing wins over the builder's.
-    let v = expand(&format!("{}[routing]\necmp = \"first\"\n", fat_tree_text(2, "none")));
+    let v = expand(&format!(
+        "{}[routing]\necmp = \"first\"\n",
+        fat_tree_text(2, "none")
+    ));
     assert_eq!(v["routing"]["ecmp"], "first");
+}
+
+#[test]
+fn profiles_fill_flow_keys_under_explicit_ones() {
+    let links = "[links.ab]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\nduplex = true\n";
+    let v = expand(&format!(
+        r#"{TWO_HOSTS}{links}
+[defaults.flows]
+profile = "ns3"
+[flows.l]
+from = "a"
+to = "b"
+profile = "linux"
+init_cwnd = 4
+[flows.n]
+from = "b"
+to = "a"
+[flows.r]
+from = "a"
+to = "b"
+profile = "rfc"
+"#
+    ));
+    let l = &v["flows"]["l"];
+    assert_eq!(l.get("profile"), None, "expanded away");
+    assert_eq!(l["init_cwnd"], 4, "the flow's own key wins");
+    assert_eq!(l["cc"], "cubic");
+    assert_eq!(l["loss_detection"], "rack");
+    assert_eq!(l["rto_min"], "200ms");
+    let n = &v["flows"]["n"];
+    assert_eq!(n["mss"], 536, "profile from [defaults.flows]");
+    assert_eq!(n["rto_min"], "1s");
+    assert_eq!(n["partial_ack_timer"], "first");
+    assert_eq!(v["flows"]["r"]["init_cwnd"], 3);
+    assert_eq!(v["flows"]["r"]["sack"], false);
+    // Every profile builds: its keys are valid flow keys with consistent values.
+    crate::load_toml(
+        &format!(
+            "{TWO_HOSTS}{links}[flows.l]\nfrom = \"a\"\nto = \"b\"\nprofile = \"linux\"\n\
+             [flows.n]\nfrom = \"a\"\nto = \"b\"\nprofile = \"ns3\"\n\
+             [flows.r]\nfrom = \"a\"\nto = \"b\"\nprofile = \"rfc\"\n"
+        ),
+        None,
+    )
+    .unwrap();
+}
+
+#[test]
+fn unknown_profiles_name_the_field() {
+    let links = "[links.ab]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\nduplex = true\n";
+    let e = err(&format!(
+        "{TWO_HOSTS}{links}[flows.x]\nfrom = \"a\"\nto = \"b\"\nprofile = \"bsd\"\n"
+    ));
+    assert_eq!(e.field, "flows.x.profile", "{e}");
+    assert!(e.reason.contains("linux, ns3, rfc"), "{e}");
+    let e = err(&format!(
+        "{TWO_HOSTS}{links}[defaults.flows]\nprofile = 3\n[flows.x]\nfrom = \"a\"\nto = \"b\"\n"
+    ));
+    assert_eq!(e.field, "defaults.flows.profile", "{e}");
+    // A profile key that conflicts with the flow's own is reported where it came from.
+    let e = err(&format!(
+        "{TWO_HOSTS}{links}[flows.x]\nfrom = \"a\"\nto = \"b\"\nprofile = \"linux\"\n\
+         delayed_ack = \"0s\"\n"
+    ));
+    assert_eq!(e.field, "flows.x.delayed_ack", "{e}");
+    let e = err(&format!(
+        "{TWO_HOSTS}{links}[flows.x]\nfrom = \"a\"\nto = \"b\"\nprofile = \"linux\"\n\
+         recovery = \"newreno\"\n"
+    ));
+    assert_eq!(e.field, "flows.x.profile", "{e}");
+    assert!(e.reason.contains("flows.x.prr"), "{e}");
+    // `sack = false` over "linux": the SACK-only keys are left out, the rest applies.
+    let v = expand(&format!(
+        "{TWO_HOSTS}{links}[flows.x]\nfrom = \"a\"\nto = \"b\"\nprofile = \"linux\"\nsack = false\n"
+    ));
+    assert_eq!(v["flows"]["x"].get("loss_detection"), None);
+    assert_eq!(v["flows"]["x"]["frto"], true);
+    crate::load_toml(
+        &format!(
+            "{TWO_HOSTS}{links}[flows.x]\nfrom = \"a\"\nto = \"b\"\nprofile = \"linux\"\nsack = false\n"
+        ),
+        None,
+    )
+    .unwrap();
 }

@@ -1,0 +1,89 @@
+//! Flow profiles: `profile = "linux" | "ns3" | "rfc"` on a flow (or in `[defaults.flows]`)
+//! fills in the flow keys below; keys the flow (or `[defaults.flows]`) sets itself win.
+//! Expansion (`tcplab expand`) writes the keys out and drops `profile`. The tables are
+//! documented field by field, with sources, in docs/tcp.md ("Profiles").
+//!
+//! - `"linux"`: a current Linux sender and receiver (6.x defaults: CUBIC, SACK, RACK-TLP,
+//!   PRR, F-RTO, D-SACK undo, IW10, delayed acks, 200 ms minimum RTO, timestamps).
+//! - `"ns3"`: ns-3's `TcpSocket`/`TcpSocketBase`/`TcpL4Protocol` attribute defaults
+//!   (read from ns-3.40's sources; see docs/tcp.md for what was not verified for 3.44).
+//! - `"rfc"`: standards-track NewReno: RFC 5681 (IW 3 for SMSS 1460, delayed acks), RFC 6582
+//!   (the Impatient timer of §3.2 step 5), RFC 6298 (1 s initial and minimum RTO).
+
+use serde_json::{json, Value};
+
+/// The profiles' names, for error messages.
+pub const NAMES: [&str; 3] = ["linux", "ns3", "rfc"];
+
+/// Keys that need `sack = true`: a flow that sets `sack = false` over a profile does not
+/// get them.
+pub const NEEDS_SACK: [&str; 5] = ["recovery", "prr", "loss_detection", "tlp", "dsack_undo"];
+
+/// The flow keys a profile sets, in documentation order.
+pub fn keys(name: &str) -> Option<Vec<(&'static str, Value)>> {
+    Some(match name {
+        "linux" => vec![
+            ("cc", json!("cubic")),
+            ("mss", json!(1448)),
+            ("header", json!(52)),
+            ("ack_size", json!(52)),
+            ("max_window", json!("4MiB")),
+            ("init_cwnd", json!(10)),
+            ("rto_initial", json!("1s")),
+            ("rto_min", json!("200ms")),
+            ("rto_max", json!("120s")),
+            ("delayed_ack", json!("40ms")),
+            ("dupack_threshold", json!(3)),
+            ("sack", json!(true)),
+            ("recovery", json!("rfc6675")),
+            ("prr", json!("ssrb")),
+            ("loss_detection", json!("rack")),
+            ("tlp", json!(true)),
+            ("frto", json!(true)),
+            ("dsack_undo", json!(true)),
+            ("recovery_exit", json!("ssthresh")),
+            ("ecn", json!(false)),
+        ],
+        "ns3" => vec![
+            ("cc", json!("cubic")),
+            ("mss", json!(536)),
+            ("header", json!(52)),
+            ("ack_size", json!(52)),
+            ("max_window", json!(131072)),
+            ("init_cwnd", json!(10)),
+            ("rto_initial", json!("1s")),
+            ("rto_min", json!("1s")),
+            ("rto_max", json!("60s")),
+            ("delayed_ack", json!("200ms")),
+            ("dupack_threshold", json!(3)),
+            ("sack", json!(true)),
+            ("recovery", json!("rfc6675")),
+            ("prr", json!("ssrb")),
+            ("loss_detection", json!("dupack")),
+            ("frto", json!(false)),
+            ("dsack_undo", json!(false)),
+            ("partial_ack_timer", json!("first")),
+            ("recovery_exit", json!("ssthresh")),
+            ("ecn", json!(false)),
+        ],
+        "rfc" => vec![
+            ("cc", json!("newreno")),
+            ("mss", json!(1460)),
+            ("header", json!(40)),
+            ("ack_size", json!(40)),
+            ("init_cwnd", json!(3)),
+            ("rto_initial", json!("1s")),
+            ("rto_min", json!("1s")),
+            ("rto_max", json!("60s")),
+            ("delayed_ack", json!("200ms")),
+            ("dupack_threshold", json!(3)),
+            ("sack", json!(false)),
+            ("recovery", json!("newreno")),
+            ("partial_ack_timer", json!("first")),
+            ("recovery_exit", json!("ssthresh")),
+            ("frto", json!(false)),
+            ("ecn", json!(false)),
+        ],
+        _ => return None,
+    })
+}
