@@ -177,6 +177,10 @@ struct Conn {
     rttvar: f64,
     backoff: u32,
     deadline: Option<SimTime>,
+    /// Data segments the agent sent itself (local retransmissions) and acks it did not
+    /// forward, for the auditor's per-flow segment accounting ([`Snoop::flow_accounting`]).
+    local_sent: u64,
+    suppressed: u64,
 }
 
 /// A Snoop agent (see the module documentation).
@@ -232,6 +236,9 @@ impl Snoop {
                     out(pkt);
                 } else {
                     self.stats.suppressed_dupacks += 1;
+                    if let Some(c) = self.conns[f].as_deref_mut() {
+                        c.suppressed += 1;
+                    }
                 }
             }
             _ => {
@@ -254,6 +261,8 @@ impl Snoop {
                 rttvar: 0.0,
                 backoff: 1,
                 deadline: None,
+                local_sent: 0,
+                suppressed: 0,
             })
         });
         let end = pkt.seq + pkt.len as u64;
@@ -344,6 +353,7 @@ impl Snoop {
         h.local = true;
         h.sent = now;
         out(h.pkt);
+        c.local_sent += 1;
         self.stats.local_retransmits += 1;
         c.deadline = Some(now + Self::timeout(min_t, init_t, c));
         false
@@ -380,6 +390,7 @@ impl Snoop {
                     h.local = true;
                     h.sent = now;
                     out(h.pkt);
+                    c.local_sent += 1;
                     self.stats.timer_retransmits += 1;
                     c.backoff = (c.backoff * 2).min(64);
                     c.deadline = Some(now + Self::timeout(min_t, init_t, c));
@@ -391,6 +402,15 @@ impl Snoop {
         }
         self.pending = next;
         next
+    }
+
+    /// Flow `f`'s data segments this agent sent itself (local retransmissions) and its
+    /// acks the agent kept back (suppressed dupacks): the auditor's segment accounting.
+    pub fn flow_accounting(&self, f: FlowId) -> (u64, u64) {
+        match self.conns.get(f.index()).and_then(|c| c.as_deref()) {
+            Some(c) => (c.local_sent, c.suppressed),
+            None => (0, 0),
+        }
     }
 
     /// Segments cached now, over all connections (tests).

@@ -434,6 +434,9 @@ impl QueueDisc for Choke {
     fn backlog(&self) -> Backlog {
         self.backlog
     }
+    fn for_each_packet(&self, f: &mut dyn FnMut(&Packet)) {
+        self.q.iter().flatten().for_each(f)
+    }
 }
 
 #[cfg(test)]

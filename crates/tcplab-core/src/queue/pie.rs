@@ -306,6 +306,9 @@ impl QueueDisc for Pie {
     fn backlog(&self) -> Backlog {
         self.backlog
     }
+    fn for_each_packet(&self, f: &mut dyn FnMut(&Packet)) {
+        self.q.iter().for_each(|(p, _)| f(p))
+    }
     fn on_wake(&mut self, cx: &mut QueueCx) {
         let Some(t) = self.next_update else {
             return;
