@@ -12,6 +12,7 @@
 //! | simulated time never decreases | every check (every event in debug builds) |
 //! | per link: offered = dropped + delivered + lost on the wire + held (queued, in transmission, propagating) | [`check_link`] |
 //! | per link: transmitted ≤ offered; busy time ≤ elapsed time | [`check_link`] |
+//! | per link: the queue's backlog (packets, bytes) = the packets it holds | [`check_link`] |
 //! | per TCP flow: snd_una ≤ snd_nxt ≤ snd_max ≤ the application's data | [`check_tcp`] |
 //! | per TCP flow: snd_una ≤ rcv_nxt ≤ snd_max (the receiver never acknowledges unsent data) | [`check_tcp`] |
 //! | per TCP flow: bytes handed to the application = rcv_nxt (in order, none twice) | [`check_tcp`] |
@@ -28,6 +29,7 @@ use serde_json::Value;
 
 use crate::cc::CongestionControl;
 use crate::net::Link;
+use crate::queue::QueueDisc;
 use crate::stats::FlowCounters;
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
@@ -59,6 +61,22 @@ pub fn check_link(l: &Link, now: SimTime) {
         fail(
             &format!("link '{}'", l.name),
             format!("transmitted {} > offered {}", s.tx_packets, s.offered),
+        );
+    }
+    // The discipline's backlog is what it holds (its counters against its storage).
+    let (mut n, mut bytes) = (0u64, 0u64);
+    l.queue.for_each_packet(&mut |p| {
+        n += 1;
+        bytes += p.size as u64;
+    });
+    let b = l.queue.backlog();
+    if (n, bytes) != (b.packets as u64, b.bytes) {
+        fail(
+            &format!("link '{}'", l.name),
+            format!(
+                "queue backlog says {} packets / {} B, the queue holds {n} / {bytes}",
+                b.packets, b.bytes
+            ),
         );
     }
     if s.busy_ps > now.0 {
