@@ -333,7 +333,7 @@ impl<'a> Gen<'a> {
         let mut sc = Map::new();
         sc.insert(
             "duration".into(),
-            json!(self.pick(&["1s", "100ms", "3s", "10ms", "20s"])),
+            json!(self.pick(&["100ms", "1s", "10ms", "3s", "20s"])),
         );
         let mut flows = 0;
         let mut names: Vec<String> = Vec::new();
