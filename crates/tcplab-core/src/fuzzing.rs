@@ -19,8 +19,9 @@ fn text(data: &[u8], cap: usize) -> String {
 /// the fuzzer down).
 const MAX_TEXT: usize = 16 * 1024;
 
-/// [`check_run_bounded`] stops a run after this many events (checked every 5 ms of
-/// simulated time). Kept small: with the auditor on, a fuzz execution costs about as much
+/// [`check_run_bounded`] stops a run after about this many events (the run advances in
+/// slices of simulated time that adapt to the event rate, so a slice never holds more
+/// than a few thousand; see `check_run_bounded`). Kept small: with the auditor on, a fuzz execution costs about as much
 /// as its events (20,000: 10-100 ms in the instrumented fuzz build).
 const MAX_EVENTS: u64 = 20_000;
 
@@ -151,6 +152,10 @@ pub fn check_units(data: &[u8]) {
 /// entry, flow and link key, three topologies), build it and run it for at most
 /// [`MAX_EVENTS`] events with the invariant auditor on; a rejection must name a field, and a
 /// finished run's summary numbers must be finite.
+///
+/// Crashes found (regressions in fuzz/regressions/run_bounded/): a Snoop `cache` of
+/// 2^32 − 1 allocated 400 GB; a PIE `t_update` of 1 ps fired 10^12 times per simulated
+/// second (and, with 5-ms slices, ran far past the event budget).
 pub fn check_run_bounded(data: &[u8]) {
     let text = scenario_from_bytes(data);
     let seed = data.last().copied().unwrap_or(0) as u64;
@@ -165,11 +170,20 @@ pub fn check_run_bounded(data: &[u8]) {
     // events and at the end, the segment accounting included (on before the run starts).
     built.sim.enable_audit(AUDIT_EVERY);
     let end = built.sim.end;
-    let step = crate::time::SimDuration::from_ms(5);
+    // Slices from 1 ns, doubled while they hold few events and halved when they hold
+    // many (down to 1 ps), up to 5 ms: a timer firing every picosecond cannot overshoot
+    // the event budget by more than one slice.
+    let mut step: u64 = 1_000;
     let mut now = SimTime(0);
     while now < end && built.sim.events_processed < MAX_EVENTS {
-        now = SimTime(now.0.saturating_add(step.0)).min(end);
+        let before = built.sim.events_processed;
+        now = SimTime(now.0.saturating_add(step)).min(end);
         built.sim.run_until(now);
+        match built.sim.events_processed - before {
+            n if n > 2_000 => step = (step / 4).max(1),
+            n if n < 500 => step = (step * 2).min(5_000_000_000),
+            _ => {}
+        }
     }
     if !built.sim.is_finished() {
         built.sim.audit();
@@ -258,6 +272,21 @@ mod tests {
             check_run_bounded(&data);
         }
         assert!(ok >= 12, "only {ok}/48 fuzz scenarios build");
+    }
+
+    #[test]
+    #[ignore]
+    fn replay_input() {
+        // FUZZ_INPUT=fuzz/artifacts/run_bounded/crash-… cargo test --release --lib \
+        //   fuzzing::tests::replay_input -- --ignored --nocapture
+        let Ok(p) = std::env::var("FUZZ_INPUT") else {
+            return;
+        };
+        let data = std::fs::read(p).unwrap();
+        eprintln!("{}", scenario_from_bytes(&data));
+        let t = std::time::Instant::now();
+        check_run_bounded(&data);
+        eprintln!("ran in {:?}", t.elapsed());
     }
 
     #[test]

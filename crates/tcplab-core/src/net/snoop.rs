@@ -66,6 +66,13 @@ fn default_initial_timeout() -> DurationValue {
     DurationValue(SimDuration::from_secs(1))
 }
 
+/// The largest `cache` accepted (segments per connection). A connection's ring is
+/// allocated for at most [`RING_PREALLOC`] segments when its first segment passes and grows
+/// (once, to the largest occupancy) beyond that: a `cache` of 2^32 − 1 once allocated 400 GB
+/// up front (found by the `run_bounded` fuzz target, docs/reliability.md).
+pub const MAX_CACHE: u32 = 1_000_000;
+const RING_PREALLOC: usize = 1024;
+
 /// `[agents.NAME] type = "snoop"`: a Snoop agent on the base station `node`.
 #[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -74,7 +81,7 @@ pub struct SnoopSpec {
     pub node: String,
     /// The wireless link direction leaving `node` towards the mobile hosts.
     pub wireless: String,
-    /// Segments cached per connection (default 100, ns-2's SNOOP_MAXWIND); ≥ 1.
+    /// Segments cached per connection (default 100, ns-2's SNOOP_MAXWIND); 1 to 10^6.
     #[serde(default = "default_cache")]
     pub cache: u32,
     /// Duplicate acks that trigger a local retransmission (default 1: the first,
@@ -107,6 +114,15 @@ impl SnoopSpec {
             return Err(ScenarioError::new(
                 format!("{field}.cache"),
                 "must be at least 1 segment",
+            ));
+        }
+        if self.cache > MAX_CACHE {
+            return Err(ScenarioError::new(
+                format!("{field}.cache"),
+                format!(
+                    "{} segments is more than {MAX_CACHE} (each cached segment holds its packet)",
+                    self.cache
+                ),
             ));
         }
         if self.rtx_thresh == 0 {
@@ -252,7 +268,7 @@ impl Snoop {
         let cap = self.cache;
         let conn = self.conns[f].get_or_insert_with(|| {
             Box::new(Conn {
-                ring: VecDeque::with_capacity(cap),
+                ring: VecDeque::with_capacity(cap.min(RING_PREALLOC)),
                 high: pkt.seq,
                 last_ack: pkt.seq,
                 dupacks: 0,
@@ -592,5 +608,23 @@ mod tests {
             spec.build("agents.s", W, 1).err().unwrap().field,
             "agents.s.rtx_thresh"
         );
+    }
+
+    #[test]
+    fn a_huge_cache_is_refused_and_a_large_one_is_not_preallocated() {
+        // Fuzz regression fuzz/regressions/run_bounded/snoop_cache_u32_max: `cache =
+        // 4294967295` allocated the whole ring (400 GB) at the first segment and aborted.
+        let spec: SnoopSpec =
+            toml::from_str("node = \"bs\"\nwireless = \"w\"\ncache = 4294967295").unwrap();
+        let e = spec.build("agents.s", W, 1).err().unwrap();
+        assert_eq!(e.field, "agents.s.cache");
+        assert!(e.reason.contains("more than 1000000"), "{}", e.reason);
+        let spec: SnoopSpec =
+            toml::from_str("node = \"bs\"\nwireless = \"w\"\ncache = 1000000").unwrap();
+        let mut s = spec.build("agents.s", W, 1).unwrap();
+        s.on_forward(t(0), data(0), W, &mut |_| true);
+        let c = s.conns[0].as_ref().unwrap();
+        assert_eq!(c.ring.len(), 1);
+        assert!(c.ring.capacity() < 4096, "{}", c.ring.capacity());
     }
 }

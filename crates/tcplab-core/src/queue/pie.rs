@@ -101,6 +101,11 @@ pub struct PieSpec {
     pub mean_packet_size: u32,
 }
 
+/// The shortest `t_update` accepted: PIE's timer runs while anything is queued, so a
+/// 1-ps period meant 10^12 events per simulated second (found by the `run_bounded` fuzz
+/// target, docs/reliability.md).
+pub const MIN_T_UPDATE: SimDuration = SimDuration(1_000_000);
+
 /// PIE's settings after validation.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PieParams {
@@ -124,8 +129,14 @@ impl PieSpec {
         if self.target.0 == SimDuration::ZERO {
             return err("target", "must be positive".into());
         }
-        if self.t_update.0 == SimDuration::ZERO {
-            return err("t_update", "must be positive".into());
+        if self.t_update.0 < MIN_T_UPDATE {
+            return err(
+                "t_update",
+                format!(
+                    "{} is shorter than 1us: the update timer would be the whole cost of the run (10^6 updates per simulated second at 1us; RFC 8033 uses 15ms)",
+                    self.t_update.0
+                ),
+            );
         }
         for (k, v) in [("alpha", self.alpha), ("beta", self.beta)] {
             if !(v >= 0.0 && v.is_finite()) {
@@ -514,5 +525,23 @@ mod tests {
             "links.l.queue.ecn_threshold"
         );
         assert!(spec().build("links.l.queue").is_ok());
+    }
+
+    #[test]
+    fn a_picosecond_update_period_is_refused() {
+        // Fuzz regression fuzz/regressions/run_bounded/pie_t_update_1ps: a 1-ps timer
+        // fired 10^12 times per simulated second. 1 µs is the shortest accepted.
+        let with = |d: SimDuration| {
+            PieSpec {
+                t_update: DurationValue(d),
+                ..spec()
+            }
+            .build("links.l.queue")
+        };
+        let e = with(SimDuration(1)).err().unwrap();
+        assert_eq!(e.field, "links.l.queue.t_update");
+        assert!(e.reason.contains("shorter than 1us"), "{}", e.reason);
+        assert!(with(SimDuration(999_999)).is_err());
+        assert!(with(SimDuration::from_us(1)).is_ok());
     }
 }
