@@ -141,6 +141,10 @@ impl SnoopSpec {
                     "must be greater than zero",
                 ));
             }
+            // The local timer fires every timeout (×64 at most) while segments are cached.
+            if let Some(m) = crate::time::timer_period_too_short(v.0) {
+                return Err(ScenarioError::new(format!("{field}.{name}"), m));
+            }
         }
         Ok(Snoop {
             wireless,
@@ -626,5 +630,21 @@ mod tests {
         let c = s.conns[0].as_ref().unwrap();
         assert_eq!(c.ring.len(), 1);
         assert!(c.ring.capacity() < 4096, "{}", c.ring.capacity());
+    }
+
+    #[test]
+    fn picosecond_timeouts_are_refused() {
+        // A 1-ps initial timeout retransmitted every 64 ps until the first ack: a 10-s
+        // run did not finish in 30 s. 1 µs is the shortest accepted.
+        for k in ["min_timeout", "initial_timeout"] {
+            let spec: SnoopSpec =
+                toml::from_str(&format!("node = \"bs\"\nwireless = \"w\"\n{k} = \"1ps\"")).unwrap();
+            let e = spec.build("agents.s", W, 1).err().unwrap();
+            assert_eq!(e.field, format!("agents.s.{k}"));
+            assert!(e.reason.contains("shorter than 1us"), "{}", e.reason);
+            let spec: SnoopSpec =
+                toml::from_str(&format!("node = \"bs\"\nwireless = \"w\"\n{k} = \"1us\"")).unwrap();
+            assert!(spec.build("agents.s", W, 1).is_ok());
+        }
     }
 }

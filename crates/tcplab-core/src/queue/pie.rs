@@ -101,11 +101,6 @@ pub struct PieSpec {
     pub mean_packet_size: u32,
 }
 
-/// The shortest `t_update` accepted: PIE's timer runs while anything is queued, so a
-/// 1-ps period meant 10^12 events per simulated second (found by the `run_bounded` fuzz
-/// target, docs/reliability.md).
-pub const MIN_T_UPDATE: SimDuration = SimDuration(1_000_000);
-
 /// PIE's settings after validation.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PieParams {
@@ -129,14 +124,8 @@ impl PieSpec {
         if self.target.0 == SimDuration::ZERO {
             return err("target", "must be positive".into());
         }
-        if self.t_update.0 < MIN_T_UPDATE {
-            return err(
-                "t_update",
-                format!(
-                    "{} is shorter than 1us: the update timer would be the whole cost of the run (10^6 updates per simulated second at 1us; RFC 8033 uses 15ms)",
-                    self.t_update.0
-                ),
-            );
+        if let Some(m) = crate::time::timer_period_too_short(self.t_update.0) {
+            return err("t_update", m);
         }
         for (k, v) in [("alpha", self.alpha), ("beta", self.beta)] {
             if !(v >= 0.0 && v.is_finite()) {

@@ -92,6 +92,27 @@ pub(super) fn flows(
                 ),
             ));
         }
+        if let Some(s) = fl.init_ssthresh.filter(|s| s.0 < fl.mss as u64) {
+            // A zero threshold was accepted and left ssthresh = 0 (fuzz regression
+            // run_bounded/init_ssthresh_0).
+            return Err(ScenarioError::new(
+                format!("{f}.init_ssthresh"),
+                format!(
+                    "{} bytes is less than one segment (mss = {})",
+                    s.0, fl.mss
+                ),
+            ));
+        }
+        // A zero timeout retransmits at the same instant forever (the backoff doubles 0):
+        // fuzz regression run_bounded/rto_initial_0.
+        for (k, d) in [("rto_initial", fl.rto_initial), ("rto_max", fl.rto_max)] {
+            if d.0 == SimDuration::ZERO {
+                return Err(ScenarioError::new(
+                    format!("{f}.{k}"),
+                    "must be positive (a zero timeout would fire again at the same instant forever)",
+                ));
+            }
+        }
         if fl.rto_min.0 > fl.rto_max.0 {
             return Err(ScenarioError::new(
                 format!("{f}.rto_min"),
