@@ -54,6 +54,12 @@ fn each_mistake_names_its_field() {
         ),
         (
             "cc = \"newreno\"",
+            "cc = \"newreno\"\nmss = 1\nheader = 4294967295",
+            "flows.f.header",
+            "packet sizes are at most",
+        ),
+        (
+            "cc = \"newreno\"",
             "cc = \"newreno\"\nrto_max = \"0s\"\nrto_min = \"0s\"",
             "flows.f.rto_max",
             "must be positive",

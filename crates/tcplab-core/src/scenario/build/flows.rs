@@ -254,6 +254,26 @@ pub(super) fn flows(
                 ),
             ));
         }
+        // Packet sizes are u32: a segment (mss + header), an ack and a datagram must fit,
+        // or the size wraps (fuzz regression run_bounded/header_u32_max: 1 + (2^32 − 1)
+        // wrapped to 0-byte packets, sent without end at one instant).
+        let header = fl.header.unwrap_or(if udp { 28 } else { 40 }) as u64 + opt_data as u64;
+        let payload = match &fl.app {
+            crate::scenario::AppSpec::Cbr(a) if udp => a.packet_size,
+            crate::scenario::AppSpec::Onoff(a) if udp => a.packet_size,
+            _ => fl.mss,
+        } as u64;
+        for (k, size) in [
+            ("header", payload + header),
+            ("ack_size", fl.ack_size as u64 + opt_ack as u64),
+        ] {
+            if size > u32::MAX as u64 {
+                return Err(ScenarioError::new(
+                    format!("{f}.{k}"),
+                    format!("makes {size}-byte packets; packet sizes are at most {} bytes", u32::MAX),
+                ));
+            }
+        }
         let tcp = TcpConfig {
             mss: fl.mss - opt_data,
             header: fl.header.unwrap_or(if udp { 28 } else { 40 }) + opt_data,
