@@ -15,6 +15,8 @@ OUT       ?= out/$(PAPER)
 PAPERS    := $(notdir $(patsubst %/reproduce.toml,%,$(wildcard scenarios/*/reproduce.toml)))
 
 FUZZ_SECONDS ?= 60
+# Stop a target after this many executions as well (-1: only the time limit).
+FUZZ_RUNS ?= -1
 FUZZ_TARGETS ?= scenario_toml scenario_json units run_bounded
 
 .PHONY: fuzz fuzz-merge reproduce reproduce-all test test-rust test-python bench bench-ns3 bench-ns3-vegas bench-sweep kernel-compare schema develop clean
@@ -89,15 +91,16 @@ schema: $(BUILT)
 clean:
 	rm -rf $(VENV) target out
 
-# Fuzz each target for FUZZ_SECONDS (nightly + `cargo install cargo-fuzz`; docs/reliability.md).
+# Fuzz each target for FUZZ_SECONDS or FUZZ_RUNS executions, whichever comes first, one
+# after another at the lowest priority (nightly + `cargo install cargo-fuzz`; docs/reliability.md).
 # New inputs go to fuzz/corpus-work/TARGET (not checked in), crashes to fuzz/artifacts/TARGET;
 # `make fuzz-merge` replaces the checked-in fuzz/corpus/TARGET by an edge-minimal subset of it
 # and corpus-work/TARGET (-use_counters=0 keeps it to a few hundred files),
 # which `make test` replays (tests/it/fuzz_corpus.rs).
 fuzz:
 	set -e; cd fuzz; for t in $(FUZZ_TARGETS); do mkdir -p corpus-work/$$t; \
-	  cargo +nightly fuzz run -O $$t corpus-work/$$t corpus/$$t -- \
-	    -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 -print_final_stats=1; done
+	  nice -n 19 cargo +nightly fuzz run -O $$t corpus-work/$$t corpus/$$t -- \
+	    -max_total_time=$(FUZZ_SECONDS) -runs=$(FUZZ_RUNS) -max_len=4096 -timeout=10 -print_final_stats=1; done
 
 fuzz-merge:
 	set -e; cd fuzz; for t in $(FUZZ_TARGETS); do rm -rf corpus-min/$$t; mkdir -p corpus-min/$$t corpus-work/$$t; \

@@ -12,10 +12,13 @@
 //! | simulated time never decreases | every check (every event in debug builds) |
 //! | per link: offered = dropped + delivered + lost on the wire + held (queued, in transmission, propagating) | [`check_link`] |
 //! | per link: transmitted ≤ offered; busy time ≤ elapsed time | [`check_link`] |
+//! | per link: the queue's backlog (packets, bytes) = the packets it holds | [`check_link`] |
 //! | per TCP flow: snd_una ≤ snd_nxt ≤ snd_max ≤ the application's data | [`check_tcp`] |
 //! | per TCP flow: snd_una ≤ rcv_nxt ≤ snd_max (the receiver never acknowledges unsent data) | [`check_tcp`] |
 //! | per TCP flow: bytes handed to the application = rcv_nxt (in order, none twice) | [`check_tcp`] |
-//! | per TCP flow: cwnd > 0 | [`check_tcp`] |
+//! | per TCP flow: cwnd > 0, ssthresh > 0, RTO > 0; retransmissions ≤ segments sent; duplicates ≤ segments received | [`check_tcp`] |
+//! | per TCP flow: the algorithm's exported values (trace columns) not infinite; rates, windows, RTTs not negative | [`check_cc_values`] |
+//! | per flow, data segments and acks apart: sent = delivered + dropped + lost on a wire + in flight (held by links) + absorbed by agents | [`check_accounting`] (auditor switched on before the run starts) |
 //! | per UDP flow: delivered ≤ sent (packets and bytes) | [`check_udp`] |
 //! | summary.json: no number became null (a NaN or infinity), except the keys documented as nullable | [`check_summary`] |
 //!
@@ -26,6 +29,7 @@ use serde_json::Value;
 
 use crate::cc::CongestionControl;
 use crate::net::Link;
+use crate::queue::QueueDisc;
 use crate::stats::FlowCounters;
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
@@ -57,6 +61,22 @@ pub fn check_link(l: &Link, now: SimTime) {
         fail(
             &format!("link '{}'", l.name),
             format!("transmitted {} > offered {}", s.tx_packets, s.offered),
+        );
+    }
+    // The discipline's backlog is what it holds (its counters against its storage).
+    let (mut n, mut bytes) = (0u64, 0u64);
+    l.queue.for_each_packet(&mut |p| {
+        n += 1;
+        bytes += p.size as u64;
+    });
+    let b = l.queue.backlog();
+    if (n, bytes) != (b.packets as u64, b.bytes) {
+        fail(
+            &format!("link '{}'", l.name),
+            format!(
+                "queue backlog says {} packets / {} B, the queue holds {n} / {bytes}",
+                b.packets, b.bytes
+            ),
         );
     }
     if s.busy_ps > now.0 {
@@ -104,6 +124,88 @@ pub fn check_tcp(name: &str, s: &TcpSender, r: &TcpReceiver, c: &FlowCounters) {
     }
     if s.cc.cwnd() == 0 {
         fail(&what, "cwnd is 0".to_string());
+    }
+    if s.cc.ssthresh() == 0 {
+        fail(&what, "ssthresh is 0".to_string());
+    }
+    if s.rtt.rto().0 == 0 {
+        fail(&what, "the retransmission timeout is 0".to_string());
+    }
+    let (st, rs) = (&s.stats, &r.stats);
+    if st.retransmits > st.segments_sent {
+        fail(
+            &what,
+            format!(
+                "retransmissions {} > segments sent {}",
+                st.retransmits, st.segments_sent
+            ),
+        );
+    }
+    if rs.duplicate_packets > rs.data_packets {
+        fail(
+            &what,
+            format!(
+                "duplicate segments {} > segments received {}",
+                rs.duplicate_packets, rs.data_packets
+            ),
+        );
+    }
+    check_cc_values(&what, &s.cc);
+}
+
+/// The algorithm's exported values (its trace columns, [`CongestionControl::trace_values`]):
+/// none infinite; rates (`*_bps`), windows (`*_segments`) and round-trip times (`*rtt*`)
+/// not negative (`NaN` is the documented "not known yet", e.g. a base RTT before the first
+/// sample). Other values may be negative by design (XCP's feedback, CUBIC's `k_s` when the
+/// epoch starts above `W_max`).
+pub fn check_cc_values(what: &str, cc: &crate::cc::AnyCc) {
+    let names = cc.trace_names();
+    if names.is_empty() {
+        return;
+    }
+    let mut v = vec![0.0; names.len()];
+    cc.trace_values(&mut v);
+    for (n, x) in names.iter().zip(&v) {
+        let signed = !(n.ends_with("_bps") || n.ends_with("_segments") || n.contains("rtt"));
+        if x.is_infinite() || (!signed && *x < 0.0) {
+            fail(
+                what,
+                format!("{} value '{n}' = {x} (must be finite{})", cc.name(), if signed { "" } else { " and not negative" }),
+            );
+        }
+    }
+}
+
+/// One flow's packets of one kind (data segments or acks) since the run started: every
+/// packet sent was delivered, dropped by a queue, lost on a wire, held by a link (queued,
+/// in transmission, propagating) or kept back by a node agent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Accounting {
+    /// Sent by the flow's end point (TCP: originals and retransmissions) and by node
+    /// agents on its behalf (Snoop's local retransmissions).
+    pub sent: u64,
+    /// Arrived at the other end point (duplicates included).
+    pub delivered: u64,
+    /// Dropped by any queue on the way (at enqueue or dequeue).
+    pub dropped: u64,
+    /// Lost on any wire (error models, outages).
+    pub lost: u64,
+    /// Held by the links now.
+    pub held: u64,
+    /// Absorbed by a node agent (Snoop's suppressed dupacks).
+    pub absorbed: u64,
+}
+
+/// Segment accounting: sent = delivered + dropped + lost + held + absorbed.
+pub fn check_accounting(name: &str, kind: &str, a: &Accounting) {
+    if a.sent != a.delivered + a.dropped + a.lost + a.held + a.absorbed {
+        fail(
+            &format!("flow '{name}'"),
+            format!(
+                "{kind} sent {} != delivered {} + dropped {} + lost {} + in flight {} + absorbed by agents {}",
+                a.sent, a.delivered, a.dropped, a.lost, a.held, a.absorbed
+            ),
+        );
     }
 }
 

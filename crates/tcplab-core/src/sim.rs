@@ -192,6 +192,9 @@ pub struct Sim {
     audit_every: u64,
     audit_next: u64,
     audit_last_now: SimTime,
+    /// The auditor counts drops and losses per flow (switched on before the run started),
+    /// so it checks each flow's segment accounting.
+    audit_flows: bool,
 }
 
 /// What a sender's or receiver's `out` touches: the network half of [`Sim`], borrowed
@@ -294,14 +297,25 @@ impl Sim {
             audit_every: 0,
             audit_next: u64::MAX,
             audit_last_now: SimTime::ZERO,
+            audit_flows: false,
         }
     }
 
     /// Switch the invariant auditor ([`crate::audit`]) on: the whole state and the
     /// monotony of time every `every` events (at least 1) and at the end of the run.
+    /// Switched on before the run starts, the links also count drops and losses per flow
+    /// and the auditor checks every flow's segment accounting
+    /// ([`crate::audit::check_accounting`]).
     pub fn enable_audit(&mut self, every: u64) {
         self.audit_every = every.max(1);
         self.audit_next = self.events_processed.saturating_add(self.audit_every);
+        if !self.started && !self.audit_flows {
+            self.audit_flows = true;
+            let n = self.flows.len();
+            for l in &mut self.links {
+                l.drops.by_flow = vec![crate::queue::FlowLosses::default(); n];
+            }
+        }
     }
 
     /// Whether the auditor is on.
@@ -324,6 +338,61 @@ impl Sim {
                 Transport::Udp { sender, receiver } => {
                     crate::audit::check_udp(&f.name, sender, receiver)
                 }
+            }
+        }
+        if self.audit_flows {
+            self.audit_accounting();
+        }
+    }
+
+    /// Each flow's segment accounting ([`crate::audit::check_accounting`]), data segments
+    /// and acks apart. Links settled by the caller.
+    fn audit_accounting(&self) {
+        use crate::audit::{check_accounting, Accounting};
+        let n = self.flows.len();
+        let mut held = vec![[0u64; 2]; n];
+        let mut losses = vec![crate::queue::FlowLosses::default(); n];
+        for l in &self.links {
+            l.held_by_flow(&mut held);
+            for (t, x) in losses.iter_mut().zip(&l.drops.by_flow) {
+                for k in 0..2 {
+                    t.dropped[k] += x.dropped[k];
+                    t.lost[k] += x.lost[k];
+                }
+            }
+        }
+        for (i, f) in self.flows.iter().enumerate() {
+            let (mut local, mut absorbed) = (0, 0);
+            for a in &self.agents {
+                let crate::net::snoop::AnyAgent::Snoop(s) = a;
+                let (l, k) = s.flow_accounting(FlowId::from_index(i));
+                local += l;
+                absorbed += k;
+            }
+            // [data, ack]: (sent, delivered)
+            let ends = match &f.transport {
+                Transport::Tcp { sender, receiver } => [
+                    (sender.stats.segments_sent + local, receiver.stats.data_packets),
+                    (receiver.stats.acks_sent, sender.stats.acks_received),
+                ],
+                Transport::Udp { sender, receiver } => [
+                    (sender.packets_sent + local, receiver.packets_delivered),
+                    (0, 0),
+                ],
+            };
+            for (k, kind) in ["data segments", "acks"].into_iter().enumerate() {
+                check_accounting(
+                    &f.name,
+                    kind,
+                    &Accounting {
+                        sent: ends[k].0,
+                        delivered: ends[k].1,
+                        dropped: losses[i].dropped[k],
+                        lost: losses[i].lost[k],
+                        held: held[i][k],
+                        absorbed: if k == 1 { absorbed } else { 0 },
+                    },
+                );
             }
         }
     }

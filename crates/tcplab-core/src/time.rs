@@ -12,6 +12,22 @@ pub const PS_PER_US: u64 = 1_000_000;
 pub const PS_PER_MS: u64 = 1_000_000_000;
 pub const PS_PER_S: u64 = 1_000_000_000_000;
 
+/// The shortest period accepted for a component's own recurring timer (PIE's update, a
+/// periodic outage, Snoop's timeouts): 1 µs, at most 10^6 firings per simulated second.
+/// A picosecond timer made a run of seconds take days (found by the `run_bounded` fuzz
+/// target, docs/reliability.md).
+pub const MIN_TIMER_PERIOD: SimDuration = SimDuration(PS_PER_US);
+
+/// The refusal of a timer period below [`MIN_TIMER_PERIOD`], or `None`.
+pub fn timer_period_too_short(d: SimDuration) -> Option<String> {
+    (d < MIN_TIMER_PERIOD).then(|| {
+        format!(
+            "{d} is shorter than 1us: the timer would fire 10^{} times per simulated second and be the whole cost of the run",
+            (PS_PER_S as f64 / d.0.max(1) as f64).log10().round()
+        )
+    })
+}
+
 /// An instant of simulated time in picoseconds since the start of the run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SimTime(pub u64);

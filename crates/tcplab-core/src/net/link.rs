@@ -241,6 +241,23 @@ impl Link {
         self.queue.backlog().packets as u64 + self.busy.is_some() as u64 + self.pipe.len() as u64
     }
 
+    /// Count every packet this link holds (queued, in transmission, propagating; the fast
+    /// path's packets the wire will lose are not held: they count as lost from their
+    /// enqueue on) into `out[flow][kind]` (kind as [`crate::queue::kind_index`]). The
+    /// auditor's segment accounting; not for the packet path.
+    pub fn held_by_flow(&self, out: &mut [[u64; 2]]) {
+        let mut add = |p: &Packet| out[p.flow.index()][crate::queue::kind_index(p)] += 1;
+        for (_, p) in &self.pipe {
+            add(p);
+        }
+        if !self.fifo {
+            if let Some(p) = &self.busy {
+                add(p);
+            }
+            self.queue.for_each_packet(&mut add);
+        }
+    }
+
     /// Occupancy (packets, bytes) including the one being transmitted. Fast path: as of the
     /// last [`Link::settle`].
     #[inline]
@@ -584,6 +601,7 @@ impl Link {
     /// site (a loss after the end of the run is not counted, so not logged either).
     #[inline]
     fn note_loss(&mut self, at: SimTime, pkt: &Packet) {
+        self.drops.count_loss(pkt);
         if at <= self.end {
             self.drops.log_loss(at, pkt);
         }

@@ -66,6 +66,13 @@ fn default_initial_timeout() -> DurationValue {
     DurationValue(SimDuration::from_secs(1))
 }
 
+/// The largest `cache` accepted (segments per connection). A connection's ring is
+/// allocated for at most [`RING_PREALLOC`] segments when its first segment passes and grows
+/// (once, to the largest occupancy) beyond that: a `cache` of 2^32 − 1 once allocated 400 GB
+/// up front (found by the `run_bounded` fuzz target, docs/reliability.md).
+pub const MAX_CACHE: u32 = 1_000_000;
+const RING_PREALLOC: usize = 1024;
+
 /// `[agents.NAME] type = "snoop"`: a Snoop agent on the base station `node`.
 #[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -74,7 +81,7 @@ pub struct SnoopSpec {
     pub node: String,
     /// The wireless link direction leaving `node` towards the mobile hosts.
     pub wireless: String,
-    /// Segments cached per connection (default 100, ns-2's SNOOP_MAXWIND); ≥ 1.
+    /// Segments cached per connection (default 100, ns-2's SNOOP_MAXWIND); 1 to 10^6.
     #[serde(default = "default_cache")]
     pub cache: u32,
     /// Duplicate acks that trigger a local retransmission (default 1: the first,
@@ -109,6 +116,15 @@ impl SnoopSpec {
                 "must be at least 1 segment",
             ));
         }
+        if self.cache > MAX_CACHE {
+            return Err(ScenarioError::new(
+                format!("{field}.cache"),
+                format!(
+                    "{} segments is more than {MAX_CACHE} (each cached segment holds its packet)",
+                    self.cache
+                ),
+            ));
+        }
         if self.rtx_thresh == 0 {
             return Err(ScenarioError::new(
                 format!("{field}.rtx_thresh"),
@@ -124,6 +140,10 @@ impl SnoopSpec {
                     format!("{field}.{name}"),
                     "must be greater than zero",
                 ));
+            }
+            // The local timer fires every timeout (×64 at most) while segments are cached.
+            if let Some(m) = crate::time::timer_period_too_short(v.0) {
+                return Err(ScenarioError::new(format!("{field}.{name}"), m));
             }
         }
         Ok(Snoop {
@@ -177,6 +197,10 @@ struct Conn {
     rttvar: f64,
     backoff: u32,
     deadline: Option<SimTime>,
+    /// Data segments the agent sent itself (local retransmissions) and acks it did not
+    /// forward, for the auditor's per-flow segment accounting ([`Snoop::flow_accounting`]).
+    local_sent: u64,
+    suppressed: u64,
 }
 
 /// A Snoop agent (see the module documentation).
@@ -232,6 +256,9 @@ impl Snoop {
                     out(pkt);
                 } else {
                     self.stats.suppressed_dupacks += 1;
+                    if let Some(c) = self.conns[f].as_deref_mut() {
+                        c.suppressed += 1;
+                    }
                 }
             }
             _ => {
@@ -245,7 +272,7 @@ impl Snoop {
         let cap = self.cache;
         let conn = self.conns[f].get_or_insert_with(|| {
             Box::new(Conn {
-                ring: VecDeque::with_capacity(cap),
+                ring: VecDeque::with_capacity(cap.min(RING_PREALLOC)),
                 high: pkt.seq,
                 last_ack: pkt.seq,
                 dupacks: 0,
@@ -254,6 +281,8 @@ impl Snoop {
                 rttvar: 0.0,
                 backoff: 1,
                 deadline: None,
+                local_sent: 0,
+                suppressed: 0,
             })
         });
         let end = pkt.seq + pkt.len as u64;
@@ -344,6 +373,7 @@ impl Snoop {
         h.local = true;
         h.sent = now;
         out(h.pkt);
+        c.local_sent += 1;
         self.stats.local_retransmits += 1;
         c.deadline = Some(now + Self::timeout(min_t, init_t, c));
         false
@@ -380,6 +410,7 @@ impl Snoop {
                     h.local = true;
                     h.sent = now;
                     out(h.pkt);
+                    c.local_sent += 1;
                     self.stats.timer_retransmits += 1;
                     c.backoff = (c.backoff * 2).min(64);
                     c.deadline = Some(now + Self::timeout(min_t, init_t, c));
@@ -391,6 +422,15 @@ impl Snoop {
         }
         self.pending = next;
         next
+    }
+
+    /// Flow `f`'s data segments this agent sent itself (local retransmissions) and its
+    /// acks the agent kept back (suppressed dupacks): the auditor's segment accounting.
+    pub fn flow_accounting(&self, f: FlowId) -> (u64, u64) {
+        match self.conns.get(f.index()).and_then(|c| c.as_deref()) {
+            Some(c) => (c.local_sent, c.suppressed),
+            None => (0, 0),
+        }
     }
 
     /// Segments cached now, over all connections (tests).
@@ -572,5 +612,39 @@ mod tests {
             spec.build("agents.s", W, 1).err().unwrap().field,
             "agents.s.rtx_thresh"
         );
+    }
+
+    #[test]
+    fn a_huge_cache_is_refused_and_a_large_one_is_not_preallocated() {
+        // Fuzz regression fuzz/regressions/run_bounded/snoop_cache_u32_max: `cache =
+        // 4294967295` allocated the whole ring (400 GB) at the first segment and aborted.
+        let spec: SnoopSpec =
+            toml::from_str("node = \"bs\"\nwireless = \"w\"\ncache = 4294967295").unwrap();
+        let e = spec.build("agents.s", W, 1).err().unwrap();
+        assert_eq!(e.field, "agents.s.cache");
+        assert!(e.reason.contains("more than 1000000"), "{}", e.reason);
+        let spec: SnoopSpec =
+            toml::from_str("node = \"bs\"\nwireless = \"w\"\ncache = 1000000").unwrap();
+        let mut s = spec.build("agents.s", W, 1).unwrap();
+        s.on_forward(t(0), data(0), W, &mut |_| true);
+        let c = s.conns[0].as_ref().unwrap();
+        assert_eq!(c.ring.len(), 1);
+        assert!(c.ring.capacity() < 4096, "{}", c.ring.capacity());
+    }
+
+    #[test]
+    fn picosecond_timeouts_are_refused() {
+        // A 1-ps initial timeout retransmitted every 64 ps until the first ack: a 10-s
+        // run did not finish in 30 s. 1 µs is the shortest accepted.
+        for k in ["min_timeout", "initial_timeout"] {
+            let spec: SnoopSpec =
+                toml::from_str(&format!("node = \"bs\"\nwireless = \"w\"\n{k} = \"1ps\"")).unwrap();
+            let e = spec.build("agents.s", W, 1).err().unwrap();
+            assert_eq!(e.field, format!("agents.s.{k}"));
+            assert!(e.reason.contains("shorter than 1us"), "{}", e.reason);
+            let spec: SnoopSpec =
+                toml::from_str(&format!("node = \"bs\"\nwireless = \"w\"\n{k} = \"1us\"")).unwrap();
+            assert!(spec.build("agents.s", W, 1).is_ok());
+        }
     }
 }

@@ -58,6 +58,9 @@ impl QueueDisc for AckPriority {
     fn backlog(&self) -> Backlog {
         self.q.backlog
     }
+    fn for_each_packet(&self, f: &mut dyn FnMut(&Packet)) {
+        self.q.for_each_packet(f)
+    }
 }
 
 #[cfg(test)]

@@ -143,6 +143,9 @@ impl QueueDisc for BandwidthAllocation {
     fn backlog(&self) -> Backlog {
         self.q.backlog
     }
+    fn for_each_packet(&self, f: &mut dyn FnMut(&Packet)) {
+        self.q.for_each_packet(f)
+    }
 }
 
 #[cfg(test)]

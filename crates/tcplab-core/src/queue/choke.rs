@@ -463,6 +463,9 @@ impl QueueDisc for Choke {
         }
         self.red.decide(pkt, waiting, cx)
     }
+    fn for_each_packet(&self, f: &mut dyn FnMut(&Packet)) {
+        self.q.iter().flatten().for_each(f)
+    }
 }
 
 #[cfg(test)]

@@ -323,6 +323,9 @@ impl QueueDisc for Codel {
     fn backlog(&self) -> Backlog {
         self.fifo.backlog
     }
+    fn for_each_packet(&self, f: &mut dyn FnMut(&Packet)) {
+        self.fifo.q.iter().for_each(|(p, _)| f(p))
+    }
 }
 
 #[cfg(test)]

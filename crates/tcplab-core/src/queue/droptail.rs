@@ -131,6 +131,9 @@ impl QueueDisc for DropTail {
     fn backlog(&self) -> Backlog {
         self.backlog
     }
+    fn for_each_packet(&self, f: &mut dyn FnMut(&Packet)) {
+        self.q.iter().for_each(f)
+    }
 }
 
 #[cfg(test)]

@@ -415,6 +415,16 @@ impl QueueDisc for FqCodel {
     fn backlog(&self) -> Backlog {
         self.total
     }
+    fn for_each_packet(&self, f: &mut dyn FnMut(&Packet)) {
+        for b in &self.buckets {
+            let mut i = b.head;
+            while i != NIL {
+                let s = &self.arena.slots[i as usize];
+                f(&s.pkt);
+                i = s.next;
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -138,6 +138,24 @@ pub struct DropLog {
     pub marks_by_reason: [u64; DropReason::ALL.len()],
     /// Drop / loss / mark events (`metrics.events`); `None` when none is asked for.
     pub(crate) events: Option<Box<PacketEventLog>>,
+    /// Per flow index, packets this link dropped or lost on the wire (the invariant
+    /// auditor's segment accounting, `crate::audit`). Empty (not counted) unless the
+    /// auditor was switched on before the run started; then one bounds test per drop.
+    pub by_flow: Vec<FlowLosses>,
+}
+
+/// One flow's packets a link dropped (its queue) or lost (its wire), data segments and
+/// acks apart: `[data, ack]`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlowLosses {
+    pub dropped: [u64; 2],
+    pub lost: [u64; 2],
+}
+
+/// Index of `p` in [`FlowLosses`]' pairs: 0 for a data segment (or datagram), 1 for an ack.
+#[inline]
+pub fn kind_index(p: &Packet) -> usize {
+    !p.is_data() as usize
 }
 
 impl DropLog {
@@ -158,8 +176,19 @@ impl DropLog {
         if phase == Phase::Dequeue {
             self.dequeue_drops += 1;
         }
+        if let Some(c) = self.by_flow.get_mut(pkt.flow.index()) {
+            c.dropped[kind_index(pkt)] += 1;
+        }
         if let Some(e) = &mut self.events {
             e.push(EventKind::Drop, now, pkt, why.name(), phase.name());
+        }
+    }
+    /// Count a wire loss per flow (auditor only; see [`DropLog::by_flow`]), when the
+    /// link decides it.
+    #[inline]
+    pub fn count_loss(&mut self, pkt: &Packet) {
+        if let Some(c) = self.by_flow.get_mut(pkt.flow.index()) {
+            c.lost[kind_index(pkt)] += 1;
         }
     }
     /// Log a wire loss at `at` (the link counts it in `LinkStats::lost`).
@@ -268,6 +297,9 @@ pub trait QueueDisc {
     /// The next packet for the link, if any. May drop head packets on the way (CoDel).
     fn dequeue(&mut self, cx: &mut QueueCx) -> Option<Packet>;
     fn backlog(&self) -> Backlog;
+    /// Every packet the discipline holds, in any order (the invariant auditor counts them
+    /// per flow, `crate::audit`; never called on the packet path).
+    fn for_each_packet(&self, f: &mut dyn FnMut(&Packet));
     /// A wake-up asked for with [`QueueCx::wake_at`] is due. May drop queued packets; the
     /// link starts a transmission afterwards if it is idle and something is queued.
     fn on_wake(&mut self, _cx: &mut QueueCx) {}
@@ -316,6 +348,9 @@ impl DataAckQueues {
         } else {
             self.acks.push_back(pkt);
         }
+    }
+    pub(crate) fn for_each_packet(&self, f: &mut dyn FnMut(&Packet)) {
+        self.acks.iter().chain(self.data.iter()).for_each(f)
     }
     /// Take the head of the ack queue (`ack = true`) or the data queue.
     #[inline]
@@ -432,6 +467,9 @@ impl QueueDisc for AnyQueue {
     fn backlog(&self) -> Backlog {
         each_queue!(self, q => q.backlog())
     }
+    fn for_each_packet(&self, f: &mut dyn FnMut(&Packet)) {
+        each_queue!(self, q => q.for_each_packet(f))
+    }
     fn on_wake(&mut self, cx: &mut QueueCx) {
         each_queue!(self, q => q.on_wake(cx))
     }
@@ -480,6 +518,9 @@ pub(crate) mod tests {
         }
         fn backlog(&self) -> Backlog {
             self.backlog
+        }
+        fn for_each_packet(&self, f: &mut dyn FnMut(&Packet)) {
+            self.q.iter().for_each(f)
         }
         fn on_wake(&mut self, cx: &mut QueueCx) {
             self.wakes += 1;

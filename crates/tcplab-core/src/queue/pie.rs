@@ -124,8 +124,8 @@ impl PieSpec {
         if self.target.0 == SimDuration::ZERO {
             return err("target", "must be positive".into());
         }
-        if self.t_update.0 == SimDuration::ZERO {
-            return err("t_update", "must be positive".into());
+        if let Some(m) = crate::time::timer_period_too_short(self.t_update.0) {
+            return err("t_update", m);
         }
         for (k, v) in [("alpha", self.alpha), ("beta", self.beta)] {
             if !(v >= 0.0 && v.is_finite()) {
@@ -305,6 +305,9 @@ impl QueueDisc for Pie {
     }
     fn backlog(&self) -> Backlog {
         self.backlog
+    }
+    fn for_each_packet(&self, f: &mut dyn FnMut(&Packet)) {
+        self.q.iter().for_each(|(p, _)| f(p))
     }
     fn on_wake(&mut self, cx: &mut QueueCx) {
         let Some(t) = self.next_update else {
@@ -511,5 +514,23 @@ mod tests {
             "links.l.queue.ecn_threshold"
         );
         assert!(spec().build("links.l.queue").is_ok());
+    }
+
+    #[test]
+    fn a_picosecond_update_period_is_refused() {
+        // Fuzz regression fuzz/regressions/run_bounded/pie_t_update_1ps: a 1-ps timer
+        // fired 10^12 times per simulated second. 1 µs is the shortest accepted.
+        let with = |d: SimDuration| {
+            PieSpec {
+                t_update: DurationValue(d),
+                ..spec()
+            }
+            .build("links.l.queue")
+        };
+        let e = with(SimDuration(1)).err().unwrap();
+        assert_eq!(e.field, "links.l.queue.t_update");
+        assert!(e.reason.contains("shorter than 1us"), "{}", e.reason);
+        assert!(with(SimDuration(999_999)).is_err());
+        assert!(with(SimDuration::from_us(1)).is_ok());
     }
 }

@@ -388,6 +388,9 @@ impl QueueDisc for Red {
     fn backlog(&self) -> Backlog {
         self.backlog
     }
+    fn for_each_packet(&self, f: &mut dyn FnMut(&Packet)) {
+        self.q.iter().for_each(f)
+    }
     fn admission_only(&self) -> bool {
         true
     }

@@ -335,6 +335,9 @@ impl QueueDisc for Xcp {
     fn backlog(&self) -> Backlog {
         self.backlog
     }
+    fn for_each_packet(&self, f: &mut dyn FnMut(&Packet)) {
+        self.q.iter().for_each(f)
+    }
     fn admission_only(&self) -> bool {
         true
     }

@@ -39,6 +39,31 @@ fn good_scenario_builds() {
 fn each_mistake_names_its_field() {
     let cases: &[(&str, &str, &str, &str)] = &[
         // (replace, with, expected field, expected words)
+        // Fuzz regressions (run_bounded): a zero ssthresh, a zero retransmission timeout.
+        (
+            "cc = \"newreno\"",
+            "cc = \"newreno\"\ninit_ssthresh = 0",
+            "flows.f.init_ssthresh",
+            "less than one segment",
+        ),
+        (
+            "cc = \"newreno\"",
+            "cc = \"newreno\"\nrto_initial = \"0s\"\nrto_min = \"0s\"",
+            "flows.f.rto_initial",
+            "must be positive",
+        ),
+        (
+            "cc = \"newreno\"",
+            "cc = \"newreno\"\nmss = 1\nheader = 4294967295",
+            "flows.f.header",
+            "packet sizes are at most",
+        ),
+        (
+            "cc = \"newreno\"",
+            "cc = \"newreno\"\nrto_max = \"0s\"\nrto_min = \"0s\"",
+            "flows.f.rto_max",
+            "must be positive",
+        ),
         (
             "rate = \"100kbps\"",
             "rat = \"100kbps\"",

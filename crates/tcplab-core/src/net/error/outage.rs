@@ -117,6 +117,10 @@ impl PeriodicSpec {
     /// Validate and build (`field` = `outages.NAME`, `index` = its position in `[outages]`).
     pub fn build(&self, field: &str, seed: u64, index: u64) -> Result<Schedule, ScenarioError> {
         let period = positive(format!("{field}.period"), self.period.0)?;
+        // Two `LinkState` events per period.
+        if let Some(m) = crate::time::timer_period_too_short(period) {
+            return Err(ScenarioError::new(format!("{field}.period"), m));
+        }
         let from_end = self.period_from == PeriodFrom::End;
         let len = match (self.duration, self.mean) {
             (Some(d), None) => {
@@ -565,6 +569,15 @@ mod tests {
         let mut s = base.clone();
         s.period = dur(0);
         assert_eq!(err(s), "outages.h.period");
+        // A picosecond period: 2·10^12 link state changes per simulated second (a 10-s run
+        // did not finish in 30 s); 1 µs is the shortest accepted.
+        let mut s = base.clone();
+        (s.period, s.mean, s.duration) = (dur(1), None, Some(dur(1)));
+        let e = s.clone().build("outages.h", 1, 0).unwrap_err();
+        assert_eq!(e.field, "outages.h.period");
+        assert!(e.reason.contains("shorter than 1us"), "{}", e.reason);
+        s.period = dur(1_000_000);
+        assert!(s.build("outages.h", 1, 0).is_ok());
         let mut s = base.clone();
         s.cap = Some(dur(6 * S));
         assert_eq!(err(s), "outages.h.cap");

@@ -94,6 +94,27 @@ pub(super) fn flows(
                 ),
             ));
         }
+        if let Some(s) = fl.init_ssthresh.filter(|s| s.0 < fl.mss as u64) {
+            // A zero threshold was accepted and left ssthresh = 0 (fuzz regression
+            // run_bounded/init_ssthresh_0).
+            return Err(ScenarioError::new(
+                format!("{f}.init_ssthresh"),
+                format!(
+                    "{} bytes is less than one segment (mss = {})",
+                    s.0, fl.mss
+                ),
+            ));
+        }
+        // A zero timeout retransmits at the same instant forever (the backoff doubles 0):
+        // fuzz regression run_bounded/rto_initial_0.
+        for (k, d) in [("rto_initial", fl.rto_initial), ("rto_max", fl.rto_max)] {
+            if d.0 == SimDuration::ZERO {
+                return Err(ScenarioError::new(
+                    format!("{f}.{k}"),
+                    "must be positive (a zero timeout would fire again at the same instant forever)",
+                ));
+            }
+        }
         if fl.rto_min.0 > fl.rto_max.0 {
             return Err(ScenarioError::new(
                 format!("{f}.rto_min"),
@@ -264,6 +285,26 @@ pub(super) fn flows(
                     fl.mss
                 ),
             ));
+        }
+        // Packet sizes are u32: a segment (mss + header), an ack and a datagram must fit,
+        // or the size wraps (fuzz regression run_bounded/header_u32_max: 1 + (2^32 − 1)
+        // wrapped to 0-byte packets, sent without end at one instant).
+        let header = fl.header.unwrap_or(if udp { 28 } else { 40 }) as u64 + opt_data as u64;
+        let payload = match &fl.app {
+            crate::scenario::AppSpec::Cbr(a) if udp => a.packet_size,
+            crate::scenario::AppSpec::Onoff(a) if udp => a.packet_size,
+            _ => fl.mss,
+        } as u64;
+        for (k, size) in [
+            ("header", payload + header),
+            ("ack_size", fl.ack_size as u64 + opt_ack as u64),
+        ] {
+            if size > u32::MAX as u64 {
+                return Err(ScenarioError::new(
+                    format!("{f}.{k}"),
+                    format!("makes {size}-byte packets; packet sizes are at most {} bytes", u32::MAX),
+                ));
+            }
         }
         let tcp = TcpConfig {
             mss: fl.mss - opt_data,
