@@ -5,7 +5,9 @@
 //!                                  the suite: every scenario in its own child process
 //!                                  (so peak RSS is per scenario); TCPLAB_BENCH_QUICK=1 = --quick
 //! tcplab-bench run NAME SECONDS [--warmup S] [--access-limit N] [--init-ssthresh SIZE]
-//!                                  [--partial-ack-timer first|every]
+//!                                  [--partial-ack-timer first|every] [--sack true|false]
+//!                                  [--cc TOML] [--queue TOML] [--flow-keys TOML]
+//!                                  [--sample true|false] [--trace SECONDS]
 //!                                  one scenario in this process; prints one JSON line
 //!                                  (used by the suite and by bench/ns3_compare.py)
 //! tcplab-bench toml NAME SECONDS [--access-limit N]
@@ -30,6 +32,13 @@
 //! suite: v1, v4, v16 = 1, 4, 16 Vegas flows (alpha 1, beta 3, gamma 1), 10 Mb/s, 40 ms,
 //! 1500 B, 1000-packet buffer, init_cwnd 1; `run` adds the bottleneck queue sampled every
 //! 10 ms over [warmup, end] (`queue_samples`, packets waiting) and each flow's mean window.
+//!
+//! Options of `run` for the ns-3 cross-checks (bench/ns3_compare.py): `--cc` replaces the
+//! flows' `cc` value, `--queue` the bottleneck's queue table (e.g. `{ type = "codel" }`; its
+//! limit is the scenario's buffer unless the table gives one), `--flow-keys` adds TOML lines
+//! to every flow (e.g. `delayed_ack = "200ms"`), `--sample true` samples the bottleneck queue
+//! and windows every 10 ms over [warmup, end], `--trace S` records every flow's cwnd and
+//! ssthresh every S seconds from 0 (`cwnd_trace`).
 //!
 //! Access links run at 10x the bottleneck with 1 ms delay; the bottleneck delay makes up the
 //! rest of the RTT. Host access queues hold 1000 packets (Linux's default txqueuelen; they
@@ -74,6 +83,12 @@ struct Spec {
     sample_queue: bool,
     /// SACK with RFC 6675 recovery and PRR-SSRB (`sack = true`, the defaults with it).
     sack: bool,
+    /// The bottleneck's queue table as TOML (`None`: drop-tail with the buffer as limit).
+    queue: Option<&'static str>,
+    /// Extra TOML lines for every flow (`run --flow-keys`).
+    flow_keys: &'static str,
+    /// Record every flow's cwnd and ssthresh with this period from 0 (`run --trace`).
+    trace: Option<SimDuration>,
 }
 
 const SUITE: &[Spec] = &[
@@ -107,6 +122,9 @@ const SUITE_NEWRENO: [Spec; 5] = [
         init_cwnd: 10,
         sample_queue: false,
         sack: false,
+        queue: None,
+        flow_keys: "",
+        trace: None,
     },
     Spec {
         name: "b",
@@ -126,6 +144,9 @@ const SUITE_NEWRENO: [Spec; 5] = [
         init_cwnd: 10,
         sample_queue: false,
         sack: false,
+        queue: None,
+        flow_keys: "",
+        trace: None,
     },
     Spec {
         name: "c",
@@ -145,6 +166,9 @@ const SUITE_NEWRENO: [Spec; 5] = [
         init_cwnd: 10,
         sample_queue: false,
         sack: false,
+        queue: None,
+        flow_keys: "",
+        trace: None,
     },
     Spec {
         name: "d",
@@ -164,6 +188,9 @@ const SUITE_NEWRENO: [Spec; 5] = [
         init_cwnd: 10,
         sample_queue: false,
         sack: false,
+        queue: None,
+        flow_keys: "",
+        trace: None,
     },
     Spec {
         name: "e",
@@ -183,6 +210,9 @@ const SUITE_NEWRENO: [Spec; 5] = [
         init_cwnd: 10,
         sample_queue: false,
         sack: false,
+        queue: None,
+        flow_keys: "",
+        trace: None,
     },
 ];
 
@@ -245,6 +275,9 @@ const fn vegas_spec(name: &'static str, flows: usize) -> Spec {
         init_cwnd: 1,
         sample_queue: true,
         sack: false,
+        queue: None,
+        flow_keys: "",
+        trace: None,
     }
 }
 
@@ -300,9 +333,10 @@ fn dumbbell_toml(s: &Spec, seconds: f64, access_limit: u64) -> String {
     }
     t += &format!(
         "\n[links.bottleneck]\nfrom = \"r1\"\nto = \"r2\"\nrate = \"{r}bps\"\ndelay = \"{bdelay_us}us\"\n\
-         queue = {{ type = \"droptail\", limit = {bqueue} }}\n\
+         queue = {bq}\n\
          [links.bottleneck_rev]\nfrom = \"r2\"\nto = \"r1\"\nrate = \"{r}bps\"\ndelay = \"{bdelay_us}us\"\n",
-        r = s.rate
+        r = s.rate,
+        bq = bottleneck_queue(s, &bqueue)
     );
     for i in 0..s.flows {
         t += &format!(
@@ -311,7 +345,7 @@ fn dumbbell_toml(s: &Spec, seconds: f64, access_limit: u64) -> String {
              [links.r2_d{i}]\nfrom = \"r2\"\nto = \"d{i}\"\nrate = \"{a}bps\"\ndelay = \"1ms\"\n\
              [links.d{i}_r2]\nfrom = \"d{i}\"\nto = \"r2\"\nrate = \"{a}bps\"\ndelay = \"1ms\"\nqueue = {{ type = \"droptail\", limit = {access_limit} }}\n\
              [flows.f{i}]\nfrom = \"s{i}\"\nto = \"d{i}\"\ncc = {cc}\nmss = {mss}\nheader = 40\nack_size = 40\n\
-             init_cwnd = {icw}\n{ssthresh}{pat}{sack}rto_min = \"200ms\"\nrto_initial = \"1s\"\napp = {{ type = \"bulk\", start = \"{st}ms\" }}\n",
+             init_cwnd = {icw}\n{ssthresh}{pat}{sack}{keys}rto_min = \"200ms\"\nrto_initial = \"1s\"\napp = {{ type = \"bulk\", start = \"{st}ms\" }}\n",
             a = access.0,
             cc = s.cc,
             icw = s.init_cwnd,
@@ -325,10 +359,42 @@ fn dumbbell_toml(s: &Spec, seconds: f64, access_limit: u64) -> String {
                 ""
             },
             sack = if s.sack { "sack = true\n" } else { "" },
+            keys = flow_keys(s),
             st = i * 7 % 100
         );
     }
     t
+}
+
+/// The bottleneck's queue table: drop-tail with the buffer as limit, or `s.queue` (given
+/// the buffer as its `limit` unless it names one).
+fn bottleneck_queue(s: &Spec, limit: &str) -> String {
+    match s.queue {
+        None => format!("{{ type = \"droptail\", limit = {limit} }}"),
+        Some(q) => {
+            let mut t: toml::Table = toml::from_str(&format!("q = {q}"))
+                .unwrap_or_else(|e| die(&format!("--queue: {e}")));
+            let Some(toml::Value::Table(q)) = t.remove("q") else {
+                die("--queue must be a TOML table such as { type = \"codel\" }")
+            };
+            let mut out = q.clone();
+            if !out.contains_key("limit") {
+                let v: toml::Table = toml::from_str(&format!("l = {limit}")).expect("limit");
+                out.insert("limit".into(), v["l"].clone());
+            }
+            let items: Vec<String> = out.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+            format!("{{ {} }}", items.join(", "))
+        }
+    }
+}
+
+/// `s.flow_keys` as lines ending in a newline.
+fn flow_keys(s: &Spec) -> String {
+    s.flow_keys
+        .split('\n')
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| format!("{}\n", l.trim()))
+        .collect()
 }
 
 /// Peak resident set size of this process in KiB (VmHWM), 0 where /proc is missing.
@@ -422,8 +488,25 @@ fn run_one(
         .position(|l| l.name == "bottleneck")
         .expect("bottleneck link");
     let warm = SimTime(0) + SimDuration::from_secs_f64(warmup.min(seconds));
+    let end = SimTime(0) + SimDuration::from_secs_f64(seconds);
+    // `--trace`: every flow's cwnd and ssthresh (bytes) at multiples of the period.
+    let mut trace: Vec<Vec<[u64; 2]>> = vec![Vec::new(); b.sim.flows.len()];
+    let mut next_trace = SimTime(0);
+    let mut advance = |sim: &mut tcplab_core::sim::Sim, to: SimTime| {
+        if let Some(p) = s.trace {
+            while next_trace <= to && next_trace < end {
+                sim.run_until(next_trace);
+                for (tr, f) in trace.iter_mut().zip(&sim.flows) {
+                    let st = f.tcp().map_or(0, |(snd, _)| snd.cc.ssthresh());
+                    tr.push([f.window(), st]);
+                }
+                next_trace += p;
+            }
+        }
+        sim.run_until(to);
+    };
     let t0 = Instant::now();
-    b.sim.run_until(warm);
+    advance(&mut b.sim, warm);
     let g0: Vec<u64> = b
         .sim
         .flows
@@ -432,16 +515,16 @@ fn run_one(
         .collect();
     let busy0 = b.sim.links[bott].busy_time(warm).0;
     let txb0 = b.sim.links[bott].stats.tx_bytes;
+    let (drops0, marks0) = (b.sim.links[bott].drops.packets, b.sim.links[bott].drops.marks);
     // Packets waiting in the bottleneck queue (not the one being transmitted: the FIFO is
     // work-conserving, so a non-empty link is transmitting its head), as ns-3's
     // `Queue::GetNPackets()`; and each flow's window in segments.
     let mut queue_samples: Vec<u32> = Vec::new();
     let mut cwnd_sums = vec![0.0f64; b.sim.flows.len()];
     if s.sample_queue {
-        let end = SimTime(0) + SimDuration::from_secs_f64(seconds);
         let mut t = warm;
         while t < end {
-            b.sim.run_until(t);
+            advance(&mut b.sim, t);
             let l = &mut b.sim.links[bott];
             l.settle(t);
             queue_samples.push(l.occupancy().0.saturating_sub(1));
@@ -451,6 +534,7 @@ fn run_one(
             t += QUEUE_SAMPLE;
         }
     }
+    advance(&mut b.sim, end);
     b.sim.run();
     let wall = t0.elapsed().as_secs_f64();
     let sim = &b.sim;
@@ -509,6 +593,9 @@ fn run_one(
         "jain": jain(&per_flow),
         "drops": drops,
         "bottleneck_drops": l.drops.packets,
+        "bottleneck_marks": l.drops.marks,
+        "bottleneck_drops_window": l.drops.packets - drops0,
+        "bottleneck_marks_window": l.drops.marks - marks0,
         "timeouts": sim.flows.iter().filter_map(|f| f.tcp()).map(|(s, _)| s.stats.timeouts).sum::<u64>(),
         "fast_retransmits": sim.flows.iter().filter_map(|f| f.tcp()).map(|(s, _)| s.stats.fast_retransmits).sum::<u64>(),
         "retransmits": sim.flows.iter().filter_map(|f| f.tcp()).map(|(s, _)| s.stats.retransmits).sum::<u64>(),
@@ -520,6 +607,19 @@ fn run_one(
     v["cc"] = s.cc.into();
     v["sack"] = s.sack.into();
     v["init_cwnd"] = s.init_cwnd.into();
+    v["queue"] = s.queue.unwrap_or("droptail").into();
+    v["flow_keys"] = s.flow_keys.into();
+    if let Some(p) = s.trace {
+        v["trace_s"] = p.as_secs_f64().into();
+        v["cwnd_trace"] = trace.into();
+    }
+    v["per_flow_retransmits"] = sim
+        .flows
+        .iter()
+        .filter_map(|f| f.tcp())
+        .map(|(s, _)| s.stats.retransmits)
+        .collect::<Vec<_>>()
+        .into();
     if s.sample_queue {
         let n = queue_samples.len().max(1) as f64;
         v["queue_sample_s"] = QUEUE_SAMPLE.as_secs_f64().into();
@@ -729,6 +829,18 @@ fn parse_opts(rest: &[String], s: &mut Spec) -> (f64, u64) {
                         .unwrap_or_else(|e| die(&format!("--init-ssthresh: {e}"))),
                 )
             }
+            "--sack" => s.sack = parse_bool(a, v),
+            "--sample" => s.sample_queue = parse_bool(a, v),
+            "--cc" => s.cc = Box::leak(v.clone().into_boxed_str()),
+            "--queue" => s.queue = Some(Box::leak(v.clone().into_boxed_str())),
+            "--flow-keys" => s.flow_keys = Box::leak(v.clone().into_boxed_str()),
+            "--trace" => {
+                let p: f64 = v.parse().unwrap_or_else(|_| die("--trace SECONDS"));
+                if p <= 0.0 {
+                    die("--trace must be positive");
+                }
+                s.trace = Some(SimDuration::from_secs_f64(p));
+            }
             "--partial-ack-timer" => {
                 s.impatient = match v.as_str() {
                     "first" => true,
@@ -740,6 +852,14 @@ fn parse_opts(rest: &[String], s: &mut Spec) -> (f64, u64) {
         }
     }
     (warmup, access_limit)
+}
+
+fn parse_bool(opt: &str, v: &str) -> bool {
+    match v {
+        "true" => true,
+        "false" => false,
+        _ => die(&format!("{opt} true|false")),
+    }
 }
 
 fn main() {
