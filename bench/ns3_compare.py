@@ -309,7 +309,7 @@ def _aqm(base: str, tl_queue: str, ns3_qdisc: str, ns3_defaults: str) -> dict:
 
 def dctcp_k(base: str) -> int:
     """Marking threshold K for DCTCP runs: the BDP/7 guideline of Alizadeh et al. 2010."""
-    return {"a": 48, "b": 476}[base]
+    return {"a": 48, "a4": 48, "b": 476}[base]
 
 
 ALGO_CASES: dict[str, dict] = {}
@@ -326,8 +326,8 @@ def _case(name, base, runs, cc, ns3_cc, sack=True, queue=None, flow_keys="", ns3
 # (full secs, warmup), (quick secs, warmup). ns-3 needs ~0.2 wall s per simulated s on a and
 # 2-3 on b (16 flows at 1 Gb/s), plus ~20 s to load.
 RUN_A = ((60.0, 20.0), (30.0, 10.0))
-RUN_B = ((30.0, 10.0), (15.0, 5.0))
-for _b, _r in (("a", RUN_A), ("b", RUN_B)):
+RUN_B = ((30.0, 10.0), (10.0, 4.0))
+for _b, _r in (("a", RUN_A), ("a4", RUN_A), ("b", RUN_B)):
     _case(f"{_b}-cubic-nosack", _b, _r, '"cubic"', "cubic", sack=False,
           note="the known gap: no SACK, both sides' HyStart on")
     _case(f"{_b}-cubic-nosack-nohs", _b, _r, '{ algorithm = "cubic", hystart = false }', "cubic",
@@ -367,9 +367,9 @@ for _b, _r in (("a", RUN_A), ("b", RUN_B)):
     _case(f"{_b}-scalable-nosack", _b, _r, '{ algorithm = "scalable", a = 0.02 }', "scalable",
           sack=False)
 
-ALGO_DEFAULT = ("a-cubic-sack", "b-newreno-sack", "b-cubic-sack", "b-dctcp", "b-codel",
-                "b-fq_codel", "b-pie", "a-westwoodplus", "b-westwoodplus", "a-scalable",
-                "b-scalable")
+ALGO_DEFAULT = ("a-cubic-nosack", "a-cubic-sack", "a4-newreno-sack", "a4-cubic-sack",
+                "a4-dctcp", "a4-codel", "a4-fq_codel", "a4-pie", "a-westwoodplus",
+                "a4-westwoodplus", "a-scalable", "a4-scalable", "b-newreno-sack", "b-cubic-sack")
 
 
 def delay_stats(q: list[int], pkt_ms: float) -> dict:

@@ -40,6 +40,8 @@
 //! and windows every 10 ms over [warmup, end], `--trace S` records every flow's cwnd and
 //! ssthresh every S seconds from 0 (`cwnd_trace`).
 //!
+//! a4 (for `bench/ns3_compare.py --algo`, not in the suite): a with 4 flows.
+//!
 //! Access links run at 10x the bottleneck with 1 ms delay; the bottleneck delay makes up the
 //! rest of the RTT. Host access queues hold 1000 packets (Linux's default txqueuelen; they
 //! never fill in these runs since the access links are 10x faster, see docs/performance.md).
@@ -281,6 +283,15 @@ const fn vegas_spec(name: &'static str, flows: usize) -> Spec {
     }
 }
 
+/// a4: scenario a with 4 flows (100 Mb/s, 40 ms, 1 BDP = 333 packets) for the ns-3
+/// cross-checks of `bench/ns3_compare.py --algo` that need several flows (fairness, FQ-CoDel)
+/// at a cost ns-3 can run in minutes. Not part of the speed suite.
+const NS3_SUITE: &[Spec] = &[Spec {
+    name: "a4",
+    flows: 4,
+    ..SUITE_NEWRENO[0]
+}];
+
 /// Sampling period of the queue and windows in runs with `sample_queue`.
 const QUEUE_SAMPLE: SimDuration = SimDuration::from_ms(10);
 
@@ -293,10 +304,11 @@ fn spec(name: &str) -> Spec {
         .iter()
         .chain(VEGAS_SUITE)
         .chain(CUBIC_SUITE)
+        .chain(NS3_SUITE)
         .find(|s| s.name == name)
         .unwrap_or_else(|| {
             die(&format!(
-                "unknown scenario '{name}' (a, b, c, d, e; SACK: bs, cs, ds, es; CUBIC: a-cubic .. e-cubic; Vegas: v1, v4, v16)"
+                "unknown scenario '{name}' (a, b, c, d, e; SACK: bs, cs, ds, es; CUBIC: a-cubic .. e-cubic; Vegas: v1, v4, v16; ns-3 --algo: a4)"
             ))
         })
 }
