@@ -297,6 +297,8 @@ def vegas(a, python: str) -> int:
 # (RFC 6675 recovery with PRR-SSRB) and ns-3 `Sack=true` with `TcpPrrRecovery` (its default
 # reduction bound is SSRB).
 NS3_SACK = {"sack": True, "recovery": "ns3::TcpPrrRecovery"}
+# With SACK, tcplab's flows set `rto_unsacked_flight = true`: at a timeout ns-3's algorithms
+# get BytesInFlight (RFC 6675 pipe), which leaves out SACKed bytes.
 # A queue disc under test sits on the bottleneck (r1 -> r2) with a 1-packet device queue
 # below it (ns-3's PointToPoint default is a 100-packet DropTail device queue that the queue
 # disc cannot see; tcplab has one queue per link). Every AQM's limit is the scenario's buffer
@@ -319,6 +321,9 @@ def _case(name, base, runs, cc, ns3_cc, sack=True, queue=None, flow_keys="", ns3
           note=""):
     ex = dict(NS3_SACK) if sack else {}
     ex.update(ns3_extra or {})
+    if sack:
+        # ns-3 computes ssthresh at a timeout from BytesInFlight (pipe: SACKed bytes left out).
+        flow_keys = "\n".join(k for k in (flow_keys, "rto_unsacked_flight = true") if k)
     ALGO_CASES[name] = {"base": base, "runs": runs, "cc": cc, "ns3_cc": ns3_cc, "sack": sack,
                         "queue": queue, "flow_keys": flow_keys, "ns3_extra": ex, "note": note}
 

@@ -67,6 +67,9 @@ pub struct TcpConfig {
     /// RFC 6675 NextSeg rule 3: when neither a lost segment nor new data can be sent,
     /// retransmit the next unSACKed segment not yet deemed lost.
     pub nextseg_rule3: bool,
+    /// RFC 6675 recovery: at a retransmission timeout the algorithm's FlightSize is
+    /// `snd_max − snd_una − SACKed bytes` instead of `snd_max − snd_una`.
+    pub rto_unsacked_flight: bool,
 }
 
 /// The sender's loss recovery.
@@ -164,6 +167,7 @@ impl Default for TcpConfig {
             recovery: Recovery::NewReno,
             prr: Prr::Ssrb,
             nextseg_rule3: false,
+            rto_unsacked_flight: false,
         }
     }
 }

@@ -172,12 +172,14 @@ impl TcpSender {
             retx_pending: false,
             retx_high: 0,
             sack: (cfg.recovery == Recovery::Rfc6675).then(|| {
-                Box::new(SackState::new(
+                let mut st = SackState::new(
                     cfg.dupack_threshold,
                     cfg.mss,
                     cfg.prr,
                     cfg.nextseg_rule3,
-                ))
+                );
+                st.rto_unsacked = cfg.rto_unsacked_flight;
+                Box::new(st)
             }),
             sack_out: false,
         }
@@ -692,7 +694,13 @@ impl TcpSender {
             return;
         }
         self.stats.timeouts += 1;
-        let view = self.view();
+        let mut view = self.view();
+        if let Some(st) = self.sack.as_deref().filter(|st| st.rto_unsacked) {
+            // `rto_unsacked_flight`: RFC 5681 eq. (4) bounds ssthresh by FlightSize/2 ("no
+            // more than"); the bytes the receiver has SACKed have left the network
+            // (docs/tcp.md, "Retransmission timeout").
+            view.in_flight = view.in_flight.saturating_sub(st.sb.sacked());
+        }
         self.cc.on_congestion(now, Congestion::Timeout, &view);
         self.rtt.back_off();
         self.state = CaState::Loss;

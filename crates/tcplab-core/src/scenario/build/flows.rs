@@ -136,6 +136,12 @@ pub(super) fn flows(
                 "applies to SACK recovery only: needs sack = true and recovery = \"rfc6675\"",
             ));
         }
+        if fl.rto_unsacked_flight && recovery != Recovery::Rfc6675 {
+            return Err(ScenarioError::new(
+                format!("{f}.rto_unsacked_flight"),
+                "applies to SACK recovery only: needs sack = true and recovery = \"rfc6675\"",
+            ));
+        }
         if fl.ecn_retransmits && !fl.ecn {
             return Err(ScenarioError::new(
                 format!("{f}.ecn_retransmits"),
@@ -267,6 +273,7 @@ pub(super) fn flows(
             recovery,
             prr,
             nextseg_rule3: fl.nextseg_rule3,
+            rto_unsacked_flight: fl.rto_unsacked_flight,
         };
         let algo = fl.cc.build(
             &format!("{f}.cc"),
