@@ -3,6 +3,7 @@
 
     python bench/ns3_compare.py [--quick] [--only a,b] [--json FILE] [--tcplab-bench PATH]
     python bench/ns3_compare.py --vegas [--quick] [--only v1,v4] [--json FILE]
+    python bench/ns3_compare.py --algo CASE,...|default [--quick] [--trace S] [--json FILE]
 
 Needs the PyPI package `ns3` (cppyy bindings) importable by this Python; `make bench-ns3`
 creates target/ns3-venv with it. Where ns-3 cannot be imported it prints why and exits 0.
@@ -27,6 +28,15 @@ min-max against Vegas's N·alpha..N·beta, utilisation, Jain, per-flow goodput a
 Agreement: mean queue within N·alpha packets, utilisation within 3 %, Jain within 0.05, every
 flow's goodput within 10 % of the fair share. docs/performance.md ("Vegas against ns-3")
 traces the differences to the two implementations.
+
+--algo (`make bench-ns3-algo CASES=...`): today's TCP and AQMs (issue 16: SACK NewReno, CUBIC,
+DCTCP with step marking, CoDel, FQ-CoDel, PIE) and Westwood+/Scalable (issue 14) against ns-3's
+TcpCubic, TcpDctcp + RedQueueDisc, CoDelQueueDisc, FqCoDelQueueDisc, PieQueueDisc,
+TcpWestwoodPlus, TcpScalable on scenarios a, a4 (a with 4 flows) and b; ALGO_CASES below says
+what each case sets on both sides. Printed per case: goodput, utilisation, Jain, drops and CE
+marks in the window, fast retransmits, timeouts, retransmissions, queue-delay distribution
+and per-flow goodput; --trace S records every flow's cwnd/ssthresh on both sides into the
+JSON. docs/performance.md ("Today's TCP and AQMs against ns-3") traces the differences.
 """
 from __future__ import annotations
 
@@ -156,6 +166,7 @@ def ns3_child(spec: dict, secs: float, warmup: float) -> dict:
         "bottleneck_marks_window": int(r.bottleneck_marks_window),
         "per_flow_recoveries": [int(x) for x in r.recoveries],
         "per_flow_timeouts": [int(x) for x in r.losses],
+        "per_flow_ecn_reductions": [int(x) for x in r.cwr],
         "per_flow_retransmits": [int(x) for x in r.retransmits],
         "per_flow_recoveries_at_recover": [int(x) for x in r.recoveries_at_recover],
         "cong_events": [list(r.cong_events[k:k + 3]) for k in range(0, len(r.cong_events), 3)],
@@ -481,7 +492,8 @@ def main() -> int:
     ap.add_argument("--vegas", action="store_true", help="Vegas cross-check (v1, v4, v16)")
     ap.add_argument("--algo", default=None,
                     help="comma-separated --algo cases (or 'default'): CUBIC, SACK NewReno, "
-                         "DCTCP, CoDel, FQ-CoDel, PIE, Westwood+, Scalable against ns-3")
+                         "DCTCP, CoDel, FQ-CoDel, PIE, Westwood+, Scalable against ns-3; "
+                         f"known: {', '.join(ALGO_CASES)}")
     ap.add_argument("--trace", type=float, default=0.0,
                     help="--algo: record every flow's cwnd/ssthresh with this period (s)")
     ap.add_argument("--json", dest="json_out")

@@ -66,6 +66,7 @@ struct Result
     uint64_t bottleneck_marks_window = 0;
     std::vector<uint32_t> recoveries;
     std::vector<uint32_t> losses;
+    std::vector<uint32_t> cwr; // entries into CA_CWR (ECN-Echo reductions)
     std::vector<uint32_t> retransmits;
     std::vector<uint32_t> trace_cwnd;
     std::vector<uint32_t> trace_ssthresh;
@@ -93,6 +94,7 @@ static uint64_t g_marks0 = 0;
 static std::vector<uint32_t> g_ssthresh;
 static std::vector<uint32_t> g_recoveries;
 static std::vector<uint32_t> g_losses;
+static std::vector<uint32_t> g_cwr;
 static std::vector<uint32_t> g_retx;
 static std::vector<uint64_t> g_high; // per flow, highest sequence end sent
 static std::vector<uint32_t> g_high_rx_ack;
@@ -176,6 +178,11 @@ CongStateChange(size_t i,
         g_events.push_back(ns3::Simulator::Now().GetSeconds());
         g_events.push_back((double)i);
         g_events.push_back(at ? 3 : 1);
+    }
+    else if (now == ns3::TcpSocketState::CA_CWR)
+    {
+        g_cwr[i]++; // ECN-Echo reductions (TcpSocketBase::EnterCwr)
+        return;
     }
     else if (now == ns3::TcpSocketState::CA_LOSS)
     {
@@ -320,6 +327,7 @@ Run(int flows,
     g_ssthresh.assign(flows, init_ssthresh);
     g_recoveries.assign(flows, 0);
     g_losses.assign(flows, 0);
+    g_cwr.assign(flows, 0);
     g_retx.assign(flows, 0);
     g_high.assign(flows, 0);
     g_trace_cwnd.clear();
@@ -542,6 +550,7 @@ Run(int flows,
     }
     r.recoveries = g_recoveries;
     r.losses = g_losses;
+    r.cwr = g_cwr;
     r.retransmits = g_retx;
     r.trace_cwnd = g_trace_cwnd;
     r.recoveries_at_recover = g_at_recover;

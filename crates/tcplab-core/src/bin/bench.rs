@@ -611,6 +611,7 @@ fn run_one(
         "timeouts": sim.flows.iter().filter_map(|f| f.tcp()).map(|(s, _)| s.stats.timeouts).sum::<u64>(),
         "fast_retransmits": sim.flows.iter().filter_map(|f| f.tcp()).map(|(s, _)| s.stats.fast_retransmits).sum::<u64>(),
         "retransmits": sim.flows.iter().filter_map(|f| f.tcp()).map(|(s, _)| s.stats.retransmits).sum::<u64>(),
+        "ecn_reductions": sim.flows.iter().filter_map(|f| f.tcp()).map(|(s, _)| s.stats.ecn_reductions).sum::<u64>(),
         "max_access_queue_packets": max_access_q,
         "max_sack_ranges": sim.flows.iter().filter_map(|f| f.tcp()).filter_map(|(s, _)| s.sack_state()).map(|st| st.sb.max_ranges()).max().unwrap_or(0),
         "max_bottleneck_queue_packets": l.stats.max_queue_packets,
