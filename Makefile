@@ -19,7 +19,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?= -1
 FUZZ_TARGETS ?= scenario_toml scenario_json units run_bounded
 
-.PHONY: fuzz fuzz-merge reproduce reproduce-all test test-rust test-python bench bench-ns3 bench-ns3-vegas bench-sweep kernel-compare schema develop clean
+.PHONY: fuzz fuzz-merge reproduce reproduce-all test test-rust test-python bench bench-ns3 bench-ns3-vegas bench-ns3-algo bench-sweep kernel-compare schema develop clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -71,6 +71,12 @@ bench-ns3: $(NS3_VENV)/.stamp
 bench-ns3-vegas: $(NS3_VENV)/.stamp
 	cargo build --release -q -p tcplab-core --bin tcplab-bench
 	$(NS3_VENV)/bin/python bench/ns3_compare.py --vegas $(if $(QUICK),--quick)
+
+# Today's TCP and AQMs (CUBIC, SACK, DCTCP, CoDel, FQ-CoDel, PIE) and Westwood+/Scalable
+# against ns-3 (docs/performance.md, "Today's TCP and AQMs against ns-3"). CASES=a,b,... picks.
+bench-ns3-algo: $(NS3_VENV)/.stamp
+	cargo build --release -q -p tcplab-core --bin tcplab-bench
+	$(NS3_VENV)/bin/python bench/ns3_compare.py --algo $(or $(CASES),default) $(if $(QUICK),--quick)
 
 # Serial vs parallel: N independent runs on every core (binary pool and tcplab.sweep).
 bench-sweep: $(BUILT)

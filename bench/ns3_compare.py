@@ -3,6 +3,7 @@
 
     python bench/ns3_compare.py [--quick] [--only a,b] [--json FILE] [--tcplab-bench PATH]
     python bench/ns3_compare.py --vegas [--quick] [--only v1,v4] [--json FILE]
+    python bench/ns3_compare.py --algo CASE,...|default [--quick] [--trace S] [--json FILE]
 
 Needs the PyPI package `ns3` (cppyy bindings) importable by this Python; `make bench-ns3`
 creates target/ns3-venv with it. Where ns-3 cannot be imported it prints why and exits 0.
@@ -27,6 +28,15 @@ min-max against Vegas's N·alpha..N·beta, utilisation, Jain, per-flow goodput a
 Agreement: mean queue within N·alpha packets, utilisation within 3 %, Jain within 0.05, every
 flow's goodput within 10 % of the fair share. docs/performance.md ("Vegas against ns-3")
 traces the differences to the two implementations.
+
+--algo (`make bench-ns3-algo CASES=...`): today's TCP and AQMs (issue 16: SACK NewReno, CUBIC,
+DCTCP with step marking, CoDel, FQ-CoDel, PIE) and Westwood+/Scalable (issue 14) against ns-3's
+TcpCubic, TcpDctcp + RedQueueDisc, CoDelQueueDisc, FqCoDelQueueDisc, PieQueueDisc,
+TcpWestwoodPlus, TcpScalable on scenarios a, a4 (a with 4 flows) and b; ALGO_CASES below says
+what each case sets on both sides. Printed per case: goodput, utilisation, Jain, drops and CE
+marks in the window, fast retransmits, timeouts, retransmissions, queue-delay distribution
+and per-flow goodput; --trace S records every flow's cwnd/ssthresh on both sides into the
+JSON. docs/performance.md ("Today's TCP and AQMs against ns-3") traces the differences.
 """
 from __future__ import annotations
 
@@ -113,14 +123,22 @@ def ns3_child(spec: dict, secs: float, warmup: float) -> dict:
 
     cppyy.cppdef((HERE / "ns3_dumbbell.cc").read_text())
     load_s = time.perf_counter() - t0
-    cc = cc_params(spec)
+    cc = cc_params(spec) if "ns3_cc" not in spec else {"algorithm": spec["ns3_cc"]}
     sample_s = float(spec["queue_sample_s"]) if "queue_samples" in spec else 0.0
+    extra = cppyy.gbl.tcplab_ns3.Extra()
+    ex = dict(spec.get("ns3_extra", {}))
+    if cc["algorithm"] == "bbr":  # TcpBbr as tcplab's a-bbr runs it: SACK with PRR
+        for k, v in NS3_SACK.items():
+            ex.setdefault(k, v)
+    for k, v in ex.items():
+        setattr(extra, k, v)
     r = cppyy.gbl.tcplab_ns3.Run(
         int(spec["flows"]), int(spec["rate_bps"]), int(spec["bottleneck_delay_us"]),
         int(spec["mss"]), str(spec["bottleneck_buffer"]), int(spec["access_limit_packets"]),
         snd_buf(spec), int(spec.get("init_ssthresh_bytes") or 0xFFFFFFFF),
         float(secs), float(warmup), cc["algorithm"], int(spec.get("init_cwnd", 10)),
-        int(cc.get("alpha", 0)), int(cc.get("beta", 0)), int(cc.get("gamma", 0)), sample_s)
+        int(cc.get("alpha", 0)), int(cc.get("beta", 0)), int(cc.get("gamma", 0)), sample_s,
+        extra)
     window = secs - warmup
     per_flow = [b * 8.0 / window for b in r.rx_window_bytes]
     wall = r.wall_seconds
@@ -150,7 +168,22 @@ def ns3_child(spec: dict, secs: float, warmup: float) -> dict:
         "snd_buf_bytes": snd_buf(spec),
         "queue_samples": [int(q) for q in r.queue_samples],
         "per_flow_mean_cwnd_segments": [float(c) for c in r.cwnd_mean_segments],
+        "bottleneck_marks": int(r.bottleneck_marks),
+        "bottleneck_drops_window": int(r.bottleneck_drops_window),
+        "bottleneck_marks_window": int(r.bottleneck_marks_window),
+        "per_flow_recoveries": [int(x) for x in r.recoveries],
+        "per_flow_timeouts": [int(x) for x in r.losses],
+        "per_flow_ecn_reductions": [int(x) for x in r.cwr],
+        "per_flow_retransmits": [int(x) for x in r.retransmits],
+        "per_flow_recoveries_at_recover": [int(x) for x in r.recoveries_at_recover],
+        "cong_events": [list(r.cong_events[k:k + 3]) for k in range(0, len(r.cong_events), 3)],
+        "cwnd_trace": trace_pairs(list(r.trace_cwnd), list(r.trace_ssthresh), spec["flows"]),
     }
+
+
+def trace_pairs(cwnd: list[int], ssth: list[int], flows: int) -> list[list[list[int]]]:
+    """ns-3's flattened trace (sample-major) as tcplab-bench's: per flow, [cwnd, ssthresh]."""
+    return [[[cwnd[k], ssth[k]] for k in range(i, len(cwnd), flows)] for i in range(flows)]
 
 
 def cc_params(spec: dict) -> dict:
@@ -274,12 +307,202 @@ def vegas(a, python: str) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------------------------
+# --algo: today's TCP and AQMs (issue 16) and Westwood+/Scalable (issue 14) against ns-3
+
+# TCP both sides run unless a case says otherwise: the harness's (every segment acked, initial
+# window 10, RTO min 200 ms, no timestamps, no limited transmit). "SACK" = tcplab `sack = true`
+# (RFC 6675 recovery with PRR-SSRB) and ns-3 `Sack=true` with `TcpPrrRecovery` (its default
+# reduction bound is SSRB).
+NS3_SACK = {"sack": True, "recovery": "ns3::TcpPrrRecovery"}
+# With SACK, tcplab's flows set `rto_unsacked_flight = true`: at a timeout ns-3's algorithms
+# get BytesInFlight (RFC 6675 pipe), which leaves out SACKed bytes.
+# A queue disc under test sits on the bottleneck (r1 -> r2) with a 1-packet device queue
+# below it (ns-3's PointToPoint default is a 100-packet DropTail device queue that the queue
+# disc cannot see; tcplab has one queue per link). Every AQM's limit is the scenario's buffer
+# (1 BDP) on both sides, not ns-3's defaults (CoDel 1500p, FQ-CoDel 10240p, PIE 25p).
+
+
+def _aqm(base: str, tl_queue: str, ns3_qdisc: str, ns3_defaults: str) -> dict:
+    return {"queue": tl_queue, "ns3_extra": {"qdisc": ns3_qdisc, "defaults": ns3_defaults}}
+
+
+def dctcp_k(base: str) -> int:
+    """Marking threshold K for DCTCP runs: the BDP/7 guideline of Alizadeh et al. 2010."""
+    return {"a": 48, "a4": 48, "b": 476}[base]
+
+
+ALGO_CASES: dict[str, dict] = {}
+
+
+def _case(name, base, runs, cc, ns3_cc, sack=True, queue=None, flow_keys="", ns3_extra=None,
+          note=""):
+    ex = dict(NS3_SACK) if sack else {}
+    ex.update(ns3_extra or {})
+    if sack:
+        # ns-3 computes ssthresh at a timeout from BytesInFlight (pipe: SACKed bytes left out).
+        flow_keys = "\n".join(k for k in (flow_keys, "rto_unsacked_flight = true") if k)
+    ALGO_CASES[name] = {"base": base, "runs": runs, "cc": cc, "ns3_cc": ns3_cc, "sack": sack,
+                        "queue": queue, "flow_keys": flow_keys, "ns3_extra": ex, "note": note}
+
+
+# (full secs, warmup), (quick secs, warmup). ns-3 needs ~0.2 wall s per simulated s on a and
+# 2-3 on b (16 flows at 1 Gb/s), plus ~20 s to load.
+RUN_A = ((60.0, 20.0), (30.0, 10.0))
+RUN_B = ((30.0, 10.0), (10.0, 4.0))
+for _b, _r in (("a", RUN_A), ("a4", RUN_A), ("b", RUN_B)):
+    _case(f"{_b}-cubic-nosack", _b, _r, '"cubic"', "cubic", sack=False,
+          note="the known gap: no SACK, both sides' HyStart on")
+    _case(f"{_b}-cubic-nosack-nohs", _b, _r, '{ algorithm = "cubic", hystart = false }', "cubic",
+          sack=False, ns3_extra={"defaults": "ns3::TcpCubic::HyStart=false"})
+    _case(f"{_b}-newreno-sack", _b, _r, '"newreno"', "newreno")
+    _case(f"{_b}-cubic-sack", _b, _r, '"cubic"', "cubic")
+    _case(f"{_b}-cubic-sack-nohs", _b, _r, '{ algorithm = "cubic", hystart = false }', "cubic",
+          ns3_extra={"defaults": "ns3::TcpCubic::HyStart=false"})
+    _k = dctcp_k(_b)
+    _case(f"{_b}-dctcp", _b, _r, '"dctcp"', "dctcp", flow_keys="ecn = true",
+          queue=f'{{ type = "droptail", mark_threshold = {_k} }}',
+          ns3_extra={"qdisc": "ns3::RedQueueDisc",
+                     "defaults": f"ns3::RedQueueDisc::UseEcn=true;ns3::RedQueueDisc::UseHardDrop=false;"
+                                 f"ns3::RedQueueDisc::Gentle=false;ns3::RedQueueDisc::QW=1;"
+                                 f"ns3::RedQueueDisc::MinTh={_k};ns3::RedQueueDisc::MaxTh={_k};"
+                                 f"ns3::RedQueueDisc::MeanPktSize=1500;"
+                                 f"ns3::RedQueueDisc::MaxSize={{buffer}}"})
+    _case(f"{_b}-codel", _b, _r, '"newreno"', "newreno", queue='{ type = "codel" }',
+          ns3_extra={"qdisc": "ns3::CoDelQueueDisc",
+                     "defaults": "ns3::CoDelQueueDisc::MaxSize={buffer}"})
+    _case(f"{_b}-fq_codel", _b, _r, '"newreno"', "newreno",
+          queue='{ type = "fq_codel", ecn = false }',
+          ns3_extra={"qdisc": "ns3::FqCoDelQueueDisc",
+                     "defaults": "ns3::FqCoDelQueueDisc::MaxSize={buffer}"})
+    _case(f"{_b}-pie", _b, _r, '"newreno"', "newreno",
+          queue='{ type = "pie", mean_packet_size = 1000 }',
+          ns3_extra={"qdisc": "ns3::PieQueueDisc",
+                     "defaults": "ns3::PieQueueDisc::MaxSize={buffer}"})
+    _case(f"{_b}-westwoodplus", _b, _r, '{ algorithm = "westwood", estimator = "plus" }',
+          "westwoodplus")
+    # ns-3's TcpScalable adds one segment per min(cwnd, AIFactor = 50) acked segments: a =
+    # 0.02 per ack above 50 segments (Linux's TCP_SCALABLE_AI_CNT); tcplab's default is Kelly's
+    # 0.01, so these runs set a = 0.02. b = 0.125 on both (MDFactor).
+    _case(f"{_b}-scalable", _b, _r, '{ algorithm = "scalable", a = 0.02 }', "scalable")
+    _case(f"{_b}-westwoodplus-nosack", _b, _r,
+          '{ algorithm = "westwood", estimator = "plus" }', "westwoodplus", sack=False)
+    _case(f"{_b}-scalable-nosack", _b, _r, '{ algorithm = "scalable", a = 0.02 }', "scalable",
+          sack=False)
+
+ALGO_DEFAULT = ("a-cubic-nosack", "a-cubic-sack", "a4-newreno-sack", "a4-cubic-sack",
+                "a4-dctcp", "a4-codel", "a4-fq_codel", "a4-pie", "a-westwoodplus",
+                "a4-westwoodplus", "a-scalable", "a4-scalable", "b-newreno-sack", "b-cubic-sack")
+
+
+def delay_stats(q: list[int], pkt_ms: float) -> dict:
+    d = queue_stats(q)
+    s = sorted(q)
+    n = len(s)
+    pct = lambda p: s[min(n - 1, int(p * n))] if n else float("nan")  # noqa: E731
+    out = {k: (v * pkt_ms if k != "samples" else v) for k, v in d.items()}
+    out["p50"] = pct(0.50) * pkt_ms
+    out["p99"] = pct(0.99) * pkt_ms
+    return out
+
+
+def run_tcplab_case(exe: str, c: dict, secs: float, warm: float, trace: float) -> dict:
+    args = [exe, "run", c["base"], str(secs), "--warmup", str(warm), "--sample", "true",
+            "--cc", c["cc"], "--sack", "true" if c["sack"] else "false"]
+    if c["queue"]:
+        args += ["--queue", c["queue"]]
+    if c["flow_keys"]:
+        args += ["--flow-keys", c["flow_keys"]]
+    if not c["sack"]:
+        args += ["--partial-ack-timer", "first"]  # ns-3's classic recovery timer rule
+    if trace:
+        args += ["--trace", str(trace)]
+    out = subprocess.run(args, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def algo(a, python: str) -> int:
+    names = a.algo.split(",") if a.algo != "default" else list(ALGO_DEFAULT)
+    for n in names:
+        if n not in ALGO_CASES:
+            raise SystemExit(f"ns3_compare: unknown --algo case {n!r}; known: {', '.join(ALGO_CASES)}")
+    mode = 1 if a.quick else 0
+    print(f"ns3_compare --algo{' --quick' if a.quick else ''}: tcplab vs ns-3 (PyPI ns3 3.44); "
+          f"cases {','.join(names)}", flush=True)
+    rows = []
+    for n in names:
+        c = ALGO_CASES[n]
+        secs, warm = c["runs"][mode]
+        tl = run_tcplab_case(a.tcplab_bench, c, secs, warm, a.trace)
+        # The child needs the scenario, not tcplab's samples (argv has a size limit).
+        spec = {k: v for k, v in tl.items() if k not in ("cwnd_trace", "queue_samples")}
+        spec["queue_samples"] = []  # present: the child samples the queue too
+        spec["ns3_cc"] = c["ns3_cc"]
+        ex = dict(c["ns3_extra"])
+        ex["defaults"] = ex.get("defaults", "").replace("{buffer}", tl["bottleneck_buffer"])
+        ex["watch"] = True
+        ex["trace_s"] = float(a.trace or 0.0)
+        spec["ns3_extra"] = ex
+        nsr = run_ns3(python, spec, secs, warm)
+        pkt_ms = (tl["mss"] + 40) * 8 / tl["rate_bps"] * 1e3
+        dg = tl["goodput_bps"] / nsr["goodput_bps"] - 1 if nsr["goodput_bps"] else float("inf")
+        row = {"name": n, "window": [warm, secs], "note": c["note"], "goodput_rel_diff": dg,
+               "agree": abs(dg) <= TOL_GOODPUT,
+               "delay_ms": {"ns3": delay_stats(nsr["queue_samples"], pkt_ms),
+                            "tcplab": delay_stats(tl["queue_samples"], pkt_ms)},
+               "ns3": nsr, "tcplab": tl}
+        rows.append(row)
+        print_algo_row(row, header=len(rows) == 1)
+        if a.json_out:
+            Path(a.json_out).write_text(json.dumps({"quick": a.quick, "algo": rows}))
+    print("\nqueue delay at the bottleneck (packets waiting x packet time, sampled every 10 ms "
+          "over the window), ms: mean [p5, p50, p95, p99] max")
+    for r in rows:
+        f = lambda d: (f"{d['mean']:7.2f} [{d['p5']:6.2f},{d['p50']:6.2f},{d['p95']:6.2f},"  # noqa: E731
+                       f"{d['p99']:6.2f}] {d['max']:7.2f}")
+        print(f"{r['name']:22} ns-3   {f(r['delay_ms']['ns3'])}")
+        print(f"{'':22} tcplab {f(r['delay_ms']['tcplab'])}")
+    print("\nper flow (start order), goodput Mb/s:")
+    for r in rows:
+        for side, key in (("ns-3  ", "ns3"), ("tcplab", "tcplab")):
+            print(f"{r['name']:22} {side} " + " ".join(
+                f"{g / 1e6:.1f}" for g in r[key]["per_flow_goodput_bps"]))
+    if a.json_out:
+        Path(a.json_out).write_text(json.dumps({"quick": a.quick, "algo": rows}))
+        print(f"wrote {a.json_out}")
+    return 0
+
+
+def print_algo_row(r: dict, header: bool) -> None:
+    if header:
+        print("case                   window     | goodput Mb/s ns-3   tcplab    diff | util ns-3 "
+              "tcplab | Jain ns-3 tcplab | drops+marks in window ns-3 / tcplab | FR ns-3/tl | "
+              "RTO ns-3/tl | retx ns-3/tl | verdict")
+    nsr, tl = r["ns3"], r["tcplab"]
+    w = r["window"]
+    print(f"{r['name']:22} [{w[0]:4.0f},{w[1]:4.0f}] | {mbps(nsr['goodput_bps'])} "
+          f"{mbps(tl['goodput_bps'])} {r['goodput_rel_diff'] * 100:+6.1f}% |"
+          f" {nsr['utilization']:9.3f} {tl['utilization']:6.3f} | {nsr['jain']:9.3f} "
+          f"{tl['jain']:6.3f} | {nsr['bottleneck_drops_window']:7d}+{nsr['bottleneck_marks_window']:<7d} /"
+          f" {tl['bottleneck_drops_window']:7d}+{tl['bottleneck_marks_window']:<7d} |"
+          f" {sum(nsr['per_flow_recoveries']):5d}/{tl['fast_retransmits']:<5d} |"
+          f" {sum(nsr['per_flow_timeouts']):5d}/{tl['timeouts']:<5d} |"
+          f" {sum(nsr['per_flow_retransmits']):6d}/{tl['retransmits']:<6d} |"
+          f" {'AGREE' if r['agree'] else 'DISAGREE'}", flush=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true",
                     default=os.environ.get("TCPLAB_BENCH_QUICK", "") not in ("", "0"))
     ap.add_argument("--only", default=None, help="scenarios (default a,b,c,d; --vegas: v1,v4,v16)")
     ap.add_argument("--vegas", action="store_true", help="Vegas cross-check (v1, v4, v16)")
+    ap.add_argument("--algo", default=None,
+                    help="comma-separated --algo cases (or 'default'): CUBIC, SACK NewReno, "
+                         "DCTCP, CoDel, FQ-CoDel, PIE, Westwood+, Scalable against ns-3; "
+                         f"known: {', '.join(ALGO_CASES)}")
+    ap.add_argument("--trace", type=float, default=0.0,
+                    help="--algo: record every flow's cwnd/ssthresh with this period (s)")
     ap.add_argument("--json", dest="json_out")
     ap.add_argument("--tcplab-bench", default=str(ROOT / "target/release/tcplab-bench"))
     ap.add_argument("--ns3-python", default=sys.executable,
@@ -303,6 +526,8 @@ def main() -> int:
 
     if a.vegas:
         return vegas(a, a.ns3_python)
+    if a.algo:
+        return algo(a, a.ns3_python)
     names = [n for n in (a.only or "a,b,c,d").split(",") if n in NS3_RUNS]
     jobs = [(n, False) for n in names] + [(n, True) for n in names if n in SS_VARIANTS]
     mode = 1 if a.quick else 0

@@ -22,6 +22,25 @@
 namespace tcplab_ns3
 {
 
+// Options beyond the NewReno/Vegas cross-check (bench/ns3_compare.py's --algo runs). The
+// defaults reproduce the original harness exactly.
+struct Extra
+{
+    bool sack = false;
+    std::string recovery = "ns3::TcpClassicRecovery"; // TcpL4Protocol::RecoveryType
+    // Further Config::SetDefault pairs "ns3::Type::Attr=value;..." applied after the
+    // harness's own (algorithm and queue-disc attributes, DelAckCount, ...).
+    std::string defaults;
+    // A queue disc (TypeId name) on the bottleneck device r1 -> r2, "" = none (the device
+    // FIFO is the queue). With one, the device queue below it holds device_queue.
+    std::string qdisc;
+    std::string device_queue = "1p";
+    double trace_s = 0; // every flow's cwnd and ssthresh every trace_s from 0 (0 = off)
+    // Connect the per-socket traces (cwnd, ssthresh, state, Tx) even without sampling or a
+    // trace; off for the speed runs, where a callback per segment would cost time.
+    bool watch = false;
+};
+
 struct Result
 {
     double wall_seconds = 0;    // Simulator::Run() only
@@ -39,6 +58,22 @@ struct Result
     // wire) every sample_s from warmup on, and each flow's mean cwnd in segments over them.
     std::vector<uint32_t> queue_samples;
     std::vector<double> cwnd_mean_segments;
+    // Extra: queue-disc marks and drops (whole run, and from warmup on), per-flow counts of
+    // entries into CA_RECOVERY and CA_LOSS (fast retransmits, timeouts) and of
+    // retransmitted segments; the trace, flattened sample-major (flows values per sample).
+    uint64_t bottleneck_marks = 0;
+    uint64_t bottleneck_drops_window = 0;
+    uint64_t bottleneck_marks_window = 0;
+    std::vector<uint32_t> recoveries;
+    std::vector<uint32_t> losses;
+    std::vector<uint32_t> cwr; // entries into CA_CWR (ECN-Echo reductions)
+    std::vector<uint32_t> retransmits;
+    std::vector<uint32_t> trace_cwnd;
+    std::vector<uint32_t> trace_ssthresh;
+    // Entries into recovery with the cumulative ack at the previous m_recover (see
+    // CongStateChange), per flow; and every entry/timeout as (time s, flow, kind).
+    std::vector<uint32_t> recoveries_at_recover;
+    std::vector<double> cong_events;
 };
 
 static uint64_t g_bott_pkts = 0;
@@ -52,6 +87,24 @@ static std::vector<uint32_t> g_cwnd; // bytes, per flow, from the CongestionWind
 static std::vector<double> g_cwnd_sum;
 static std::vector<uint32_t> g_qsamples;
 static ns3::Ptr<ns3::Queue<ns3::Packet>> g_bott_queue;
+static ns3::Ptr<ns3::QueueDisc> g_qdisc; // the bottleneck's queue disc, if any
+static uint64_t g_drops0 = 0;
+static uint64_t g_tc_drops = 0; // traffic-control drops at r1 (full device queue, no qdisc)
+static uint64_t g_marks0 = 0;
+static std::vector<uint32_t> g_ssthresh;
+static std::vector<uint32_t> g_recoveries;
+static std::vector<uint32_t> g_losses;
+static std::vector<uint32_t> g_cwr;
+static std::vector<uint32_t> g_retx;
+static std::vector<uint64_t> g_high; // per flow, highest sequence end sent
+static std::vector<uint32_t> g_high_rx_ack;
+static std::vector<uint32_t> g_high_tx;
+static std::vector<uint32_t> g_prev_recover;
+static std::vector<bool> g_has_recover;
+static std::vector<uint32_t> g_at_recover;
+static std::vector<double> g_events; // (time s, flow, kind 1 recovery / 2 timeout / 3 at recover)
+static std::vector<uint32_t> g_trace_cwnd;
+static std::vector<uint32_t> g_trace_ssthresh;
 // Diagnostics (not used by ns3_compare.py): called just before Simulator::Run(), e.g. to
 // connect extra trace sinks by Config path (node 2 + i is sender i).
 static std::function<void()> g_before_run;
@@ -90,6 +143,85 @@ CwndChange(size_t i, uint32_t, uint32_t now)
     g_cwnd[i] = now;
 }
 
+static void
+SsthreshChange(size_t i, uint32_t, uint32_t now)
+{
+    g_ssthresh[i] = now;
+}
+
+static void
+HighRxAck(size_t i, ns3::SequenceNumber32, ns3::SequenceNumber32 now)
+{
+    g_high_rx_ack[i] = now.GetValue();
+}
+
+static void
+HighTx(size_t i, ns3::SequenceNumber32, ns3::SequenceNumber32 now)
+{
+    g_high_tx[i] = now.GetValue();
+}
+
+// Entries into fast recovery and timeouts. At an entry into CA_RECOVERY, TcpSocketBase has
+// just set m_recover to m_highTxMark; the previous m_recover is the highest sequence sent at
+// the previous entry (recovery or timeout). An entry whose cumulative ack (HighestRxAck)
+// equals that previous m_recover is one RFC 6582 section 3.2 step 1 forbids ("more than").
+static void
+CongStateChange(size_t i,
+                ns3::TcpSocketState::TcpCongState_t,
+                ns3::TcpSocketState::TcpCongState_t now)
+{
+    if (now == ns3::TcpSocketState::CA_RECOVERY)
+    {
+        g_recoveries[i]++;
+        bool at = g_has_recover[i] && g_high_rx_ack[i] == g_prev_recover[i];
+        g_at_recover[i] += at ? 1 : 0;
+        g_events.push_back(ns3::Simulator::Now().GetSeconds());
+        g_events.push_back((double)i);
+        g_events.push_back(at ? 3 : 1);
+    }
+    else if (now == ns3::TcpSocketState::CA_CWR)
+    {
+        g_cwr[i]++; // ECN-Echo reductions (TcpSocketBase::EnterCwr)
+        return;
+    }
+    else if (now == ns3::TcpSocketState::CA_LOSS)
+    {
+        g_losses[i]++;
+        g_events.push_back(ns3::Simulator::Now().GetSeconds());
+        g_events.push_back((double)i);
+        g_events.push_back(2);
+    }
+    else
+    {
+        return;
+    }
+    g_prev_recover[i] = g_high_tx[i];
+    g_has_recover[i] = true;
+}
+
+static void
+TxSegment(size_t i,
+          ns3::Ptr<const ns3::Packet> p,
+          const ns3::TcpHeader& h,
+          ns3::Ptr<const ns3::TcpSocketBase>)
+{
+    if (p->GetSize() == 0)
+    {
+        return;
+    }
+    uint64_t start = h.GetSequenceNumber().GetValue();
+    uint64_t end = start + p->GetSize();
+    // 32-bit sequence numbers: these runs send less than 4 GB per flow.
+    if (end <= g_high[i])
+    {
+        g_retx[i]++;
+    }
+    else
+    {
+        g_high[i] = end;
+    }
+}
+
 // Called just after flow i's application has started (its socket exists from then on).
 static void
 WatchCwnd(size_t i)
@@ -98,12 +230,42 @@ WatchCwnd(size_t i)
     Must(sock && sock->TraceConnectWithoutContext("CongestionWindow",
                                                   ns3::MakeBoundCallback(&CwndChange, i)),
          "CongestionWindow");
+    Must(sock->TraceConnectWithoutContext("SlowStartThreshold",
+                                          ns3::MakeBoundCallback(&SsthreshChange, i)),
+         "SlowStartThreshold");
+    Must(sock->TraceConnectWithoutContext("CongState",
+                                          ns3::MakeBoundCallback(&CongStateChange, i)),
+         "CongState");
+    Must(sock->TraceConnectWithoutContext("Tx", ns3::MakeBoundCallback(&TxSegment, i)), "Tx");
+    Must(sock->TraceConnectWithoutContext("HighestRxAck", ns3::MakeBoundCallback(&HighRxAck, i)),
+         "HighestRxAck");
+    Must(sock->TraceConnectWithoutContext("HighestSequence", ns3::MakeBoundCallback(&HighTx, i)),
+         "HighestSequence");
+}
+
+static void
+Trace(ns3::Time period)
+{
+    for (size_t i = 0; i < g_cwnd.size(); i++)
+    {
+        g_trace_cwnd.push_back(g_cwnd[i]);
+        g_trace_ssthresh.push_back(g_ssthresh[i]);
+    }
+    ns3::Simulator::Schedule(period, &Trace, period);
+}
+
+// Packets waiting at the bottleneck: in its queue disc (if any) and in the device queue
+// (not the packet on the wire).
+static uint32_t
+BottWaiting()
+{
+    return g_bott_queue->GetNPackets() + (g_qdisc ? g_qdisc->GetNPackets() : 0);
 }
 
 static void
 Sample(ns3::Time period, uint32_t mss)
 {
-    g_qsamples.push_back(g_bott_queue->GetNPackets());
+    g_qsamples.push_back(BottWaiting());
     for (size_t i = 0; i < g_cwnd.size(); i++)
     {
         g_cwnd_sum[i] += (double)g_cwnd[i] / mss;
@@ -115,6 +277,13 @@ static void
 Snapshot()
 {
     g_bott_bytes0 = g_bott_bytes;
+    if (g_qdisc)
+    {
+        const ns3::QueueDisc::Stats& st = g_qdisc->GetStats();
+        g_drops0 = st.nTotalDroppedPackets;
+        g_marks0 = st.nTotalMarkedPackets;
+    }
+    g_drops0 += g_tc_drops;
     for (size_t i = 0; i < g_sinks.size(); i++)
     {
         g_rx0[i] = (double)g_sinks[i]->GetTotalRx();
@@ -140,7 +309,8 @@ Run(int flows,
     uint32_t alpha,
     uint32_t beta,
     uint32_t gamma,
-    double sample_s)
+    double sample_s,
+    Extra extra = Extra())
 {
     using namespace ns3;
     auto t_setup = std::chrono::steady_clock::now();
@@ -152,6 +322,22 @@ Run(int flows,
     g_cwnd.assign(flows, init_cwnd * mss);
     g_cwnd_sum.assign(flows, 0.0);
     g_qsamples.clear();
+    g_qdisc = nullptr;
+    g_drops0 = g_marks0 = 0;
+    g_ssthresh.assign(flows, init_ssthresh);
+    g_recoveries.assign(flows, 0);
+    g_losses.assign(flows, 0);
+    g_cwr.assign(flows, 0);
+    g_retx.assign(flows, 0);
+    g_high.assign(flows, 0);
+    g_trace_cwnd.clear();
+    g_high_rx_ack.assign(flows, 0);
+    g_high_tx.assign(flows, 0);
+    g_prev_recover.assign(flows, 0);
+    g_has_recover.assign(flows, false);
+    g_at_recover.assign(flows, 0);
+    g_events.clear();
+    g_trace_ssthresh.clear();
 
     if (cc == "cubic")
     {
@@ -176,24 +362,24 @@ Run(int flows,
         Config::SetDefault("ns3::TcpVegas::Beta", UintegerValue(beta));
         Config::SetDefault("ns3::TcpVegas::Gamma", UintegerValue(gamma));
     }
+    else if (cc == "dctcp" || cc == "westwoodplus" || cc == "scalable")
+    {
+        // Their attributes (and ECN for DCTCP) come with extra.defaults.
+        std::string tid = cc == "dctcp"          ? "ns3::TcpDctcp"
+                          : cc == "westwoodplus" ? "ns3::TcpWestwoodPlus"
+                                                 : "ns3::TcpScalable";
+        Config::SetDefault("ns3::TcpL4Protocol::SocketType",
+                           TypeIdValue(TypeId::LookupByName(tid)));
+    }
     else
     {
         NS_ABORT_MSG_UNLESS(cc == "newreno", "cc must be newreno or vegas, got " << cc);
         Config::SetDefault("ns3::TcpL4Protocol::SocketType",
                            TypeIdValue(TcpNewReno::GetTypeId()));
     }
-    if (cc == "bbr")
-    {
-        Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                           TypeIdValue(TcpPrrRecovery::GetTypeId()));
-        Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
-    }
-    else
-    {
-        Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                           TypeIdValue(TcpClassicRecovery::GetTypeId()));
-        Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(false));
-    }
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                       TypeIdValue(TypeId::LookupByName(extra.recovery)));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(extra.sack));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
     Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
     Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(false));
@@ -214,6 +400,23 @@ Run(int flows,
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(1u << 30));
     Config::SetDefault("ns3::TcpSocket::DataRetries", UintegerValue(1000000));
     Config::SetDefault("ns3::RttEstimator::InitialEstimation", TimeValue(Seconds(1)));
+    for (size_t a = 0; a < extra.defaults.size();)
+    {
+        size_t b = extra.defaults.find(';', a);
+        if (b == std::string::npos)
+        {
+            b = extra.defaults.size();
+        }
+        std::string kv = extra.defaults.substr(a, b - a);
+        a = b + 1;
+        if (kv.empty())
+        {
+            continue;
+        }
+        size_t eq = kv.find('=');
+        NS_ABORT_MSG_UNLESS(eq != std::string::npos, "defaults: no '=' in " << kv);
+        Config::SetDefault(kv.substr(0, eq), StringValue(kv.substr(eq + 1)));
+    }
 
     NodeContainer routers;
     routers.Create(2);
@@ -229,7 +432,9 @@ Run(int flows,
     PointToPointHelper bott;
     bott.SetDeviceAttribute("DataRate", DataRateValue(DataRate(rate_bps)));
     bott.SetChannelAttribute("Delay", TimeValue(MicroSeconds(bdelay_us)));
-    bott.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(QueueSize(buffer)));
+    bott.SetQueue("ns3::DropTailQueue<Packet>",
+                  "MaxSize",
+                  QueueSizeValue(QueueSize(extra.qdisc.empty() ? buffer : extra.device_queue)));
     PointToPointHelper access;
     access.SetDeviceAttribute("DataRate", DataRateValue(DataRate(rate_bps * 10)));
     access.SetChannelAttribute("Delay", TimeValue(MilliSeconds(1)));
@@ -249,13 +454,22 @@ Run(int flows,
     };
     NetDeviceContainer bd = bott.Install(routers.Get(0), routers.Get(1));
     assign(bd);
+    if (!extra.qdisc.empty())
+    {
+        // The queue disc on r1 -> r2 only; the ack direction keeps the buffer-sized FIFO.
+        bd.Get(1)->GetObject<PointToPointNetDevice>()->GetQueue()->SetMaxSize(QueueSize(buffer));
+        TrafficControlHelper tq;
+        tq.SetRootQueueDisc(extra.qdisc);
+        QueueDiscContainer qc = tq.Install(bd.Get(0));
+        g_qdisc = qc.Get(0);
+    }
     std::vector<Ipv4Address> dst(flows);
     std::vector<Ptr<Queue<Packet>>> access_queues;
-    uint64_t bott_drops = 0;   // at r1: the bottleneck (its acks toward senders never drop)
+    g_tc_drops = 0;            // at r1: the bottleneck (its acks toward senders never drop)
     uint64_t access_drops = 0; // at the senders' and receivers' host queues
     Must(routers.Get(0)->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
              "TcDrop",
-             MakeBoundCallback(&CountDrop, &bott_drops)),
+             MakeBoundCallback(&CountDrop, &g_tc_drops)),
          "TcDrop");
     for (int i = 0; i < flows; i++)
     {
@@ -298,7 +512,7 @@ Run(int flows,
         ApplicationContainer ba = bulk.Install(senders.Get(i));
         ba.Start(MilliSeconds(i * 7 % 100)); // same start times as tcplab's bench
         g_apps.push_back(DynamicCast<BulkSendApplication>(ba.Get(0)));
-        if (sample_s > 0)
+        if (sample_s > 0 || extra.trace_s > 0 || extra.watch)
         {
             Simulator::Schedule(MilliSeconds(i * 7 % 100) + NanoSeconds(1), &WatchCwnd, (size_t)i);
         }
@@ -308,6 +522,10 @@ Run(int flows,
     if (sample_s > 0)
     {
         Simulator::Schedule(Seconds(warmup), &Sample, Seconds(sample_s), mss);
+    }
+    if (extra.trace_s > 0)
+    {
+        Simulator::Schedule(Seconds(0), &Trace, Seconds(extra.trace_s));
     }
     Simulator::Stop(Seconds(seconds));
 
@@ -328,7 +546,24 @@ Run(int flows,
     // Without a queue disc, a full device queue stops the device's transmit queue and the
     // traffic-control layer drops the packet ("TcDrop" trace); the device queue itself only
     // drops if a packet slips past the stopped-queue check.
-    r.bottleneck_drops = bott_drops + bdev->GetQueue()->GetTotalDroppedPackets();
+    r.bottleneck_drops = g_tc_drops + bdev->GetQueue()->GetTotalDroppedPackets();
+    r.bottleneck_drops_window = g_tc_drops - g_drops0;
+    if (g_qdisc)
+    {
+        const QueueDisc::Stats& st = g_qdisc->GetStats();
+        r.bottleneck_drops += st.nTotalDroppedPackets;
+        r.bottleneck_marks = st.nTotalMarkedPackets;
+        r.bottleneck_drops_window = g_tc_drops + st.nTotalDroppedPackets - g_drops0;
+        r.bottleneck_marks_window = st.nTotalMarkedPackets - g_marks0;
+    }
+    r.recoveries = g_recoveries;
+    r.losses = g_losses;
+    r.cwr = g_cwr;
+    r.retransmits = g_retx;
+    r.trace_cwnd = g_trace_cwnd;
+    r.recoveries_at_recover = g_at_recover;
+    r.cong_events = g_events;
+    r.trace_ssthresh = g_trace_ssthresh;
     r.access_drops = access_drops;
     for (auto& q : access_queues)
     {
@@ -350,6 +585,7 @@ Run(int flows,
     g_sinks.clear();
     g_apps.clear();
     g_bott_queue = nullptr;
+    g_qdisc = nullptr;
     Simulator::Destroy();
     return r;
 }

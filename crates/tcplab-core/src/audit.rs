@@ -170,7 +170,11 @@ pub fn check_cc_values(what: &str, cc: &crate::cc::AnyCc) {
         if x.is_infinite() || (!signed && *x < 0.0) {
             fail(
                 what,
-                format!("{} value '{n}' = {x} (must be finite{})", cc.name(), if signed { "" } else { " and not negative" }),
+                format!(
+                    "{} value '{n}' = {x} (must be finite{})",
+                    cc.name(),
+                    if signed { "" } else { " and not negative" }
+                ),
             );
         }
     }

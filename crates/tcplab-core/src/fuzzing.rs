@@ -328,8 +328,18 @@ mod tests {
         }
         let regs = gen::registries();
         let names: BTreeSet<&str> = regs.iter().map(|(r, _)| r.as_str()).collect();
-        for r in ["CcSpec", "QueueSpec", "ErrorSpec", "OutageScheduleSpec", "AppSpec", "AgentSpec"] {
-            assert!(names.contains(r), "registry {r} not found in the schema: {names:?}");
+        for r in [
+            "CcSpec",
+            "QueueSpec",
+            "ErrorSpec",
+            "OutageScheduleSpec",
+            "AppSpec",
+            "AgentSpec",
+        ] {
+            assert!(
+                names.contains(r),
+                "registry {r} not found in the schema: {names:?}"
+            );
         }
         // The schema lists what the Rust registries list.
         let schema_names = |r: &str| regs.iter().find(|(n, _)| n == r).unwrap().1.clone();
@@ -345,7 +355,10 @@ mod tests {
                 }
             }
         }
-        assert!(missing.is_empty(), "never in a scenario that builds: {missing:?}");
+        assert!(
+            missing.is_empty(),
+            "never in a scenario that builds: {missing:?}"
+        );
         let flow_keys: Vec<String> = crate::scenario::json_schema()
             .parse::<serde_json::Value>()
             .unwrap()["$defs"]["FlowSpec"]["properties"]
@@ -356,6 +369,9 @@ mod tests {
             .cloned()
             .collect();
         let missing: Vec<&String> = flow_keys.iter().filter(|k| !keys.contains(*k)).collect();
-        assert!(missing.is_empty(), "flow keys never in a scenario that builds: {missing:?}");
+        assert!(
+            missing.is_empty(),
+            "flow keys never in a scenario that builds: {missing:?}"
+        );
     }
 }

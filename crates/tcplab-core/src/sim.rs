@@ -372,7 +372,10 @@ impl Sim {
             // [data, ack]: (sent, delivered)
             let ends = match &f.transport {
                 Transport::Tcp { sender, receiver } => [
-                    (sender.stats.segments_sent + local, receiver.stats.data_packets),
+                    (
+                        sender.stats.segments_sent + local,
+                        receiver.stats.data_packets,
+                    ),
                     (receiver.stats.acks_sent, sender.stats.acks_received),
                 ],
                 Transport::Udp { sender, receiver } => [

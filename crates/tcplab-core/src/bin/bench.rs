@@ -5,7 +5,9 @@
 //!                                  the suite: every scenario in its own child process
 //!                                  (so peak RSS is per scenario); TCPLAB_BENCH_QUICK=1 = --quick
 //! tcplab-bench run NAME SECONDS [--warmup S] [--access-limit N] [--init-ssthresh SIZE]
-//!                                  [--partial-ack-timer first|every]
+//!                                  [--partial-ack-timer first|every] [--sack true|false]
+//!                                  [--cc TOML] [--queue TOML] [--flow-keys TOML]
+//!                                  [--sample true|false] [--trace SECONDS]
 //!                                  one scenario in this process; prints one JSON line
 //!                                  (used by the suite and by bench/ns3_compare.py)
 //! tcplab-bench toml NAME SECONDS [--access-limit N]
@@ -50,6 +52,14 @@
 //! buffers, permutation traffic (128 NewReno flows, rto_min 10 ms), D-mod-k routes. The
 //! steady window (after `--warmup`) runs in `measured_window`, which callgrind can count
 //! alone (`--collect-atstart=no --toggle-collect='*measured_window*'`).
+//! Options of `run` for the ns-3 cross-checks (bench/ns3_compare.py): `--cc` replaces the
+//! flows' `cc` value, `--queue` the bottleneck's queue table (e.g. `{ type = "codel" }`; its
+//! limit is the scenario's buffer unless the table gives one), `--flow-keys` adds TOML lines
+//! to every flow (e.g. `delayed_ack = "200ms"`), `--sample true` samples the bottleneck queue
+//! and windows every 10 ms over [warmup, end], `--trace S` records every flow's cwnd and
+//! ssthresh every S seconds from 0 (`cwnd_trace`).
+//!
+//! a4 (for `bench/ns3_compare.py --algo`, not in the suite): a with 4 flows.
 //!
 //! Access links run at 10x the bottleneck with 1 ms delay; the bottleneck delay makes up the
 //! rest of the RTT. Host access queues hold 1000 packets (Linux's default txqueuelen; they
@@ -96,6 +106,12 @@ struct Spec {
     sack: bool,
     /// With `sack`: RACK-TLP loss detection (`loss_detection = "rack"`).
     rack: bool,
+    /// The bottleneck's queue table as TOML (`None`: drop-tail with the buffer as limit).
+    queue: Option<&'static str>,
+    /// Extra TOML lines for every flow (`run --flow-keys`).
+    flow_keys: &'static str,
+    /// Record every flow's cwnd and ssthresh with this period from 0 (`run --trace`).
+    trace: Option<SimDuration>,
 }
 
 const SUITE: &[Spec] = &[
@@ -134,6 +150,9 @@ const SUITE_NEWRENO: [Spec; 5] = [
         sample_queue: false,
         sack: false,
         rack: false,
+        queue: None,
+        flow_keys: "",
+        trace: None,
     },
     Spec {
         name: "b",
@@ -154,6 +173,9 @@ const SUITE_NEWRENO: [Spec; 5] = [
         sample_queue: false,
         sack: false,
         rack: false,
+        queue: None,
+        flow_keys: "",
+        trace: None,
     },
     Spec {
         name: "c",
@@ -174,6 +196,9 @@ const SUITE_NEWRENO: [Spec; 5] = [
         sample_queue: false,
         sack: false,
         rack: false,
+        queue: None,
+        flow_keys: "",
+        trace: None,
     },
     Spec {
         name: "d",
@@ -194,6 +219,9 @@ const SUITE_NEWRENO: [Spec; 5] = [
         sample_queue: false,
         sack: false,
         rack: false,
+        queue: None,
+        flow_keys: "",
+        trace: None,
     },
     Spec {
         name: "e",
@@ -214,6 +242,9 @@ const SUITE_NEWRENO: [Spec; 5] = [
         sample_queue: false,
         sack: false,
         rack: false,
+        queue: None,
+        flow_keys: "",
+        trace: None,
     },
 ];
 
@@ -307,6 +338,9 @@ const fn vegas_spec(name: &'static str, flows: usize) -> Spec {
         sample_queue: true,
         sack: false,
         rack: false,
+        queue: None,
+        flow_keys: "",
+        trace: None,
     }
 }
 
@@ -359,6 +393,9 @@ const FAT_TREE: Spec = Spec {
     sample_queue: false,
     sack: false,
     rack: false,
+    queue: None,
+    flow_keys: "",
+    trace: None,
 };
 
 fn fat_tree_toml(s: &Spec, seconds: f64) -> String {
@@ -377,6 +414,15 @@ fn fat_tree_toml(s: &Spec, seconds: f64) -> String {
         b = s.buffer_pkts.unwrap_or(100),
     )
 }
+
+/// a4: scenario a with 4 flows (100 Mb/s, 40 ms, 1 BDP = 333 packets) for the ns-3
+/// cross-checks of `bench/ns3_compare.py --algo` that need several flows (fairness, FQ-CoDel)
+/// at a cost ns-3 can run in minutes. Not part of the speed suite.
+const NS3_SUITE: &[Spec] = &[Spec {
+    name: "a4",
+    flows: 4,
+    ..SUITE_NEWRENO[0]
+}];
 
 /// Sampling period of the queue and windows in runs with `sample_queue`.
 const QUEUE_SAMPLE: SimDuration = SimDuration::from_ms(10);
@@ -397,10 +443,11 @@ fn spec(name: &str) -> Spec {
         .chain(VEGAS_SUITE)
         .chain(CUBIC_SUITE)
         .chain(BBR_SUITE)
+        .chain(NS3_SUITE)
         .find(|s| s.name == name)
         .unwrap_or_else(|| {
             die(&format!(
-                "unknown scenario '{name}' (a, b, c, d, e; SACK: bs, cs, ds, es; RACK: br, cr, dr, er; CUBIC: a-cubic .. e-cubic; BBR: a-bbr .. e-bbr; Vegas: v1, v4, v16; scale: n16, n100, n1000, n10000, fat8)"
+                "unknown scenario '{name}' (a, b, c, d, e; SACK: bs, cs, ds, es; RACK: br, cr, dr, er; CUBIC: a-cubic .. e-cubic; BBR: a-bbr .. e-bbr; Vegas: v1, v4, v16; scale: n16, n100, n1000, n10000, fat8; ns-3 --algo: a4)"
             ))
         })
 }
@@ -437,9 +484,10 @@ fn dumbbell_toml(s: &Spec, seconds: f64, access_limit: u64) -> String {
     }
     t += &format!(
         "\n[links.bottleneck]\nfrom = \"r1\"\nto = \"r2\"\nrate = \"{r}bps\"\ndelay = \"{bdelay_us}us\"\n\
-         queue = {{ type = \"droptail\", limit = {bqueue} }}\n\
+         queue = {bq}\n\
          [links.bottleneck_rev]\nfrom = \"r2\"\nto = \"r1\"\nrate = \"{r}bps\"\ndelay = \"{bdelay_us}us\"\n",
-        r = s.rate
+        r = s.rate,
+        bq = bottleneck_queue(s, &bqueue)
     );
     for i in 0..s.flows {
         t += &format!(
@@ -448,7 +496,7 @@ fn dumbbell_toml(s: &Spec, seconds: f64, access_limit: u64) -> String {
              [links.r2_d{i}]\nfrom = \"r2\"\nto = \"d{i}\"\nrate = \"{a}bps\"\ndelay = \"1ms\"\n\
              [links.d{i}_r2]\nfrom = \"d{i}\"\nto = \"r2\"\nrate = \"{a}bps\"\ndelay = \"1ms\"\nqueue = {{ type = \"droptail\", limit = {access_limit} }}\n\
              [flows.f{i}]\nfrom = \"s{i}\"\nto = \"d{i}\"\ncc = {cc}\nmss = {mss}\nheader = 40\nack_size = 40\n\
-             init_cwnd = {icw}\n{ssthresh}{pat}{sack}rto_min = \"200ms\"\nrto_initial = \"1s\"\napp = {{ type = \"bulk\", start = \"{st}ms\" }}\n",
+             init_cwnd = {icw}\n{ssthresh}{pat}{sack}{keys}rto_min = \"200ms\"\nrto_initial = \"1s\"\napp = {{ type = \"bulk\", start = \"{st}ms\" }}\n",
             a = access.0,
             cc = s.cc,
             icw = s.init_cwnd,
@@ -466,10 +514,42 @@ fn dumbbell_toml(s: &Spec, seconds: f64, access_limit: u64) -> String {
                 (true, false) => "sack = true\n",
                 _ => "",
             },
+            keys = flow_keys(s),
             st = i * 7 % 100
         );
     }
     t
+}
+
+/// The bottleneck's queue table: drop-tail with the buffer as limit, or `s.queue` (given
+/// the buffer as its `limit` unless it names one).
+fn bottleneck_queue(s: &Spec, limit: &str) -> String {
+    match s.queue {
+        None => format!("{{ type = \"droptail\", limit = {limit} }}"),
+        Some(q) => {
+            let mut t: toml::Table = toml::from_str(&format!("q = {q}"))
+                .unwrap_or_else(|e| die(&format!("--queue: {e}")));
+            let Some(toml::Value::Table(q)) = t.remove("q") else {
+                die("--queue must be a TOML table such as { type = \"codel\" }")
+            };
+            let mut out = q.clone();
+            if !out.contains_key("limit") {
+                let v: toml::Table = toml::from_str(&format!("l = {limit}")).expect("limit");
+                out.insert("limit".into(), v["l"].clone());
+            }
+            let items: Vec<String> = out.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+            format!("{{ {} }}", items.join(", "))
+        }
+    }
+}
+
+/// `s.flow_keys` as lines ending in a newline.
+fn flow_keys(s: &Spec) -> String {
+    s.flow_keys
+        .split('\n')
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| format!("{}\n", l.trim()))
+        .collect()
 }
 
 /// Peak resident set size of this process in KiB (VmHWM), 0 where /proc is missing.
@@ -650,8 +730,25 @@ fn run_one(
         )
     };
     let warm = SimTime(0) + SimDuration::from_secs_f64(warmup.min(seconds));
+    let end = SimTime(0) + SimDuration::from_secs_f64(seconds);
+    // `--trace`: every flow's cwnd and ssthresh (bytes) at multiples of the period.
+    let mut trace: Vec<Vec<[u64; 2]>> = vec![Vec::new(); b.sim.flows.len()];
+    let mut next_trace = SimTime(0);
+    let mut advance = |sim: &mut tcplab_core::sim::Sim, to: SimTime| {
+        if let Some(p) = s.trace {
+            while next_trace <= to && next_trace < end {
+                sim.run_until(next_trace);
+                for (tr, f) in trace.iter_mut().zip(&sim.flows) {
+                    let st = f.tcp().map_or(0, |(snd, _)| snd.cc.ssthresh());
+                    tr.push([f.window(), st]);
+                }
+                next_trace += p;
+            }
+        }
+        sim.run_until(to);
+    };
     let t0 = Instant::now();
-    b.sim.run_until(warm);
+    advance(&mut b.sim, warm);
     let g0: Vec<u64> = b
         .sim
         .flows
@@ -661,16 +758,19 @@ fn run_one(
     let busy0 = b.sim.links[bott].busy_time(warm).0;
     let txb0 = b.sim.links[bott].stats.tx_bytes;
     let c0 = counts(&b.sim);
+    let (drops0, marks0) = (
+        b.sim.links[bott].drops.packets,
+        b.sim.links[bott].drops.marks,
+    );
     // Packets waiting in the bottleneck queue (not the one being transmitted: the FIFO is
     // work-conserving, so a non-empty link is transmitting its head), as ns-3's
     // `Queue::GetNPackets()`; and each flow's window in segments.
     let mut queue_samples: Vec<u32> = Vec::new();
     let mut cwnd_sums = vec![0.0f64; b.sim.flows.len()];
     if s.sample_queue {
-        let end = SimTime(0) + SimDuration::from_secs_f64(seconds);
         let mut t = warm;
         while t < end {
-            b.sim.run_until(t);
+            advance(&mut b.sim, t);
             let l = &mut b.sim.links[bott];
             l.settle(t);
             queue_samples.push(l.occupancy().0.saturating_sub(1));
@@ -680,6 +780,10 @@ fn run_one(
             t += QUEUE_SAMPLE;
         }
     }
+    if s.trace.is_some() {
+        advance(&mut b.sim, end);
+    }
+    drop(advance);
     let t_win = Instant::now();
     measured_window(&mut b.sim);
     let wall_win = t_win.elapsed().as_secs_f64();
@@ -741,9 +845,13 @@ fn run_one(
         "jain": jain(&per_flow),
         "drops": drops,
         "bottleneck_drops": l.drops.packets,
+        "bottleneck_marks": l.drops.marks,
+        "bottleneck_drops_window": l.drops.packets - drops0,
+        "bottleneck_marks_window": l.drops.marks - marks0,
         "timeouts": sim.flows.iter().filter_map(|f| f.tcp()).map(|(s, _)| s.stats.timeouts).sum::<u64>(),
         "fast_retransmits": sim.flows.iter().filter_map(|f| f.tcp()).map(|(s, _)| s.stats.fast_retransmits).sum::<u64>(),
         "retransmits": sim.flows.iter().filter_map(|f| f.tcp()).map(|(s, _)| s.stats.retransmits).sum::<u64>(),
+        "ecn_reductions": sim.flows.iter().filter_map(|f| f.tcp()).map(|(s, _)| s.stats.ecn_reductions).sum::<u64>(),
         "max_access_queue_packets": max_access_q,
         "max_sack_ranges": sim.flows.iter().filter_map(|f| f.tcp()).filter_map(|(s, _)| s.sack_state()).map(|st| st.sb.max_ranges()).max().unwrap_or(0),
         "max_bottleneck_queue_packets": l.stats.max_queue_packets,
@@ -774,6 +882,19 @@ fn run_one(
     v["sack"] = s.sack.into();
     v["rack"] = s.rack.into();
     v["init_cwnd"] = s.init_cwnd.into();
+    v["queue"] = s.queue.unwrap_or("droptail").into();
+    v["flow_keys"] = s.flow_keys.into();
+    if let Some(p) = s.trace {
+        v["trace_s"] = p.as_secs_f64().into();
+        v["cwnd_trace"] = trace.into();
+    }
+    v["per_flow_retransmits"] = sim
+        .flows
+        .iter()
+        .filter_map(|f| f.tcp())
+        .map(|(s, _)| s.stats.retransmits)
+        .collect::<Vec<_>>()
+        .into();
     if s.sample_queue {
         let n = queue_samples.len().max(1) as f64;
         v["queue_sample_s"] = QUEUE_SAMPLE.as_secs_f64().into();
@@ -1164,6 +1285,18 @@ fn parse_opts(rest: &[String], s: &mut Spec) -> (f64, u64) {
                         .unwrap_or_else(|e| die(&format!("--init-ssthresh: {e}"))),
                 )
             }
+            "--sack" => s.sack = parse_bool(a, v),
+            "--sample" => s.sample_queue = parse_bool(a, v),
+            "--cc" => s.cc = Box::leak(v.clone().into_boxed_str()),
+            "--queue" => s.queue = Some(Box::leak(v.clone().into_boxed_str())),
+            "--flow-keys" => s.flow_keys = Box::leak(v.clone().into_boxed_str()),
+            "--trace" => {
+                let p: f64 = v.parse().unwrap_or_else(|_| die("--trace SECONDS"));
+                if p <= 0.0 {
+                    die("--trace must be positive");
+                }
+                s.trace = Some(SimDuration::from_secs_f64(p));
+            }
             "--partial-ack-timer" => {
                 s.impatient = match v.as_str() {
                     "first" => true,
@@ -1175,6 +1308,14 @@ fn parse_opts(rest: &[String], s: &mut Spec) -> (f64, u64) {
         }
     }
     (warmup, access_limit)
+}
+
+fn parse_bool(opt: &str, v: &str) -> bool {
+    match v {
+        "true" => true,
+        "false" => false,
+        _ => die(&format!("{opt} true|false")),
+    }
 }
 
 fn main() {

@@ -149,7 +149,11 @@ impl<'a> Gen<'a> {
             "string" => self.string(name),
             "array" => {
                 let lo = s.get("minItems").and_then(Value::as_u64).unwrap_or(0);
-                let hi = s.get("maxItems").and_then(Value::as_u64).unwrap_or(3).max(lo);
+                let hi = s
+                    .get("maxItems")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(3)
+                    .max(lo);
                 let n = self.small(lo, hi - lo + 1);
                 let item = s
                     .get("prefixItems")
@@ -162,11 +166,7 @@ impl<'a> Gen<'a> {
                         p.iter().map(|x| self.value(name, x, depth + 1)).collect(),
                     );
                 }
-                Value::Array(
-                    (0..n)
-                        .map(|_| self.value(name, &item, depth + 1))
-                        .collect(),
-                )
+                Value::Array((0..n).map(|_| self.value(name, &item, depth + 1)).collect())
             }
             "object" => Value::Object(self.table(s, 64, &[], depth + 1)),
             _ => Value::Null,
@@ -285,7 +285,14 @@ impl<'a> Gen<'a> {
             &defs()["LinkSpec"],
             42,
             &[
-                "from", "to", "pcap", "duplex", "reverse", "rate", "delay", "backpressure",
+                "from",
+                "to",
+                "pcap",
+                "duplex",
+                "reverse",
+                "rate",
+                "delay",
+                "backpressure",
             ],
             0,
         );
@@ -386,10 +393,7 @@ impl<'a> Gen<'a> {
                 if !wireless.contains_key("loss") && !wireless.contains_key("error") {
                     wireless.insert("loss".into(), json!(0.02));
                 }
-                sc.insert(
-                    "links".into(),
-                    json!({"fh_bs": wired, "bs_mh": wireless}),
-                );
+                sc.insert("links".into(), json!({"fh_bs": wired, "bs_mh": wireless}));
                 let mut fl = Map::new();
                 for i in 1..=self.small(1, 3) {
                     let mut t = self.flow_fields();
@@ -452,8 +456,7 @@ impl<'a> Gen<'a> {
 /// datagram source for UDP, and no `rto_max` below `rto_min`.
 fn repair_flow(t: &mut Map<String, Value>) {
     let has = |t: &Map<String, Value>, k: &str| t.contains_key(k);
-    if has(t, "prr") || has(t, "nextseg_rule3") || t.get("recovery") == Some(&json!("rfc6675"))
-    {
+    if has(t, "prr") || has(t, "nextseg_rule3") || t.get("recovery") == Some(&json!("rfc6675")) {
         t.insert("sack".into(), json!(true));
     }
     let cc = t.get("cc").map(|c| c.get("algorithm").unwrap_or(c).clone());

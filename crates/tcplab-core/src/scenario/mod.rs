@@ -437,6 +437,11 @@ pub struct FlowSpec {
     /// episode as unnecessary (as Linux; needs `sack = true`). Default false.
     #[serde(default)]
     pub dsack_undo: bool,
+    /// SACK recovery: at a retransmission timeout, FlightSize (the algorithm's ssthresh
+    /// basis, RFC 5681 eq. 4) leaves out the bytes the receiver has SACKed. Default false
+    /// (`snd_max − snd_una`, RFC 5681's definition).
+    #[serde(default)]
+    pub rto_unsacked_flight: bool,
     /// ECN (RFC 3168): data segments ECN-capable, reaction to ECN-Echo once per window, CWR.
     #[serde(default)]
     pub ecn: bool,

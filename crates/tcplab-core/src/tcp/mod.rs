@@ -81,6 +81,9 @@ pub struct TcpConfig {
     pub frto: bool,
     /// Undo a window reduction when D-SACKs report every retransmission of it (needs SACK).
     pub dsack_undo: bool,
+    /// RFC 6675 recovery: at a retransmission timeout the algorithm's FlightSize is
+    /// `snd_max − snd_una − SACKed bytes` instead of `snd_max − snd_una`.
+    pub rto_unsacked_flight: bool,
 }
 
 /// The sender's pacing (fq-style, per flow): a segment does not leave before the flow's
@@ -213,6 +216,7 @@ impl Default for TcpConfig {
             tlp: true,
             frto: false,
             dsack_undo: false,
+            rto_unsacked_flight: false,
         }
     }
 }

@@ -465,6 +465,9 @@ pub struct SackState {
     pub prr: PrrState,
     /// NextSeg rule 3 (see the module text).
     pub rule3: bool,
+    /// At a retransmission timeout the algorithm's FlightSize leaves out the SACKed bytes
+    /// (flow key `rto_unsacked_flight`).
+    pub rto_unsacked: bool,
 }
 
 impl SackState {
@@ -473,6 +476,7 @@ impl SackState {
             sb: Scoreboard::new(dupthresh, mss),
             prr: PrrState::new(prr),
             rule3,
+            rto_unsacked: false,
         }
     }
 }

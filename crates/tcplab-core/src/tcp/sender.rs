@@ -208,12 +208,10 @@ impl TcpSender {
             retx_pending: false,
             retx_high: 0,
             sack: (cfg.recovery == Recovery::Rfc6675).then(|| {
-                Box::new(SackState::new(
-                    cfg.dupack_threshold,
-                    cfg.mss,
-                    cfg.prr,
-                    cfg.nextseg_rule3,
-                ))
+                let mut st =
+                    SackState::new(cfg.dupack_threshold, cfg.mss, cfg.prr, cfg.nextseg_rule3);
+                st.rto_unsacked = cfg.rto_unsacked_flight;
+                Box::new(st)
             }),
             sack_out: cfg.recovery == Recovery::Rfc6675
                 && cfg.loss_detection == LossDetection::Rack,
@@ -948,7 +946,13 @@ impl TcpSender {
         if self.spurious.is_some() {
             self.undo_on_rto();
         }
-        let view = self.view();
+        let mut view = self.view();
+        if let Some(st) = self.sack.as_deref().filter(|st| st.rto_unsacked) {
+            // `rto_unsacked_flight`: RFC 5681 eq. (4) bounds ssthresh by FlightSize/2 ("no
+            // more than"); the bytes the receiver has SACKed have left the network
+            // (docs/tcp.md, "Retransmission timeout").
+            view.in_flight = view.in_flight.saturating_sub(st.sb.sacked());
+        }
         self.cc.on_congestion(now, Congestion::Timeout, &view);
         self.rtt.back_off();
         self.state = CaState::Loss;

@@ -257,6 +257,31 @@ fn prr_sends_about_ssthresh_during_recovery() {
 }
 
 #[test]
+fn rto_unsacked_flight_leaves_the_sacked_bytes_out_of_ssthresh() {
+    // The first segment and its fast retransmission are lost: the rest of the 40-segment
+    // window is SACKed, and the timer fires with FlightSize = 40 segments of which 39 have
+    // left the network. Default (RFC 5681's FlightSize = snd_max − snd_una): ssthresh = 20
+    // segments, as NewReno without SACK. With `rto_unsacked_flight`: max(1000/2, 2 MSS) =
+    // 2 segments.
+    let drops = [1, 41];
+    let ssthresh = |extra: &str| {
+        let b = run(&path(&drops, extra, TRANSFER, "10s"));
+        let f = flow(&b);
+        assert_eq!(f["timeouts"], 1, "{extra}: {f}");
+        assert_eq!(f["fast_retransmits"], 1, "{extra}: {f}");
+        assert!(f["completed_at_s"].as_f64().is_some(), "{extra}: {f}");
+        b.sim.flows[0].tcp().map(|(s, _)| s.cc.ssthresh()).unwrap()
+    };
+    assert_eq!(ssthresh("sack = true\nrto_unsacked_flight = true"), 2000);
+    assert_eq!(ssthresh("sack = true"), 20_000);
+    assert_eq!(
+        ssthresh(""),
+        20_000,
+        "NewReno: FlightSize/2 of the 40-segment window"
+    );
+}
+
+#[test]
 fn every_algorithm_recovers_with_sack() {
     let drops = [5, 9, 14, 20, 27, 33];
     for cc in [
@@ -298,6 +323,8 @@ fn bad_sack_keys_name_the_field() {
     assert!(e.contains("flows.f.recovery"), "{e}");
     let e = err("nextseg_rule3 = true");
     assert!(e.contains("flows.f.nextseg_rule3"), "{e}");
+    let e = err("rto_unsacked_flight = true");
+    assert!(e.contains("flows.f.rto_unsacked_flight"), "{e}");
     // Explicit defaults are accepted.
     for ok in [
         "sack = false\nrecovery = \"newreno\"\nprr = \"off\"",

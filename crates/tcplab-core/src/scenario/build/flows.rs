@@ -99,10 +99,7 @@ pub(super) fn flows(
             // run_bounded/init_ssthresh_0).
             return Err(ScenarioError::new(
                 format!("{f}.init_ssthresh"),
-                format!(
-                    "{} bytes is less than one segment (mss = {})",
-                    s.0, fl.mss
-                ),
+                format!("{} bytes is less than one segment (mss = {})", s.0, fl.mss),
             ));
         }
         // A zero timeout retransmits at the same instant forever (the backoff doubles 0):
@@ -187,6 +184,12 @@ pub(super) fn flows(
             return Err(ScenarioError::new(
                 format!("{f}.dsack_undo"),
                 "needs sack = true (D-SACK blocks come with SACK)",
+            ));
+        }
+        if fl.rto_unsacked_flight && recovery != Recovery::Rfc6675 {
+            return Err(ScenarioError::new(
+                format!("{f}.rto_unsacked_flight"),
+                "applies to SACK recovery only: needs sack = true and recovery = \"rfc6675\"",
             ));
         }
         if fl.ecn_retransmits && !fl.ecn {
@@ -302,7 +305,10 @@ pub(super) fn flows(
             if size > u32::MAX as u64 {
                 return Err(ScenarioError::new(
                     format!("{f}.{k}"),
-                    format!("makes {size}-byte packets; packet sizes are at most {} bytes", u32::MAX),
+                    format!(
+                        "makes {size}-byte packets; packet sizes are at most {} bytes",
+                        u32::MAX
+                    ),
                 ));
             }
         }
@@ -351,6 +357,7 @@ pub(super) fn flows(
             tlp: fl.tlp.unwrap_or(true),
             frto: fl.frto,
             dsack_undo: fl.dsack_undo,
+            rto_unsacked_flight: fl.rto_unsacked_flight,
         };
         let algo = fl.cc.build(
             &format!("{f}.cc"),
