@@ -454,6 +454,11 @@ pub struct FlowSpec {
     /// 3168 §6.1.5 forbids it, the default). Needs `ecn = true`.
     #[serde(default)]
     pub ecn_retransmits: bool,
+    /// Restart the retransmission timer whenever the first unacknowledged segment is
+    /// retransmitted (Linux; ns-2 at a fast retransmit). Default false: RFC 6298 restarts it
+    /// only on acks of new data. Not with `loss_detection = "rack"` (RACK's timers own it).
+    #[serde(default)]
+    pub rto_restart_on_retransmit: bool,
     /// Transport: "tcp" (default) or "udp" (datagrams, never acked; the TCP keys other
     /// than `header` do not apply).
     #[serde(default)]

@@ -53,6 +53,11 @@ pub struct TcpConfig {
     /// ECN: retransmitted segments carry ECT as well (ns-2 sets ECT on every data packet;
     /// RFC 3168 §6.1.5 forbids it).
     pub ecn_retransmits: bool,
+    /// Restart the retransmission timer whenever the first unacknowledged segment is
+    /// retransmitted (a fast retransmit, a partial ack's or SACK recovery's retransmission
+    /// of the new head), as Linux (`tcp_xmit_retransmit_queue`) and ns-2 (`reset_rtx_timer`
+    /// at a fast retransmit) do; RFC 6298 restarts it only on acks of new data (§5.3).
+    pub rto_restart_on_retransmit: bool,
     /// Which NewReno partial acks restart the retransmission timer.
     pub partial_ack_timer: PartialAckTimer,
     /// The congestion window when fast recovery ends.
@@ -204,6 +209,7 @@ impl Default for TcpConfig {
             ecn: false,
             ecn_echo: EcnEcho::Rfc3168,
             ecn_retransmits: false,
+            rto_restart_on_retransmit: false,
             partial_ack_timer: PartialAckTimer::Every,
             recovery_exit: RecoveryExit::Ssthresh,
             receiver_clock_offset: 0,

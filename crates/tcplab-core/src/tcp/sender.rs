@@ -109,6 +109,8 @@ pub struct TcpSender {
     ecn: bool,
     /// ECN: retransmissions are ECN-capable too (ns-2's behaviour; RFC 3168 §6.1.5 says no).
     ecn_retransmits: bool,
+    /// Restart the RTO when the segment at `snd_una` is retransmitted (Linux, ns-2).
+    rto_restart_on_retransmit: bool,
     /// ECN: the next new data segment carries CWR.
     cwr_pending: bool,
     /// ECN: `snd_max` at the last ECE reaction; the next needs `snd_una` beyond it.
@@ -183,6 +185,8 @@ impl TcpSender {
             dupack_threshold: cfg.dupack_threshold,
             ecn: cfg.ecn,
             ecn_retransmits: cfg.ecn_retransmits,
+            rto_restart_on_retransmit: cfg.rto_restart_on_retransmit
+                && cfg.loss_detection != LossDetection::Rack,
             cwr_pending: false,
             ecn_reacted_until: None,
             partial_ack_timer: cfg.partial_ack_timer,
@@ -452,6 +456,11 @@ impl TcpSender {
             self.stats.retransmits += 1;
             self.retx_high = self.retx_high.max(seq + len as u64);
             self.timed = None; // Karn
+            if self.rto_restart_on_retransmit && seq == self.snd_una {
+                // Linux `tcp_xmit_retransmit_queue`, ns-2 `reset_rtx_timer` (after a
+                // timeout this sets what the timeout would: now + the backed-off RTO).
+                self.arm_timer(now);
+            }
         } else if self.timed.is_none() {
             self.timed = Some((seq + len as u64, now));
         }
@@ -1262,6 +1271,39 @@ mod tests {
         // Only Slow-but-Steady restarts on the second (at 30 ms).
         assert!(every[2] > every[1]);
         assert_eq!(first[2], first[1]);
+    }
+
+    /// The timer after a fast retransmit at 10 ms (the last new data acked at 5 ms).
+    fn timer_around_fast_retransmit(restart: bool) -> (Option<SimTime>, Option<SimTime>, SimTime) {
+        let mut s = sender(10, true);
+        s.rto_restart_on_retransmit = restart;
+        let t0 = SimTime::ZERO;
+        let ms = |k: u64| SimTime(k * 1_000_000_000);
+        collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+        collect(&mut s, |s, o| {
+            s.on_ack(ms(5), &ack_pkt(1000, t0), &mut |p| o(p))
+        });
+        let before = s.rto_deadline;
+        for _ in 0..3 {
+            collect(&mut s, |s, o| {
+                s.on_ack(ms(10), &ack_pkt(1000, t0), &mut |p| o(p))
+            });
+        }
+        assert_eq!(s.state(), CaState::Recovery);
+        assert_eq!(s.stats.fast_retransmits, 1);
+        (before, s.rto_deadline, ms(10) + s.rtt.rto())
+    }
+
+    #[test]
+    fn rto_restart_on_retransmit() {
+        // RFC 6298 (default): the fast retransmit leaves the timer where the last ack of new
+        // data put it; Linux/ns-2 (`rto_restart_on_retransmit`): it restarts at the
+        // retransmission of the head.
+        let (before, after, _) = timer_around_fast_retransmit(false);
+        assert_eq!(after, before);
+        let (before, after, restarted) = timer_around_fast_retransmit(true);
+        assert_eq!(after, Some(restarted));
+        assert!(after > before);
     }
 
     #[test]

@@ -54,6 +54,12 @@ fn each_mistake_names_its_field() {
         ),
         (
             "cc = \"newreno\"",
+            "cc = \"newreno\"\nsack = true\nloss_detection = \"rack\"\nrto_restart_on_retransmit = true",
+            "flows.f.rto_restart_on_retransmit",
+            "RACK-TLP",
+        ),
+        (
+            "cc = \"newreno\"",
             "cc = \"newreno\"\nmss = 1\nheader = 4294967295",
             "flows.f.header",
             "packet sizes are at most",

@@ -192,6 +192,13 @@ pub(super) fn flows(
                 "applies to SACK recovery only: needs sack = true and recovery = \"rfc6675\"",
             ));
         }
+        if fl.rto_restart_on_retransmit && loss_detection == LossDetection::Rack {
+            return Err(ScenarioError::new(
+                format!("{f}.rto_restart_on_retransmit"),
+                "does not apply with loss_detection = \"rack\": RACK-TLP's reordering and \
+                 probe timers share the retransmission timer and set it themselves",
+            ));
+        }
         if fl.ecn_retransmits && !fl.ecn {
             return Err(ScenarioError::new(
                 format!("{f}.ecn_retransmits"),
@@ -326,6 +333,7 @@ pub(super) fn flows(
             delayed_ack: fl.delayed_ack.map(|d| d.0),
             ecn: fl.ecn,
             ecn_retransmits: fl.ecn_retransmits,
+            rto_restart_on_retransmit: fl.rto_restart_on_retransmit,
             ecn_echo: match fl.ecn_echo {
                 None if tcpe => EcnEcho::PerMark,
                 None if dctcp => EcnEcho::Dctcp,
