@@ -237,6 +237,105 @@ def test_over_increasing_and_range() -> None:
     assert got["dec"]["simulated"] == pytest.approx(2.0) and not got["dec"]["met"]
 
 
+def test_not_dominated_per_x() -> None:
+    """``not_dominated``: at each x, the curve's (a, b) point against each ``against``
+    curve's; the value is the smallest max(a/a', b/b'), < 1 when another point is at least
+    as large in both coordinates."""
+    rows = [
+        # E figure "e" and F figure "f", over the reference "n" (2 everywhere).
+        ("e", "p", 1, None, 2.0, None), ("e", "p", 2, None, 1.6, None),
+        ("f", "p", 1, None, 1.0, None), ("f", "p", 2, None, 1.2, None),
+        ("e", "q", 1, None, 1.8, None), ("e", "q", 2, None, 1.8, None),   # q: more E at x = 2 ...
+        ("f", "q", 1, None, 1.5, None), ("f", "q", 2, None, 1.0, None),   # ... but less F: no domination
+        ("e", "r", 1, None, 2.2, None), ("e", "r", 2, None, 1.0, None),   # r at x = 1: more E and more F
+        ("f", "r", 1, None, 1.1, None), ("f", "r", 2, None, 1.0, None),
+    ] + [(fig, "n", x, None, 2.0, None) for fig in ("e", "f") for x in (1, 2)]
+    v = _wvalues(rows)
+    a, b = {"figure": "e", "curve": "p", "over": "n"}, {"figure": "f", "curve": "p", "over": "n"}
+    claims = [
+        Claim("q", "", "not_dominated", a, b, 1.0, None, against=["q"]),
+        Claim("qr", "", "not_dominated", a, b, 1.0, None, against=["q", "r"]),
+        Claim("qr2", "", "not_dominated", a, b, 1.0, None, x_min=2, against=["q", "r"]),
+    ]
+    got = {r["claim"]: r for r in evaluate_claims(claims, v).iter_rows(named=True)}
+    # x = 1 vs q: max(2/1.8, 1/1.5) = 1.11; x = 2 vs q: max(1.6/1.8, 1.2/1.0) = 1.2.
+    assert got["q"]["simulated"] == pytest.approx(2.0 / 1.8) and got["q"]["met"]
+    # x = 1 vs r: max(2/2.2, 1/1.1) = 0.909: r dominates p there.
+    assert got["qr"]["simulated"] == pytest.approx(1.0 / 1.1) and not got["qr"]["met"]
+    assert "vs r at x = 1" in got["qr"]["detail"]
+    assert got["qr2"]["simulated"] == pytest.approx(1.2) and got["qr2"]["met"]
+
+
+def test_decreasing_over_a_list_of_curves() -> None:
+    v = _wvalues([
+        ("f", "a", 1, None, 3.0, None), ("f", "a", 2, None, 2.0, None), ("f", "a", 3, None, 1.0, None),
+        ("f", "b", 1, None, 3.0, None), ("f", "b", 2, None, 2.0, None), ("f", "b", 3, None, 2.2, None),
+    ])
+    claims = [
+        Claim("a", "", "decreasing", {"figure": "f", "curve": ["a"]}, None, None, 1.0),
+        Claim("ab", "", "decreasing", {"figure": "f", "curve": ["a", "b"]}, None, None, 1.0),
+    ]
+    got = {r["claim"]: r for r in evaluate_claims(claims, v).iter_rows(named=True)}
+    assert got["a"]["simulated"] == pytest.approx(2.0 / 3.0) and got["a"]["met"]  # steps 2/3, 1/2
+    assert got["ab"]["simulated"] == pytest.approx(1.1) and not got["ab"]["met"] and "(b)" in got["ab"]["detail"]
+
+
+class _Run:
+    """A stand-in for a Result: only the summary a run-level metric reads."""
+
+    def __init__(self, u: float) -> None:
+        self.summary = {"links": [{"name": "bn", "steady_utilization": u}]}
+
+
+def test_curve_over_is_a_per_seed_ratio(tmp_path: Path) -> None:
+    """A curve's ``over`` tabulates it seed by seed over the reference curve (whose own rows
+    stay raw, and which is not drawn)."""
+    from tcplab.claims import grid_values, parse_grid, plot_grid
+    raw = {"metric": "links.bn.steady_utilization", "seeds": 2, "y_scale": 100.0,
+           "curves": [{"id": "p", "over": "n"}, {"id": "n"}]}
+    g = parse_grid(raw, "figure[0]", tmp_path / "reproduce.toml")
+    res = {("p", 1.0, 1): _Run(0.9), ("p", 1.0, 2): _Run(0.6), ("n", 1.0, 1): _Run(0.9), ("n", 1.0, 2): _Run(0.3)}
+    vals = grid_values("f", g, [1.0], res)  # type: ignore[arg-type]
+    p = vals.filter(pl.col("curve") == "p")
+    n = vals.filter(pl.col("curve") == "n")
+    # Per seed: 0.9/0.9 = 1 and 0.6/0.3 = 2 -> mean 1.5 (not 0.75/0.6 = 1.25), y_scale cancels.
+    assert p["mean"][0] == pytest.approx(1.5) and p["n"][0] == 2
+    assert n["mean"][0] == pytest.approx(60.0)
+    plot_grid("t", "x", g, vals, res, [1.0], tmp_path / "f.png")  # type: ignore[arg-type]
+    assert (tmp_path / "f.png").is_file()
+    for curves, field, reason in [
+        ([{"id": "p", "over": "z"}, {"id": "n"}], "figure[0].curves[0].over", "no curve 'z'"),
+        ([{"id": "p", "over": "p"}], "figure[0].curves[0].over", "another curve"),
+        ([{"id": "p", "over": "n"}, {"id": "n", "over": "q"}, {"id": "q"}], "figure[0].curves[0].over", "itself a ratio"),
+    ]:
+        with pytest.raises(ScenarioError) as e:
+            parse_grid({**raw, "curves": curves}, "figure[0]", tmp_path / "reproduce.toml")
+        assert e.value.field == field and reason in e.value.reason
+
+
+@pytest.mark.parametrize(
+    "claim, field, reason",
+    [
+        ('kind = "not_dominated"\na = { figure = "k", curve = "vegas" }\nb = { figure = "k", curve = "vegas" }',
+         "claim[0].against", "non-empty list"),
+        ('kind = "not_dominated"\na = { figure = "k", curve = "vegas" }\nb = { figure = "k", curve = "fast" }\nagainst = ["fast"]',
+         "claim[0].b.curve", "the same curve"),
+        ('kind = "not_dominated"\na = { figure = "k", curve = "vegas" }\nb = { figure = "k", curve = "vegas" }\nagainst = ["reno"]',
+         "claim[0].against", "no curve 'reno'"),
+        ('kind = "not_dominated"\na = { figure = "k", curve = "vegas" }\nagainst = ["fast"]', "claim[0].b", "second coordinate"),
+        ('kind = "ge"\na = { figure = "k", curve = "vegas" }\nb = { figure = "k", curve = "fast" }\nagainst = ["fast"]',
+         "claim[0].against", "only for"),
+        ('kind = "ge"\na = { figure = "k", curve = ["vegas"] }\nb = { figure = "k", curve = "fast" }', "claim[0].a.curve", "a list of curves"),
+        ('kind = "decreasing"\na = { figure = "k", curve = ["vegas", "reno"] }', "claim[0].a.curve", "no curve 'reno'"),
+    ],
+)
+def test_bad_not_dominated_and_curve_lists(tmp_path: Path, claim: str, field: str, reason: str) -> None:
+    d = _manifest(tmp_path, GRID + '\n[[claim]]\nid = "c"\ntext = "t"\n' + claim + "\n")
+    with pytest.raises(ScenarioError) as e:
+        load_manifest(d)
+    assert e.value.field == field and reason in e.value.reason
+
+
 ZH = paper_dir("zhang")
 
 HOOKS = """
@@ -508,3 +607,32 @@ def test_westwood_dynamic_load_flows() -> None:
         {**o, "duration": "12s"}), progress=False)
     util = _python_ref("flows.py:goodput_utilization", "metric", WW / "reproduce.toml", WW)(res)
     assert 0.2 < util <= 1.0
+
+
+def test_westwood_abse_maps_aggressiveness_and_runs() -> None:
+    """E004-S-CTRLFRIEND: the aggressiveness index of the nine ABSE maps (one minus the map's
+    mean sample width over gamma in [0, 1]) follows the pointwise order of the maps (a
+    pointwise shorter T_k is more aggressive), the manifest's x values are the nine maps,
+    the deck's map shares its runs with the E/F figures' abse curve and the NewReno
+    reference runs are the same for every map."""
+    from tcplab.claims import _python_ref
+    agg = _python_ref("flows.py:abse_aggressiveness", "f", WW / "reproduce.toml", WW)
+    # (0.28, 1): 1 - (1 - 0.28^2)/2; (0.5, 2): T = RTT from gamma = 0.5, so 1 - 0.5.
+    assert agg(0.28, 1.0) == pytest.approx(1 - (1 - 0.28 ** 2) / 2) and agg(0.5, 2.0) == pytest.approx(0.5)
+    maps = [(th, s) for th in (0.1, 0.28, 0.5) for s in (0.5, 1.0, 2.0)]
+    for m1 in maps:
+        for m2 in maps:
+            if m1 != m2 and m1[0] >= m2[0] and m1[1] <= m2[1]:  # m1's T_k <= m2's everywhere
+                assert agg(*m1) > agg(*m2)
+    _, figs = load_manifest(WW)
+    f = next(fg for fg in figs if fg.id == "ctrl45_f")
+    assert sorted(f.x) == sorted(round(agg(*m), 4) for m in maps)
+    jobs = {j.variant: j.overrides for j in f.jobs()}
+    ef = {j.variant: j.overrides for j in next(fg for fg in figs if fg.id == "ef45_tr").jobs()}
+    assert jobs["n10/x0.5392/s1"] == ef["abse/x10/s1"]  # the deck's map: the same run
+    assert jobs["nr10/x0.26/s2"] == jobs["nr10/x0.8125/s2"] == ef["newreno/x10/s2"]
+    cc = jobs["n10/x0.26/s1"]["dumbbell.flows"][-1]["cc"]
+    assert cc == {"algorithm": "westwood", "estimator": "abse", "abse_threshold": 0.1, "abse_slope": 2.0}
+    fn = _python_ref("flows.py:abse_map", "vary_fn", WW / "reproduce.toml", WW)
+    with pytest.raises(ValueError, match="not the aggressiveness of a swept ABSE map"):
+        fn(x=0.4, seed=1, n=4)

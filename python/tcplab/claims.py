@@ -24,7 +24,11 @@ per-seed start times). A curve's ``formula = { fn = "tcplab.analysis.f", x_arg =
 args = {...}, scale = 1 }`` is drawn as a dashed line beside it (values in the plotted
 units) and is the ``formula`` column; ``formula = true`` in a claim selector uses it.
 ``log_y`` sets a log y axis. A curve's own ``metric_args`` are merged over the figure's
-(a per-run closed form that needs the curve's protocols).
+(a per-run closed form that needs the curve's protocols). A curve's ``over = "CURVE"``
+plots and tabulates it as the seed-by-seed ratio of its raw metric to that curve's at the
+same x (y_scale and y_factor cancel out; e.g. seed 004's friendliness F = tR2/tR1 of the
+mixed run over the all-NewReno run of the same seed); the reference curve keeps its own
+values in the table and is not drawn.
 
 ``[[claim]]``: one sentence of the paper, the number it states (``paper``, optional), the
 range a reproduction must fall into (``lo``, ``hi``) and what is measured:
@@ -35,14 +39,25 @@ range a reproduction must fall into (``lo``, ``hi``) and what is measured:
   every x of the figure, ``x_min`` drops smaller ones) — the value is the smallest ratio a/b;
 * ``kind = "decreasing"``: ``a``'s curve falls (non-strictly) with x — the value is the
   largest ratio of a point to the one before it; ``kind = "increasing"``: it rises — the
-  value is the smallest such ratio (``lo = 1``);
+  value is the smallest such ratio (``lo = 1``); ``a.curve`` may be a list of curves (each
+  must fall / rise: the value is the worst step of any of them);
 * ``kind = "range"``: the largest minus the smallest mean of ``a`` over its x values;
 * ``kind = "min"`` / ``"max"``: the smallest / largest mean of ``a`` over its x values;
 * ``kind = "highest"`` / ``"lowest"``: ``a``'s curve against every other curve of its figure
   at each of its x values — the value is the smallest (highest) / largest (lowest) ratio
   of ``a`` to another curve, so ``lo = 1`` / ``hi = 1`` says "highest" / "lowest";
 * ``kind = "spread"``: the largest ratio max/min of the figure's curves at one of ``a``'s x
-  (``a.curve`` is not needed).
+  (``a.curve`` is not needed);
+* ``kind = "not_dominated"``: a two-dimensional profile. ``a`` and ``b`` select the same
+  curve in two figures with the same x values (the two coordinates of its point at each x,
+  e.g. E and F of seed 004's E/F profiles); ``against = ["CURVE", ...]`` lists the curves
+  it is compared with (in both figures, with the same selector keys, e.g. ``over``). The
+  comparison is per x (the points of one x are the same operating point: N connections):
+  a curve's point at x is dominated by another's if that one is at least as large in both
+  coordinates and larger in one. The value is the smallest, over x and ``against``, of
+  ``max(a/a', b/b')`` (a', b': the other curve's coordinates): > 1 means the point is
+  larger in at least one coordinate, so ``lo = 1`` says "never dominated" (a value of
+  exactly 1 is a tie in the better coordinate: not dominated only if the other one ties too).
 
 A selector may add ``window = [t0, t1]`` (one of a series figure's ``windows``: the per-slot
 mean over it), ``formula = true`` (the curve's closed form at x instead of the simulation)
@@ -71,7 +86,8 @@ from tcplab.scenario import scenario_error
 
 __all__ = ["Curve", "Grid", "Claim", "parse_grid", "parse_claims", "grid_values", "evaluate_claims"]
 
-CLAIM_KINDS = ("value", "ratio", "ge", "decreasing", "increasing", "range", "min", "max", "highest", "lowest", "spread")
+CLAIM_KINDS = ("value", "ratio", "ge", "decreasing", "increasing", "range", "min", "max", "highest", "lowest", "spread",
+               "not_dominated")
 
 
 @dataclass
@@ -91,6 +107,8 @@ class Curve:
     #: Keyword arguments for a ``python:`` metric, merged over the figure's ``metric_args``
     #: (e.g. the protocols a per-run closed form needs).
     metric_args: dict[str, Any] = field(default_factory=dict)
+    #: Plot and tabulate this curve as the per-seed ratio of its raw metric to that curve's.
+    over: str | None = None
 
 
 @dataclass
@@ -182,7 +200,7 @@ def parse_grid(raw: dict[str, Any], where: str, path: Path) -> Grid:
         cw = f"{where}.curves[{j}]"
         if not isinstance(c, dict) or "id" not in c:
             raise scenario_error(f"{cw}.id", "missing", path)
-        extra = set(c) - {"id", "label", "set", "y_factor", "args", "formula", "metric_args"}
+        extra = set(c) - {"id", "label", "set", "y_factor", "args", "formula", "metric_args", "over"}
         if extra:
             raise scenario_error(f"{cw}.{sorted(extra)[0]}", "unknown field", path)
         if c["id"] in {cv.id for cv in curves}:
@@ -203,8 +221,22 @@ def parse_grid(raw: dict[str, Any], where: str, path: Path) -> Grid:
             raise scenario_error(f"{cw}.metric_args", "a table of keyword arguments for the figure's python: metric", path)
         if cargs and not python_metric:
             raise scenario_error(f"{cw}.metric_args", "only for a python: metric", path)
+        over = c.get("over")
+        if over is not None and (not isinstance(over, str) or over == c["id"]):
+            raise scenario_error(f"{cw}.over", f"the id of another curve of the figure, got {over!r}", path)
         curves.append(Curve(str(c["id"]), str(c.get("label", c["id"])), dict(c.get("set") or {}), float(yf),
-                            dict(c.get("args") or {}), formula, fcall, dict(cargs)))
+                            dict(c.get("args") or {}), formula, fcall, dict(cargs), over))
+    ids = {cv.id for cv in curves}
+    for j, cv in enumerate(curves):
+        if cv.over is None:
+            continue
+        ref = next((r for r in curves if r.id == cv.over), None)
+        if ref is None:
+            raise scenario_error(f"{where}.curves[{j}].over", f"no curve '{cv.over}' in the figure (its curves: {', '.join(sorted(ids))})", path)
+        if ref.over is not None:
+            raise scenario_error(f"{where}.curves[{j}].over", f"curve '{cv.over}' is itself a ratio (over '{ref.over}')", path)
+        if raw.get("plot") == "series":
+            raise scenario_error(f"{where}.curves[{j}].over", "only for plot = \"curve\"", path)
     seeds = raw.get("seeds", 1)
     if not isinstance(seeds, int) or seeds < 1:
         raise scenario_error(f"{where}.seeds", f"must be an integer >= 1, got {seeds!r}", path)
@@ -344,15 +376,24 @@ def grid_values(fig_id: str, grid: Grid, xs: list[float], results: dict[tuple[st
     in the plotted units) if it has one. ``window`` is null
     for the whole run, else ``"t0-t1"`` for each of a series figure's ``windows``."""
     rows = []
+    raw: dict[tuple[str, float], list[dict[str | None, float]]] = {}
     for c in grid.curves:
         g = curve_grid(grid, c)
         for x in xs:
-            per_seed = [_scalars(fig_id, g, results[(c.id, x, s)]) for s in range(1, grid.seeds + 1)]
+            raw[(c.id, x)] = [_scalars(fig_id, g, results[(c.id, x, s)]) for s in range(1, grid.seeds + 1)]
+    for c in grid.curves:
+        for x in xs:
+            per_seed = raw[(c.id, x)]
+            scale = grid.y_scale * c.y_factor
+            if c.over is not None:  # seed by seed over the reference curve (0 -> NaN: left out)
+                ref = raw[(c.over, x)]
+                per_seed = [{w: d[w] / r[w] if r[w] else math.nan for w in d} for d, r in zip(per_seed, ref)]
+                scale = 1.0
             fv = formula_value(c, x)
             for w in per_seed[0]:
                 # A seed whose metric is undefined (NaN: e.g. a coefficient of variation of
                 # nothing delivered) is left out; n counts the seeds that remain.
-                vals = [d[w] * grid.y_scale * c.y_factor for d in per_seed if math.isfinite(d[w])]
+                vals = [d[w] * scale for d in per_seed if math.isfinite(d[w])]
                 n = len(vals)
                 mean = sum(vals) / n if n else math.nan
                 std = math.sqrt(sum((v - mean) ** 2 for v in vals) / (n - 1)) if n > 1 else None
@@ -391,7 +432,10 @@ def plot_grid(title: str, x_label: str, grid: Grid, values: pl.DataFrame, result
         return
     fig = _figure()
     ax = fig.add_subplot()
+    refs = {c.over for c in grid.curves if c.over is not None}
     for i, c in enumerate(grid.curves):
+        if c.id in refs:  # the denominators of ratio curves: in the table only
+            continue
         d = values.filter((pl.col("curve") == c.id) & pl.col("window").is_null()).sort("x")
         xv, mean = d["x"].to_list(), d["mean"].to_list()
         ci = [e if e is not None else 0.0 for e in d["ci95"].to_list()]
@@ -430,11 +474,13 @@ class Claim:
     paper: float | None = None
     x_min: float | None = None
     explain: str | None = None
+    #: ``not_dominated``: the curves compared with ``a``/``b``'s.
+    against: list[str] = field(default_factory=list)
 
 
 def parse_claims(data: dict[str, Any], figures: dict[str, Any], path: Path) -> list[Claim]:
     out = []
-    allowed = {"id", "text", "kind", "a", "b", "lo", "hi", "paper", "x_min", "explain"}
+    allowed = {"id", "text", "kind", "a", "b", "lo", "hi", "paper", "x_min", "explain", "against"}
     for i, raw in enumerate(data.get("claim") or []):
         where = f"claim[{i}]"
         extra = set(raw) - allowed
@@ -447,6 +493,25 @@ def parse_claims(data: dict[str, Any], figures: dict[str, Any], path: Path) -> l
             raise scenario_error(f"{where}.kind", f"must be one of {', '.join(CLAIM_KINDS)}", path)
         if raw["kind"] in ("ratio", "ge") and "b" not in raw:
             raise scenario_error(f"{where}.b", f"a '{raw['kind']}' claim compares a with b", path)
+        against = raw.get("against")
+        if raw["kind"] == "not_dominated":
+            if "b" not in raw:
+                raise scenario_error(f"{where}.b", "a 'not_dominated' claim needs the second coordinate's figure in b", path)
+            if not isinstance(against, list) or not against or not all(isinstance(v, str) for v in against):
+                raise scenario_error(f"{where}.against", "a non-empty list of the curves compared with a's", path)
+            if raw["a"].get("curve") != raw["b"].get("curve"):
+                raise scenario_error(f"{where}.b.curve", "the same curve as a's (its second coordinate)", path)
+            fa, fb = figures.get(raw["a"].get("figure")), figures.get(raw["b"].get("figure"))
+            if fa is not None and fb is not None and fa.x != fb.x:
+                raise scenario_error(f"{where}.b.figure", f"figures '{fa.id}' and '{fb.id}' have different x values", path)
+            for side in ("a", "b"):
+                fig = figures.get(raw[side].get("figure"))
+                have = {c.id for c in fig.grid.curves} if fig is not None and fig.grid is not None else set()
+                for o in against:
+                    if fig is not None and o not in have:
+                        raise scenario_error(f"{where}.against", f"figure '{fig.id}' has no curve '{o}'", path)
+        elif against is not None:
+            raise scenario_error(f"{where}.against", "only for kind = \"not_dominated\"", path)
         for side in ("a", "b"):
             sel = raw.get(side)
             if sel is None:
@@ -454,8 +519,15 @@ def parse_claims(data: dict[str, Any], figures: dict[str, Any], path: Path) -> l
             fig = figures.get(sel.get("figure"))
             if fig is None or fig.grid is None:
                 raise scenario_error(f"{where}.{side}.figure", f"no grid figure '{sel.get('figure')}'", path)
-            if not (raw["kind"] == "spread" and "curve" not in sel) and sel.get("curve") not in {c.id for c in fig.grid.curves}:
-                raise scenario_error(f"{where}.{side}.curve", f"figure '{fig.id}' has no curve '{sel.get('curve')}'", path)
+            listed = sel.get("curve")
+            if isinstance(listed, list):
+                if raw["kind"] not in ("decreasing", "increasing") or not listed:
+                    raise scenario_error(f"{where}.{side}.curve", "a list of curves only for kind = \"decreasing\" or \"increasing\"", path)
+            else:
+                listed = [listed]
+            for cid in listed:
+                if not (raw["kind"] == "spread" and "curve" not in sel) and cid not in {c.id for c in fig.grid.curves}:
+                    raise scenario_error(f"{where}.{side}.curve", f"figure '{fig.id}' has no curve '{cid}'", path)
             bad = set(sel) - {"figure", "curve", "x", "window", "formula", "over"}
             if bad:
                 raise scenario_error(f"{where}.{side}.{sorted(bad)[0]}", "unknown field", path)
@@ -464,7 +536,7 @@ def parse_claims(data: dict[str, Any], figures: dict[str, Any], path: Path) -> l
                 raise scenario_error(f"{where}.{side}.window", f"figure '{fig.id}' has no window {w!r} (its windows: {fig.grid.windows})", path)
             if sel.get("over") is not None and sel["over"] not in {c.id for c in fig.grid.curves}:
                 raise scenario_error(f"{where}.{side}.over", f"figure '{fig.id}' has no curve '{sel['over']}'", path)
-            if sel.get("formula") and next(c for c in fig.grid.curves if c.id == sel.get("curve")).formula is None:
+            if sel.get("formula") and any(c.formula is None for c in fig.grid.curves if c.id in listed):
                 raise scenario_error(f"{where}.{side}.formula", f"curve '{sel['curve']}' has no formula", path)
             xs = sel.get("x")
             for x in xs if isinstance(xs, list) else ([] if xs is None else [xs]):
@@ -474,7 +546,7 @@ def parse_claims(data: dict[str, Any], figures: dict[str, Any], path: Path) -> l
                 raise scenario_error(f"{where}.{side}.x", "one x value", path)
         out.append(Claim(id=str(raw["id"]), text=str(raw["text"]), kind=raw["kind"], a=raw["a"], b=raw.get("b"),
                          lo=raw.get("lo"), hi=raw.get("hi"), paper=raw.get("paper"), x_min=raw.get("x_min"),
-                         explain=raw.get("explain")))
+                         explain=raw.get("explain"), against=list(against or [])))
     return out
 
 
@@ -536,6 +608,18 @@ def evaluate_claims(claims: list[Claim], values: pl.DataFrame) -> pl.DataFrame:
             pts = [(_mean(values, c.a, x)[0], x) for x in _xs(values, c.a, c.x_min)]
             v, at = min(pts) if c.kind == "min" else max(pts)
             detail = f"at x = {_fmt(at)}"
+        elif c.kind == "not_dominated":
+            pts = []
+            for x in _xs(values, c.a, c.x_min):
+                ea, fb = _mean(values, c.a, x)[0], _mean(values, c.b, x)[0]  # type: ignore[arg-type]
+                for o in c.against:
+                    eo = _mean(values, {**c.a, "curve": o}, x)[0]
+                    fo = _mean(values, {**c.b, "curve": o}, x)[0]  # type: ignore[dict-item]
+                    ra = ea / eo if eo else math.inf
+                    rb = fb / fo if fo else math.inf
+                    pts.append((max(ra, rb), x, o, ra, rb))
+            v, at, who, ra, rb = min(pts)
+            detail = f"vs {who} at x = {_fmt(at)}: {ra:.3g}, {rb:.3g}"
         elif c.kind in ("highest", "lowest", "spread"):
             others = sorted(set(values.filter(pl.col("figure") == c.a["figure"])["curve"].to_list()) - {c.a.get("curve")})
             pts = []
@@ -551,12 +635,17 @@ def evaluate_claims(claims: list[Claim], values: pl.DataFrame) -> pl.DataFrame:
                 pts.append((r, x, f"vs {o}"))
             v, at, who = min(pts) if c.kind == "highest" else max(pts)
             detail = f"{who} at x = {_fmt(at)}"
-        else:  # decreasing, increasing
-            xs = _xs(values, c.a, c.x_min)
-            ms = [_mean(values, c.a, x)[0] for x in xs]
-            steps = [(b / a if a else math.inf, x) for a, b, x in zip(ms, ms[1:], xs[1:])]
-            v, at = max(steps) if c.kind == "decreasing" else min(steps)
-            detail = f"{'largest' if c.kind == 'decreasing' else 'smallest'} step ratio at x = {_fmt(at)}"
+        else:  # decreasing, increasing (a list of curves: the worst step of any of them)
+            many = isinstance(c.a["curve"], list)
+            steps = []
+            for cid in c.a["curve"] if many else [c.a["curve"]]:
+                sel = {**c.a, "curve": cid}
+                xs = _xs(values, sel, c.x_min)
+                ms = [_mean(values, sel, x)[0] for x in xs]
+                steps += [(b / a if a else math.inf, x, cid) for a, b, x in zip(ms, ms[1:], xs[1:])]
+            v, at, cid = max(steps) if c.kind == "decreasing" else min(steps)
+            detail = (f"{'largest' if c.kind == 'decreasing' else 'smallest'} step ratio at x = {_fmt(at)}"
+                      + (f" ({cid})" if many else ""))
         ok = (c.lo is None or v >= c.lo) and (c.hi is None or v <= c.hi)
         rows.append({"claim": c.id, "text": c.text, "kind": c.kind, "paper": c.paper, "simulated": v, "detail": detail,
                      "lo": c.lo, "hi": c.hi, "met": ok, "note": "" if ok else (c.explain or "Unexplained: no explanation recorded in the manifest.")})

@@ -49,6 +49,55 @@ def mixed(x: float, seed: int, tcpx: str = "be", n: int | None = None, jitter: f
     return {"dumbbell.flows": out}
 
 
+#: E004-S-CTRLFRIEND: the swept ABSE maps (``abse_threshold`` θ, ``abse_slope`` s), i.e.
+#: T_k = Δt_k if γ < θ, else clamp(s·RTT·γ, Δt_k, RTT) (cc/westwood.rs). (0.28, 1) is the
+#: deck's map (the defaults).
+ABSE_MAPS: list[tuple[float, float]] = [(th, s) for th in (0.1, 0.28, 0.5) for s in (0.5, 1.0, 2.0)]
+ABSE_DEFAULT_MAP = (0.28, 1.0)
+
+
+def abse_aggressiveness(threshold: float, slope: float) -> float:
+    """The aggressiveness index of an ABSE map: ``a = 1 − ∫_0^1 T(γ)/RTT dγ`` with
+    ``T(γ)/RTT = 0`` below the threshold (one inter-ack interval, taken as ≪ RTT) and
+    ``min(1, slope·γ)`` above it: one minus the map's mean sample width (in RTTs) over the
+    congestion levels γ ∈ [0, 1] (weighted uniformly). A shorter sample interval is more
+    packet-pair-like (BE: "overestimates under congestion"), a longer one more RE-like
+    (the achieved rate), and ERE sets ssthresh = ERE·RTT_min after a loss, so a shorter
+    map is the more aggressive (less friendly) one. ``a`` grows with the threshold and
+    falls with the slope, and orders every pair of maps one of which is pointwise shorter
+    (θ ≥ θ' and s ≤ s') the same way; it also orders maps that cross (e.g. (0.5, 2) and
+    (0.1, 1)), which the pointwise order leaves unordered."""
+    if not (0.0 <= threshold < 1.0 and slope > 0.0):
+        raise ValueError(f"threshold in [0, 1) and slope > 0, got ({threshold}, {slope})")
+    k = 1.0 / slope  # min(1, s·γ) = 1 from γ = 1/s on
+    if k <= threshold:
+        width = 1.0 - threshold
+    elif k >= 1.0:
+        width = slope * (1.0 - threshold ** 2) / 2.0
+    else:
+        width = slope * (k ** 2 - threshold ** 2) / 2.0 + (1.0 - k)
+    return 1.0 - width
+
+
+def abse_map(x: float, seed: int, n: int, tcpx: str = "abse", jitter: float = 1.0) -> dict[str, Any]:
+    """E004-S-CTRLFRIEND: ``mixed(n flows)`` whose TCPx is ABSE with the map of
+    :data:`ABSE_MAPS` whose aggressiveness index (:func:`abse_aggressiveness`, rounded to
+    4 decimals) is ``x``. The deck's map (0.28, 1) is the plain ``abse`` table, so its runs
+    are the E/F figures' own; ``tcpx = "newreno"`` ignores ``x`` (the all-NewReno run of
+    the pair, the same for every map)."""
+    if tcpx == "newreno":
+        return mixed(x, seed, tcpx="newreno", n=n, jitter=jitter)
+    if tcpx != "abse":
+        raise ValueError(f"tcpx: abse or newreno, got {tcpx!r}")
+    found = [m for m in ABSE_MAPS if abs(abse_aggressiveness(*m) - x) < 5e-5]
+    if not found:
+        known = ", ".join(f"{abse_aggressiveness(*m):.4f}" for m in ABSE_MAPS)
+        raise ValueError(f"x = {x}: not the aggressiveness of a swept ABSE map ({known})")
+    th, s = found[0]
+    args = None if (th, s) == ABSE_DEFAULT_MAP else {"abse_threshold": th, "abse_slope": s}
+    return mixed(x, seed, tcpx="abse", n=n, jitter=jitter, cc_args=args)
+
+
 def randflows(x: float, seed: int, tcpx: str = "newreno", n: int = 100, lifetime: float = 30.0,
               span: float = 600.0, pairs: int = 20) -> dict[str, Any]:
     """T-RANDFLOWS (seed 004's dynamic load): ``n`` bulk flows of protocol ``tcpx``, each
