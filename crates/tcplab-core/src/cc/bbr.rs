@@ -701,6 +701,7 @@ mod tests {
                 mss: S as u32,
                 init_cwnd: 10 * S,
                 init_ssthresh: u64::MAX,
+                ack_counting: Default::default(),
             },
             SimRng::derive(1, Stream::Cc, 0),
         )
@@ -957,6 +958,7 @@ mod tests {
             mss: 1000,
             init_cwnd: 10_000,
             init_ssthresh: u64::MAX,
+            ack_counting: Default::default(),
         };
         let rng = SimRng::derive(0, Stream::Cc, 0);
         let e = BbrSpec {
