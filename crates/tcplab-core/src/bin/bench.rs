@@ -783,7 +783,6 @@ fn run_one(
     if s.trace.is_some() {
         advance(&mut b.sim, end);
     }
-    drop(advance);
     let t_win = Instant::now();
     measured_window(&mut b.sim);
     let wall_win = t_win.elapsed().as_secs_f64();

@@ -182,6 +182,8 @@ impl<'a> Gen<'a> {
                 self.need_outage = true;
                 json!("o1")
             }
+            "profile" => json!(self.pick(&["linux", "ns3", "rfc"])),
+            "pacing" => json!(self.pick(&["off", "cc", "linux", "50Mbps"])),
             n if n.contains("rate") => json!(self.pick(RATES)),
             n if [
                 "time", "delay", "period", "interval", "start", "stop", "on", "off", "duration",
@@ -444,6 +446,16 @@ impl<'a> Gen<'a> {
                 {
                     t.insert("duration".into(), json!("10ms"));
                 }
+                // A list schedule needs at least one [down, up) interval with up > down.
+                if t.get("type") == Some(&json!("list")) && !self.chance(32) {
+                    let ok = t
+                        .get("intervals")
+                        .and_then(Value::as_array)
+                        .is_some_and(|a| !a.is_empty());
+                    if !ok {
+                        t.insert("intervals".into(), json!([["1ms", "2ms"]]));
+                    }
+                }
             }
             sc.insert("outages".into(), json!({ "o1": o }));
         }
@@ -456,8 +468,23 @@ impl<'a> Gen<'a> {
 /// datagram source for UDP, and no `rto_max` below `rto_min`.
 fn repair_flow(t: &mut Map<String, Value>) {
     let has = |t: &Map<String, Value>, k: &str| t.contains_key(k);
-    if has(t, "prr") || has(t, "nextseg_rule3") || t.get("recovery") == Some(&json!("rfc6675")) {
+    if has(t, "tlp") {
+        t.insert("loss_detection".into(), json!("rack"));
+    }
+    if t.get("loss_detection") == Some(&json!("rack")) {
+        t.remove("nextseg_rule3");
+    }
+    if has(t, "prr")
+        || has(t, "nextseg_rule3")
+        || has(t, "dsack_undo")
+        || has(t, "rto_unsacked_flight")
+        || t.get("loss_detection") == Some(&json!("rack"))
+        || t.get("recovery") == Some(&json!("rfc6675"))
+    {
         t.insert("sack".into(), json!(true));
+        if t.get("recovery") == Some(&json!("newreno")) {
+            t.remove("recovery");
+        }
     }
     let cc = t.get("cc").map(|c| c.get("algorithm").unwrap_or(c).clone());
     if has(t, "ecn_echo")
