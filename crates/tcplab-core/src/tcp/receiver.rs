@@ -563,7 +563,7 @@ mod tests {
             .with_quickack(16, idle, 10_000, 100);
         let mut t = SimTime::ZERO;
         let mut seq = 0;
-        let mut burst = |r: &mut TcpReceiver, t: SimTime, n: u64, seq: &mut u64| {
+        let burst = |r: &mut TcpReceiver, t: SimTime, n: u64, seq: &mut u64| {
             let mut acks = 0;
             for _ in 0..n {
                 r.on_data(t, &seg(*seq, 100), &mut |_| acks += 1);
