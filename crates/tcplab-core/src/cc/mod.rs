@@ -484,7 +484,7 @@ mod ack_counting_tests {
         let mut now = SimTime::ZERO;
         for k in 0..w.div_ceil(2) {
             let bytes = if 2 * k + 1 == w { S } else { 2 * S };
-            now = now + SimDuration::from_ms(1);
+            now += SimDuration::from_ms(1);
             cc.on_ack(now, &ack(bytes), &v);
         }
     }

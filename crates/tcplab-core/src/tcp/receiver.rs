@@ -575,9 +575,9 @@ mod tests {
         assert_eq!(burst(&mut r, t, 16, &mut seq), 16);
         assert_eq!(burst(&mut r, t, 20, &mut seq), 10);
         // A gap of exactly `idle` is not idle; longer is: quick-ack mode again.
-        t = t + idle;
+        t += idle;
         assert_eq!(burst(&mut r, t, 4, &mut seq), 2);
-        t = t + idle + SimDuration::from_ms(1);
+        t += idle + SimDuration::from_ms(1);
         assert_eq!(burst(&mut r, t, 16, &mut seq), 16);
         assert_eq!(burst(&mut r, t, 4, &mut seq), 2);
         // The window bounds the count: 1000 B / (2 · 100 B) = 5.
