@@ -19,9 +19,10 @@ For each preset scenario (PRESETS below, each a tcplab scenario) it
      sender namespace every `--period` s (cwnd, ssthresh, rtt, delivery_rate, bytes_acked,
      retrans, snd_wnd, unacked). Windows are read from `ss`, never from socket options (the
      kernel doubles SO_SNDBUF and autotunes both buffers);
-  4. runs the tcplab scenario with the Linux defaults set explicitly on every flow (LINUX_FLOW:
-     SACK, initial window 10, delayed acks 40 ms, rto_min 200 ms, rto_initial 1 s, MSS 1448
-     with 66-B headers/acks as on the veth wire);
+  4. runs the tcplab scenario with `profile = "linux"` on every flow (docs/tcp.md,
+     "Profiles": SACK, RACK-TLP, PRR, F-RTO, initial window 10, delayed acks 40 ms with
+     quick-ack mode, segment counting, rto_min 200 ms), the flow's own `cc`, and LINUX_FLOW's
+     wire sizes (MSS 1448 with 66-B headers/acks as on the veth wire, Ethernet included);
   5. prints a side-by-side table (goodput per flow and aggregate, Jain's index, window
      mean and percentiles, retransmissions, RTT) per time window, writes the two traces
      (kernel_trace.csv, tcplab_trace.csv), the table (table.md, results.json) and a cwnd
@@ -73,18 +74,18 @@ KERNEL_MSS = 1448
 KERNEL_HEADER = 66
 KERNEL_ACK = 66
 
-# The Linux defaults, written out on every tcplab flow. TODO: replace by `profile = "linux"`
-# once that key lands (issue 16, "Profiles"); these keys must then agree with it.
+# Every tcplab flow gets `profile = "linux"` (through [defaults.flows], so a flow's own `cc`
+# wins) and these wire sizes: the profile's 52-B headers leave out the Ethernet header that
+# htb counts on the veth.
+LINUX_PROFILE = "linux"
 LINUX_FLOW = {
-    "sack": True,
-    "init_cwnd": 10,
-    "delayed_ack": "40ms",      # Linux: ack every 2nd full segment, else after ato (>= 40 ms)
-    "rto_min": "200ms",
-    "rto_initial": "1s",
     "mss": KERNEL_MSS,
     "header": KERNEL_HEADER,
     "ack_size": KERNEL_ACK,
 }
+# The keys the profile brought that closed differences of docs/crosscheck.md, switched back
+# off in a tcplab-only check of the same run ("before").
+BEFORE_PROFILE = {"ack_counting": "acks", "quickack": 0}
 KERNEL_CC = {"reno": "reno", "newreno": "reno", "cubic": "cubic", "bbr": "bbr"}
 
 
@@ -155,15 +156,18 @@ PRESETS = [
     Preset("cubic2", "2 CUBIC flows, 20 Mb/s, RTT 40 ms, 66-packet (1 BDP) drop-tail buffer",
            _dumbbell(["cubic", "cubic"], "20Mbps", 40.0, 66, 40.0),
            [("steady", 10.0, 40.0)], ["bn"], jitter_seeds=5,
-           variants=[("no delayed acks", {"*": {"delayed_ack": None}})]),
+           variants=[("no delayed acks", {"*": {"delayed_ack": None}}),
+                     ("per-ack counting, no quick-ack", {"*": BEFORE_PROFILE})]),
     Preset("reno2", "2 Reno flows, 20 Mb/s, RTT 40 ms, 66-packet (1 BDP) drop-tail buffer",
            _dumbbell(["reno", "reno"], "20Mbps", 40.0, 66, 40.0),
            [("steady", 10.0, 40.0)], ["bn"], jitter_seeds=5,
-           variants=[("no delayed acks", {"*": {"delayed_ack": None}})]),
+           variants=[("no delayed acks", {"*": {"delayed_ack": None}}),
+                     ("per-ack counting, no quick-ack", {"*": BEFORE_PROFILE})]),
     Preset("cubic_reno", "CUBIC vs Reno, 20 Mb/s, RTT 40 ms, 66-packet drop-tail buffer",
            _dumbbell(["cubic", "reno"], "20Mbps", 40.0, 66, 40.0),
            [("steady", 10.0, 40.0)], ["bn"], jitter_seeds=5,
-           variants=[("no delayed acks", {"*": {"delayed_ack": None}})]),
+           variants=[("no delayed acks", {"*": {"delayed_ack": None}}),
+                     ("per-ack counting, no quick-ack", {"*": BEFORE_PROFILE})]),
     Preset("twoway", "seed 000 two-way link: 200 kb/s up, 10 Mb/s down, no delay, unlimited "
            "FIFOs, Reno each way", _twoway(60.0),
            [("transient", 0.0, 20.0), ("steady", 30.0, 58.0)], ["up", "down"],
@@ -172,7 +176,9 @@ PRESETS = [
            "(slow) and 52 (fast) segments", _twoway(60.0),
            [("transient", 0.0, 20.0), ("steady", 30.0, 58.0)], ["up", "down"],
            clamp={"slow": 88, "fast": 52}, tcplab_long=600.0,
-           variants=[("fast rto_min 10 s", {"fast": {"rto_min": "10s"}})]),
+           variants=[("fast rto_min 10 s", {"fast": {"rto_min": "10s"}}),
+                     ("no quick-ack", {"*": {"quickack": 0}}),
+                     ("per-ack counting, no quick-ack", {"*": BEFORE_PROFILE})]),
 ]
 
 
@@ -865,9 +871,11 @@ def tcplab_scenario(preset_scenario: dict, duration: float, period: float) -> di
 
 def expand(scenario: dict) -> dict:
     import tcplab
-    expanded = tcplab.Scenario.from_dict(scenario).expand().to_dict()
+    sc = json.loads(json.dumps(scenario))
+    sc.setdefault("defaults", {}).setdefault("flows", {})["profile"] = LINUX_PROFILE
+    expanded = tcplab.Scenario.from_dict(sc).expand().to_dict()
     for f in expanded["flows"].values():
-        f.update(LINUX_FLOW)     # TODO: profile = "linux" (issue 16) once it exists
+        f.update(LINUX_FLOW)
     return expanded
 
 

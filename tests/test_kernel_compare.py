@@ -108,6 +108,12 @@ def test_plan_dumbbell():
     assert plan.delays[("s1", "d1")] == pytest.approx(0.020)
     assert plan.delays[("d2", "s2")] == pytest.approx(0.020)
     assert [f["cc"] for f in plan.flows] == ["cubic", "cubic"]
+    # tcplab's side is profile "linux" with the veth's wire sizes on top.
+    for f in ex["flows"].values():
+        assert "profile" not in f
+        assert (f["ack_counting"], f["quickack"], f["loss_detection"], f["delayed_ack"]) == (
+            "segments", 16, "rack", "40ms")
+        assert (f["mss"], f["header"], f["ack_size"]) == (kc.KERNEL_MSS, kc.KERNEL_HEADER, kc.KERNEL_ACK)
 
 
 def test_plan_two_hosts_gets_a_router_in_the_middle():
@@ -117,7 +123,7 @@ def test_plan_two_hosts_gets_a_router_in_the_middle():
     assert len(mids) == 1
     assert plan.shaped["up"][0] == mids[0] and plan.shaped["down"][0] == mids[0]
     assert plan.delay_node is None                  # no propagation delay: no delay line
-    assert {f["cc"] for f in plan.flows} == {"reno"}
+    assert {f["cc"] for f in plan.flows} == {"reno"}            # the flows' own cc wins
 
 
 def test_plan_refuses_what_the_kernel_here_cannot_build():

@@ -235,6 +235,8 @@ impl BbrSpec {
             loss_pending: false,
             delivered: 0,
             rng,
+            target_key: [u64::MAX; 5],
+            target: 0,
         };
         b.init_pacing_rate(None);
         Ok(b)
@@ -363,6 +365,12 @@ pub struct Bbr {
     loss_pending: bool,
     delivered: u64,
     rng: SimRng,
+    /// `set_cwnd`'s target (`inflight(bw, cwnd_gain)`) and everything it depends on: bw,
+    /// cwnd gain, pacing rate (the quantum), min RTT (`u64::MAX` = none), 1.25 phase.
+    /// Recomputed only when one of them changed (most acks change none): same value, less
+    /// work per ack.
+    target_key: [u64; 5],
+    target: u64,
 }
 
 impl Bbr {
@@ -441,6 +449,23 @@ impl Bbr {
     /// Linux `bbr_inflight`: the in-flight target at `gain`, bytes.
     pub fn inflight(&self, bw: f64, gain: f64) -> u64 {
         self.quantization_budget(self.bdp_segs(bw, gain))
+    }
+
+    /// `inflight(bw, cwnd_gain)`, recomputed only when one of its inputs changed.
+    #[inline]
+    fn cwnd_target(&mut self, bw: f64) -> u64 {
+        let key = [
+            bw.to_bits(),
+            self.cwnd_gain.to_bits(),
+            self.pacing_rate.to_bits(),
+            self.min_rtt.map_or(u64::MAX, |r| r.0),
+            u64::from(self.mode == Mode::ProbeBw && self.cycle_idx == 0),
+        ];
+        if key != self.target_key {
+            self.target_key = key;
+            self.target = self.inflight(bw, self.cwnd_gain);
+        }
+        self.target
     }
 
     fn save_cwnd(&mut self) {
@@ -601,7 +626,7 @@ impl Bbr {
             if restore {
                 self.cwnd = self.cwnd.max(self.prior_cwnd);
             }
-            let target = self.inflight(bw, self.cwnd_gain);
+            let target = self.cwnd_target(bw);
             if self.full_bw_reached {
                 self.cwnd = (self.cwnd + acked).min(target);
             } else if self.cwnd < target || self.delivered < self.init_cwnd {
@@ -701,6 +726,7 @@ mod tests {
                 mss: S as u32,
                 init_cwnd: 10 * S,
                 init_ssthresh: u64::MAX,
+                ack_counting: Default::default(),
             },
             SimRng::derive(1, Stream::Cc, 0),
         )
@@ -957,6 +983,7 @@ mod tests {
             mss: 1000,
             init_cwnd: 10_000,
             init_ssthresh: u64::MAX,
+            ack_counting: Default::default(),
         };
         let rng = SimRng::derive(0, Stream::Cc, 0);
         let e = BbrSpec {

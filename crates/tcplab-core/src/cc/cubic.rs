@@ -22,7 +22,9 @@
 //!   `W_max = W·(1 + β)/2` instead
 //! - §4.8 timeout: ssthresh as §4.6 (and W_max, fast convergence), `W = 1`; in the first
 //!   congestion-avoidance stage after it, `K = 0` and `W_max = cwnd_epoch`
-//! - §4.10 slow start: standard (`W += min(acked, 1)` per ack, as `reno`) or HyStart++; when
+//! - §4.10 slow start: standard (`W += min(acked, 1)` per ack, as `reno`; with the flow's
+//!   `ack_counting = "segments"`, `W = min(W + acked, ssthresh)` and the rest of the ack to
+//!   congestion avoidance, as Linux's `tcp_slow_start`) or HyStart++; when
 //!   slow start ends without a loss (HyStart++), `K = 0` and `W_max = cwnd_epoch` as after a
 //!   timeout, `cwnd_prior = W`
 //! - end of fast recovery: `W = ssthresh` (or RFC 6582 §3.2 step 3 with
@@ -150,6 +152,8 @@ pub struct Cubic {
     alpha_cubic: f64,
     fast_convergence: bool,
     reno_friendly: bool,
+    /// Flow key `ack_counting` (standard slow start only: the rest counts segments).
+    counting: super::AckCounting,
     /// Window and threshold in segments.
     w: f64,
     ssthresh: f64,
@@ -187,6 +191,7 @@ impl Cubic {
             alpha_cubic: 3.0 * (1.0 - beta) / (1.0 + beta),
             fast_convergence: spec.fast_convergence,
             reno_friendly: spec.reno_friendly,
+            counting: init.ack_counting,
             w: init.init_cwnd as f64 / mss,
             ssthresh: init.init_ssthresh as f64 / mss,
             w_max: 0.0,
@@ -257,13 +262,23 @@ impl Cubic {
         self.w += (target - self.w) / self.w * acked;
     }
 
-    /// Slow start (with HyStart++ when on), one ack.
+    /// Slow start (with HyStart++ when on), one ack; returns the segments of the ack left
+    /// for congestion avoidance (`ack_counting = "segments"` without HyStart++ only).
     #[inline]
-    fn slow_start(&mut self, ack: &AckSample, c: &ConnView) {
+    fn slow_start(&mut self, ack: &AckSample, c: &ConnView) -> f64 {
         let acked = ack.newly_acked as f64 / self.mss;
         if self.phase == Phase::Off {
-            self.w += acked.min(1.0);
-            return;
+            return match self.counting {
+                super::AckCounting::Acks => {
+                    self.w += acked.min(1.0);
+                    0.0
+                }
+                super::AckCounting::Segments => {
+                    let grow = acked.min((self.ssthresh - self.w).max(0.0));
+                    self.w += grow;
+                    acked - grow
+                }
+            };
         }
         // Round boundaries.
         if ack.delivered >= self.window_end {
@@ -275,7 +290,7 @@ impl Cubic {
                 self.css_rounds += 1;
                 if self.css_rounds >= CSS_ROUNDS {
                     self.leave_slow_start();
-                    return;
+                    return 0.0;
                 }
             }
         }
@@ -312,6 +327,7 @@ impl Cubic {
             }
             Phase::Off => unreachable!(),
         }
+        0.0
     }
 
     /// HyStart++ ends slow start without a loss: congestion avoidance from here.
@@ -369,7 +385,10 @@ impl CongestionControl for Cubic {
             return;
         }
         if self.w < self.ssthresh {
-            self.slow_start(ack, c);
+            let rest = self.slow_start(ack, c);
+            if rest > 0.0 {
+                self.avoid(now, rest, c);
+            }
         } else {
             self.avoid(now, ack.newly_acked as f64 / self.mss, c);
         }
@@ -419,6 +438,7 @@ mod tests {
                 mss: S,
                 init_cwnd: w * S as u64,
                 init_ssthresh: ssthresh,
+                ack_counting: Default::default(),
             },
             &spec,
         )
@@ -616,6 +636,7 @@ mod tests {
             mss: 1000,
             init_cwnd: 1000,
             init_ssthresh: u64::MAX,
+            ack_counting: Default::default(),
         };
         let bad = |s: CubicSpec| s.build("flows.f.cc", init).err().unwrap().field;
         assert_eq!(

@@ -76,6 +76,7 @@ impl DctcpSpec {
             cwnd: init.init_cwnd,
             ssthresh: init.init_ssthresh,
             ca_acc: 0,
+            counting: init.ack_counting,
             g: self.g,
             alpha: self.alpha_init,
             window_end: 0,
@@ -93,6 +94,8 @@ pub struct Dctcp {
     ssthresh: u64,
     /// Congestion-avoidance ack counter (bytes), as `reno`.
     ca_acc: u64,
+    /// Flow key `ack_counting` (Linux's DCTCP grows as its Reno: segments acked).
+    counting: super::AckCounting,
     g: f64,
     alpha: f64,
     window_end: u64,
@@ -148,8 +151,19 @@ impl CongestionControl for Dctcp {
         if c.state == CaState::Recovery || self.cwnd >= c.max_window {
             return;
         }
-        let slow_start = self.cwnd < self.ssthresh;
-        super::reno::reno_increase(&mut self.cwnd, &mut self.ca_acc, slow_start, self.mss);
+        match self.counting {
+            super::AckCounting::Acks => {
+                let slow_start = self.cwnd < self.ssthresh;
+                super::reno::reno_increase(&mut self.cwnd, &mut self.ca_acc, slow_start, self.mss);
+            }
+            super::AckCounting::Segments => super::reno::reno_increase_bytes(
+                &mut self.cwnd,
+                &mut self.ca_acc,
+                self.ssthresh,
+                self.mss,
+                ack.newly_acked,
+            ),
+        }
     }
     fn on_congestion(&mut self, _now: SimTime, why: Congestion, c: &ConnView) {
         self.ca_acc = 0;
@@ -193,6 +207,7 @@ mod tests {
                 mss: S as u32,
                 init_cwnd: w * S,
                 init_ssthresh: 1,
+                ack_counting: Default::default(),
             },
         )
         .unwrap()
@@ -270,6 +285,7 @@ mod tests {
             mss: 1000,
             init_cwnd: 1000,
             init_ssthresh: u64::MAX,
+            ack_counting: Default::default(),
         };
         let e = DctcpSpec {
             g: 0.0,

@@ -88,7 +88,8 @@ impl GaimdSpec {
             beta,
             self.recovery == GaimdRecovery::Newreno,
         )
-        .with_ns2_compat(self.ns2_compat))
+        .with_ns2_compat(self.ns2_compat)
+        .with_ack_counting(init.ack_counting))
     }
 }
 
@@ -103,6 +104,7 @@ pub struct Gaimd {
     ns2_compat: bool,
     /// A decrease has happened (ns-2's `first_decrease_` is its negation).
     decreased: bool,
+    counting: super::AckCounting,
 }
 
 impl Gaimd {
@@ -123,7 +125,14 @@ impl Gaimd {
             newreno,
             ns2_compat: false,
             decreased: false,
+            counting: super::AckCounting::Acks,
         }
+    }
+    /// Count acks or the segments they cover (flow key `ack_counting`): with "segments" an
+    /// ack of A bytes adds `α·S·A/W` in congestion avoidance.
+    pub fn with_ack_counting(mut self, counting: super::AckCounting) -> Self {
+        self.counting = counting;
+        self
     }
     /// ns-2's halving rules (see the file header).
     pub fn with_ns2_compat(mut self, on: bool) -> Self {
@@ -167,10 +176,21 @@ impl CongestionControl for Gaimd {
         {
             return;
         }
-        if self.cwnd < self.ssthresh {
-            self.cwnd += self.mss;
-        } else {
-            self.cwnd += self.alpha * self.mss * self.mss / self.cwnd;
+        match self.counting {
+            super::AckCounting::Acks => {
+                if self.cwnd < self.ssthresh {
+                    self.cwnd += self.mss;
+                } else {
+                    self.cwnd += self.alpha * self.mss * self.mss / self.cwnd;
+                }
+            }
+            super::AckCounting::Segments => {
+                let mut acked = ack.newly_acked as f64;
+                if self.cwnd < self.ssthresh {
+                    acked = super::reno::slow_start_bytes(&mut self.cwnd, self.ssthresh, acked);
+                }
+                self.cwnd += self.alpha * self.mss * acked / self.cwnd;
+            }
         }
     }
     fn on_congestion(&mut self, _now: SimTime, why: Congestion, _c: &ConnView) {

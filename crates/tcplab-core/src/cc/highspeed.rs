@@ -148,7 +148,8 @@ impl HighspeedSpec {
             init.init_cwnd,
             init.init_ssthresh,
             Aimd::new(lw, hw, hp, hd, self.aimd),
-        ))
+        )
+        .with_ack_counting(init.ack_counting))
     }
 }
 
@@ -312,6 +313,7 @@ pub struct Highspeed {
     at: u64,
     a: f64,
     b: f64,
+    counting: super::AckCounting,
 }
 
 impl Highspeed {
@@ -324,9 +326,16 @@ impl Highspeed {
             at: u64::MAX,
             a: 1.0,
             b: 0.5,
+            counting: super::AckCounting::Acks,
         };
         h.refresh();
         h
+    }
+    /// Count acks or the segments they cover (flow key `ack_counting`): with "segments" an
+    /// ack of A bytes adds `a(w)·S·A/W` (A/S increases of `a(w)·S²/W`).
+    pub fn with_ack_counting(mut self, counting: super::AckCounting) -> Self {
+        self.counting = counting;
+        self
     }
     /// Re-evaluate a(w), b(w) if ⌊w⌋ changed.
     #[inline]
@@ -370,11 +379,22 @@ impl CongestionControl for Highspeed {
         {
             return;
         }
-        if self.cwnd < self.ssthresh {
-            self.cwnd += self.mss;
-        } else {
-            // w += a(w)/w segments, i.e. W += a·S²/W bytes.
-            self.cwnd += self.a * self.mss * self.mss / self.cwnd;
+        match self.counting {
+            super::AckCounting::Acks => {
+                if self.cwnd < self.ssthresh {
+                    self.cwnd += self.mss;
+                } else {
+                    // w += a(w)/w segments, i.e. W += a·S²/W bytes.
+                    self.cwnd += self.a * self.mss * self.mss / self.cwnd;
+                }
+            }
+            super::AckCounting::Segments => {
+                let mut acked = ack.newly_acked as f64;
+                if self.cwnd < self.ssthresh {
+                    acked = super::reno::slow_start_bytes(&mut self.cwnd, self.ssthresh, acked);
+                }
+                self.cwnd += self.a * self.mss * acked / self.cwnd;
+            }
         }
         self.refresh();
     }
@@ -514,6 +534,7 @@ mod tests {
             mss: 1000,
             init_cwnd: 1000,
             init_ssthresh: u64::MAX,
+            ack_counting: Default::default(),
         };
         let bad = |s: HighspeedSpec| s.build("flows.f.cc", init).err().unwrap().field;
         let d = HighspeedSpec::default;

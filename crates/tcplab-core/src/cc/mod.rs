@@ -198,12 +198,39 @@ pub trait CongestionControl {
     }
 }
 
+/// How the window's per-ack increase counts an ack (the flow key `ack_counting`).
+///
+/// - [`AckCounting::Acks`] (the default): each ack of new data is one increase, however many
+///   segments it covers, as the papers' and RFC 5681's per-ack rules say (Reno: `W += S` in
+///   slow start, `W += S²/W` in congestion avoidance, per ack). With delayed acks (an ack per
+///   two segments) Reno's window then grows half a segment per round trip, and ×1.5 per
+///   round in slow start.
+/// - [`AckCounting::Segments`]: each ack counts the bytes it newly acknowledges (RFC 3465
+///   byte counting without its L limit, as Linux counts `acked` packets in
+///   `tcp_slow_start`/`tcp_cong_avoid_ai`): one segment per round trip in congestion
+///   avoidance and doubling per round in slow start whatever the ack ratio. Slow start stops
+///   at ssthresh and the rest of the ack counts towards congestion avoidance (as Linux).
+///
+/// Honoured by the AIMD family: reno, newreno, dctcp, gaimd, highspeed, scalable, and CUBIC's
+/// standard slow start (`hystart = false`; CUBIC's congestion avoidance, Reno-friendly
+/// estimate and HyStart++ already count segments acked, as RFC 9438/9406 write them). The
+/// algorithms with their own per-ack or per-round rules (vegas, fast, westwood, tcpe, bbr,
+/// xcp) ignore it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AckCounting {
+    #[default]
+    Acks,
+    Segments,
+}
+
 /// What every algorithm starts from (bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CcInit {
     pub mss: u32,
     pub init_cwnd: u64,
     pub init_ssthresh: u64,
+    /// How window increases count acks (flow key `ack_counting`).
+    pub ack_counting: AckCounting,
 }
 
 // ---- The registry: one line per algorithm in each of the four lists below ----------------
@@ -423,6 +450,96 @@ pub(crate) mod testkit {
             echo: CcHeader::default(),
             delivered: 0,
             rate: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod ack_counting_tests {
+    //! `ack_counting`: every algorithm that honours it, with an ack per two segments.
+    use super::testkit::{ack, view};
+    use super::*;
+
+    const S: u64 = 1000;
+
+    fn build(algo: serde_json::Value, cwnd: u64, ssthresh: u64, counting: AckCounting) -> AnyCc {
+        let spec: CcSpec = serde_json::from_value(algo).unwrap();
+        spec.build(
+            "f.cc",
+            CcInit {
+                mss: S as u32,
+                init_cwnd: cwnd * S,
+                init_ssthresh: ssthresh * S,
+                ack_counting: counting,
+            },
+        )
+        .unwrap()
+    }
+
+    /// One round trip: the window acked two segments per ack (the last alone if odd).
+    fn round(cc: &mut AnyCc) {
+        let mut v = view(S as u32, 0, CaState::Open);
+        v.srtt = Some(SimDuration::from_ms(100));
+        let w = cc.cwnd() / S;
+        let mut now = SimTime::ZERO;
+        for k in 0..w.div_ceil(2) {
+            let bytes = if 2 * k + 1 == w { S } else { 2 * S };
+            now += SimDuration::from_ms(1);
+            cc.on_ack(now, &ack(bytes), &v);
+        }
+    }
+
+    #[test]
+    fn slow_start_doubles_per_round_with_segments_and_not_with_acks() {
+        for algo in [
+            serde_json::json!("reno"),
+            serde_json::json!("newreno"),
+            serde_json::json!("dctcp"),
+            serde_json::json!("gaimd"),
+            serde_json::json!("highspeed"),
+            serde_json::json!("scalable"),
+            serde_json::json!({"algorithm": "cubic", "hystart": false}),
+        ] {
+            let mut seg = build(algo.clone(), 10, 1_000, AckCounting::Segments);
+            round(&mut seg);
+            assert_eq!(seg.cwnd(), 20 * S, "{algo}: segments");
+            let mut acks = build(algo.clone(), 10, 1_000, AckCounting::Acks);
+            round(&mut acks);
+            assert_eq!(acks.cwnd(), 15 * S, "{algo}: acks");
+        }
+    }
+
+    #[test]
+    fn congestion_avoidance_counts_the_segments_an_ack_covers() {
+        // Per round trip in congestion avoidance at 40 segments: "segments" grows twice as
+        // much as "acks" for the per-ack AIMD rules (Reno: 1 against 0.5 segments).
+        for (algo, seg_growth) in [
+            (serde_json::json!("reno"), 1.0),
+            (serde_json::json!("dctcp"), 1.0),
+            (
+                serde_json::json!({"algorithm": "gaimd", "alpha": 0.31, "beta": 0.875}),
+                0.31,
+            ),
+            (serde_json::json!("highspeed"), 1.0),
+            (serde_json::json!({"algorithm": "scalable", "a": 0.01}), 0.4),
+        ] {
+            let grow = |counting| {
+                let mut cc = build(algo.clone(), 40, 20, counting);
+                let before = cc.cwnd() as f64;
+                for _ in 0..4 {
+                    round(&mut cc);
+                }
+                (cc.cwnd() as f64 - before) / S as f64 / 4.0
+            };
+            let (g_seg, g_ack) = (grow(AckCounting::Segments), grow(AckCounting::Acks));
+            assert!(
+                (g_seg - seg_growth).abs() < 0.05 * seg_growth.max(1.0),
+                "{algo}: {g_seg} segments per round, expected {seg_growth}"
+            );
+            assert!(
+                (g_ack - g_seg / 2.0).abs() < 0.05 * g_seg.max(1.0),
+                "{algo}: acks {g_ack} vs segments {g_seg}"
+            );
         }
     }
 }

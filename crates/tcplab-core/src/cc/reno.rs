@@ -9,6 +9,11 @@
 //!   doubles every round trip when every segment is acked)
 //! - congestion avoidance, per ack of new data: `W += S*S/W`, kept exact with a byte
 //!   counter: one `S` per `W` bytes' worth of acks (Linux `cwnd_cnt`)
+//! - with `ack_counting = "segments"` (RFC 3465 byte counting without its L limit, as Linux
+//!   counts `acked`), an ack of `A` new bytes: slow start `W = min(W + A, ssthresh)`, and the
+//!   part of `A` left over at ssthresh goes to congestion avoidance, where the byte counter
+//!   gains `A` (not `S`): `W += S` per `W` bytes acknowledged, so one segment per round trip
+//!   and doubling per round in slow start whatever the receiver's ack ratio
 //! - fast retransmit (3rd dupack): `ssthresh = max(flight/2, 2S)`, `W = ssthresh`; the
 //!   transport inflates the window by 3S and then S per further dupack during recovery
 //! - end of fast recovery (RFC 6582 §3.2 step 3): `W = ssthresh`, or with
@@ -17,7 +22,8 @@
 //! - ECN echo: as fast retransmit, without the retransmission
 
 use super::{
-    recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle,
+    recovery_exit_cwnd, AckCounting, AckSample, CaState, Congestion, CongestionControl, ConnView,
+    RecoveryStyle,
 };
 use crate::time::SimTime;
 
@@ -30,6 +36,7 @@ pub struct RenoSpec {}
 impl RenoSpec {
     pub fn build(&self, init: super::CcInit, newreno: bool) -> Reno {
         Reno::new(init.mss, init.init_cwnd, init.init_ssthresh, newreno)
+            .with_ack_counting(init.ack_counting)
     }
 }
 
@@ -41,6 +48,7 @@ pub struct Reno {
     /// Congestion-avoidance ack counter, in bytes (Linux `snd_cwnd_cnt` scaled by S).
     ca_acc: u64,
     newreno: bool,
+    counting: AckCounting,
 }
 
 impl Reno {
@@ -51,7 +59,13 @@ impl Reno {
             ssthresh: init_ssthresh,
             ca_acc: 0,
             newreno,
+            counting: AckCounting::Acks,
         }
+    }
+    /// Count acks or the segments they cover (flow key `ack_counting`).
+    pub fn with_ack_counting(mut self, counting: AckCounting) -> Self {
+        self.counting = counting;
+        self
     }
 }
 
@@ -69,6 +83,45 @@ pub(crate) fn reno_increase(cwnd: &mut u64, ca_acc: &mut u64, slow_start: bool, 
             *cwnd += mss;
         }
     }
+}
+
+/// Reno's increase with `ack_counting = "segments"`: an ack of `acked` new bytes grows the
+/// window by `acked` in slow start, up to `ssthresh` (Linux `tcp_slow_start`), and the rest
+/// counts towards congestion avoidance, one `mss` per `cwnd` bytes acknowledged (Linux
+/// `tcp_cong_avoid_ai` with `acked`, in bytes). O(1): one division per window's worth.
+#[inline(always)]
+pub(crate) fn reno_increase_bytes(
+    cwnd: &mut u64,
+    ca_acc: &mut u64,
+    ssthresh: u64,
+    mss: u64,
+    acked: u64,
+) {
+    let mut acked = acked;
+    if *cwnd < ssthresh {
+        let grow = acked.min(ssthresh - *cwnd);
+        *cwnd += grow;
+        acked -= grow;
+        if acked == 0 {
+            return;
+        }
+    }
+    *ca_acc += acked;
+    if *ca_acc >= *cwnd {
+        let n = *ca_acc / *cwnd;
+        *ca_acc -= n * *cwnd;
+        *cwnd += n * mss;
+    }
+}
+
+/// The float-window algorithms' slow start with `ack_counting = "segments"`: `W = min(W +
+/// acked, ssthresh)` (at least the window itself if it is above); returns the bytes of the
+/// ack left over for congestion avoidance.
+#[inline(always)]
+pub(crate) fn slow_start_bytes(cwnd: &mut f64, ssthresh: f64, acked: f64) -> f64 {
+    let grow = acked.min((ssthresh - *cwnd).max(0.0));
+    *cwnd += grow;
+    acked - grow
 }
 
 pub(crate) fn half_flight(flight: u64, mss: u64) -> u64 {
@@ -105,8 +158,19 @@ impl CongestionControl for Reno {
         if self.cwnd >= c.max_window {
             return;
         }
-        let slow_start = self.cwnd < self.ssthresh;
-        reno_increase(&mut self.cwnd, &mut self.ca_acc, slow_start, self.mss);
+        match self.counting {
+            AckCounting::Acks => {
+                let slow_start = self.cwnd < self.ssthresh;
+                reno_increase(&mut self.cwnd, &mut self.ca_acc, slow_start, self.mss);
+            }
+            AckCounting::Segments => reno_increase_bytes(
+                &mut self.cwnd,
+                &mut self.ca_acc,
+                self.ssthresh,
+                self.mss,
+                ack.newly_acked,
+            ),
+        }
     }
     fn on_congestion(&mut self, _now: SimTime, why: Congestion, c: &ConnView) {
         self.ssthresh = half_flight(c.in_flight, self.mss);
@@ -154,6 +218,73 @@ mod tests {
         assert_eq!(r.cwnd(), 10 * S);
         r.on_ack(SimTime::ZERO, &ack(S), &v);
         assert_eq!(r.cwnd(), 11 * S);
+    }
+
+    /// One round trip of delayed acks: the window's `w` segments acked two per ack (the
+    /// last one alone if `w` is odd, as the delayed-ack timer would).
+    fn delayed_ack_round(r: &mut Reno) {
+        let v = view(1000, 0, CaState::Open);
+        let w = r.cwnd() / S;
+        for _ in 0..w / 2 {
+            r.on_ack(SimTime::ZERO, &ack(2 * S), &v);
+        }
+        if w % 2 == 1 {
+            r.on_ack(SimTime::ZERO, &ack(S), &v);
+        }
+    }
+
+    #[test]
+    fn delayed_acks_grow_one_segment_per_round_with_segment_counting() {
+        // Congestion avoidance at 20 segments, an ack per two segments.
+        let seg = |counting| {
+            let mut r = Reno::new(1000, 20 * S, 10 * S, true).with_ack_counting(counting);
+            let mut grown = Vec::new();
+            for _ in 0..4 {
+                let before = r.cwnd();
+                delayed_ack_round(&mut r);
+                grown.push(r.cwnd() as f64 - before as f64);
+            }
+            (r.cwnd(), grown)
+        };
+        // "segments": 20 -> 21 -> 22 -> 23 -> 24 (one MSS per round trip, Linux).
+        let (w, grown) = seg(AckCounting::Segments);
+        assert_eq!(w, 24 * S, "{grown:?}");
+        assert!(grown.iter().all(|&g| g == S as f64), "{grown:?}");
+        // "acks" (RFC 5681 per ack): half a segment per round trip: 2 MSS in 4 rounds.
+        let (w, grown) = seg(AckCounting::Acks);
+        assert_eq!(w, 22 * S, "{grown:?}");
+        assert!(grown.iter().all(|&g| g <= S as f64), "{grown:?}");
+    }
+
+    #[test]
+    fn delayed_acks_double_slow_start_with_segment_counting() {
+        let mut r =
+            Reno::new(1000, 10 * S, u64::MAX, true).with_ack_counting(AckCounting::Segments);
+        delayed_ack_round(&mut r);
+        assert_eq!(r.cwnd(), 20 * S);
+        delayed_ack_round(&mut r);
+        assert_eq!(r.cwnd(), 40 * S);
+        // Per ack: x1.5 per round.
+        let mut r = Reno::new(1000, 10 * S, u64::MAX, true);
+        delayed_ack_round(&mut r);
+        assert_eq!(r.cwnd(), 15 * S);
+    }
+
+    #[test]
+    fn segment_counting_stops_slow_start_at_ssthresh_and_carries_the_rest() {
+        // cwnd 9, ssthresh 10: an ack of 4 segments brings cwnd to 10 and puts 3 segments'
+        // bytes into the congestion-avoidance counter; 7 more segments then add one MSS.
+        let mut r = Reno::new(1000, 9 * S, 10 * S, true).with_ack_counting(AckCounting::Segments);
+        let v = view(1000, 0, CaState::Open);
+        r.on_ack(SimTime::ZERO, &ack(4 * S), &v);
+        assert_eq!(r.cwnd(), 10 * S);
+        r.on_ack(SimTime::ZERO, &ack(6 * S), &v);
+        assert_eq!(r.cwnd(), 10 * S);
+        r.on_ack(SimTime::ZERO, &ack(S), &v);
+        assert_eq!(r.cwnd(), 11 * S);
+        // A stretch ack covering two windows adds two segments at once (O(1)).
+        r.on_ack(SimTime::ZERO, &ack(22 * S), &v);
+        assert_eq!(r.cwnd(), 13 * S);
     }
 
     #[test]

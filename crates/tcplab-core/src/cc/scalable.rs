@@ -80,7 +80,8 @@ impl ScalableSpec {
             self.a,
             self.b,
             self.legacy_window.unwrap_or(0.0),
-        ))
+        )
+        .with_ack_counting(init.ack_counting))
     }
 }
 
@@ -93,6 +94,7 @@ pub struct Scalable {
     b: f64,
     /// Standard TCP below this window, in bytes (0 = never).
     legacy: f64,
+    counting: super::AckCounting,
 }
 
 impl Scalable {
@@ -104,7 +106,14 @@ impl Scalable {
             a,
             b,
             legacy: legacy * mss as f64,
+            counting: super::AckCounting::Acks,
         }
+    }
+    /// Count acks or the segments they cover (flow key `ack_counting`): with "segments" an
+    /// ack of A bytes adds `a·A` (A/S increases of `a·S`; `S·A/W` below the legacy window).
+    pub fn with_ack_counting(mut self, counting: super::AckCounting) -> Self {
+        self.counting = counting;
+        self
     }
 }
 
@@ -132,12 +141,26 @@ impl CongestionControl for Scalable {
         {
             return;
         }
+        // Bytes counted by this ack: S per ack, or what it acknowledges.
+        let mut acked = match self.counting {
+            super::AckCounting::Acks => self.mss,
+            super::AckCounting::Segments => ack.newly_acked as f64,
+        };
         if self.cwnd < self.ssthresh {
-            self.cwnd += self.mss;
-        } else if self.cwnd < self.legacy {
-            self.cwnd += self.mss * self.mss / self.cwnd;
+            match self.counting {
+                super::AckCounting::Acks => {
+                    self.cwnd += self.mss;
+                    return;
+                }
+                super::AckCounting::Segments => {
+                    acked = super::reno::slow_start_bytes(&mut self.cwnd, self.ssthresh, acked);
+                }
+            }
+        }
+        if self.cwnd < self.legacy {
+            self.cwnd += self.mss * acked / self.cwnd;
         } else {
-            self.cwnd += self.a * self.mss;
+            self.cwnd += self.a * acked;
         }
     }
     fn on_congestion(&mut self, _now: SimTime, why: Congestion, _c: &ConnView) {
@@ -223,6 +246,7 @@ mod tests {
             mss: 1000,
             init_cwnd: 1000,
             init_ssthresh: u64::MAX,
+            ack_counting: Default::default(),
         };
         let bad = |s: ScalableSpec| s.build("flows.f.cc", init).err().unwrap().field;
         let d = ScalableSpec::default;

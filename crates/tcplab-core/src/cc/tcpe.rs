@@ -259,6 +259,7 @@ mod tests {
                 mss: S as u32,
                 init_cwnd: cwnd,
                 init_ssthresh: u64::MAX,
+                ack_counting: Default::default(),
             },
         )
         .unwrap()

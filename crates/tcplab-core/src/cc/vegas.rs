@@ -531,6 +531,7 @@ mod tests {
             mss: 1000,
             init_cwnd: 1000,
             init_ssthresh: u64::MAX,
+            ack_counting: Default::default(),
         };
         let e = VegasSpec {
             alpha: 4.0,

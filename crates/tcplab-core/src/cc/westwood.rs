@@ -854,6 +854,7 @@ mod tests {
             mss: 1000,
             init_cwnd: cwnd_seg * S,
             init_ssthresh: u64::MAX,
+            ack_counting: Default::default(),
         };
         spec.build("flows.f.cc", init).unwrap()
     }
@@ -1252,6 +1253,7 @@ mod tests {
             mss: 1000,
             init_cwnd: 1000,
             init_ssthresh: u64::MAX,
+            ack_counting: Default::default(),
         };
         let cases: [(WestwoodSpec, &str); 7] = [
             (

@@ -121,6 +121,7 @@ mod tests {
                     mss: 1000,
                     init_cwnd: 2000,
                     init_ssthresh: u64::MAX,
+                    ack_counting: Default::default(),
                 },
             )
             .unwrap()

@@ -386,6 +386,11 @@ pub struct FlowSpec {
     /// Delayed-ack timeout; absent = ack every segment at once.
     #[serde(default)]
     pub delayed_ack: Option<DurationValue>,
+    /// Quick-ack mode with delayed acks (Linux): the first N segments, and the first N after
+    /// a gap in arrivals longer than `rto_min`, are each acked at once (N also at most
+    /// max_window / (2·mss), at least 2). Default 0 (off); no effect without `delayed_ack`.
+    #[serde(default)]
+    pub quickack: u32,
     #[serde(default = "default_dupthresh")]
     pub dupack_threshold: u32,
     /// NewReno partial acks that restart the retransmission timer (RFC 6582 §4): "every"
@@ -396,6 +401,13 @@ pub struct FlowSpec {
     /// "ssthresh" (default) or "flightsize" (min(ssthresh, max(flight, MSS) + MSS): no burst).
     #[serde(default)]
     pub recovery_exit: RecoveryExitSpec,
+    /// How window increases count acks: "acks" (default: one increase per ack of new data,
+    /// as RFC 5681 and the papers) or "segments" (per segment the ack covers: RFC 3465 byte
+    /// counting without its L limit, as Linux; with delayed acks Reno then still grows one
+    /// segment per round trip). Honoured by reno, newreno, dctcp, gaimd, highspeed,
+    /// scalable and CUBIC's standard slow start; ignored by the others (docs/tcp.md).
+    #[serde(default)]
+    pub ack_counting: AckCountingSpec,
     /// SACK (RFC 2018): the receiver puts SACK blocks on its acks (and D-SACK blocks, RFC
     /// 2883, for duplicate segments). Default false.
     #[serde(default)]
@@ -566,6 +578,14 @@ pub enum EcnEchoSpec {
     /// `per_mark` plus RFC 8257 §3.2: with delayed acks, unmarked segments held for the
     /// delayed ack are acknowledged on their own before a CE-marked one.
     Dctcp,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum AckCountingSpec {
+    #[default]
+    Acks,
+    Segments,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]

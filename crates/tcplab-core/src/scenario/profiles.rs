@@ -33,6 +33,8 @@ pub fn keys(name: &str) -> Option<Vec<(&'static str, Value)>> {
             ("rto_min", json!("200ms")),
             ("rto_max", json!("120s")),
             ("delayed_ack", json!("40ms")),
+            ("quickack", json!(16)),
+            ("ack_counting", json!("segments")),
             ("dupack_threshold", json!(3)),
             ("sack", json!(true)),
             ("recovery", json!("rfc6675")),

@@ -45,6 +45,9 @@ pub struct TcpConfig {
     pub dupack_threshold: u32,
     /// Delayed acks: ack every second full segment or after this timeout.
     pub delayed_ack: Option<SimDuration>,
+    /// Quick-ack mode with delayed acks: segments acked at once at the start and after an
+    /// idle gap longer than `rto_min` (0 = off; see [`receiver`]).
+    pub quickack: u32,
     /// ECN (RFC 3168): mark new data segments ECN-capable (ECT), react to ECN-Echo once
     /// per window, and set CWR on the next new segment after a reduction.
     pub ecn: bool,
@@ -62,6 +65,9 @@ pub struct TcpConfig {
     pub partial_ack_timer: PartialAckTimer,
     /// The congestion window when fast recovery ends.
     pub recovery_exit: RecoveryExit,
+    /// How the algorithm's window increase counts acks (handed to it in
+    /// [`crate::cc::CcInit`]).
+    pub ack_counting: crate::cc::AckCounting,
     /// The receiver's clock minus the sender's, picoseconds: the receiver stamps the
     /// arrival and leaving times it echoes in acks (seed 001's ALT) on its own clock.
     pub receiver_clock_offset: i64,
@@ -206,12 +212,14 @@ impl Default for TcpConfig {
             rto_max: SimDuration::from_secs(60),
             dupack_threshold: 3,
             delayed_ack: None,
+            quickack: 0,
             ecn: false,
             ecn_echo: EcnEcho::Rfc3168,
             ecn_retransmits: false,
             rto_restart_on_retransmit: false,
             partial_ack_timer: PartialAckTimer::Every,
             recovery_exit: RecoveryExit::Ssthresh,
+            ack_counting: crate::cc::AckCounting::Acks,
             receiver_clock_offset: 0,
             sack: false,
             recovery: Recovery::NewReno,

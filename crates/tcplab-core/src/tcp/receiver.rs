@@ -6,6 +6,14 @@
 //! acks (RFC 5681 §4.2) an ack goes out for every second in-order segment or when the timer
 //! fires; out-of-order, duplicate and hole-filling segments are acked at once.
 //!
+//! **Quick-ack mode** (`with_quickack`, Linux's `tcp_incr_quickack` from
+//! `tcp_event_data_recv`): with delayed acks on, the first `q` segments of the connection,
+//! and the first `q` after a gap in arrivals longer than `idle`, are each acked at once;
+//! `q = min(quickack, max(2, window / (2·MSS)))` (Linux: `rcv_wnd / (2·rcv_mss)`, at most
+//! `TCP_MAX_QUICKACKS` = 16), and every ack sent uses one up. Linux's other ways into
+//! quick-ack mode (an out-of-window or duplicate segment, a change of CE marking) and its
+//! adaptive delayed-ack timeout are not modelled.
+//!
 //! Each ack echoes the triggering segment's send time and retransmission flag (for the
 //! sender's RTT sample and Karn's rule), CE marks as ECE ([`EcnEcho`]: latched until CWR
 //! as RFC 3168 §6.1.3, or one ECE per mark), and the congestion-control header (XCP
@@ -79,6 +87,14 @@ pub struct TcpReceiver {
     /// SACK: starts of the most recently reported blocks, most recent first (0 = none: a
     /// held range always starts above `rcv_nxt` ≥ 0).
     sack_recent: [u64; SACK_BLOCKS],
+    /// Quick-ack mode: acks at once left (each ack sent uses one).
+    quick_left: u32,
+    /// Quick acks granted at the start and after an idle gap (0 = no quick-ack mode).
+    quick_max: u32,
+    /// The gap in arrivals after which quick-ack mode starts again.
+    quick_idle: SimDuration,
+    /// Arrival time of the last data segment (quick-ack mode only).
+    last_data: Option<SimTime>,
 }
 
 /// The first SACK block of the next ack.
@@ -109,7 +125,31 @@ impl TcpReceiver {
             sack: false,
             sack_first: SackFirst::None,
             sack_recent: [0; SACK_BLOCKS],
+            quick_left: 0,
+            quick_max: 0,
+            quick_idle: SimDuration::ZERO,
+            last_data: None,
         }
+    }
+
+    /// Quick-ack mode (delayed acks only; see the module header): up to `quickack` segments
+    /// acked at once at the start and after a gap in arrivals longer than `idle`, bounded by
+    /// `window / (2·mss)` (at least 2). `quickack = 0` turns it off.
+    pub fn with_quickack(
+        mut self,
+        quickack: u32,
+        idle: SimDuration,
+        window: u64,
+        mss: u32,
+    ) -> Self {
+        self.quick_max = if quickack == 0 {
+            0
+        } else {
+            let by_window = (window / (2 * mss.max(1) as u64)).max(2);
+            quickack.min(by_window.min(u32::MAX as u64) as u32)
+        };
+        self.quick_idle = idle;
+        self
     }
 
     /// Put SACK blocks (RFC 2018, D-SACK RFC 2883) on acks.
@@ -318,7 +358,12 @@ impl TcpReceiver {
 
         let immediate = match self.delayed_ack {
             None => true,
-            Some(_) => !in_order || had_holes || pkt.has(flags::CE),
+            Some(_) => {
+                if self.quick_max > 0 {
+                    self.quickack_arrival(now);
+                }
+                !in_order || had_holes || pkt.has(flags::CE) || self.quick_left > 0
+            }
         };
         let at = self.clock(now);
         let held = *self.echo.get_or_insert(Packet {
@@ -345,6 +390,19 @@ impl TcpReceiver {
             self.delack_deadline = Some(now + self.delayed_ack.unwrap());
         }
         res
+    }
+
+    /// Quick-ack mode: a data segment arrives at `now` (Linux `tcp_event_data_recv`: the
+    /// first one, or one after a gap longer than `quick_idle`, grants the quick acks).
+    #[inline]
+    fn quickack_arrival(&mut self, now: SimTime) {
+        let idle = self
+            .last_data
+            .is_none_or(|t| now.since(t) > self.quick_idle);
+        if idle {
+            self.quick_left = self.quick_left.max(self.quick_max);
+        }
+        self.last_data = Some(now);
     }
 
     /// The delayed-ack timer expired.
@@ -383,6 +441,7 @@ impl TcpReceiver {
         self.echo = None;
         self.delack_deadline = None;
         self.stats.acks_sent += 1;
+        self.quick_left = self.quick_left.saturating_sub(1);
         let mut f = 0u8;
         if seg.has(flags::RETX) {
             f |= flags::RETX;
@@ -494,6 +553,44 @@ mod tests {
         rx(&mut r, 150, 200); // bridges both
         assert_eq!(r.holes(), 1);
         assert_eq!(rx(&mut r, 0, 100).0.delivered, 400);
+    }
+
+    #[test]
+    fn quickack_mode_acks_the_first_segments_and_after_idle_at_once() {
+        let idle = SimDuration::from_ms(200);
+        // 16 quick acks allowed; the window (100 segments of 100 B) does not bound them.
+        let mut r = TcpReceiver::new(40, Some(SimDuration::from_ms(40)))
+            .with_quickack(16, idle, 10_000, 100);
+        let mut t = SimTime::ZERO;
+        let mut seq = 0;
+        let burst = |r: &mut TcpReceiver, t: SimTime, n: u64, seq: &mut u64| {
+            let mut acks = 0;
+            for _ in 0..n {
+                r.on_data(t, &seg(*seq, 100), &mut |_| acks += 1);
+                *seq += 100;
+            }
+            acks
+        };
+        // 16 segments: 16 acks, then 20 more: 10 acks (every second one).
+        assert_eq!(burst(&mut r, t, 16, &mut seq), 16);
+        assert_eq!(burst(&mut r, t, 20, &mut seq), 10);
+        // A gap of exactly `idle` is not idle; longer is: quick-ack mode again.
+        t += idle;
+        assert_eq!(burst(&mut r, t, 4, &mut seq), 2);
+        t += idle + SimDuration::from_ms(1);
+        assert_eq!(burst(&mut r, t, 16, &mut seq), 16);
+        assert_eq!(burst(&mut r, t, 4, &mut seq), 2);
+        // The window bounds the count: 1000 B / (2 · 100 B) = 5.
+        let mut r =
+            TcpReceiver::new(40, Some(SimDuration::from_ms(40))).with_quickack(16, idle, 1000, 100);
+        let mut seq = 0;
+        assert_eq!(burst(&mut r, SimTime::ZERO, 5, &mut seq), 5);
+        assert_eq!(burst(&mut r, SimTime::ZERO, 4, &mut seq), 2);
+        // Off (0), or without delayed acks: unchanged.
+        let mut r = TcpReceiver::new(40, Some(SimDuration::from_ms(40)))
+            .with_quickack(0, idle, 10_000, 100);
+        let mut seq = 0;
+        assert_eq!(burst(&mut r, SimTime::ZERO, 4, &mut seq), 2);
     }
 
     #[test]

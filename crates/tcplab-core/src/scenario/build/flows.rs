@@ -6,8 +6,8 @@ use crate::cc::CcInit;
 use crate::event::{FlowId, NodeId};
 use crate::net::{routing, Link, Node, NodeKind};
 use crate::scenario::{
-    EcnEchoSpec, LossDetectionSpec, PacingSpec, PartialAckTimerSpec, PrrSpec, RecoveryExitSpec,
-    RecoverySpec, Scenario, ScenarioError, TransportSpec,
+    AckCountingSpec, EcnEchoSpec, LossDetectionSpec, PacingSpec, PartialAckTimerSpec, PrrSpec,
+    RecoveryExitSpec, RecoverySpec, Scenario, ScenarioError, TransportSpec,
 };
 use crate::sim::{Flow, Transport};
 use crate::tcp::receiver::TcpReceiver;
@@ -331,6 +331,7 @@ pub(super) fn flows(
             rto_max: fl.rto_max.0,
             dupack_threshold: fl.dupack_threshold,
             delayed_ack: fl.delayed_ack.map(|d| d.0),
+            quickack: fl.quickack,
             ecn: fl.ecn,
             ecn_retransmits: fl.ecn_retransmits,
             rto_restart_on_retransmit: fl.rto_restart_on_retransmit,
@@ -348,6 +349,10 @@ pub(super) fn flows(
             recovery_exit: match fl.recovery_exit {
                 RecoveryExitSpec::Ssthresh => RecoveryExit::Ssthresh,
                 RecoveryExitSpec::Flightsize => RecoveryExit::FlightSize,
+            },
+            ack_counting: match fl.ack_counting {
+                AckCountingSpec::Acks => crate::cc::AckCounting::Acks,
+                AckCountingSpec::Segments => crate::cc::AckCounting::Segments,
             },
             receiver_clock_offset: fl.receiver_clock_offset.0,
             sack: fl.sack,
@@ -373,6 +378,7 @@ pub(super) fn flows(
                 mss: tcp.mss,
                 init_cwnd: tcp.init_cwnd as u64 * tcp.mss as u64,
                 init_ssthresh: tcp.init_ssthresh,
+                ack_counting: tcp.ack_counting,
             },
         )?;
         let mut algo = algo;
@@ -395,7 +401,8 @@ pub(super) fn flows(
             let receiver = TcpReceiver::new(tcp.ack_size, tcp.delayed_ack)
                 .with_ecn_echo(tcp.ecn_echo)
                 .with_clock_offset(tcp.receiver_clock_offset)
-                .with_sack(tcp.sack);
+                .with_sack(tcp.sack)
+                .with_quickack(tcp.quickack, tcp.rto_min, tcp.max_window, tcp.mss);
             (cc_name, Transport::Tcp { sender, receiver })
         };
         flows.push(Flow::new(name.clone(), src, dst, transport, app, eff_link));
