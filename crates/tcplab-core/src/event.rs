@@ -1,4 +1,4 @@
-//! The event queue: a 4-ary min-heap keyed by (time, insertion sequence).
+//! The event queue: a binary min-heap keyed by (time, insertion sequence).
 //!
 //! Events with equal times run in the order they were scheduled (FIFO), which makes
 //! simultaneous events deterministic. Events are a small `Copy` enum dispatched with a
@@ -8,8 +8,11 @@
 //! Layout: each entry orders by the 128-bit key `time << 64 | seq << 26 | event`, so ordering is one
 //! integer comparison, and keys are unique, so the pop order is a total order that does not
 //! depend on the heap's shape: any correct priority queue gives the same run. Entries are 16
-//! bytes (time, then the sequence number and the event packed in one word), so a node's four
-//! children share a cache line; a 4-ary heap is half as deep as a binary one. Removal moves
+//! bytes (time, then the sequence number and the event packed in one word), so a node's two
+//! children share a cache line. The heap is binary: a 4-ary one is half as deep but compares
+//! three times per level, and with the few tens of entries a dumbbell keeps pending (one per
+//! busy link direction) the binary heap executes fewer instructions (bench b 5 s: 478.6 M
+//! → 471.1 M; docs/performance.md, "Speed II"). Removal moves
 //! the hole down to a leaf choosing the least child, then sifts an entry up (Floyd's trick,
 //! as `std`'s `BinaryHeap::pop` does), and a popped root is refilled by the next `schedule`
 //! when there is one. Flow timers wait in a second heap with only the earliest one
@@ -174,7 +177,7 @@ impl Event {
     }
 }
 
-/// 16 bytes, so a node's four children share one 64-byte cache line.
+/// 16 bytes, so a node's children share one 64-byte cache line.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     time: u64,
@@ -196,9 +199,11 @@ impl Entry {
     }
 }
 
-const ARITY: usize = 4;
+/// Children per node (the code is written for any arity; 2 measured best, see the module
+/// comment).
+const ARITY: usize = 2;
 
-/// A 4-ary min-heap of entries with the "hold" optimisation: `pop` leaves the returned
+/// A min-heap of entries with the "hold" optimisation: `pop` leaves the returned
 /// entry at the root as a hole; an event handler almost always schedules something, and the
 /// first `push` after a `pop` drops the new entry into the hole and sifts it down once,
 /// instead of a full removal (sift down and up) followed by an insertion (sift up).

@@ -308,27 +308,30 @@ impl Link {
         self.stats.offered += 1;
         let is_data = pkt.is_data();
         self.stats.offered_data += is_data as u64;
-        if self.fifo {
+        let (p, b) = if self.fifo {
             if !self.enqueue_fifo(id, now, pkt, events) {
                 return;
             }
+            (self.txs.len() as u32, self.txs_bytes)
         } else {
             self.enqueue_scheduled(id, now, pkt, events);
-        }
-        let (p, b) = self.occupancy();
-        if p > self.stats.max_queue_packets {
-            self.stats.max_queue_packets = p;
+            self.occupancy()
+        };
+        // A steady-state maximum never exceeds the whole run's (it restarts from the
+        // current occupancy), so the run's needs a look only when the steady one grows.
+        if p > self.stats.steady_max_queue_packets {
+            self.stats.steady_max_queue_packets = p;
+            self.stats.max_queue_packets = self.stats.max_queue_packets.max(p);
         }
         if b > self.stats.max_queue_bytes {
             self.stats.max_queue_bytes = b;
         }
-        if p > self.stats.steady_max_queue_packets {
-            self.stats.steady_max_queue_packets = p;
-        }
         if is_data {
             let d = self.data_occupancy();
-            self.stats.max_data_queue = self.stats.max_data_queue.max(d);
-            self.stats.steady_max_data_queue = self.stats.steady_max_data_queue.max(d);
+            if d > self.stats.steady_max_data_queue {
+                self.stats.steady_max_data_queue = d;
+                self.stats.max_data_queue = self.stats.max_data_queue.max(d);
+            }
         }
     }
 
