@@ -126,6 +126,12 @@ impl XcpSpec {
                 "must be greater than zero",
             ));
         }
+        // The control and queue-estimation timers run every d and max(d - qdelay, d/10):
+        // a 1-ps interval made the latter 0 ps, a wake-up at the same instant forever (fuzz
+        // regression run_bounded/xcp_init_interval_1ps). Measured intervals are >= 1 us.
+        if let Some(m) = crate::time::timer_period_too_short(self.init_interval.0) {
+            return Err(ScenarioError::new(format!("{field}.init_interval"), m));
+        }
         Ok(Xcp::new(
             limit,
             rate,
@@ -557,6 +563,21 @@ mod tests {
         let spec: XcpSpec = toml::from_str("gamma = 2").unwrap();
         let e = spec.build("links.bn.queue", Rate(C)).err().unwrap();
         assert_eq!(e.field, "links.bn.queue.gamma");
+    }
+
+    #[test]
+    fn a_sub_microsecond_initial_interval_is_refused() {
+        // Fuzz regression run_bounded/xcp_init_interval_1ps: d = 1 ps made the queue
+        // window d/10 round to 0 ps, and on_wake re-armed itself at the same instant.
+        let spec: XcpSpec = toml::from_str("init_interval = \"1ps\"").unwrap();
+        let e = spec.build("links.bn.queue", Rate(C)).err().unwrap();
+        assert_eq!(e.field, "links.bn.queue.init_interval");
+        assert!(e.reason.contains("shorter than 1us"), "{}", e.reason);
+        let spec: XcpSpec = toml::from_str("init_interval = \"1us\"").unwrap();
+        let mut x = spec.build("links.bn.queue", Rate(C)).unwrap();
+        assert!(x.qwin() > SimDuration::ZERO);
+        x.q_last = u64::MAX;
+        assert!(x.qwin() >= SimDuration(100_000), "at least d/10");
     }
 }
 
