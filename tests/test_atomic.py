@@ -222,17 +222,18 @@ def test_a_save_that_fails_at_any_write_leaves_the_earlier_result_or_none(
 def test_disk_full_in_the_cli_is_one_line_naming_the_file(tmp_path: Path) -> None:
     (tmp_path / "s.toml").write_text(SCENARIO)
     out = tmp_path / "out"
-    # The parquet writer fails with ENOSPC after writing part of the file.
+    # Writing a parquet file fails with ENOSPC after writing part of it.
     code = textwrap.dedent(
         f"""
-        import errno, os, sys
-        import polars as pl
-        real = pl.DataFrame.write_parquet
-        def full(self, file, **kw):
-            with open(file, "wb") as f:
-                f.write(b"PAR1" + bytes(100))
+        import errno, os, pathlib, sys
+        real = pathlib.Path.write_bytes
+        def full(self, data):
+            if self.suffix != ".parquet":
+                return real(self, data)
+            with open(self, "wb") as f:
+                f.write(bytes(data)[:100])
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        pl.DataFrame.write_parquet = full
+        pathlib.Path.write_bytes = full
         from tcplab.cli import main
         sys.argv = ["tcplab", "run", {str(tmp_path / "s.toml")!r}, "--out", {str(out)!r}, "-q"]
         main()
@@ -356,3 +357,74 @@ def test_a_sweep_killed_at_random_moments_resumes_exactly_the_missing_runs(tmp_p
     assert sorted(ln.split()[0] for ln in ran) == sorted(keys[r] for r in missing)
     assert res.ok == 6 and res.executed == len(missing)
     assert not list((out / "tmp").glob("*")) if (out / "tmp").exists() else True
+
+
+def _in_small_tmpfs(size: int, script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``sh -c script args`` with ``$1`` a fresh tmpfs of ``size`` bytes (a user and
+    mount namespace: no root needed where unprivileged user namespaces are allowed)."""
+    return subprocess.run(
+        ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c",
+         'd=$(mktemp -d) && mount -t tmpfs -o size="$0" tmpfs "$d" && ' + script,
+         str(size), *args],
+        capture_output=True, text=True, timeout=300,
+    )
+
+
+def _tmpfs_works() -> bool:
+    try:
+        return _in_small_tmpfs(65536, 'touch "$d/x"').returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+@pytest.mark.skipif(not _tmpfs_works(), reason="no unprivileged user/mount namespaces (unshare)")
+def test_a_really_full_disk_leaves_a_complete_result_or_none(tmp_path: Path) -> None:
+    """`tcplab run --out` onto a tmpfs too small for its results, at sizes where the disk
+    fills while the core writes the pcap capture (and the rest then fits), while the parquet
+    files are written, near the end of the save, or not at all. Each run exits 1 with one
+    line naming the file and "No space left on device", leaves no temporary file and no
+    cut file, and no summary.json, except when only the capture failed: then the summary
+    says so under `pcap.files` and the capture is absent; or the result fits and is
+    complete (exit 0). The tmpfs is copied out before its namespace ends."""
+    (tmp_path / "s.toml").write_text(SCENARIO)
+    ref = tmp_path / "ref"
+    assert _tcplab_run(ref).wait(timeout=120) == 0
+    total = sum(p.stat().st_size for p in ref.iterdir())
+    pcap = (ref / "ab.pcap").stat().st_size
+    rest = total - pcap
+    assert pcap > rest + 120_000, (pcap, total)  # the capture is written first, during the run
+    script = '"$1" run "$2" --out "$d/out" -q; echo $? > "$3/code"; cp -a "$d/out" "$3/out" 2>/dev/null; true'
+    cases = {  # tmpfs size → the file whose write fails ("" = none)
+        rest + 80_000: "ab.pcap",
+        pcap + rest // 20: ".parquet",
+        total - 8192: "",  # whichever comes last
+        3 * total: "",
+    }
+    codes = []
+    for size, fails in cases.items():
+        size = (size // 4096 + 1) * 4096
+        where = tmp_path / f"t{size}"
+        where.mkdir()
+        r = _in_small_tmpfs(size, script, str(TCPLAB), str(tmp_path / "s.toml"), str(where))
+        assert r.returncode == 0, r.stderr
+        code = int((where / "code").read_text())
+        codes.append(code)
+        out = where / "out"
+        left = sorted(p.name for p in out.iterdir()) if out.exists() else []
+        assert not [n for n in left if fileio.is_temporary(n)], (size, left)
+        if code == 0:
+            assert check_result_dir(out) == "complete", (size, left)
+            continue
+        assert code == 1, (size, r.stderr)
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: "), (size, r.stderr)
+        assert "No space left on device" in lines[0] and fails in lines[0], (size, fails, lines)
+        if fails == "ab.pcap":
+            assert lines[0].startswith("error: links.ab.pcap: "), lines
+            assert "ab.pcap" not in left, left
+            summary = json.loads((out / "summary.json").read_text())
+            (f,) = summary["pcap"]["files"]
+            assert "No space left on device" in f["error"], f
+        else:
+            assert check_result_dir(out) == "absent", (size, left)
+    assert codes == [1, 1, 1, 0], (cases, codes)

@@ -11,6 +11,7 @@ Packet captures are written the same way by the core (``stats/pcap.rs``).
 from __future__ import annotations
 
 import contextlib
+import io
 import itertools
 import os
 import re
@@ -72,9 +73,14 @@ def write_bytes(path: str | Path, data: bytes) -> None:
 
 
 def write_parquet(df: pl.DataFrame, path: str | Path) -> None:
-    """Write ``df`` to ``path`` atomically, with :data:`PARQUET_OPTIONS`."""
-    with atomic_path(path) as tmp:
-        df.rechunk().write_parquet(tmp, **PARQUET_OPTIONS)
+    """Write ``df`` to ``path`` atomically, with :data:`PARQUET_OPTIONS`.
+
+    The file is encoded in memory and written as bytes: polars reports a failed write
+    (disk full) as a ``ComputeError`` without an errno, which would reach the user as a
+    traceback; written here it is an :class:`OSError` naming the file."""
+    buf = io.BytesIO()
+    df.rechunk().write_parquet(buf, **PARQUET_OPTIONS)
+    write_bytes(path, buf.getbuffer())
 
 
 def copy_file(src: str | Path, dst: str | Path) -> None:

@@ -13,6 +13,7 @@
 //! | per link: offered = dropped + delivered + lost on the wire + held (queued, in transmission, propagating) | [`check_link`] |
 //! | per link: transmitted ≤ offered; busy time ≤ elapsed time | [`check_link`] |
 //! | per link: the queue's backlog (packets, bytes) = the packets it holds | [`check_link`] |
+//! | per link: what waits is within the discipline's limit; its controller state is finite and in range (RED's average, PIE's probabilities and burst allowance, XCP's sums and coefficients, FQ-CoDel's per-bucket backlogs and deficits, CHOKe's holes) | [`check_link`] via [`QueueDisc::audit`] |
 //! | per TCP flow: snd_una ≤ snd_nxt ≤ snd_max ≤ the application's data | [`check_tcp`] |
 //! | per TCP flow: snd_una ≤ rcv_nxt ≤ snd_max (the receiver never acknowledges unsent data) | [`check_tcp`] |
 //! | per TCP flow: bytes handed to the application = rcv_nxt (in order, none twice) | [`check_tcp`] |
@@ -78,6 +79,11 @@ pub fn check_link(l: &Link, now: SimTime) {
                 b.packets, b.bytes
             ),
         );
+    }
+    // The discipline's own state: occupancy within its limit, AQM state finite and in
+    // range (RED's average, PIE's probability, XCP's sums, FQ-CoDel's buckets).
+    if let Err(e) = l.queue.audit(l.waiting()) {
+        fail(&format!("link '{}' ({})", l.name, l.queue.name()), e);
     }
     if s.busy_ps > now.0 {
         fail(

@@ -6,6 +6,9 @@
 //! Not part of the public API.
 
 mod gen;
+mod pcap;
+
+pub use pcap::check_pcap;
 
 use crate::scenario::{self, units, ScenarioError};
 use crate::time::SimTime;

@@ -182,8 +182,6 @@ impl<'a> Gen<'a> {
                 self.need_outage = true;
                 json!("o1")
             }
-            "profile" => json!(self.pick(&["linux", "ns3", "rfc"])),
-            "pacing" => json!(self.pick(&["off", "cc", "linux", "50Mbps"])),
             n if n.contains("rate") => json!(self.pick(RATES)),
             n if [
                 "time", "delay", "period", "interval", "start", "stop", "on", "off", "duration",
@@ -195,6 +193,9 @@ impl<'a> Gen<'a> {
                 json!(self.pick(DURATIONS))
             }
             "events" => json!(self.pick(&["drop", "loss", "mark", "cwnd"])),
+            // Names from a list the schema does not enumerate (valid ones first).
+            "profile" => json!(self.pick(&["linux", "ns3", "rfc"])),
+            "pacing" => json!(self.pick(&["off", "cc", "linux", "50Mbps", "1bps"])),
             _ => json!(self.pick(&["g1", "auto", "1", ""])),
         }
     }
@@ -446,15 +447,10 @@ impl<'a> Gen<'a> {
                 {
                     t.insert("duration".into(), json!("10ms"));
                 }
-                // A list schedule needs at least one [down, up) interval with up > down.
-                if t.get("type") == Some(&json!("list")) && !self.chance(32) {
-                    let ok = t
-                        .get("intervals")
-                        .and_then(Value::as_array)
-                        .is_some_and(|a| !a.is_empty());
-                    if !ok {
-                        t.insert("intervals".into(), json!([["1ms", "2ms"]]));
-                    }
+                // A listed schedule needs [down, up) pairs in time order without overlap:
+                // order each pair and keep the pairs that follow the previous one.
+                if t.get("type") == Some(&json!("list")) && !self.chance(8) {
+                    t.insert("intervals".into(), ordered_intervals(t.get("intervals")));
                 }
             }
             sc.insert("outages".into(), json!({ "o1": o }));
@@ -463,28 +459,71 @@ impl<'a> Gen<'a> {
     }
 }
 
+/// `intervals` (a list of generated `[down, up]` duration pairs) made valid: each pair in
+/// order, equal ends dropped, pairs sorted and those overlapping an earlier one dropped; at
+/// least one pair.
+fn ordered_intervals(v: Option<&Value>) -> Value {
+    let ps = |v: &Value| {
+        v.as_str()
+            .and_then(|s| crate::scenario::units::parse_duration(s).ok())
+            .map(|d| d.0)
+    };
+    let mut pairs: Vec<(u64, u64, Value, Value)> = v
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|p| {
+            let (a, b) = (p.get(0)?, p.get(1)?);
+            let (x, y) = (ps(a)?, ps(b)?);
+            match x.cmp(&y) {
+                std::cmp::Ordering::Less => Some((x, y, a.clone(), b.clone())),
+                std::cmp::Ordering::Greater => Some((y, x, b.clone(), a.clone())),
+                std::cmp::Ordering::Equal => None,
+            }
+        })
+        .collect();
+    pairs.sort_by_key(|p| p.0);
+    let mut out = Vec::new();
+    let mut end = 0;
+    for (x, y, a, b) in pairs {
+        if x >= end {
+            out.push(json!([a, b]));
+            end = y;
+        }
+    }
+    if out.is_empty() {
+        out.push(json!(["10ms", "20ms"]));
+    }
+    Value::Array(out)
+}
+
 /// Add the keys that the flow's other keys need, so that most generated flows build:
-/// SACK for SACK recovery's keys, ECN for ECN's keys and the algorithms that need marks, a
-/// datagram source for UDP, and no `rto_max` below `rto_min`.
+/// SACK recovery for its keys (PRR, NextSeg rule 3, RACK and its tail loss probes, the
+/// RTO's unSACKed flight; SACK for D-SACK undo), ECN for ECN's keys and the algorithms that
+/// need marks, a datagram source for UDP, and no `rto_max` below `rto_min`.
 fn repair_flow(t: &mut Map<String, Value>) {
     let has = |t: &Map<String, Value>, k: &str| t.contains_key(k);
     if has(t, "tlp") {
         t.insert("loss_detection".into(), json!("rack"));
     }
     if t.get("loss_detection") == Some(&json!("rack")) {
+        // Keys RACK-TLP refuses: they belong to duplicate-ack detection and the RTO rule.
         t.remove("nextseg_rule3");
+        t.remove("rto_restart_on_retransmit");
     }
     if has(t, "prr")
         || has(t, "nextseg_rule3")
-        || has(t, "dsack_undo")
         || has(t, "rto_unsacked_flight")
         || t.get("loss_detection") == Some(&json!("rack"))
         || t.get("recovery") == Some(&json!("rfc6675"))
     {
         t.insert("sack".into(), json!(true));
         if t.get("recovery") == Some(&json!("newreno")) {
-            t.remove("recovery");
+            t.insert("recovery".into(), json!("rfc6675"));
         }
+    }
+    if has(t, "dsack_undo") {
+        t.insert("sack".into(), json!(true));
     }
     let cc = t.get("cc").map(|c| c.get("algorithm").unwrap_or(c).clone());
     if has(t, "ecn_echo")

@@ -258,6 +258,23 @@ impl Link {
         }
     }
 
+    /// What waits for the transmitter (not the packet on the wire): the discipline's
+    /// backlog, or on the fast path the unfinished transmissions after the front one, as
+    /// [`Link::offer`] last measured them for admission (the invariant auditor's occupancy
+    /// check, [`QueueDisc::audit`]; not for the packet path).
+    pub fn waiting(&self) -> Backlog {
+        if !self.fifo {
+            return self.queue.backlog();
+        }
+        match self.txs.front() {
+            Some(t) => Backlog {
+                packets: self.txs.len() as u32 - 1,
+                bytes: self.txs_bytes - t.size as u64,
+            },
+            None => Backlog::default(),
+        }
+    }
+
     /// Occupancy (packets, bytes) including the one being transmitted. Fast path: as of the
     /// last [`Link::settle`].
     #[inline]

@@ -43,6 +43,9 @@ impl AckPriority {
 }
 
 impl QueueDisc for AckPriority {
+    fn audit(&self, _waiting: Backlog) -> Result<(), String> {
+        self.q.audit()
+    }
     fn name(&self) -> &'static str {
         "ackprio"
     }

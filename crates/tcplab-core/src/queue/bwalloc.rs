@@ -99,6 +99,9 @@ impl BandwidthAllocation {
 }
 
 impl QueueDisc for BandwidthAllocation {
+    fn audit(&self, _waiting: Backlog) -> Result<(), String> {
+        self.q.audit()
+    }
     fn name(&self) -> &'static str {
         "bwalloc"
     }

@@ -396,6 +396,19 @@ impl Choke {
 }
 
 impl QueueDisc for Choke {
+    fn audit(&self, waiting: Backlog) -> Result<(), String> {
+        super::audit_limit(&self.red.config().limit, waiting)?;
+        self.red.audit_state()?;
+        if self.q.len() as u64 != self.backlog.packets as u64 + self.holes as u64 {
+            return Err(format!(
+                "CHOKe's queue has {} slots != {} packets + {} holes",
+                self.q.len(),
+                self.backlog.packets,
+                self.holes
+            ));
+        }
+        Ok(())
+    }
     fn name(&self) -> &'static str {
         if self.cfg.instantaneous {
             "choke_red_i"

@@ -302,6 +302,9 @@ impl Codel {
 }
 
 impl QueueDisc for Codel {
+    fn audit(&self, waiting: Backlog) -> Result<(), String> {
+        super::audit_limit(&self.limit, waiting)
+    }
     fn name(&self) -> &'static str {
         "codel"
     }

@@ -58,6 +58,15 @@ impl Limit {
             Limit::Unlimited => true,
         }
     }
+    /// Whether a queue holding `backlog` is within the limit (the invariant auditor's
+    /// occupancy check, `QueueDisc::audit`): what [`Limit::fits`] admits never exceeds it.
+    pub fn holds(&self, backlog: &Backlog) -> bool {
+        match *self {
+            Limit::Packets(n) => backlog.packets <= n,
+            Limit::Bytes(b) => backlog.bytes <= b,
+            Limit::Unlimited => true,
+        }
+    }
 }
 
 pub struct DropTail {
@@ -134,6 +143,9 @@ impl QueueDisc for DropTail {
     fn for_each_packet(&self, f: &mut dyn FnMut(&Packet)) {
         self.q.iter().for_each(f)
     }
+    fn audit(&self, waiting: Backlog) -> Result<(), String> {
+        super::audit_limit(&self.limit, waiting)
+    }
 }
 
 #[cfg(test)]
@@ -202,5 +214,34 @@ mod tests {
         // Arrivals 0 and 1 find 0 and 1 waiting; 2 and 4 find >= 2 and are ECT; 3 is not.
         assert_eq!(ce, vec![false, false, true, false, true]);
         assert_eq!((log.marks, log.packets), (2, 0));
+    }
+}
+
+#[cfg(test)]
+mod audit_tests {
+    use super::*;
+    use crate::ids::FlowId;
+    use crate::net::packet::PacketKind;
+
+    #[test]
+    fn the_auditor_sees_an_overfull_queue() {
+        let mut q = DropTail::new(Limit::Packets(2));
+        let b = |n: u32| Backlog {
+            packets: n,
+            bytes: n as u64 * 100,
+        };
+        assert!(q.audit(b(2)).is_ok());
+        // On the fast path the link passes its own FIFO's occupancy.
+        let e = q.audit(b(3)).unwrap_err();
+        assert!(e.contains("3 packets") && e.contains("Packets(2)"), "{e}");
+        // On the scheduled path the queue's storage: bypass admission to overfill it.
+        for _ in 0..3 {
+            let p = Packet::test(FlowId(0), PacketKind::Data, 100);
+            q.backlog.add(&p);
+            q.q.push_back(p);
+        }
+        assert!(q.audit(q.backlog()).is_err());
+        assert!(Limit::Bytes(300).holds(&b(3)) && !Limit::Bytes(299).holds(&b(3)));
+        assert!(Limit::Unlimited.holds(&b(u32::MAX)));
     }
 }

@@ -325,6 +325,39 @@ impl FqCodel {
 }
 
 impl QueueDisc for FqCodel {
+    fn audit(&self, _waiting: Backlog) -> Result<(), String> {
+        let t = self.total;
+        if t.packets > self.limit || t.bytes > self.memory_limit {
+            return Err(format!(
+                "holds {} packets / {} B, beyond limit {} / memory_limit {} B",
+                t.packets, t.bytes, self.limit, self.memory_limit
+            ));
+        }
+        let mut sum = Backlog::default();
+        for (i, b) in self.buckets.iter().enumerate() {
+            sum.packets += b.backlog.packets;
+            sum.bytes += b.backlog.bytes;
+            if b.deficit > self.quantum {
+                return Err(format!(
+                    "bucket {i}: deficit {} > quantum {}",
+                    b.deficit, self.quantum
+                ));
+            }
+            if b.backlog.packets > 0 && b.on == On::None {
+                return Err(format!(
+                    "bucket {i} holds {} packets but is on neither list",
+                    b.backlog.packets
+                ));
+            }
+        }
+        if sum != t {
+            return Err(format!(
+                "buckets hold {} packets / {} B, the total says {} / {}",
+                sum.packets, sum.bytes, t.packets, t.bytes
+            ));
+        }
+        Ok(())
+    }
     fn name(&self) -> &'static str {
         "fq_codel"
     }
@@ -436,7 +469,7 @@ mod tests {
     use crate::rng::{SimRng, Stream};
     use crate::time::{SimDuration, PS_PER_MS};
 
-    fn fq(flows: u32, limit: u32, batch: u32) -> FqCodel {
+    pub(super) fn fq(flows: u32, limit: u32, batch: u32) -> FqCodel {
         FqCodelSpec {
             flows,
             quantum: None,
@@ -452,7 +485,7 @@ mod tests {
         .unwrap()
     }
 
-    fn pkt(flow: u32, size: u32) -> Packet {
+    pub(super) fn pkt(flow: u32, size: u32) -> Packet {
         Packet::test(FlowId(flow), PacketKind::Data, size)
     }
 
@@ -598,5 +631,36 @@ mod tests {
             "links.l.queue.drop_batch"
         );
         assert!(d().build("links.l.queue").is_ok());
+    }
+}
+
+#[cfg(test)]
+mod audit_tests {
+    use super::*;
+
+    #[test]
+    fn the_auditor_checks_buckets_against_the_total() {
+        let mut q = tests::fq(16, 100, 64);
+        let mut rng = crate::rng::SimRng::derive(0, crate::rng::Stream::Queue, 0);
+        let mut log = super::super::DropLog::default();
+        let mut cx = QueueCx::new(SimTime::ZERO, &mut rng, &mut log);
+        for f in 0..4 {
+            q.enqueue(tests::pkt(f, 1000), &mut cx);
+        }
+        let w = q.backlog();
+        assert!(q.audit(w).is_ok());
+        q.total.bytes += 1;
+        assert!(q.audit(w).unwrap_err().contains("the total says"));
+        q.total.bytes -= 1;
+        let i = q
+            .buckets
+            .iter()
+            .position(|b| b.backlog.packets > 0)
+            .unwrap();
+        q.buckets[i].deficit = q.quantum + 1;
+        assert!(q.audit(w).unwrap_err().contains("deficit"));
+        q.buckets[i].deficit = q.quantum;
+        q.buckets[i].on = On::None;
+        assert!(q.audit(w).unwrap_err().contains("neither list"));
     }
 }

@@ -316,6 +316,35 @@ pub trait QueueDisc {
     fn admit(&mut self, _pkt: &mut Packet, _waiting: Backlog, _cx: &mut QueueCx) -> bool {
         unreachable!("admit called on a discipline that is not admission_only")
     }
+    /// The invariant auditor's look inside the discipline (`crate::audit::check_link`;
+    /// never called on the packet path, so it costs nothing unless auditing): `waiting` is
+    /// what waits for the link (the discipline's backlog, or the link's FIFO on the fast
+    /// path). Occupancy within the limit, controller state finite and in range; `Err`
+    /// states the broken rule with its numbers. Default: nothing to check.
+    fn audit(&self, _waiting: Backlog) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// The auditor's occupancy check: `waiting` within `limit`.
+pub(crate) fn audit_limit(limit: &Limit, waiting: Backlog) -> Result<(), String> {
+    if limit.holds(&waiting) {
+        Ok(())
+    } else {
+        Err(format!(
+            "holds {} packets / {} B, beyond its limit {limit:?}",
+            waiting.packets, waiting.bytes
+        ))
+    }
+}
+
+/// The auditor's state check: `x` is finite and in `[lo, hi]`.
+pub(crate) fn audit_range(what: &str, x: f64, lo: f64, hi: f64) -> Result<(), String> {
+    if x.is_finite() && x >= lo && x <= hi {
+        Ok(())
+    } else {
+        Err(format!("{what} = {x}, outside [{lo}, {hi}]"))
+    }
 }
 
 /// Data segments and pure acks in two FIFOs under one shared capacity limit: the storage
@@ -354,6 +383,9 @@ impl DataAckQueues {
     }
     /// Take the head of the ack queue (`ack = true`) or the data queue.
     #[inline]
+    pub(crate) fn audit(&self) -> Result<(), String> {
+        audit_limit(&self.limit, self.backlog)
+    }
     pub(crate) fn pop(&mut self, ack: bool) -> Option<Packet> {
         let p = if ack {
             self.acks.pop_front()
@@ -479,6 +511,9 @@ impl QueueDisc for AnyQueue {
     #[inline]
     fn admit(&mut self, pkt: &mut Packet, waiting: Backlog, cx: &mut QueueCx) -> bool {
         each_queue!(self, q => q.admit(pkt, waiting, cx))
+    }
+    fn audit(&self, waiting: Backlog) -> Result<(), String> {
+        each_queue!(self, q => q.audit(waiting))
     }
 }
 

@@ -265,6 +265,19 @@ impl Pie {
 }
 
 impl QueueDisc for Pie {
+    fn audit(&self, waiting: Backlog) -> Result<(), String> {
+        super::audit_limit(&self.p.limit, waiting)?;
+        super::audit_range("PIE's drop probability", self.drop_prob, 0.0, 1.0)?;
+        // Derandomisation adds drop_prob (≤ 1) and restarts from 0 at 8.5.
+        super::audit_range("PIE's accumulated probability", self.accu_prob, 0.0, 9.5)?;
+        if self.burst_allowance > self.p.max_burst {
+            return Err(format!(
+                "PIE's burst allowance {:?} > max_burst {:?}",
+                self.burst_allowance, self.p.max_burst
+            ));
+        }
+        Ok(())
+    }
     fn name(&self) -> &'static str {
         "pie"
     }
@@ -337,7 +350,7 @@ mod tests {
     use crate::rng::{SimRng, Stream};
     use crate::time::PS_PER_MS;
 
-    fn spec() -> PieSpec {
+    pub(super) fn spec() -> PieSpec {
         PieSpec {
             limit: crate::scenario::default_limit(),
             target: ms15(),
@@ -532,5 +545,30 @@ mod tests {
         assert!(e.reason.contains("shorter than 1us"), "{}", e.reason);
         assert!(with(SimDuration(999_999)).is_err());
         assert!(with(SimDuration::from_us(1)).is_ok());
+    }
+}
+
+#[cfg(test)]
+mod audit_tests {
+    use super::*;
+
+    #[test]
+    fn the_auditor_checks_the_probabilities_and_burst_allowance() {
+        let mut pie = tests::spec().build("q").unwrap();
+        let w = Backlog::default();
+        assert!(pie.audit(w).is_ok());
+        pie.drop_prob = 1.0;
+        assert!(pie.audit(w).is_ok());
+        for bad in [1.0 + 1e-12, -0.0001, f64::NAN] {
+            pie.drop_prob = bad;
+            let e = pie.audit(w).unwrap_err();
+            assert!(e.contains("drop probability"), "{e}");
+        }
+        pie.drop_prob = 0.5;
+        pie.accu_prob = f64::INFINITY;
+        assert!(pie.audit(w).unwrap_err().contains("accumulated"));
+        pie.accu_prob = 0.0;
+        pie.burst_allowance = pie.p.max_burst + SimDuration(1);
+        assert!(pie.audit(w).unwrap_err().contains("burst allowance"));
     }
 }

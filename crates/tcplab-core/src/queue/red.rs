@@ -298,6 +298,20 @@ pub struct Red {
 }
 
 impl Red {
+    /// The auditor's state check ([`QueueDisc::audit`]; CHOKe's too): the average is an
+    /// EWMA of queue lengths (packets) an arrival found, so it is finite, not negative and,
+    /// under a packet limit, at most the limit; `count` is −1 or more.
+    pub(crate) fn audit_state(&self) -> Result<(), String> {
+        let hi = match self.cfg.limit {
+            Limit::Packets(n) => n as f64 * (1.0 + 1e-9),
+            _ => f64::MAX,
+        };
+        super::audit_range("RED's average queue (packets)", self.avg, 0.0, hi)?;
+        if self.count < -1 {
+            return Err(format!("RED's count = {} < -1", self.count));
+        }
+        Ok(())
+    }
     pub fn new(cfg: RedConfig) -> Self {
         Red {
             cfg,
@@ -364,6 +378,10 @@ impl Red {
 }
 
 impl QueueDisc for Red {
+    fn audit(&self, waiting: Backlog) -> Result<(), String> {
+        super::audit_limit(&self.cfg.limit, waiting)?;
+        self.audit_state()
+    }
     fn name(&self) -> &'static str {
         if self.cfg.instantaneous {
             "red_i"
@@ -633,5 +651,51 @@ mod tests {
         };
         let e = bad.build("links.x.queue", Rate(1)).err().unwrap();
         assert_eq!(e.field, "links.x.queue.max_th");
+    }
+}
+
+#[cfg(test)]
+mod audit_tests {
+    use super::*;
+
+    fn red(limit: Limit) -> Red {
+        Red::new(RedConfig {
+            limit,
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            w_q: 0.002,
+            gentle: false,
+            count_spacing: true,
+            ecn: false,
+            forced_drop: false,
+            mark_to_drop: 0.0,
+            mean_packet_size: 1000,
+            instantaneous: false,
+        })
+    }
+
+    #[test]
+    fn the_auditor_checks_the_average_and_count() {
+        let w = Backlog::default();
+        let mut r = red(Limit::Packets(100));
+        assert!(r.audit(w).is_ok());
+        r.avg = 100.0;
+        assert!(r.audit(w).is_ok(), "at the limit");
+        r.avg = 100.5;
+        let e = r.audit(w).unwrap_err();
+        assert!(e.contains("RED's average queue"), "{e}");
+        for bad in [f64::NAN, f64::INFINITY, -1e-9] {
+            r.avg = bad;
+            assert!(r.audit(w).is_err(), "avg {bad}");
+        }
+        let mut r = red(Limit::Unlimited);
+        r.avg = 1e12;
+        assert!(
+            r.audit(w).is_ok(),
+            "no bound but finiteness without a packet limit"
+        );
+        r.count = -2;
+        assert!(r.audit(w).unwrap_err().contains("count"));
     }
 }

@@ -126,6 +126,12 @@ impl XcpSpec {
                 "must be greater than zero",
             ));
         }
+        // The control and queue-estimation timers run every d and max(d - qdelay, d/10):
+        // a 1-ps interval made the latter 0 ps, a wake-up at the same instant forever (fuzz
+        // regression run_bounded/xcp_init_interval_1ps). Measured intervals are >= 1 us.
+        if let Some(m) = crate::time::timer_period_too_short(self.init_interval.0) {
+            return Err(ScenarioError::new(format!("{field}.init_interval"), m));
+        }
         Ok(Xcp::new(
             limit,
             rate,
@@ -317,6 +323,27 @@ impl Xcp {
 }
 
 impl QueueDisc for Xcp {
+    fn audit(&self, waiting: Backlog) -> Result<(), String> {
+        use super::audit_range as range;
+        super::audit_limit(&self.limit, waiting)?;
+        let m = f64::MAX;
+        // This interval's sums: bytes, and over XCP data packets Σ s, Σ rtt·s, Σ rtt·s/cwnd.
+        range("XCP's input bytes y", self.y, 0.0, m)?;
+        range(
+            "XCP's sum of sizes",
+            self.sum_s,
+            0.0,
+            self.y * (1.0 + 1e-12),
+        )?;
+        range("XCP's sum of rtt*s", self.sum_rtt_s, 0.0, m)?;
+        range("XCP's sum of rtt*s/cwnd", self.sum_rtt_s_cwnd, 0.0, m)?;
+        // The last interval's coefficients and the control interval.
+        range("XCP's xi_p", self.xi_p, 0.0, m)?;
+        range("XCP's xi_n", self.xi_n, 0.0, m)?;
+        range("XCP's control interval d (s)", self.d, f64::MIN_POSITIVE, m)?;
+        range("XCP's phi", self.last_phi, -m, m)?;
+        Ok(())
+    }
     fn name(&self) -> &'static str {
         "xcp"
     }
@@ -380,7 +407,7 @@ mod tests {
 
     const C: u64 = 10_000_000; // 10 Mb/s = 1.25e6 B/s
 
-    fn xcp() -> Xcp {
+    pub(super) fn xcp() -> Xcp {
         Xcp::new(
             Limit::Packets(100),
             Rate(C),
@@ -536,5 +563,61 @@ mod tests {
         let spec: XcpSpec = toml::from_str("gamma = 2").unwrap();
         let e = spec.build("links.bn.queue", Rate(C)).err().unwrap();
         assert_eq!(e.field, "links.bn.queue.gamma");
+    }
+
+    #[test]
+    fn a_sub_microsecond_initial_interval_is_refused() {
+        // Fuzz regression run_bounded/xcp_init_interval_1ps: d = 1 ps made the queue
+        // window d/10 round to 0 ps, and on_wake re-armed itself at the same instant.
+        let spec: XcpSpec = toml::from_str("init_interval = \"1ps\"").unwrap();
+        let e = spec.build("links.bn.queue", Rate(C)).err().unwrap();
+        assert_eq!(e.field, "links.bn.queue.init_interval");
+        assert!(e.reason.contains("shorter than 1us"), "{}", e.reason);
+        let spec: XcpSpec = toml::from_str("init_interval = \"1us\"").unwrap();
+        let mut x = spec.build("links.bn.queue", Rate(C)).unwrap();
+        assert!(x.qwin() > SimDuration::ZERO);
+        x.q_last = u64::MAX;
+        assert!(x.qwin() >= SimDuration(100_000), "at least d/10");
+    }
+}
+
+#[cfg(test)]
+mod audit_tests {
+    use super::*;
+
+    #[test]
+    fn the_auditor_checks_the_sums_and_coefficients() {
+        let mut x = tests::xcp();
+        let w = Backlog::default();
+        assert!(x.audit(w).is_ok());
+        x.y = 3000.0;
+        x.sum_s = 3000.0;
+        x.sum_rtt_s = 300.0;
+        x.sum_rtt_s_cwnd = 30.0;
+        assert!(x.audit(w).is_ok());
+        x.sum_s = 3001.0;
+        assert!(x.audit(w).unwrap_err().contains("sum of sizes"), "Σ s > y");
+        x.sum_s = 3000.0;
+        x.sum_rtt_s_cwnd = f64::NAN;
+        assert!(x.audit(w).unwrap_err().contains("rtt*s/cwnd"));
+        x.sum_rtt_s_cwnd = 30.0;
+        x.xi_n = -1.0;
+        assert!(x.audit(w).unwrap_err().contains("xi_n"));
+        x.xi_n = 0.0;
+        x.d = 0.0;
+        assert!(x.audit(w).unwrap_err().contains("control interval"));
+        x.d = 0.1;
+        x.last_phi = f64::NEG_INFINITY;
+        assert!(x.audit(w).unwrap_err().contains("phi"));
+        x.last_phi = -5.0;
+        assert!(x.audit(w).is_ok());
+        assert!(
+            x.audit(Backlog {
+                packets: 101,
+                bytes: 0
+            })
+            .is_err(),
+            "limit 100"
+        );
     }
 }

@@ -43,3 +43,8 @@ fn units() {
 fn run_bounded() {
     replay("run_bounded", fuzzing::check_run_bounded);
 }
+
+#[test]
+fn pcap() {
+    replay("pcap", fuzzing::check_pcap);
+}
