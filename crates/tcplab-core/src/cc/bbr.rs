@@ -30,12 +30,14 @@
 //!   the 0.75 phase ends early once `prior_in_flight ≤ inflight(1)`. The cycle starts at a
 //!   phase drawn uniformly from the seven phases other than 0.75 (the flow's own random
 //!   stream, Linux's `CYCLE_LEN − 1 − rand(7)` then one step)
-//! - PROBE_RTT (1 / 1): entered when RTprop is older than `min_rtt_window` (an RTT sample
-//!   equal to or below RTprop refreshes it); cwnd is capped at 4 S; once the flight is at most
-//!   4 S it stays `probe_rtt_duration` = 200 ms and at least one round, then RTprop's stamp is
-//!   renewed, cwnd restored to the value saved on entry, and the flow returns to PROBE_BW (or
-//!   STARTUP if the pipe was never full). Samples taken meanwhile count as
-//!   application-limited.
+//! - PROBE_RTT (1 / 1): entered when RTprop is older than `min_rtt_window` (only an RTT
+//!   sample strictly below RTprop refreshes it, as in Linux since the 2020 fix "tcp: only
+//!   postpone PROBE_RTT if RTT is < current min_rtt estimate"; with `<=` a simulated flow whose
+//!   queue drains to empty sees RTprop exactly again and never probes); cwnd is capped at
+//!   4 S; once the flight is at most 4 S it stays `probe_rtt_duration` = 200 ms and at least
+//!   one round, then RTprop's stamp is renewed, cwnd restored to the value saved on entry,
+//!   and the flow returns to PROBE_BW (or STARTUP if the pipe was never full). Samples
+//!   taken meanwhile count as application-limited.
 //! - Loss recovery: on a fast retransmit the window saved and cut to the flight (packet
 //!   conservation; the transport then runs its recovery window, NewReno or RFC 6675/PRR);
 //!   when recovery ends it is restored to `max(cwnd, saved)`. A timeout (the transport sets
@@ -575,7 +577,7 @@ impl Bbr {
         // bbr_update_min_rtt and PROBE_RTT.
         let expired = now > self.min_rtt_stamp + self.p.min_rtt_window;
         if let Some(rtt) = a.rtt {
-            if self.min_rtt.is_none_or(|m| rtt <= m) || expired {
+            if self.min_rtt.is_none_or(|m| rtt < m) || expired {
                 self.min_rtt = Some(rtt);
                 self.min_rtt_stamp = now;
             }
@@ -954,6 +956,29 @@ mod tests {
         assert_eq!(d.b.mode(), Mode::ProbeBw);
         assert!(d.b.cwnd() >= cwnd_before, "window restored");
         assert_eq!(d.b.min_rtt(), Some(SimDuration::from_ms(100)));
+    }
+
+    #[test]
+    fn an_rtt_sample_equal_to_rtprop_does_not_postpone_probe_rtt() {
+        // The queue drains completely every cycle, so samples equal RTprop exactly (as they
+        // do in a simulator): PROBE_RTT still comes 10 s after the stamp (Linux's `<`).
+        let mut d = probe_bw_flow();
+        let t_min = d.b.min_rtt_stamp;
+        while d.b.mode() != Mode::ProbeRtt {
+            d.ack(BW, 100, 100 * S);
+            assert!(d.now.since(t_min) <= SimDuration::from_ms(10_002));
+        }
+        assert!(d.now.since(t_min) > SimDuration::from_secs(10));
+        // A strictly lower sample renews RTprop and its stamp: no PROBE_RTT 10 s after t_min.
+        let mut d = probe_bw_flow();
+        let t_min = d.b.min_rtt_stamp;
+        d.run(SimDuration::from_secs(5), BW, 100, 100 * S);
+        d.ack(BW, 99, 100 * S);
+        assert_eq!(d.b.min_rtt(), Some(SimDuration::from_ms(99)));
+        while d.now.since(t_min) < SimDuration::from_secs(11) {
+            d.ack(BW, 100, 100 * S);
+            assert_ne!(d.b.mode(), Mode::ProbeRtt);
+        }
     }
 
     #[test]
