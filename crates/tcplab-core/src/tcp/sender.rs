@@ -751,16 +751,21 @@ impl TcpSender {
         r.on_ack(now, self.snd_una, delivered, sack_end, min_rtt)
     }
 
-    /// SACK flows: the scoreboard (and with RACK its per-segment board) learns one ack
-    /// (after `snd_una` moved).
+    /// SACK flows: the scoreboard (and with RACK its per-segment board: RACK steps 1-2 for
+    /// the segments this ack delivers) learns one ack (after `snd_una` moved).
     #[inline(never)]
     fn sack_update(&mut self, now: SimTime, pkt: &Packet, newly: u64) -> SackUpdate {
-        if self.rack.is_some() {
-            return self.rack_board(now, pkt, newly);
-        }
         let (una, high) = (self.snd_una, self.snd_max);
         let st = self.sack.as_deref_mut().expect("SACK state");
+        let mut rack = self.rack.as_deref_mut();
+        let min_rtt = match rack {
+            Some(_) => self.rtt.min_rtt().map_or(0, |d| d.0),
+            None => 0,
+        };
         let removed = st.sb.advance(una);
+        if let Some(r) = rack.as_deref_mut() {
+            r.advance(una, now, min_rtt);
+        }
         let mut newly_sacked = 0;
         let mut newest = None;
         let mut dsack = None;
@@ -772,11 +777,22 @@ impl TcpSender {
                     dsack = Some((s, e));
                     continue;
                 }
-                let n = st.sb.add(una, high, s, e);
+                let n = match rack.as_deref_mut() {
+                    // RACK marks the segments in each newly SACKed part (steps 1-2).
+                    Some(r) => {
+                        let parts = r.parts_mut();
+                        st.sb.add_with(una, high, s, e, |a, b| parts.push((a, b)))
+                    }
+                    None => st.sb.add(una, high, s, e),
+                };
                 if n > 0 && newest.is_none() {
                     newest = Some(e);
                 }
                 newly_sacked += n;
+            }
+            if let Some(r) = rack {
+                let sb = &st.sb;
+                r.sack_parts(now, min_rtt, |a, b| sb.covers(a, b));
             }
         }
         SackUpdate {

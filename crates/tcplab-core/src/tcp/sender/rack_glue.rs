@@ -10,53 +10,11 @@
 
 use super::{SackUpdate, TcpSender};
 use crate::cc::{CaState, Congestion, CongestionControl};
-use crate::net::packet::{flags, Packet};
+use crate::net::packet::Packet;
 use crate::tcp::rack::WC_DEL_ACK_PS;
 use crate::time::{SimDuration, SimTime};
 
 impl TcpSender {
-    /// One ack's board update: the SACK scoreboard and RACK's per-segment board (RACK
-    /// steps 1-2 for the segments this ack delivers).
-    #[inline(never)]
-    pub(super) fn rack_board(&mut self, now: SimTime, pkt: &Packet, newly: u64) -> SackUpdate {
-        let (una, high) = (self.snd_una, self.snd_max);
-        let min_rtt = self.rtt.min_rtt().map_or(0, |d| d.0);
-        let st = self.sack.as_deref_mut().expect("SACK state");
-        let r = self.rack.as_deref_mut().expect("RACK state");
-        let removed = st.sb.advance(una);
-        r.advance(una, now, min_rtt);
-        let mut newly_sacked = 0;
-        let mut newest = None;
-        let mut dsack = None;
-        if pkt.has(flags::SACK) {
-            let d = pkt.has(flags::DSACK);
-            for (k, &(s, e)) in pkt.sack_blocks().iter().enumerate() {
-                if k == 0 && d {
-                    dsack = Some((s, e));
-                    continue;
-                }
-                let parts = r.parts_mut();
-                let n = st.sb.add_with(una, high, s, e, |a, b| parts.push((a, b)));
-                if n > 0 && newest.is_none() {
-                    newest = Some(e);
-                }
-                newly_sacked += n;
-            }
-            let sb = &st.sb;
-            r.sack_parts(now, min_rtt, |a, b| sb.covers(a, b));
-        }
-        if dsack.is_some() {
-            self.stats.dsacks_received += 1;
-        }
-        SackUpdate {
-            // RFC 6937: DeliveredData = Δsnd.una + ΔSACKed.
-            delivered: newly + newly_sacked - removed,
-            newly_sacked,
-            newest,
-            dsack,
-        }
-    }
-
     /// One ack after the board update: RACK detection, TLP episode, recovery state, PRR.
     #[inline(never)]
     pub(super) fn rack_on_ack(&mut self, now: SimTime, newly: u64, upd: SackUpdate) {
