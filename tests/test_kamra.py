@@ -122,10 +122,11 @@ def test_kamra_manifest_covers_every_figure() -> None:
     assert [f"fig{i}" for i in range(1, 14)] == [i for i in ids if i[3:].isdigit()]
     jobs = [j for f in figs for j in f.jobs()]
     # Figs 3-6 and 10-13 share their runs (same AQM, losses, delay, variant): 81 distinct runs
-    # for the 13 figures, 3 more for the 15,000-packet buffer variant of Fig 1 and 3 + 18 for
-    # the SACK-less NewReno variants of Figs 1 and 3.
+    # for the 13 figures, 3 more for the 15,000-packet buffer variant of Fig 1, 3 + 18 for
+    # the SACK-less NewReno variants of Figs 1 and 3, and 6 + 6 for Fig 3's TCP/E with the
+    # 15,000-packet and the 1.2-BDP buffer.
     distinct = {json.dumps([str(j.scenario), j.overrides], sort_keys=True) for j in jobs}
-    assert len(distinct) == 105
+    assert len(distinct) == 117
     fig4 = next(f for f in figs if f.id == "fig4")
     j = next(j for j in fig4.jobs() if j.variant == "hstcp/x20/s1")
     assert j.overrides["dumbbell.rtt"] == "20ms" and j.overrides["links.bn.loss"] == 3.33e-7
@@ -168,3 +169,33 @@ def test_kamra_shortened_reproduction(tmp_path: Path) -> None:
     bn, f = run("fig1_newreno")
     assert bn["drops_overflow"] > 100 and f["retransmits"] < bn["drops_overflow"]
     assert (out / "fig1.png").is_file() and "Shortened or modified run" in (out / "report.md").read_text()
+
+
+def _scaled_cycle_run(rtt: str, bdp_buffer: bool) -> tuple[dict, pl.DataFrame, pl.DataFrame]:
+    ov: dict = {"dumbbell.rtt": rtt, "duration": "60s", "metrics.trace": "10ms", **SCALED}
+    if bdp_buffer:  # fig3_buffer_bdp, scaled: 1.2 BDP of buffer, a 200,000-packet max window
+        del ov["dumbbell.bottleneck.queue.limit"], ov["dumbbell.bottleneck.queue.min_th"], ov["dumbbell.bottleneck.queue.max_th"]
+        ov["dumbbell.bottleneck.queue"] = {"type": "choke_red_i", "min_th": 40, "max_th": 120}
+        ov["dumbbell.bottleneck.buffer"] = "1.2bdp"
+        ov.update({f"flows.f{i}.max_window": 192_000_000 for i in (1, 2, 3)})
+    res = tcplab.run(tcplab.Scenario.from_toml(KAMRA / "dumbbell.toml").with_overrides(ov), progress=False)
+    bn = next(lk for lk in res.summary["links"] if lk["name"] == "bn")
+    return bn, res.traces["cwnd"].filter(pl.col("t") >= 30), res.traces["queue"].filter((pl.col("link") == "bn") & (pl.col("t") >= 30))
+
+
+def test_kamra_tcpe_slow_start_cycle_with_a_buffer_below_the_bdp() -> None:
+    """The cause of Fig 3's fall at long delays (the f3 claim's explain), scaled 10x down: with
+    the paper's buffer (0.067 BDP at 200 ms) the halved windows cannot keep the queue busy, the
+    queue empties, every TCP/E flow returns to slow start after an RTT without a mark and
+    overflows the buffer again; with 1.2 BDP of buffer the same flows keep the link busy."""
+    bn, cwnd, queue = _scaled_cycle_run("200ms", bdp_buffer=False)
+    empty = queue.filter(pl.col("packets") <= 1).height / queue.height
+    starts = []
+    for f in ("f1", "f2", "f3"):
+        ss = cwnd.filter(pl.col("flow") == f)["cc_slow_start"].to_list()
+        starts.append(sum(1 for a, b in zip(ss, ss[1:]) if a == 0 and b == 1))
+    assert bn["steady_utilization"] < 0.7 and bn["drops_overflow"] > 10_000
+    assert empty > 0.5 and min(starts) >= 20  # 30 s = 75 round trips
+    bn2, _, queue2 = _scaled_cycle_run("200ms", bdp_buffer=True)
+    assert bn2["drops_overflow"] == 0 and bn2["steady_utilization"] > 0.95
+    assert queue2.filter(pl.col("packets") <= 1).height / queue2.height < empty / 2
