@@ -30,12 +30,13 @@ flow's goodput within 10 % of the fair share. docs/performance.md ("Vegas agains
 traces the differences to the two implementations.
 
 --algo (`make bench-ns3-algo CASES=...`): today's TCP and AQMs (issue 16: SACK NewReno, CUBIC,
-DCTCP with step marking, CoDel, FQ-CoDel, PIE) and Westwood+/Scalable (issue 14) against ns-3's
-TcpCubic, TcpDctcp + RedQueueDisc, CoDelQueueDisc, FqCoDelQueueDisc, PieQueueDisc,
-TcpWestwoodPlus, TcpScalable on scenarios a, a4 (a with 4 flows) and b; ALGO_CASES below says
+DCTCP with step marking, CoDel, FQ-CoDel, PIE), Westwood+/Scalable (issue 14), HighSpeed TCP
+and RED with averaging, without and with ECN (issue 12) against ns-3's TcpCubic, TcpDctcp +
+RedQueueDisc, CoDelQueueDisc, FqCoDelQueueDisc, PieQueueDisc, TcpWestwoodPlus, TcpScalable,
+TcpHighSpeed and RedQueueDisc on scenarios a, a4 (a with 4 flows) and b; ALGO_CASES below says
 what each case sets on both sides. Printed per case: goodput, utilisation, Jain, drops and CE
 marks in the window, fast retransmits, timeouts, retransmissions, queue-delay distribution
-and per-flow goodput; --trace S records every flow's cwnd/ssthresh on both sides into the
+drops and marks per reason, and per-flow goodput; --trace S records every flow's cwnd/ssthresh on both sides into the
 JSON. docs/performance.md ("Today's TCP and AQMs against ns-3") traces the differences.
 """
 from __future__ import annotations
@@ -548,7 +549,8 @@ def main() -> int:
     ap.add_argument("--vegas", action="store_true", help="Vegas cross-check (v1, v4, v16)")
     ap.add_argument("--algo", default=None,
                     help="comma-separated --algo cases (or 'default'): CUBIC, SACK NewReno, "
-                         "DCTCP, CoDel, FQ-CoDel, PIE, Westwood+, Scalable against ns-3; "
+                         "DCTCP, CoDel, FQ-CoDel, PIE, Westwood+, Scalable, HighSpeed, RED "
+                         "against ns-3; "
                          f"known: {', '.join(ALGO_CASES)}")
     ap.add_argument("--trace", type=float, default=0.0,
                     help="--algo: record every flow's cwnd/ssthresh with this period (s)")

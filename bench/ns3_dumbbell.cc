@@ -402,7 +402,7 @@ Run(int flows,
     }
     else
     {
-        NS_ABORT_MSG_UNLESS(cc == "newreno", "cc must be newreno or vegas, got " << cc);
+        NS_ABORT_MSG_UNLESS(cc == "newreno", "cc must be newreno, vegas, cubic, bbr, dctcp, westwoodplus, scalable or highspeed, got " << cc);
         Config::SetDefault("ns3::TcpL4Protocol::SocketType",
                            TypeIdValue(TcpNewReno::GetTypeId()));
     }
