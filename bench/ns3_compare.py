@@ -35,9 +35,9 @@ and RED with averaging, without and with ECN (issue 12) against ns-3's TcpCubic,
 RedQueueDisc, CoDelQueueDisc, FqCoDelQueueDisc, PieQueueDisc, TcpWestwoodPlus, TcpScalable,
 TcpHighSpeed and RedQueueDisc on scenarios a, a4 (a with 4 flows) and b; ALGO_CASES below says
 what each case sets on both sides. Printed per case: goodput, utilisation, Jain, drops and CE
-marks in the window, fast retransmits, timeouts, retransmissions, queue-delay distribution
-drops and marks per reason, and per-flow goodput; --trace S records every flow's cwnd/ssthresh on both sides into the
-JSON. docs/performance.md ("Today's TCP and AQMs against ns-3") traces the differences.
+marks in the window, fast retransmits, timeouts, retransmissions, queue-delay distribution,
+drops and marks per reason, and per-flow goodput; --trace S records every flow's
+cwnd/ssthresh on both sides into the JSON. docs/performance.md ("Today's TCP and AQMs against ns-3") traces the differences.
 """
 from __future__ import annotations
 
@@ -437,7 +437,8 @@ for _b, _r in (("a", RUN_A), ("a4", RUN_A), ("b", RUN_B)):
 
 ALGO_DEFAULT = ("a-cubic-nosack", "a-cubic-sack", "a4-newreno-sack", "a4-cubic-sack",
                 "a4-dctcp", "a4-codel", "a4-fq_codel", "a4-pie", "a-westwoodplus",
-                "a4-westwoodplus", "a-scalable", "a4-scalable", "b-newreno-sack", "b-cubic-sack")
+                "a4-westwoodplus", "a-scalable", "a4-scalable", "b-newreno-sack", "b-cubic-sack",
+                "a-highspeed", "a4-highspeed", "a4-red", "a4-red-ecn")
 
 
 def delay_stats(q: list[int], pkt_ms: float) -> dict:
