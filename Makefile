@@ -72,8 +72,8 @@ bench-ns3-vegas: $(NS3_VENV)/.stamp
 	cargo build --release -q -p tcplab-core --bin tcplab-bench
 	$(NS3_VENV)/bin/python bench/ns3_compare.py --vegas $(if $(QUICK),--quick)
 
-# Today's TCP and AQMs (CUBIC, SACK, DCTCP, CoDel, FQ-CoDel, PIE) and Westwood+/Scalable
-# against ns-3 (docs/performance.md, "Today's TCP and AQMs against ns-3"). CASES=a,b,... picks.
+# Today's TCP and AQMs (CUBIC, SACK, DCTCP, CoDel, FQ-CoDel, PIE), Westwood+/Scalable,
+# HighSpeed TCP and RED against ns-3 (docs/performance.md, "Today's TCP and AQMs against ns-3"). CASES=a,b,... picks.
 bench-ns3-algo: $(NS3_VENV)/.stamp
 	cargo build --release -q -p tcplab-core --bin tcplab-bench
 	$(NS3_VENV)/bin/python bench/ns3_compare.py --algo $(or $(CASES),default) $(if $(QUICK),--quick)

@@ -30,13 +30,14 @@ flow's goodput within 10 % of the fair share. docs/performance.md ("Vegas agains
 traces the differences to the two implementations.
 
 --algo (`make bench-ns3-algo CASES=...`): today's TCP and AQMs (issue 16: SACK NewReno, CUBIC,
-DCTCP with step marking, CoDel, FQ-CoDel, PIE) and Westwood+/Scalable (issue 14) against ns-3's
-TcpCubic, TcpDctcp + RedQueueDisc, CoDelQueueDisc, FqCoDelQueueDisc, PieQueueDisc,
-TcpWestwoodPlus, TcpScalable on scenarios a, a4 (a with 4 flows) and b; ALGO_CASES below says
+DCTCP with step marking, CoDel, FQ-CoDel, PIE), Westwood+/Scalable (issue 14), HighSpeed TCP
+and RED with averaging, without and with ECN (issue 12) against ns-3's TcpCubic, TcpDctcp +
+RedQueueDisc, CoDelQueueDisc, FqCoDelQueueDisc, PieQueueDisc, TcpWestwoodPlus, TcpScalable,
+TcpHighSpeed and RedQueueDisc on scenarios a, a4 (a with 4 flows) and b; ALGO_CASES below says
 what each case sets on both sides. Printed per case: goodput, utilisation, Jain, drops and CE
-marks in the window, fast retransmits, timeouts, retransmissions, queue-delay distribution
-and per-flow goodput; --trace S records every flow's cwnd/ssthresh on both sides into the
-JSON. docs/performance.md ("Today's TCP and AQMs against ns-3") traces the differences.
+marks in the window, fast retransmits, timeouts, retransmissions, queue-delay distribution,
+drops and marks per reason, and per-flow goodput; --trace S records every flow's
+cwnd/ssthresh on both sides into the JSON. docs/performance.md ("Today's TCP and AQMs against ns-3") traces the differences.
 """
 from __future__ import annotations
 
@@ -177,6 +178,7 @@ def ns3_child(spec: dict, secs: float, warmup: float) -> dict:
         "per_flow_retransmits": [int(x) for x in r.retransmits],
         "per_flow_recoveries_at_recover": [int(x) for x in r.recoveries_at_recover],
         "cong_events": [list(r.cong_events[k:k + 3]) for k in range(0, len(r.cong_events), 3)],
+        "window_by_reason": {str(k): int(v) for k, v in zip(r.reasons, r.reason_counts)},
         "cwnd_trace": trace_pairs(list(r.trace_cwnd), list(r.trace_ssthresh), spec["flows"]),
     }
 
@@ -390,9 +392,53 @@ for _b, _r in (("a", RUN_A), ("a4", RUN_A), ("b", RUN_B)):
     _case(f"{_b}-scalable-nosack", _b, _r, '{ algorithm = "scalable", a = 0.02 }', "scalable",
           sack=False)
 
+
+def red_th(base: str) -> tuple[int, int]:
+    """RED thresholds (packets) for the RED cases: min_th = BDP/10, max_th = 3·min_th."""
+    return {"a": (33, 100), "a4": (33, 100), "b": (333, 1000)}[base]
+
+
+# RED with averaging (issue 12) against ns-3's RedQueueDisc, configured the same: min_th =
+# BDP/10, max_th = 3·min_th, max_p = 0.1 (LInterm 10), w_q = 0.002 (QW), gentle, mean packet
+# 1500 B (the idle-time decay), limit = the buffer (MaxSize, packets), forced region drops
+# even ECN-capable packets (tcplab forced_drop, ns-3 UseHardDrop, its default). ns-3's
+# LinkBandwidth (its idle-time clock; default 1.5 Mb/s) is set to the bottleneck rate, and
+# Wait = false: ns-3's default Wait = true spaces early signals uniformly between 1/p_b and
+# 2/p_b packets (ns-2's wait_), FJ93's count-based spacing (tcplab's count_spacing) between
+# 1 and 1/p_b.
+def _red(base: str, ecn: bool) -> dict:
+    lo, hi = red_th(base)
+    tl = (f'{{ type = "red", min_th = {lo}, max_th = {hi}, max_p = 0.1, w_q = 0.002, '
+          f'gentle = true, count_spacing = true, mean_packet_size = 1500, ecn = {str(ecn).lower()}, '
+          f'forced_drop = true }}')
+    d = (f"ns3::RedQueueDisc::MinTh={lo};ns3::RedQueueDisc::MaxTh={hi};"
+         f"ns3::RedQueueDisc::LInterm=10;ns3::RedQueueDisc::QW=0.002;"
+         f"ns3::RedQueueDisc::Gentle=true;ns3::RedQueueDisc::Wait=false;"
+         f"ns3::RedQueueDisc::MeanPktSize=1500;ns3::RedQueueDisc::UseHardDrop=true;"
+         f"ns3::RedQueueDisc::UseEcn={str(ecn).lower()};"
+         f"ns3::RedQueueDisc::LinkBandwidth={{rate}}bps;"
+         f"ns3::RedQueueDisc::MaxSize={{buffer}}")
+    if ecn:
+        d += ";ns3::TcpSocketBase::UseEcn=On"
+    return {"queue": tl, "ns3_extra": {"qdisc": "ns3::RedQueueDisc", "defaults": d}}
+
+
+for _b, _r in (("a", RUN_A), ("a4", RUN_A), ("b", RUN_B)):
+    # HighSpeed TCP (RFC 3649). ns-3's TcpHighSpeed and Linux's tcp_highspeed take a(w), b(w)
+    # from RFC 3649's Appendix B table, the first row whose window is at or above w (a = 2,
+    # b = 0.44 for 38 < w <= 118): tcplab's aimd = "table_up".
+    _case(f"{_b}-highspeed", _b, _r, '{ algorithm = "highspeed", aimd = "table_up" }',
+          "highspeed")
+    for _ecn in (False, True):
+        _q = _red(_b, _ecn)
+        _case(f"{_b}-red{'-ecn' if _ecn else ''}", _b, _r, '"newreno"', "newreno",
+              queue=_q["queue"], flow_keys="ecn = true" if _ecn else "",
+              ns3_extra=_q["ns3_extra"])
+
 ALGO_DEFAULT = ("a-cubic-nosack", "a-cubic-sack", "a4-newreno-sack", "a4-cubic-sack",
                 "a4-dctcp", "a4-codel", "a4-fq_codel", "a4-pie", "a-westwoodplus",
-                "a4-westwoodplus", "a-scalable", "a4-scalable", "b-newreno-sack", "b-cubic-sack")
+                "a4-westwoodplus", "a-scalable", "a4-scalable", "b-newreno-sack", "b-cubic-sack",
+                "a-highspeed", "a4-highspeed", "a4-red", "a4-red-ecn")
 
 
 def delay_stats(q: list[int], pkt_ms: float) -> dict:
@@ -439,7 +485,8 @@ def algo(a, python: str) -> int:
         spec["queue_samples"] = []  # present: the child samples the queue too
         spec["ns3_cc"] = c["ns3_cc"]
         ex = dict(c["ns3_extra"])
-        ex["defaults"] = ex.get("defaults", "").replace("{buffer}", tl["bottleneck_buffer"])
+        ex["defaults"] = (ex.get("defaults", "").replace("{buffer}", tl["bottleneck_buffer"])
+                          .replace("{rate}", str(tl["rate_bps"])))
         ex["watch"] = True
         ex["trace_s"] = float(a.trace or 0.0)
         spec["ns3_extra"] = ex
@@ -462,6 +509,10 @@ def algo(a, python: str) -> int:
                        f"{d['p99']:6.2f}] {d['max']:7.2f}")
         print(f"{r['name']:22} ns-3   {f(r['delay_ms']['ns3'])}")
         print(f"{'':22} tcplab {f(r['delay_ms']['tcplab'])}")
+    print("\nat the bottleneck queue, drops (d:) and marks (m:) by reason in the window:")
+    for r in rows:
+        print(f"{r['name']:22} ns-3   {r['ns3'].get('window_by_reason', {})}")
+        print(f"{'':22} tcplab {r['tcplab'].get('bottleneck_window_by_reason', {})}")
     print("\nper flow (start order), goodput Mb/s:")
     for r in rows:
         for side, key in (("ns-3  ", "ns3"), ("tcplab", "tcplab")):
@@ -499,7 +550,8 @@ def main() -> int:
     ap.add_argument("--vegas", action="store_true", help="Vegas cross-check (v1, v4, v16)")
     ap.add_argument("--algo", default=None,
                     help="comma-separated --algo cases (or 'default'): CUBIC, SACK NewReno, "
-                         "DCTCP, CoDel, FQ-CoDel, PIE, Westwood+, Scalable against ns-3; "
+                         "DCTCP, CoDel, FQ-CoDel, PIE, Westwood+, Scalable, HighSpeed, RED "
+                         "against ns-3; "
                          f"known: {', '.join(ALGO_CASES)}")
     ap.add_argument("--trace", type=float, default=0.0,
                     help="--algo: record every flow's cwnd/ssthresh with this period (s)")

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,10 @@ struct Result
     // CongStateChange), per flow; and every entry/timeout as (time s, flow, kind).
     std::vector<uint32_t> recoveries_at_recover;
     std::vector<double> cong_events;
+    // The queue disc's drops and marks per reason from warmup on ("d:" + drop reason,
+    // "m:" + mark reason, as QueueDisc::Stats names them), one count each.
+    std::vector<std::string> reasons;
+    std::vector<uint64_t> reason_counts;
 };
 
 static uint64_t g_bott_pkts = 0;
@@ -91,6 +96,7 @@ static ns3::Ptr<ns3::QueueDisc> g_qdisc; // the bottleneck's queue disc, if any
 static uint64_t g_drops0 = 0;
 static uint64_t g_tc_drops = 0; // traffic-control drops at r1 (full device queue, no qdisc)
 static uint64_t g_marks0 = 0;
+static std::map<std::string, uint64_t> g_reasons0; // per-reason counts at warmup
 static std::vector<uint32_t> g_ssthresh;
 static std::vector<uint32_t> g_recoveries;
 static std::vector<uint32_t> g_losses;
@@ -273,15 +279,37 @@ Sample(ns3::Time period, uint32_t mss)
     ns3::Simulator::Schedule(period, &Sample, period, mss);
 }
 
+// The queue disc's drop and mark counts per reason ("d:"/"m:" + reason).
+static std::map<std::string, uint64_t>
+Reasons(const ns3::QueueDisc::Stats& st)
+{
+    std::map<std::string, uint64_t> r;
+    for (const auto& [k, v] : st.nDroppedPacketsBeforeEnqueue)
+    {
+        r["d:" + k] += v;
+    }
+    for (const auto& [k, v] : st.nDroppedPacketsAfterDequeue)
+    {
+        r["d:" + k] += v;
+    }
+    for (const auto& [k, v] : st.nMarkedPackets)
+    {
+        r["m:" + k] += v;
+    }
+    return r;
+}
+
 static void
 Snapshot()
 {
     g_bott_bytes0 = g_bott_bytes;
+    g_reasons0.clear();
     if (g_qdisc)
     {
         const ns3::QueueDisc::Stats& st = g_qdisc->GetStats();
         g_drops0 = st.nTotalDroppedPackets;
         g_marks0 = st.nTotalMarkedPackets;
+        g_reasons0 = Reasons(st);
     }
     g_drops0 += g_tc_drops;
     for (size_t i = 0; i < g_sinks.size(); i++)
@@ -362,18 +390,19 @@ Run(int flows,
         Config::SetDefault("ns3::TcpVegas::Beta", UintegerValue(beta));
         Config::SetDefault("ns3::TcpVegas::Gamma", UintegerValue(gamma));
     }
-    else if (cc == "dctcp" || cc == "westwoodplus" || cc == "scalable")
+    else if (cc == "dctcp" || cc == "westwoodplus" || cc == "scalable" || cc == "highspeed")
     {
         // Their attributes (and ECN for DCTCP) come with extra.defaults.
         std::string tid = cc == "dctcp"          ? "ns3::TcpDctcp"
                           : cc == "westwoodplus" ? "ns3::TcpWestwoodPlus"
-                                                 : "ns3::TcpScalable";
+                          : cc == "scalable"     ? "ns3::TcpScalable"
+                                                 : "ns3::TcpHighSpeed";
         Config::SetDefault("ns3::TcpL4Protocol::SocketType",
                            TypeIdValue(TypeId::LookupByName(tid)));
     }
     else
     {
-        NS_ABORT_MSG_UNLESS(cc == "newreno", "cc must be newreno or vegas, got " << cc);
+        NS_ABORT_MSG_UNLESS(cc == "newreno", "cc must be newreno, vegas, cubic, bbr, dctcp, westwoodplus, scalable or highspeed, got " << cc);
         Config::SetDefault("ns3::TcpL4Protocol::SocketType",
                            TypeIdValue(TcpNewReno::GetTypeId()));
     }
@@ -555,6 +584,11 @@ Run(int flows,
         r.bottleneck_marks = st.nTotalMarkedPackets;
         r.bottleneck_drops_window = g_tc_drops + st.nTotalDroppedPackets - g_drops0;
         r.bottleneck_marks_window = st.nTotalMarkedPackets - g_marks0;
+        for (const auto& [k, v] : Reasons(st))
+        {
+            r.reasons.push_back(k);
+            r.reason_counts.push_back(v - g_reasons0[k]);
+        }
     }
     r.recoveries = g_recoveries;
     r.losses = g_losses;

@@ -543,6 +543,29 @@ fn bottleneck_queue(s: &Spec, limit: &str) -> String {
     }
 }
 
+/// The bottleneck's drops and marks per reason since the warmup snapshot (`d0`, `m0`):
+/// `{"drops": {"early": n, ...}, "marks": {...}}`, reasons with a count only.
+fn reasons_window(
+    l: &tcplab_core::queue::DropLog,
+    d0: &[u64],
+    m0: &[u64],
+) -> serde_json::Value {
+    let pick = |now: &[u64], then: &[u64]| {
+        let mut m = serde_json::Map::new();
+        for r in tcplab_core::queue::DropReason::ALL {
+            let n = now[r.index()] - then[r.index()];
+            if n > 0 {
+                m.insert(r.name().into(), n.into());
+            }
+        }
+        serde_json::Value::Object(m)
+    };
+    serde_json::json!({
+        "drops": pick(&l.by_reason, d0),
+        "marks": pick(&l.marks_by_reason, m0),
+    })
+}
+
 /// `s.flow_keys` as lines ending in a newline.
 fn flow_keys(s: &Spec) -> String {
     s.flow_keys
@@ -762,6 +785,10 @@ fn run_one(
         b.sim.links[bott].drops.packets,
         b.sim.links[bott].drops.marks,
     );
+    let (by_reason0, marks_by_reason0) = (
+        b.sim.links[bott].drops.by_reason,
+        b.sim.links[bott].drops.marks_by_reason,
+    );
     // Packets waiting in the bottleneck queue (not the one being transmitted: the FIFO is
     // work-conserving, so a non-empty link is transmitting its head), as ns-3's
     // `Queue::GetNPackets()`; and each flow's window in segments.
@@ -877,6 +904,8 @@ fn run_one(
     if let (Some(m), serde_json::Value::Object(e)) = (v.as_object_mut(), extra) {
         m.extend(e);
     }
+    // Per reason (overflow, early, forced, ...; only those seen), from warmup on.
+    v["bottleneck_window_by_reason"] = reasons_window(&l.drops, &by_reason0, &marks_by_reason0);
     v["cc"] = s.cc.into();
     v["sack"] = s.sack.into();
     v["rack"] = s.rack.into();

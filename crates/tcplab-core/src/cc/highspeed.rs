@@ -16,6 +16,11 @@
 //! - `a(w) = w²·p(w)·2·b(w)/(2 − b(w))`
 //! - `aimd = "table"`: a(w), b(w) from RFC 3649 Appendix B: the last row whose window is at
 //!   most w (a = 1, 2, 3, ... at w = 38, 118, 221, ...)
+//! - `aimd = "table_up"`: the same table, the first row whose window is at least w (a = 2,
+//!   b = 0.44 for 38 < w ≤ 118; a = 3 for 118 < w ≤ 221, ...; the last row beyond the table),
+//!   as Linux's `tcp_highspeed` and ns-3's `TcpHighSpeed` look it up. RFC 3649 gives the table
+//!   without saying which row applies between its windows: `table` never exceeds the formula,
+//!   `table_up` never falls below it
 //! - slow start (W < ssthresh): `W += S` per ack of new data (standard)
 //! - congestion avoidance, per ack of new data: `w += a(w)/w` (a(w) segments per round trip)
 //! - fast retransmit or ECN: `w = (1 − b(w))·w`, `ssthresh` likewise (floor 2 segments)
@@ -54,8 +59,12 @@ pub enum HsAimd {
     /// RFC 3649 §5, general form: `p(w)` on the log-log line through (low_window, 1.5/low_window²)
     /// and (high_window, high_p).
     General,
-    /// RFC 3649 Appendix B table (needs the default constants).
+    /// RFC 3649 Appendix B table, the last row at or below w (needs the default constants).
     Table,
+    /// RFC 3649 Appendix B table, the first row at or above w (Linux `tcp_highspeed`, ns-3
+    /// `TcpHighSpeed`; needs the default constants).
+    #[serde(rename = "table_up")]
+    TableUp,
 }
 
 /// `cc = { algorithm = "highspeed", low_window = 38, high_window = 83000, high_p = 1e-7,
@@ -75,8 +84,9 @@ pub struct HighspeedSpec {
     /// Decrease factor b at `high_window`, in (0, 0.5]. Default 0.1.
     #[serde(default = "high_decrease")]
     pub high_decrease: f64,
-    /// "formula" (default: p(w) = 0.078/w^1.2), "general" (p(w) from the four constants) or
-    /// "table" (RFC 3649 Appendix B).
+    /// "formula" (default: p(w) = 0.078/w^1.2), "general" (p(w) from the four constants),
+    /// "table" (RFC 3649 Appendix B, the row at or below w) or "table_up" (the row at or
+    /// above w, as Linux and ns-3).
     #[serde(default)]
     pub aimd: HsAimd,
 }
@@ -128,18 +138,18 @@ impl HighspeedSpec {
                 ),
             );
         }
-        if self.aimd == HsAimd::Table
+        if matches!(self.aimd, HsAimd::Table | HsAimd::TableUp)
             && *self
                 != (HighspeedSpec {
-                    aimd: HsAimd::Table,
+                    aimd: self.aimd,
                     ..HighspeedSpec::default()
                 })
         {
             return err(
                 "aimd",
-                "\"table\" is RFC 3649's Appendix B, computed for low_window = 38, high_window = \
-                 83000, high_p = 1e-7, high_decrease = 0.1: use \"formula\" or \"general\" with \
-                 other constants"
+                "\"table\" and \"table_up\" are RFC 3649's Appendix B, computed for low_window \
+                 = 38, high_window = 83000, high_p = 1e-7, high_decrease = 0.1: use \"formula\" \
+                 or \"general\" with other constants"
                     .to_string(),
             );
         }
@@ -241,14 +251,16 @@ pub struct Aimd {
     /// p(w) = p_coef · w^(−p_exp).
     p_coef: f64,
     p_exp: f64,
-    table: bool,
+    /// Appendix B lookup: None (the formula), Some(false) the row at or below w,
+    /// Some(true) the row at or above w.
+    table: Option<bool>,
 }
 
 impl Aimd {
     pub fn new(lw: f64, hw: f64, hp: f64, hd: f64, how: HsAimd) -> Self {
         let ln_span = hw.ln() - lw.ln();
         let (p_coef, p_exp) = match how {
-            HsAimd::Formula | HsAimd::Table => (0.078, 1.2),
+            HsAimd::Formula | HsAimd::Table | HsAimd::TableUp => (0.078, 1.2),
             HsAimd::General => {
                 // ln p = ln Low_P + (ln w − ln LW)·slope, slope = (ln HP − ln Low_P)/ln_span.
                 let low_p = 1.5 / (lw * lw);
@@ -263,7 +275,11 @@ impl Aimd {
             high_decrease: hd,
             p_coef,
             p_exp,
-            table: how == HsAimd::Table,
+            table: match how {
+                HsAimd::Table => Some(false),
+                HsAimd::TableUp => Some(true),
+                HsAimd::Formula | HsAimd::General => None,
+            },
         }
     }
     /// The RFC 3649 default constants with `p(w) = 0.078/w^1.2`.
@@ -275,8 +291,8 @@ impl Aimd {
         if w <= self.low_window {
             return 0.5;
         }
-        if self.table {
-            return RFC3649_TABLE[Self::row(w)].1;
+        if let Some(up) = self.table {
+            return RFC3649_TABLE[Self::row(w, up)].1;
         }
         (self.high_decrease - 0.5) * (w.ln() - self.ln_low) / self.ln_span + 0.5
     }
@@ -289,17 +305,24 @@ impl Aimd {
         if w <= self.low_window {
             return 1.0;
         }
-        if self.table {
-            return (Self::row(w) + 1) as f64;
+        if let Some(up) = self.table {
+            return (Self::row(w, up) + 1) as f64;
         }
         let b = self.b(w);
         w * w * self.p(w) * 2.0 * b / (2.0 - b)
     }
-    /// The last table row whose window is at most `w` (bisection: 7 steps).
-    fn row(w: f64) -> usize {
-        RFC3649_TABLE
-            .partition_point(|&(tw, _)| tw as f64 <= w)
-            .saturating_sub(1)
+    /// The last table row whose window is at most `w`, or (`up`) the first whose window is
+    /// at least `w` (the last row beyond the table); bisection: 7 steps.
+    fn row(w: f64, up: bool) -> usize {
+        if up {
+            RFC3649_TABLE
+                .partition_point(|&(tw, _)| (tw as f64) < w)
+                .min(RFC3649_TABLE.len() - 1)
+        } else {
+            RFC3649_TABLE
+                .partition_point(|&(tw, _)| tw as f64 <= w)
+                .saturating_sub(1)
+        }
     }
 }
 
@@ -476,6 +499,25 @@ mod tests {
         assert_eq!(m.a(1e7), 72.0);
     }
 
+    /// `table_up`: the first row at or above w, as Linux and ns-3 look the table up.
+    #[test]
+    fn table_up_mode_steps() {
+        let m = Aimd::new(38.0, 83_000.0, 1e-7, 0.1, HsAimd::TableUp);
+        assert_eq!((m.a(38.0), m.b(38.0)), (1.0, 0.5));
+        assert_eq!((m.a(39.0), m.b(39.0)), (2.0, 0.44));
+        assert_eq!((m.a(118.0), m.b(118.0)), (2.0, 0.44));
+        assert_eq!((m.a(119.0), m.b(119.0)), (3.0, 0.41));
+        assert_eq!((m.a(665.0), m.b(665.0)), (7.0, 0.34));
+        assert_eq!((m.a(17_981.0), m.b(17_981.0)), (39.0, 0.18));
+        assert_eq!((m.a(1e7), m.b(1e7)), (72.0, 0.10));
+        // Between rows it brackets the formula from above, `table` from below.
+        let (f, down) = (Aimd::rfc3649(), Aimd::new(38.0, 83_000.0, 1e-7, 0.1, HsAimd::Table));
+        for w in [50.0, 200.0, 500.0, 5000.0, 50_000.0] {
+            assert!(down.a(w) <= f.a(w) + 0.05 && f.a(w) <= m.a(w) + 0.05, "w {w}");
+            assert!(m.b(w) <= down.b(w), "w {w}");
+        }
+    }
+
     /// Acks for one round trip at window w: the window grows by a(w) segments.
     #[test]
     fn increase_per_round_trip_is_a_of_w() {
@@ -566,14 +608,16 @@ mod tests {
             }),
             "flows.f.cc.high_decrease"
         );
-        assert_eq!(
-            bad(HighspeedSpec {
-                aimd: HsAimd::Table,
-                low_window: 40.0,
-                ..d()
-            }),
-            "flows.f.cc.aimd"
-        );
+        for aimd in [HsAimd::Table, HsAimd::TableUp] {
+            assert_eq!(
+                bad(HighspeedSpec {
+                    aimd,
+                    low_window: 40.0,
+                    ..d()
+                }),
+                "flows.f.cc.aimd"
+            );
+        }
         assert!(d().build("flows.f.cc", init).is_ok());
     }
 }

@@ -171,6 +171,10 @@ fn bad_parameters_name_the_dotted_path() {
             r#"{ algorithm = "highspeed", aimd = "table", low_window = 30 }"#,
             "flows.f.cc.aimd",
         ),
+        (
+            r#"{ algorithm = "highspeed", aimd = "table_up", high_decrease = 0.2 }"#,
+            "flows.f.cc.aimd",
+        ),
         (r#"{ algorithm = "scalable", b = 1.5 }"#, "flows.f.cc.b"),
         (
             r#"{ algorithm = "scalable", legacy_window = 0 }"#,
