@@ -38,17 +38,28 @@
 //!   one round, then RTprop's stamp is renewed, cwnd restored to the value saved on entry,
 //!   and the flow returns to PROBE_BW (or STARTUP if the pipe was never full). Samples
 //!   taken meanwhile count as application-limited.
-//! - Loss recovery: on a fast retransmit the window saved and cut to the flight (packet
-//!   conservation; the transport then runs its recovery window, NewReno or RFC 6675/PRR);
-//!   when recovery ends it is restored to `max(cwnd, saved)`. A timeout (the transport sets
-//!   `cwnd = S`) resets `full_bw` and the saved window is restored once
-//!   the transport leaves the loss state. ECN is ignored (Linux's BBR v1).
+//! - Loss recovery (Linux `bbr_set_cwnd_to_recover_or_restore`): BBR sets the window in
+//!   recovery itself (`controls_recovery_window`, Linux's `cong_control`: on SACK flows the
+//!   transport runs no PRR and sends while `pipe + S ≤ cwnd`). On a fast retransmit the
+//!   window is saved and set to `pipe + acked`; for the first round (until a round starts)
+//!   packet conservation holds it at `max(cwnd, pipe + acked)`; after that the usual
+//!   `min(cwnd + acked, inflight(cwnd_gain))`; when recovery ends it is restored to
+//!   `max(cwnd, saved)`. (Without SACK the transport keeps its NewReno recovery window.)
+//!   A timeout (the transport sets `cwnd = S`) resets `full_bw` and the saved window is
+//!   restored once the transport leaves the loss state. ECN is ignored (Linux's BBR v1).
+//! - In flight: wherever Linux uses `tcp_packets_in_flight` (DRAIN's exit, the gain cycle's
+//!   `prior_in_flight`, PROBE_RTT's 4-segment test and its app-limited mark, the recovery
+//!   window) BBR uses the transport's `pipe` (outstanding − SACKed − presumed lost +
+//!   retransmitted: RFC 6675's, or RACK's); `prior_in_flight = pipe + acked`.
 //!
 //! Not built (documented differences from Linux): the long-term bandwidth (policer) estimator
-//! `lt_bw`; the ack-aggregation allowance `extra_acked` (cwnd += recent excess acked data);
+//! `lt_bw` (it engages only after two 4-16-round intervals each losing at least 50/256 ≈ 20 %
+//! of what they delivered at a steady rate: a token-bucket policer, not a drop-tail queue;
+//! docs/performance.md "e-bbr's unfairness"); the ack-aggregation allowance `extra_acked` (cwnd += recent excess acked data);
 //! idle restart; the EDT correction of in-flight (`bbr_packets_in_net_at_edt`); the
 //! delayed-ack exception in the RTprop refresh. `losses` is "this ack follows a fast
-//! retransmit"; `in_flight` is `snd_max − snd_una` (no SACK accounting).
+//! retransmit" (Linux counts the packets this ack marked lost and also takes them off cwnd
+//! in recovery; not done here). Without SACK, `pipe` is `snd_max − snd_una`.
 
 use super::{AckSample, CaState, CcInit, Congestion, CongestionControl, ConnView};
 use crate::rng::SimRng;
@@ -235,6 +246,8 @@ impl BbrSpec {
             prior_cwnd: 0,
             prev_state: CaState::Open,
             loss_pending: false,
+            packet_conservation: false,
+            last_acked: 0,
             delivered: 0,
             rng,
             target_key: [u64::MAX; 5],
@@ -365,6 +378,11 @@ pub struct Bbr {
     prev_state: CaState,
     /// A fast retransmit happened since the last ack (`rs.losses`).
     loss_pending: bool,
+    /// The first round of fast recovery: packet conservation (Linux `packet_conservation`).
+    packet_conservation: bool,
+    /// Bytes the latest ack delivered (`acked_sacked`; the recovery window starts at
+    /// `pipe + acked` when that ack starts recovery).
+    last_acked: u64,
     delivered: u64,
     rng: SimRng,
     /// `set_cwnd`'s target (`inflight(bw, cwnd_gain)`) and everything it depends on: bw,
@@ -512,7 +530,9 @@ impl Bbr {
     fn on_sample(&mut self, now: SimTime, a: &AckSample, c: &ConnView) {
         // Linux `acked_sacked`: bytes this ack delivered, cumulatively or by SACK.
         let acked = a.rate.map_or(a.newly_acked, |r| r.acked);
-        let prior_in_flight = c.in_flight + a.newly_acked;
+        self.last_acked = acked;
+        // Linux `tcp_packets_in_flight` before this ack: pipe plus what the ack delivered.
+        let prior_in_flight = c.pipe + acked;
         let losses = std::mem::take(&mut self.loss_pending);
         let rs = a.rate.filter(|r| r.valid());
         let app_limited =
@@ -528,6 +548,7 @@ impl Bbr {
                 self.next_rtt_delivered = self.delivered;
                 self.round_count += 1;
                 self.round_start = true;
+                self.packet_conservation = false;
             }
             let bw = r.rate_bps();
             if !app_limited || bw >= self.bw.get() {
@@ -570,7 +591,7 @@ impl Bbr {
             self.mode = Mode::Drain;
             self.ssthresh = self.inflight(self.bw.get(), 1.0);
         }
-        if self.mode == Mode::Drain && c.in_flight <= self.inflight(self.bw.get(), 1.0) {
+        if self.mode == Mode::Drain && c.pipe <= self.inflight(self.bw.get(), 1.0) {
             self.enter_probe_bw(now);
         }
 
@@ -588,8 +609,8 @@ impl Bbr {
             self.probe_rtt_done = None;
         }
         if self.mode == Mode::ProbeRtt {
-            self.limited_until = self.delivered + c.in_flight;
-            if self.probe_rtt_done.is_none() && c.in_flight <= self.p.min_cwnd {
+            self.limited_until = self.delivered + c.pipe;
+            if self.probe_rtt_done.is_none() && c.pipe <= self.p.min_cwnd {
                 self.probe_rtt_done = Some(now + self.p.probe_rtt_duration);
                 self.probe_rtt_round_done = false;
                 self.next_rtt_delivered = self.delivered;
@@ -627,6 +648,15 @@ impl Bbr {
             let restore = self.prev_state != CaState::Open && c.state == CaState::Open;
             if restore {
                 self.cwnd = self.cwnd.max(self.prior_cwnd);
+                self.packet_conservation = false;
+            }
+            if self.packet_conservation {
+                // The first round of recovery: send what the ack delivered.
+                self.cwnd = self.cwnd.max(c.pipe + acked);
+                if self.mode == Mode::ProbeRtt {
+                    self.cwnd = self.cwnd.min(self.p.min_cwnd);
+                }
+                return;
             }
             let target = self.cwnd_target(bw);
             if self.full_bw_reached {
@@ -662,7 +692,8 @@ impl CongestionControl for Bbr {
                 // packets: cwnd = what is in flight.
                 self.save_cwnd();
                 self.loss_pending = true;
-                self.cwnd = c.in_flight.max(self.mss);
+                self.packet_conservation = true;
+                self.cwnd = (c.pipe + self.last_acked).max(self.mss);
                 self.next_rtt_delivered = self.delivered;
                 self.prev_state = CaState::Recovery;
             }
@@ -677,6 +708,7 @@ impl CongestionControl for Bbr {
     }
     fn on_recovery_exit(&mut self, _now: SimTime, _c: &ConnView) {
         self.cwnd = self.cwnd.max(self.prior_cwnd);
+        self.packet_conservation = false;
         self.prev_state = CaState::Open;
     }
     fn reduces_on_ecn(&self) -> bool {
@@ -686,6 +718,9 @@ impl CongestionControl for Bbr {
         Some(self.pacing_rate.max(1.0) as u64)
     }
     fn wants_rate_samples(&self) -> bool {
+        true
+    }
+    fn controls_recovery_window(&self) -> bool {
         true
     }
     fn trace_names(&self) -> &'static [&'static str] {
@@ -757,6 +792,11 @@ mod tests {
         }
         /// One ack: `bw` bytes/s delivered, RTT `rtt_ms`, `in_flight` after the ack.
         fn ack(&mut self, bw: f64, rtt_ms: u64, in_flight: u64) {
+            self.ack_sack(bw, rtt_ms, in_flight, in_flight, CaState::Open);
+        }
+        /// One ack on a SACK flow: `in_flight` (`snd_max − snd_una`) and `pipe` (without
+        /// the SACKed and lost bytes) after the ack, in transport state `state`.
+        fn ack_sack(&mut self, bw: f64, rtt_ms: u64, in_flight: u64, pipe: u64, state: CaState) {
             let step = SimDuration::from_secs_f64(S as f64 / bw);
             self.now += step;
             self.delivered += S;
@@ -776,7 +816,8 @@ mod tests {
                 delivered_total: self.delivered,
                 acked: S,
             });
-            let mut v = view(S as u32, in_flight, CaState::Open);
+            let mut v = view(S as u32, in_flight, state);
+            v.pipe = pipe;
             v.srtt = Some(rtt);
             let now = self.now;
             self.b.on_ack(now, &a, &v);
@@ -996,10 +1037,60 @@ mod tests {
         let w = d.b.cwnd();
         let v = view(S as u32, 80 * S, CaState::Open);
         d.b.on_congestion(d.now, Congestion::FastRetransmit, &v);
-        assert_eq!(d.b.cwnd(), 80 * S);
+        assert_eq!(d.b.cwnd(), 81 * S, "pipe + the last ack's delivered bytes");
         d.b.on_recovery_exit(d.now, &v);
         assert_eq!(d.b.cwnd(), w);
         assert!(!d.b.reduces_on_ecn());
+    }
+
+    #[test]
+    fn probe_rtt_ends_when_pipe_is_at_4_segments_whatever_sacked_or_lost_bytes_remain() {
+        // Linux tests `tcp_packets_in_flight` (outstanding − SACKed − lost + retransmitted):
+        // a hole below 200 SACKed segments must not hold the flow at 4 segments for good.
+        let mut d = probe_bw_flow();
+        while d.b.mode() != Mode::ProbeRtt {
+            d.ack(BW, 120, 150 * S);
+        }
+        let t = d.now;
+        while d.b.mode() == Mode::ProbeRtt {
+            assert_eq!(d.b.cwnd(), 4 * S);
+            d.ack_sack(BW, 100, 200 * S, 3 * S, CaState::Recovery);
+            assert!(
+                d.now.since(t) < SimDuration::from_ms(400),
+                "stuck in PROBE_RTT"
+            );
+        }
+        assert!(d.now.since(t) > SimDuration::from_ms(200));
+        assert_eq!(d.b.mode(), Mode::ProbeBw);
+    }
+
+    #[test]
+    fn recovery_starts_at_pipe_plus_acked_conserves_one_round_then_grows_to_target() {
+        let mut d = probe_bw_flow();
+        // The ack that starts recovery delivered one segment; 150 segments outstanding, 60
+        // of them in the network (the rest SACKed or lost).
+        d.ack_sack(BW, 100, 150 * S, 60 * S, CaState::Open);
+        let v = view(S as u32, 150 * S, CaState::Recovery);
+        let v = ConnView { pipe: 60 * S, ..v };
+        d.b.on_congestion(d.now, Congestion::FastRetransmit, &v);
+        assert_eq!(d.b.cwnd(), 61 * S, "pipe + acked, not snd_max − snd_una");
+        // First round: packet conservation, cwnd = max(cwnd, pipe + acked).
+        let t = d.now;
+        let round = d.b.round_count();
+        while d.b.round_count() == round {
+            assert_eq!(d.b.cwnd(), 61 * S, "conservation");
+            d.ack_sack(BW, 100, 150 * S, 50 * S, CaState::Recovery);
+            assert!(d.now.since(t) < SimDuration::from_ms(150));
+        }
+        // Then cwnd + acked per ack up to the target.
+        let c = d.b.cwnd();
+        for _ in 0..20 {
+            d.ack_sack(BW, 100, 150 * S, 50 * S, CaState::Recovery);
+        }
+        assert!(d.b.cwnd() >= c + 19 * S, "grows by what is acked");
+        d.run(SimDuration::from_ms(300), BW, 100, 100 * S);
+        assert_eq!(d.b.cwnd(), d.b.inflight(d.b.bw(), 2.0), "at the target");
+        assert!(d.b.controls_recovery_window());
     }
 
     #[test]

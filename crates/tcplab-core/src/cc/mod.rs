@@ -74,6 +74,10 @@ pub struct ConnView {
     pub mss: u32,
     /// Bytes sent and not yet cumulatively acknowledged (`snd_max - snd_una`).
     pub in_flight: u64,
+    /// Bytes presumed in the network (Linux `tcp_packets_in_flight`: outstanding − SACKed −
+    /// presumed lost + retransmitted; RFC 6675 `pipe`, or RACK's). Computed only for
+    /// algorithms that take delivery-rate samples (BBR) on SACK flows; `in_flight` otherwise.
+    pub pipe: u64,
     pub srtt: Option<SimDuration>,
     /// The RFC 6298 round-trip variation (RTTVAR; 0 before the first sample).
     pub rttvar: SimDuration,
@@ -194,6 +198,13 @@ pub trait CongestionControl {
     /// The algorithm needs delivery-rate samples ([`AckSample::rate`]; BBR). Asked once,
     /// when the sender is built: flows whose algorithm says false keep no per-segment state.
     fn wants_rate_samples(&self) -> bool {
+        false
+    }
+    /// The algorithm sets the window during fast recovery itself (Linux's `cong_control`
+    /// hook, which BBR uses: `tcp_cong_control` then skips PRR): on SACK flows the
+    /// transport sends while `pipe + S ≤ cwnd()` in recovery instead of running its own
+    /// recovery window (PRR or RFC 6675's `cwnd − pipe`). Asked once, when the sender is built.
+    fn controls_recovery_window(&self) -> bool {
         false
     }
 }
@@ -411,6 +422,9 @@ impl CongestionControl for AnyCc {
     fn wants_rate_samples(&self) -> bool {
         dispatch!(self, c => c.wants_rate_samples())
     }
+    fn controls_recovery_window(&self) -> bool {
+        dispatch!(self, c => c.controls_recovery_window())
+    }
 }
 
 #[cfg(test)]
@@ -422,6 +436,7 @@ pub(crate) mod testkit {
         ConnView {
             mss,
             in_flight,
+            pipe: in_flight,
             srtt: None,
             rttvar: SimDuration::ZERO,
             min_rtt: None,

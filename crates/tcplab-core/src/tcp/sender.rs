@@ -64,7 +64,7 @@ use crate::tcp::rack::RackState;
 use crate::tcp::rate::RateSampler;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::sack::SackState;
-use crate::tcp::{LossDetection, Pacing, PartialAckTimer, Recovery, RecoveryExit, TcpConfig};
+use crate::tcp::{LossDetection, Pacing, PartialAckTimer, Prr, Recovery, RecoveryExit, TcpConfig};
 use crate::time::{SimDuration, SimTime};
 
 mod rack_glue;
@@ -171,10 +171,16 @@ pub struct TcpSender {
     rack: Option<Box<RackState>>,
     /// F-RTO and D-SACK undo (`frto`, `dsack_undo`; `sender/undo.rs`).
     spurious: Option<Box<undo::Spurious>>,
+    /// SACK flows whose algorithm sets the window in recovery itself
+    /// (`controls_recovery_window`, BBR): no PRR, the recovery window is `cc.cwnd()`.
+    cc_window: bool,
 }
 
 impl TcpSender {
     pub fn new(flow: FlowId, src: NodeId, dst: NodeId, cfg: &TcpConfig, cc: AnyCc) -> Self {
+        let cc_window = cc.controls_recovery_window() && cfg.recovery == Recovery::Rfc6675;
+        // Linux skips PRR for an algorithm with `cong_control` (BBR).
+        let prr = if cc_window { Prr::Off } else { cfg.prr };
         TcpSender {
             flow,
             src,
@@ -212,8 +218,7 @@ impl TcpSender {
             retx_pending: false,
             retx_high: 0,
             sack: (cfg.recovery == Recovery::Rfc6675).then(|| {
-                let mut st =
-                    SackState::new(cfg.dupack_threshold, cfg.mss, cfg.prr, cfg.nextseg_rule3);
+                let mut st = SackState::new(cfg.dupack_threshold, cfg.mss, prr, cfg.nextseg_rule3);
                 st.rto_unsacked = cfg.rto_unsacked_flight;
                 Box::new(st)
             }),
@@ -229,6 +234,7 @@ impl TcpSender {
             pace_next: SimTime::ZERO,
             pace_deadline: None,
             rate: None,
+            cc_window,
         }
         .with_rate_sampler()
     }
@@ -401,7 +407,7 @@ impl TcpSender {
     /// The effective send window in bytes.
     #[inline]
     pub fn window(&self) -> u64 {
-        let w = if self.state == CaState::Recovery {
+        let w = if self.state == CaState::Recovery && !self.cc_window {
             self.rec_window
         } else {
             self.cc.cwnd()
@@ -413,6 +419,7 @@ impl TcpSender {
         ConnView {
             mss: self.mss,
             in_flight: self.snd_max - self.snd_una,
+            pipe: self.pipe_for_cc(),
             srtt: self.rtt.srtt(),
             rttvar: self.rtt.rttvar(),
             min_rtt: self.rtt.min_rtt(),
@@ -420,6 +427,21 @@ impl TcpSender {
             max_window: self.max_window,
             recovery_exit: self.recovery_exit,
             una_retransmitted: self.snd_una < self.retx_high,
+        }
+    }
+
+    /// `ConnView::pipe`: the scoreboard's pipe for rate-sampling algorithms (BBR) on SACK
+    /// flows (O(DupThresh), or O(1) with RACK), else `snd_max − snd_una`.
+    #[inline]
+    fn pipe_for_cc(&self) -> u64 {
+        let (una, high) = (self.snd_una, self.snd_max);
+        if self.rate.is_none() {
+            return high - una;
+        }
+        match (self.rack.as_deref(), self.sack.as_deref()) {
+            (Some(r), _) => r.pipe(una, high),
+            (None, Some(st)) => st.sb.pipe(una, high),
+            _ => high - una,
         }
     }
 
@@ -929,7 +951,7 @@ impl TcpSender {
         let lost = st.sb.lost_frontier(self.snd_una).0;
         let recovery = self.state == CaState::Recovery;
         let prr = recovery && st.prr.enabled();
-        let cwnd = if recovery {
+        let cwnd = if recovery && !self.cc_window {
             self.rec_window
         } else {
             self.cc.cwnd()
@@ -1084,6 +1106,81 @@ mod tests {
         let out = collect(&mut u, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
         assert_eq!(out.len(), 100);
         assert_eq!(u.pace_deadline, None);
+    }
+
+    #[test]
+    fn rack_output_is_paced_too() {
+        // RACK-TLP flows send through `rack_output`: the same pacing as the other paths.
+        let cfg = TcpConfig {
+            mss: MSS,
+            header: 40,
+            init_cwnd: 100,
+            sack: true,
+            recovery: Recovery::Rfc6675,
+            loss_detection: LossDetection::Rack,
+            pacing: Pacing::Rate(1_000_000),
+            ..TcpConfig::default()
+        };
+        let cc = reno(MSS, 100 * MSS as u64, u64::MAX, true);
+        let mut s = TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc);
+        let t0 = SimTime(5_000);
+        let out = collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+        assert_eq!(out.len(), 1);
+        assert_eq!(s.pace_deadline, Some(t0 + SimDuration::from_us(1040)));
+    }
+
+    #[test]
+    fn bbr_sets_the_window_in_sack_recovery_without_prr() {
+        // Linux's `cong_control` (BBR): no PRR, the recovery window is the algorithm's.
+        let cfg = TcpConfig {
+            mss: MSS,
+            init_cwnd: 10,
+            sack: true,
+            recovery: Recovery::Rfc6675,
+            ..TcpConfig::default()
+        };
+        let init = crate::cc::CcInit {
+            mss: MSS,
+            init_cwnd: 10 * MSS as u64,
+            init_ssthresh: u64::MAX,
+            ack_counting: Default::default(),
+        };
+        let bbr = crate::cc::bbr::BbrSpec::default()
+            .build(
+                "cc",
+                init,
+                crate::rng::SimRng::derive(1, crate::rng::Stream::Cc, 0),
+            )
+            .unwrap();
+        let mut s = TcpSender::new(
+            FlowId(0),
+            NodeId(0),
+            NodeId(1),
+            &cfg,
+            AnyCc::Bbr(Box::new(bbr)),
+        );
+        assert!(s.cc_window);
+        assert!(!s.sack.as_deref().unwrap().prr.enabled());
+        s.state = CaState::Recovery;
+        s.rec_window = 3 * MSS as u64;
+        assert_eq!(
+            s.window(),
+            10 * MSS as u64,
+            "BBR's cwnd, not the recovery window"
+        );
+        // Other algorithms keep the transport's recovery window (PRR by default).
+        let mut r = TcpSender::new(
+            FlowId(0),
+            NodeId(0),
+            NodeId(1),
+            &cfg,
+            reno(MSS, 10_000, u64::MAX, true),
+        );
+        assert!(!r.cc_window);
+        assert!(r.sack.as_deref().unwrap().prr.enabled());
+        r.state = CaState::Recovery;
+        r.rec_window = 3 * MSS as u64;
+        assert_eq!(r.window(), 3 * MSS as u64);
     }
 
     #[test]

@@ -112,7 +112,7 @@ impl TcpSender {
         let mss = self.mss as u64;
         let recovery = self.state == CaState::Recovery;
         let prr = recovery && self.sack.as_deref().is_some_and(|st| st.prr.enabled());
-        let cwnd = if recovery {
+        let cwnd = if recovery && !self.cc_window {
             self.rec_window
         } else {
             self.cc.cwnd()
@@ -138,7 +138,7 @@ impl TcpSender {
             // PRR: the first retransmission of a recovery goes out whatever the window
             // (RFC 6675 (4.3), as Linux forces it).
             let first = prr && self.sack.as_deref().is_some_and(|st| st.prr.prr_out() == 0);
-            if !(first || pipe == 0 || pipe + len <= cwnd) {
+            if !(first || pipe == 0 || pipe + len <= cwnd) || self.pace_blocked(now) {
                 break;
             }
             let sent = self.send_capped(now, seq, len as u32, out) as u64;
