@@ -545,11 +545,7 @@ fn bottleneck_queue(s: &Spec, limit: &str) -> String {
 
 /// The bottleneck's drops and marks per reason since the warmup snapshot (`d0`, `m0`):
 /// `{"drops": {"early": n, ...}, "marks": {...}}`, reasons with a count only.
-fn reasons_window(
-    l: &tcplab_core::queue::DropLog,
-    d0: &[u64],
-    m0: &[u64],
-) -> serde_json::Value {
+fn reasons_window(l: &tcplab_core::queue::DropLog, d0: &[u64], m0: &[u64]) -> serde_json::Value {
     let pick = |now: &[u64], then: &[u64]| {
         let mut m = serde_json::Map::new();
         for r in tcplab_core::queue::DropReason::ALL {

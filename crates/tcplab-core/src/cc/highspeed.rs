@@ -511,9 +511,15 @@ mod tests {
         assert_eq!((m.a(17_981.0), m.b(17_981.0)), (39.0, 0.18));
         assert_eq!((m.a(1e7), m.b(1e7)), (72.0, 0.10));
         // Between rows it brackets the formula from above, `table` from below.
-        let (f, down) = (Aimd::rfc3649(), Aimd::new(38.0, 83_000.0, 1e-7, 0.1, HsAimd::Table));
+        let (f, down) = (
+            Aimd::rfc3649(),
+            Aimd::new(38.0, 83_000.0, 1e-7, 0.1, HsAimd::Table),
+        );
         for w in [50.0, 200.0, 500.0, 5000.0, 50_000.0] {
-            assert!(down.a(w) <= f.a(w) + 0.05 && f.a(w) <= m.a(w) + 0.05, "w {w}");
+            assert!(
+                down.a(w) <= f.a(w) + 0.05 && f.a(w) <= m.a(w) + 0.05,
+                "w {w}"
+            );
             assert!(m.b(w) <= down.b(w), "w {w}");
         }
     }

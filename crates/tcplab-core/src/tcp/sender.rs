@@ -415,6 +415,7 @@ impl TcpSender {
         w.min(self.max_window)
     }
 
+    #[inline(always)]
     fn view(&self) -> ConnView {
         ConnView {
             mss: self.mss,
@@ -432,12 +433,19 @@ impl TcpSender {
 
     /// `ConnView::pipe`: the scoreboard's pipe for rate-sampling algorithms (BBR) on SACK
     /// flows (O(DupThresh), or O(1) with RACK), else `snd_max − snd_una`.
-    #[inline]
+    #[inline(always)]
     fn pipe_for_cc(&self) -> u64 {
-        let (una, high) = (self.snd_una, self.snd_max);
         if self.rate.is_none() {
-            return high - una;
+            return self.snd_max - self.snd_una;
         }
+        self.scoreboard_pipe()
+    }
+
+    /// The scoreboard's pipe (rate-sampling flows only; out of line so that `view` stays
+    /// small enough to inline on every other flow's ack path).
+    #[inline(never)]
+    fn scoreboard_pipe(&self) -> u64 {
+        let (una, high) = (self.snd_una, self.snd_max);
         match (self.rack.as_deref(), self.sack.as_deref()) {
             (Some(r), _) => r.pipe(una, high),
             (None, Some(st)) => st.sb.pipe(una, high),
