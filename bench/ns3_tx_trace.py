@@ -12,7 +12,7 @@ for SECONDS and writes, for simulated times in [T0, T1]:
                traffic-control layer), "D time source_address segment", and per pure ack
                a sender receives, "A time flow acked_segment";
   OUT.json     every entry into recovery or loss as (time, flow, kind) as in ns3_compare.
---prr-rfc replaces ns-3.44's TcpPrrRecovery by PRR_RFC below (RFC 6937 as tcplab has it).
+--prr-rfc replaces ns-3.44's TcpPrrRecovery by ns3_compare.PRR_RFC (RFC 6937 as tcplab has it).
 docs/performance.md ("HighSpeed TCP and RED against ns-3", point 3) used it to find what
 the first flow sends after its fast retransmit. Not part of any make target.
 """
@@ -24,56 +24,6 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import ns3_compare as nc  # noqa: E402
-
-# RFC 6937 PRR written from the RFC for this diagnostic (not ns-3's code), for SACK
-# connections (the --algo cases that use PRR): DeliveredData as the socket passes it (no
-# extra segment per duplicate ack), 64-bit arithmetic,
-# slow start reduction bound. RecoverFS is the pipe at entry, as in ns-3.44's own class, so
-# that only the two arithmetic differences change (issue 16, docs/performance.md point 5).
-PRR_RFC = r'''
-namespace tcplab_diag {
-class TcpPrrRfc : public ns3::TcpRecoveryOps {
- public:
-  static ns3::TypeId GetTypeId() {
-    static ns3::TypeId tid = ns3::TypeId("ns3::TcpPrrRfc")
-                                 .SetParent<ns3::TcpRecoveryOps>()
-                                 .SetGroupName("Internet")
-                                 .AddConstructor<TcpPrrRfc>();
-    return tid;
-  }
-  std::string GetName() const override { return "TcpPrrRfc"; }
-  void EnterRecovery(ns3::Ptr<ns3::TcpSocketState> tcb, uint32_t, uint32_t,
-                     uint32_t deliveredBytes) override {
-    delivered = 0;
-    out = 0;
-    recoverFs = std::max<int64_t>(tcb->m_bytesInFlight.Get(), 1);
-    DoRecovery(tcb, deliveredBytes, true);
-  }
-  void DoRecovery(ns3::Ptr<ns3::TcpSocketState> tcb, uint32_t deliveredBytes, bool isDupAck) override {
-    int64_t d = deliveredBytes;
-    int64_t mss = tcb->m_segmentSize;
-    (void)isDupAck;  // SACK connections only: no DeliveredData estimate per duplicate ack
-    if (d == 0) return;
-    delivered += d;
-    int64_t pipe = tcb->m_bytesInFlight.Get();
-    int64_t ss = tcb->m_ssThresh.Get();
-    int64_t snd;
-    if (pipe > ss) {
-      snd = (delivered * ss + recoverFs - 1) / recoverFs - out;
-    } else {
-      snd = std::min(ss - pipe, std::max(delivered - out, d) + mss);
-    }
-    snd = std::max<int64_t>(snd, 0);
-    tcb->m_cWnd = static_cast<uint32_t>(pipe + snd);
-  }
-  void ExitRecovery(ns3::Ptr<ns3::TcpSocketState> tcb) override { tcb->m_cWnd = tcb->m_ssThresh.Get(); }
-  void UpdateBytesSent(uint32_t b) override { out += b; }
-  ns3::Ptr<ns3::TcpRecoveryOps> Fork() override { return ns3::CopyObject<TcpPrrRfc>(this); }
- private:
-  int64_t delivered = 0, out = 0, recoverFs = 1;
-};
-}
-'''
 
 DIAG = r'''
 namespace tcplab_diag {
@@ -159,8 +109,7 @@ def main() -> int:
     cppyy.cppdef((HERE / "ns3_dumbbell.cc").read_text())
     cppyy.cppdef(DIAG)
     if prr_rfc:
-        cppyy.cppdef(PRR_RFC)
-        cppyy.gbl.tcplab_diag.TcpPrrRfc.GetTypeId()
+        nc.define_prr_rfc(cppyy)
     cppyy.gbl.tcplab_diag.Setup(t0, t1, out)
     extra = cppyy.gbl.tcplab_ns3.Extra()
     ex = dict(c["ns3_extra"])
@@ -168,7 +117,7 @@ def main() -> int:
                       .replace("{rate}", str(tl["rate_bps"])))
     ex["watch"] = True
     if prr_rfc:
-        ex["recovery"] = "ns3::TcpPrrRfc"
+        ex["recovery"] = nc.PRR_RFC_TYPE
     for k, v in ex.items():
         setattr(extra, k, v)
     r = cppyy.gbl.tcplab_ns3.Run(
