@@ -74,9 +74,10 @@ bench-ns3-vegas: $(NS3_VENV)/.stamp
 
 # Today's TCP and AQMs (CUBIC, SACK, DCTCP, CoDel, FQ-CoDel, PIE), Westwood+/Scalable,
 # HighSpeed TCP and RED against ns-3 (docs/performance.md, "Today's TCP and AQMs against ns-3"). CASES=a,b,... picks.
+# PRR_RFC=1: ns-3 with an RFC 6937 PRR instead of ns-3.44's TcpPrrRecovery (points 5 and 9 there).
 bench-ns3-algo: $(NS3_VENV)/.stamp
 	cargo build --release -q -p tcplab-core --bin tcplab-bench
-	$(NS3_VENV)/bin/python bench/ns3_compare.py --algo $(or $(CASES),default) $(if $(QUICK),--quick)
+	$(NS3_VENV)/bin/python bench/ns3_compare.py --algo $(or $(CASES),default) $(if $(QUICK),--quick) $(if $(PRR_RFC),--prr-rfc)
 
 # Serial vs parallel: N independent runs on every core (binary pool and tcplab.sweep).
 bench-sweep: $(BUILT)

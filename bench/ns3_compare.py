@@ -116,6 +116,67 @@ def peak_rss_kib() -> int:
 # ns-3 child
 
 
+# RFC 6937 PRR written from the RFC for this diagnostic (not ns-3's code), for SACK
+# connections (the --algo cases that use PRR): DeliveredData as the socket passes it (no
+# extra segment per duplicate ack), 64-bit arithmetic,
+# slow start reduction bound. RecoverFS is the pipe at entry, as in ns-3.44's own class, so
+# that only the two arithmetic differences change (issue 16; docs/performance.md, points 5
+# and 9 of "Today's TCP and AQMs against ns-3"). `--algo ... --prr-rfc` and
+# `ns3_tx_trace.py ... --prr-rfc` use it in place of ns-3.44's TcpPrrRecovery.
+PRR_RFC = r'''
+namespace tcplab_prr {
+class TcpPrrRfc : public ns3::TcpRecoveryOps {
+ public:
+  static ns3::TypeId GetTypeId() {
+    static ns3::TypeId tid = ns3::TypeId("ns3::TcpPrrRfc")
+                                 .SetParent<ns3::TcpRecoveryOps>()
+                                 .SetGroupName("Internet")
+                                 .AddConstructor<TcpPrrRfc>();
+    return tid;
+  }
+  std::string GetName() const override { return "TcpPrrRfc"; }
+  void EnterRecovery(ns3::Ptr<ns3::TcpSocketState> tcb, uint32_t, uint32_t,
+                     uint32_t deliveredBytes) override {
+    delivered = 0;
+    out = 0;
+    recoverFs = std::max<int64_t>(tcb->m_bytesInFlight.Get(), 1);
+    DoRecovery(tcb, deliveredBytes, true);
+  }
+  void DoRecovery(ns3::Ptr<ns3::TcpSocketState> tcb, uint32_t deliveredBytes, bool isDupAck) override {
+    int64_t d = deliveredBytes;
+    int64_t mss = tcb->m_segmentSize;
+    (void)isDupAck;  // SACK connections only: no DeliveredData estimate per duplicate ack
+    if (d == 0) return;
+    delivered += d;
+    int64_t pipe = tcb->m_bytesInFlight.Get();
+    int64_t ss = tcb->m_ssThresh.Get();
+    int64_t snd;
+    if (pipe > ss) {
+      snd = (delivered * ss + recoverFs - 1) / recoverFs - out;
+    } else {
+      snd = std::min(ss - pipe, std::max(delivered - out, d) + mss);
+    }
+    snd = std::max<int64_t>(snd, 0);
+    tcb->m_cWnd = static_cast<uint32_t>(pipe + snd);
+  }
+  void ExitRecovery(ns3::Ptr<ns3::TcpSocketState> tcb) override { tcb->m_cWnd = tcb->m_ssThresh.Get(); }
+  void UpdateBytesSent(uint32_t b) override { out += b; }
+  ns3::Ptr<ns3::TcpRecoveryOps> Fork() override { return ns3::CopyObject<TcpPrrRfc>(this); }
+ private:
+  int64_t delivered = 0, out = 0, recoverFs = 1;
+};
+}
+'''
+
+PRR_RFC_TYPE = "ns3::TcpPrrRfc"
+
+
+def define_prr_rfc(cppyy) -> None:
+    """Compile PRR_RFC and register its TypeId (so RecoveryType can name it)."""
+    cppyy.cppdef(PRR_RFC)
+    cppyy.gbl.tcplab_prr.TcpPrrRfc.GetTypeId()
+
+
 def ns3_child(spec: dict, secs: float, warmup: float) -> dict:
     """Build and run the dumbbell in ns-3 (in this process); returns its figures."""
     t0 = time.perf_counter()
@@ -123,6 +184,8 @@ def ns3_child(spec: dict, secs: float, warmup: float) -> dict:
     import cppyy
 
     cppyy.cppdef((HERE / "ns3_dumbbell.cc").read_text())
+    if spec.get("ns3_extra", {}).get("recovery") == PRR_RFC_TYPE:
+        define_prr_rfc(cppyy)
     load_s = time.perf_counter() - t0
     cc = cc_params(spec) if "ns3_cc" not in spec else {"algorithm": spec["ns3_cc"]}
     sample_s = float(spec["queue_sample_s"]) if "queue_samples" in spec else 0.0
@@ -474,7 +537,8 @@ def algo(a, python: str) -> int:
             raise SystemExit(f"ns3_compare: unknown --algo case {n!r}; known: {', '.join(ALGO_CASES)}")
     mode = 1 if a.quick else 0
     print(f"ns3_compare --algo{' --quick' if a.quick else ''}: tcplab vs ns-3 (PyPI ns3 3.44); "
-          f"cases {','.join(names)}", flush=True)
+          f"cases {','.join(names)}"
+          f"{'; ns-3 SACK cases with PRR_RFC (RFC 6937 PRR)' if a.prr_rfc else ''}", flush=True)
     rows = []
     for n in names:
         c = ALGO_CASES[n]
@@ -489,6 +553,8 @@ def algo(a, python: str) -> int:
                           .replace("{rate}", str(tl["rate_bps"])))
         ex["watch"] = True
         ex["trace_s"] = float(a.trace or 0.0)
+        if a.prr_rfc and ex.get("recovery") == NS3_SACK["recovery"]:
+            ex["recovery"] = PRR_RFC_TYPE
         spec["ns3_extra"] = ex
         nsr = run_ns3(python, spec, secs, warm)
         pkt_ms = (tl["mss"] + 40) * 8 / tl["rate_bps"] * 1e3
@@ -553,6 +619,9 @@ def main() -> int:
                          "DCTCP, CoDel, FQ-CoDel, PIE, Westwood+, Scalable, HighSpeed, RED "
                          "against ns-3; "
                          f"known: {', '.join(ALGO_CASES)}")
+    ap.add_argument("--prr-rfc", action="store_true",
+                    help="--algo: SACK cases run ns-3 with PRR_RFC (RFC 6937 PRR) instead of "
+                         "ns-3.44's TcpPrrRecovery (docs/performance.md, points 5 and 9)")
     ap.add_argument("--trace", type=float, default=0.0,
                     help="--algo: record every flow's cwnd/ssthresh with this period (s)")
     ap.add_argument("--json", dest="json_out")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """ns-3 side of one `ns3_compare.py --algo` case with packet-level traces (a diagnostic).
 
-    target/ns3-venv/bin/python bench/ns3_tx_trace.py CASE SECONDS WARMUP T0 T1 OUT
+    target/ns3-venv/bin/python bench/ns3_tx_trace.py CASE SECONDS WARMUP T0 T1 OUT [--prr-rfc]
 
 Runs the case's ns-3 dumbbell (bench/ns3_dumbbell.cc, configured as ns3_compare.py does)
 for SECONDS and writes, for simulated times in [T0, T1]:
@@ -9,8 +9,10 @@ for SECONDS and writes, for simulated times in [T0, T1]:
                then the packets waiting at the bottleneck;
   OUT.tx       one line per data segment a sender transmits, "T time flow segment retx
                bytes_in_flight_segments", and per packet dropped at r1 (the bottleneck's
-               traffic-control layer), "D time source_address segment";
+               traffic-control layer), "D time source_address segment", and per pure ack
+               a sender receives, "A time flow acked_segment";
   OUT.json     every entry into recovery or loss as (time, flow, kind) as in ns3_compare.
+--prr-rfc replaces ns-3.44's TcpPrrRecovery by ns3_compare.PRR_RFC (RFC 6937 as tcplab has it).
 docs/performance.md ("HighSpeed TCP and RED against ns-3", point 3) used it to find what
 the first flow sends after its fast retransmit. Not part of any make target.
 """
@@ -42,6 +44,13 @@ static void Tx(size_t i, ns3::Ptr<const ns3::Packet> p, const ns3::TcpHeader& h,
   if (t >= T0 && t <= T1)
     fprintf(tx, "T %.6f %zu %lu %d %u\n", t, i, (unsigned long)(s / mss), re ? 1 : 0, infl[i] / mss);
 }
+static void Rx(size_t i, ns3::Ptr<const ns3::Packet> p, const ns3::TcpHeader& h,
+               ns3::Ptr<const ns3::TcpSocketBase>) {
+  if (p->GetSize() != 0) return;
+  double t = ns3::Simulator::Now().GetSeconds();
+  if (t >= T0 && t <= T1)
+    fprintf(tx, "A %.6f %zu %lu\n", t, i, (unsigned long)(h.GetAckNumber().GetValue() / 1460));
+}
 static void Drop(ns3::Ptr<const ns3::Packet> p) {
   double t = ns3::Simulator::Now().GetSeconds();
   if (t < T0 || t > T1) return;
@@ -61,6 +70,7 @@ static void Connect() {
     auto s = tcplab_ns3::g_apps[i]->GetSocket();
     tcplab_ns3::Must(s->TraceConnectWithoutContext("BytesInFlight", ns3::MakeBoundCallback(&Infl, i)), "BytesInFlight");
     tcplab_ns3::Must(s->TraceConnectWithoutContext("Tx", ns3::MakeBoundCallback(&Tx, i)), "Tx");
+    tcplab_ns3::Must(s->TraceConnectWithoutContext("Rx", ns3::MakeBoundCallback(&Rx, i)), "Rx");
   }
 }
 static void Sample() {
@@ -90,6 +100,7 @@ void Close() { fclose(samples); fclose(tx); }
 
 def main() -> int:
     case, secs, warm, t0, t1, out = sys.argv[1], *map(float, sys.argv[2:6]), sys.argv[6]
+    prr_rfc = "--prr-rfc" in sys.argv[7:]
     c = nc.ALGO_CASES[case]
     tl = nc.run_tcplab_case(str(nc.ROOT / "target/release/tcplab-bench"), c, 0.001, 0.0, 0)
     from ns import ns  # noqa: F401
@@ -97,12 +108,16 @@ def main() -> int:
 
     cppyy.cppdef((HERE / "ns3_dumbbell.cc").read_text())
     cppyy.cppdef(DIAG)
+    if prr_rfc:
+        nc.define_prr_rfc(cppyy)
     cppyy.gbl.tcplab_diag.Setup(t0, t1, out)
     extra = cppyy.gbl.tcplab_ns3.Extra()
     ex = dict(c["ns3_extra"])
     ex["defaults"] = (ex.get("defaults", "").replace("{buffer}", tl["bottleneck_buffer"])
                       .replace("{rate}", str(tl["rate_bps"])))
     ex["watch"] = True
+    if prr_rfc:
+        ex["recovery"] = nc.PRR_RFC_TYPE
     for k, v in ex.items():
         setattr(extra, k, v)
     r = cppyy.gbl.tcplab_ns3.Run(
