@@ -470,7 +470,10 @@ mod tests {
             while w < 1e13 {
                 let (a, b) = (m.a(w), m.b(w));
                 assert!(b >= m.b_min && b > 0.0 && b <= 0.5, "b({w}) = {b}");
-                assert!(a.is_finite() && a >= prev * (1.0 - 1e-9), "a({w}) = {a} < {prev}");
+                assert!(
+                    a.is_finite() && a >= prev * (1.0 - 1e-9),
+                    "a({w}) = {a} < {prev}"
+                );
                 prev = a;
                 w *= 1.01;
             }
