@@ -8,7 +8,19 @@
 //! High_P = 1e-7, High_Decrease = 0.1):
 //! - w <= Low_Window: `a(w) = 1`, `b(w) = 0.5` (standard TCP)
 //! - w > Low_Window:
-//!   `b(w) = (High_Decrease − 0.5)·(ln w − ln Low_Window)/(ln High_Window − ln Low_Window) + 0.5`
+//!   `b(w) = (High_Decrease − 0.5)·(ln w − ln Low_Window)/(ln High_Window − ln Low_Window) + 0.5`,
+//!   but at least `b_min` (below)
+//! - `b_min`: RFC 3649 §5 defines the line from Low_Window to High_Window (its Appendix B
+//!   extends it to 89,053 segments); extended further it reaches 0 at
+//!   Low_Window·(High_Window/Low_Window)^(0.5/(0.5 − High_Decrease)) (≈ 567,000 segments for
+//!   the defaults) and is negative beyond, where a(w) < 0 and a "decrease" grows the window
+//!   (found by the `run_bounded` fuzz target with `init_cwnd = 2^32 − 1`). Before that, a(w)
+//!   peaks and then falls. This model holds b at the value where a(w) stops increasing:
+//!   d ln a/d ln w = 0 ⇔ `b(2 − b) = 2s/(2 − p_exp)` with
+//!   `s = (0.5 − High_Decrease)/(ln High_Window − ln Low_Window)` and p(w) ∝ w^(−p_exp), so
+//!   `b_min = 1 − √(1 − 2s/(2 − p_exp))` (0.0673 at w ≈ 1.6·10^5 for the defaults: the RFC's
+//!   range and table are unchanged), and at most High_Decrease (b_min = High_Decrease when
+//!   a(w) would already fall before High_Window or p_exp ≥ 2).
 //! - `p(w) = 0.078/w^1.2` (RFC 3649 §5 for the default constants; `aimd = "formula"`), or
 //!   the general line through (Low_Window, Low_P) and (High_Window, High_P) in log-log space
 //!   `ln p(w) = ln Low_P + (ln w − ln Low_Window)·(ln High_P − ln Low_P)/(ln High_Window − ln Low_Window)`
@@ -248,6 +260,8 @@ pub struct Aimd {
     /// ln High_Window − ln Low_Window.
     ln_span: f64,
     high_decrease: f64,
+    /// The smallest b(w): where a(w) stops increasing (module doc).
+    b_min: f64,
     /// p(w) = p_coef · w^(−p_exp).
     p_coef: f64,
     p_exp: f64,
@@ -268,7 +282,14 @@ impl Aimd {
                 ((low_p.ln() - lw.ln() * slope).exp(), -slope)
             }
         };
+        let c = 2.0 * (0.5 - hd) / ln_span / (2.0 - p_exp);
+        let b_min = if p_exp < 2.0 && c > 0.0 && c < 1.0 {
+            (1.0 - (1.0 - c).sqrt()).min(hd)
+        } else {
+            hd
+        };
         Aimd {
+            b_min,
             low_window: lw,
             ln_low: lw.ln(),
             ln_span,
@@ -294,7 +315,7 @@ impl Aimd {
         if let Some(up) = self.table {
             return RFC3649_TABLE[Self::row(w, up)].1;
         }
-        (self.high_decrease - 0.5) * (w.ln() - self.ln_low) / self.ln_span + 0.5
+        ((self.high_decrease - 0.5) * (w.ln() - self.ln_low) / self.ln_span + 0.5).max(self.b_min)
     }
     /// p(w): the loss rate at which HSTCP's window averages w.
     pub fn p(&self, w: f64) -> f64 {
@@ -457,6 +478,34 @@ mod tests {
             let back = 0.12 / m.p(w).powf(0.835);
             assert!((back / w - 1.0).abs() < 0.04, "w {w}: {back}");
         }
+    }
+
+    #[test]
+    fn b_stops_where_a_stops_increasing() {
+        // The line through (38, 0.5) and (83000, 0.1) would be 0 at ≈ 5.7e5 segments and
+        // negative beyond (a(w) < 0, a decrease that grows the window).
+        let m = Aimd::rfc3649();
+        assert!((m.b_min - 0.0673).abs() < 1e-4, "{}", m.b_min);
+        let g = Aimd::new(38.0, 83_000.0, 1e-7, 0.1, HsAimd::General);
+        for m in [m, g] {
+            let mut prev = 0.0;
+            let mut w = 39.0;
+            while w < 1e13 {
+                let (a, b) = (m.a(w), m.b(w));
+                assert!(b >= m.b_min && b > 0.0 && b <= 0.5, "b({w}) = {b}");
+                assert!(
+                    a.is_finite() && a >= prev * (1.0 - 1e-9),
+                    "a({w}) = {a} < {prev}"
+                );
+                prev = a;
+                w *= 1.01;
+            }
+            // At the peak, a(w) no longer grows: held b, a ∝ w^(2 − p_exp) beyond.
+            assert!(m.b(4294967295.0) == m.b_min);
+        }
+        // Constants whose a(w) would fall before High_Window hold b at High_Decrease.
+        let m = Aimd::new(38.0, 40.0, 1e-5, 0.1, HsAimd::General);
+        assert_eq!(m.b_min, 0.1);
     }
 
     #[test]

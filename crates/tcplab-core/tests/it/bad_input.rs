@@ -46,6 +46,15 @@ fn each_mistake_names_its_field() {
             "flows.f.init_ssthresh",
             "less than one segment",
         ),
+        // An initial window of 10^9 one-byte segments (fuzz regression
+        // run_bounded/rack_mss1_init_cwnd_u32_max); 2^31 segments of 1,460 bytes are capped
+        // by max_window at 735,439 and build (tests/test_extremes.py).
+        (
+            "cc = \"newreno\"",
+            "cc = \"newreno\"\nmss = 1\ninit_cwnd = 4294967295",
+            "flows.f.init_cwnd",
+            "is more than 1000000",
+        ),
         (
             "cc = \"newreno\"",
             "cc = \"newreno\"\nrto_initial = \"0s\"\nrto_min = \"0s\"",

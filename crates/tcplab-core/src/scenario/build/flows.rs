@@ -18,6 +18,9 @@ use crate::tcp::{
 use crate::time::SimDuration;
 use crate::udp::{UdpReceiver, UdpSender};
 
+/// The most segments an initial window (`init_cwnd`, within `max_window`) may hold.
+pub const MAX_INIT_WINDOW_SEGMENTS: u64 = 1_000_000;
+
 /// Build every flow over the built network.
 pub(super) fn flows(
     sc: &Scenario,
@@ -91,6 +94,22 @@ pub(super) fn flows(
                 format!(
                     "{} bytes is less than one segment (mss = {})",
                     fl.max_window.0, fl.mss
+                ),
+            ));
+        }
+        // The whole initial window leaves in the event that starts the application, each
+        // segment a packet (and, with RACK, a record) held in memory: 10^9 one-byte segments
+        // (init_cwnd = 2^32 - 1 under the default 1-GiB max_window) took > 10 GB in one
+        // event (fuzz regression run_bounded/rack_mss1_init_cwnd_u32_max).
+        let w0 = (fl.init_cwnd as u64).min(fl.max_window.0 / fl.mss as u64);
+        if w0 > MAX_INIT_WINDOW_SEGMENTS {
+            return Err(ScenarioError::new(
+                format!("{f}.init_cwnd"),
+                format!(
+                    "{} segments (within max_window: {w0} segments of {} bytes) is more than \
+                     {MAX_INIT_WINDOW_SEGMENTS} (the initial window is sent at once, each \
+                     segment a packet in memory)",
+                    fl.init_cwnd, fl.mss
                 ),
             ));
         }
