@@ -1073,21 +1073,28 @@ mod tests {
         v
     }
 
-    #[test]
-    fn paced_segments_leave_size_over_rate_apart() {
-        // 8 Mb/s = 1 MB/s: a 1040-byte segment (1000 + 40) every 1.04 ms, however large
-        // the window; the first leaves at once.
+    /// A Reno sender paced at 8 Mb/s (1 MB/s) with a 100-segment window, started at
+    /// `t0`: what it sent at once.
+    fn start_paced(cfg: TcpConfig, t0: SimTime) -> (TcpSender, Vec<Packet>) {
         let cfg = TcpConfig {
             mss: MSS,
             header: 40,
             init_cwnd: 100,
             pacing: Pacing::Rate(1_000_000),
-            ..TcpConfig::default()
+            ..cfg
         };
         let cc = reno(MSS, 100 * MSS as u64, u64::MAX, true);
         let mut s = TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc);
-        let t0 = SimTime(5_000);
         let out = collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+        (s, out)
+    }
+
+    #[test]
+    fn paced_segments_leave_size_over_rate_apart() {
+        // 8 Mb/s = 1 MB/s: a 1040-byte segment (1000 + 40) every 1.04 ms, however large
+        // the window; the first leaves at once.
+        let t0 = SimTime(5_000);
+        let (mut s, out) = start_paced(TcpConfig::default(), t0);
         assert_eq!(out.len(), 1);
         let gap = SimDuration::from_us(1040);
         let mut t = t0;
@@ -1120,19 +1127,13 @@ mod tests {
     fn rack_output_is_paced_too() {
         // RACK-TLP flows send through `rack_output`: the same pacing as the other paths.
         let cfg = TcpConfig {
-            mss: MSS,
-            header: 40,
-            init_cwnd: 100,
             sack: true,
             recovery: Recovery::Rfc6675,
             loss_detection: LossDetection::Rack,
-            pacing: Pacing::Rate(1_000_000),
             ..TcpConfig::default()
         };
-        let cc = reno(MSS, 100 * MSS as u64, u64::MAX, true);
-        let mut s = TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc);
         let t0 = SimTime(5_000);
-        let out = collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+        let (s, out) = start_paced(cfg, t0);
         assert_eq!(out.len(), 1);
         assert_eq!(s.pace_deadline, Some(t0 + SimDuration::from_us(1040)));
     }
