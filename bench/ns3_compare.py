@@ -277,13 +277,25 @@ def ns3_importable(python: str) -> tuple[bool, str]:
     return False, " | ".join(tail) or f"exit {p.returncode}"
 
 
+def check_flow_order(tl: dict) -> dict:
+    """tcplab-bench's per-flow lists must be in flow index order (f0, f1, ..., as ns-3's):
+    binaries before 2026-11-25 wrote them in name order (f0, f1, f10, ..., f2, ...), which
+    paired b's and v16's flows 2-15 with the wrong ns-3 flows."""
+    want = [f"f{i}" for i in range(tl["flows"])]
+    if tl.get("flow_names") != want:
+        raise SystemExit("ns3_compare: tcplab-bench does not list flows in index order "
+                         f"(flow_names {tl.get('flow_names')}); rebuild it "
+                         "(cargo build --release -p tcplab-core --bin tcplab-bench)")
+    return tl
+
+
 def run_tcplab(exe: str, name: str, secs: float, warmup: float, ssthresh: int | None = None,
                partial_ack_timer: str = "every") -> dict:
     extra = ["--init-ssthresh", str(ssthresh)] if ssthresh else []
     extra += ["--partial-ack-timer", partial_ack_timer]
     out = subprocess.run([exe, "run", name, str(secs), "--warmup", str(warmup), *extra],
                          capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
+    return check_flow_order(json.loads(out.stdout))
 
 
 def run_ns3(python: str, spec: dict, secs: float, warmup: float) -> dict:
@@ -527,7 +539,7 @@ def run_tcplab_case(exe: str, c: dict, secs: float, warm: float, trace: float) -
     if trace:
         args += ["--trace", str(trace)]
     out = subprocess.run(args, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
+    return check_flow_order(json.loads(out.stdout))
 
 
 def algo(a, python: str) -> int:

@@ -57,7 +57,8 @@
 //! limit is the scenario's buffer unless the table gives one), `--flow-keys` adds TOML lines
 //! to every flow (e.g. `delayed_ack = "200ms"`), `--sample true` samples the bottleneck queue
 //! and windows every 10 ms over [warmup, end], `--trace S` records every flow's cwnd and
-//! ssthresh every S seconds from 0 (`cwnd_trace`).
+//! ssthresh every S seconds from 0 (`cwnd_trace`). Every per-flow list of `run` is in flow
+//! index order (f0, f1, ..., f15; `flow_names`), the order ns-3's flows are built in.
 //!
 //! a4 (for `bench/ns3_compare.py --algo`, not in the suite): a with 4 flows.
 //!
@@ -814,11 +815,15 @@ fn run_one(
     let sim = &b.sim;
     let l = &sim.links[bott];
     let window = seconds - warmup.min(seconds);
-    let per_flow: Vec<f64> = sim
-        .flows
+    // Every per-flow list below is in flow index order (f0, f1, ..., f15: ns-3's order and
+    // the start order of the dumbbells), not the simulator's (flows sorted by name: f0, f1,
+    // f10, ..., f15, f2, ...).
+    let order = index_order(sim.flows.iter().map(|f| f.name.as_str()));
+    let per_flow: Vec<f64> = order
         .iter()
-        .zip(&g0)
-        .map(|(f, g)| (f.counters.goodput_bytes - g) as f64 * 8.0 / window.max(1e-12))
+        .map(|&k| {
+            (sim.flows[k].counters.goodput_bytes - g0[k]) as f64 * 8.0 / window.max(1e-12)
+        })
         .collect();
     let agg: f64 = per_flow.iter().sum();
     let busy = l.busy_time(sim.end).0 - busy0;
@@ -908,14 +913,22 @@ fn run_one(
     v["init_cwnd"] = s.init_cwnd.into();
     v["queue"] = s.queue.unwrap_or("droptail").into();
     v["flow_keys"] = s.flow_keys.into();
+    v["flow_names"] = order
+        .iter()
+        .map(|&k| sim.flows[k].name.clone())
+        .collect::<Vec<_>>()
+        .into();
     if let Some(p) = s.trace {
         v["trace_s"] = p.as_secs_f64().into();
-        v["cwnd_trace"] = trace.into();
+        v["cwnd_trace"] = order
+            .iter()
+            .map(|&k| std::mem::take(&mut trace[k]))
+            .collect::<Vec<_>>()
+            .into();
     }
-    v["per_flow_retransmits"] = sim
-        .flows
+    v["per_flow_retransmits"] = order
         .iter()
-        .filter_map(|f| f.tcp())
+        .filter_map(|&k| sim.flows[k].tcp())
         .map(|(s, _)| s.stats.retransmits)
         .collect::<Vec<_>>()
         .into();
@@ -923,13 +936,15 @@ fn run_one(
         let n = queue_samples.len().max(1) as f64;
         v["queue_sample_s"] = QUEUE_SAMPLE.as_secs_f64().into();
         v["queue_samples"] = queue_samples.into();
-        v["per_flow_mean_cwnd_segments"] =
-            cwnd_sums.iter().map(|c| c / n).collect::<Vec<_>>().into();
-        // Each flow's algorithm state at the end (Vegas: the last Delta and BaseRTT).
-        v["per_flow_cc_trace"] = sim
-            .flows
+        v["per_flow_mean_cwnd_segments"] = order
             .iter()
-            .filter_map(|f| f.tcp())
+            .map(|&k| cwnd_sums[k] / n)
+            .collect::<Vec<_>>()
+            .into();
+        // Each flow's algorithm state at the end (Vegas: the last Delta and BaseRTT).
+        v["per_flow_cc_trace"] = order
+            .iter()
+            .filter_map(|&k| sim.flows[k].tcp())
             .map(|(snd, _)| {
                 let names = snd.cc.trace_names();
                 let mut x = vec![0.0; names.len()];
@@ -944,6 +959,20 @@ fn run_one(
             .into();
     }
     v
+}
+
+/// Positions of `names` (the simulator's flows) in index order: by the number a name ends
+/// with (`f10` after `f9`), then by name. The simulator keeps flows sorted by name, so with
+/// more than 10 flows its order is f0, f1, f10, ..., f15, f2, ...
+fn index_order<'a>(names: impl Iterator<Item = &'a str>) -> Vec<usize> {
+    let names: Vec<&str> = names.collect();
+    let key = |n: &str| {
+        let digits = n.len() - n.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        n[n.len() - digits..].parse::<u64>().unwrap_or(u64::MAX)
+    };
+    let mut order: Vec<usize> = (0..names.len()).collect();
+    order.sort_by(|&a, &b| (key(names[a]), names[a]).cmp(&(key(names[b]), names[b])));
+    order
 }
 
 /// Run one scenario in a child process (fresh address space: its own peak RSS).

@@ -6,6 +6,7 @@ mod aqm;
 mod audit;
 mod bad_input;
 mod bbr;
+mod bench_order;
 mod choke_tcpe;
 mod common;
 mod conservation;
