@@ -737,15 +737,22 @@ impl TcpSender {
     }
 
     /// What NewReno and RFC 6675 recovery share on entry: the algorithm reduces its
-    /// windows, and `recover` (RecoveryPoint) is the highest sequence sent.
+    /// windows, and `recover` (RecoveryPoint) is the highest sequence sent. A loss in the
+    /// window of data an ECN-Echo already reduced (the lost segment, at `snd_una`, was sent
+    /// before that reaction's `snd_max`) is repaired without a second reduction: RFC 3168
+    /// §6.1.2, "the TCP sender's congestion window should be reduced only once in response
+    /// to a series of dropped and/or CE packets from a single window of data" (Linux: a loss
+    /// in its CWR state enters Recovery with the CWR's ssthresh).
     fn begin_recovery(&mut self, now: SimTime) {
         if self.spurious.is_some() {
             self.undo_on_recovery();
         }
         self.stats.fast_retransmits += 1;
         let view = self.view();
-        self.cc
-            .on_congestion(now, Congestion::FastRetransmit, &view);
+        if self.ecn_reacted_until.is_none_or(|h| self.snd_una >= h) {
+            self.cc
+                .on_congestion(now, Congestion::FastRetransmit, &view);
+        }
         self.state = CaState::Recovery;
         self.partial_acks = 0;
         self.recover = self.snd_max;
@@ -1641,6 +1648,63 @@ mod tests {
         });
         assert_eq!(s.stats.ecn_reductions, 2);
         assert!(s.cc.cwnd() < w);
+    }
+
+    /// RFC 3168 §6.1.2: one reduction for "a series of dropped and/or CE packets from a
+    /// single window of data". A loss found after an ECN-Echo reduction, of a segment sent
+    /// before that reaction, is retransmitted (fast retransmit, recovery) without a second
+    /// reduction; a loss in a later window reduces again.
+    #[test]
+    fn loss_in_the_window_an_ece_reduced_is_not_reduced_again() {
+        let cfg = TcpConfig {
+            mss: MSS,
+            header: 40,
+            init_cwnd: 10,
+            ecn: true,
+            ..TcpConfig::default()
+        };
+        let cc = reno(MSS, 10 * MSS as u64, u64::MAX, true);
+        let mut s = TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc);
+        let t0 = SimTime::ZERO;
+        collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+        let mut ece = ack_pkt(1000, t0);
+        ece.flags |= flags::ECE;
+        // ECE on the first ack: flight 9000 → ssthresh = cwnd = 4500; reaction's snd_max
+        // 10 000.
+        collect(&mut s, |s, o| s.on_ack(SimTime(5), &ece, &mut |p| o(p)));
+        assert_eq!(s.stats.ecn_reductions, 1);
+        assert_eq!(s.cc.ssthresh(), 4_500);
+        // Acks to 5000 (congestion avoidance), then segment 5000..6000 is lost.
+        for a in [2000u64, 3000, 4000, 5000] {
+            collect(&mut s, |s, o| s.on_ack(SimTime(6), &ack_pkt(a, t0), &mut |p| o(p)));
+        }
+        let high = s.snd_max();
+        let mut out = Vec::new();
+        for _ in 0..3 {
+            out.extend(collect(&mut s, |s, o| {
+                s.on_ack(SimTime(7), &ack_pkt(5000, t0), &mut |p| o(p))
+            }));
+        }
+        assert_eq!(s.state(), CaState::Recovery);
+        assert_eq!(s.stats.fast_retransmits, 1);
+        assert!(out.iter().any(|p| p.seq == 5000 && p.has(flags::RETX)));
+        // A second reduction would halve the flight, (high − 5000)/2 < 4500.
+        assert!((high - 5000) / 2 < 4_500);
+        assert_eq!(s.cc.ssthresh(), 4_500, "no second reduction in the ECE's window");
+        // Full ack; then a loss of a segment sent after the reaction (snd_una ≥ 10 000):
+        // a new window, a new reduction.
+        let high = s.snd_max();
+        collect(&mut s, |s, o| s.on_ack(SimTime(8), &ack_pkt(high, t0), &mut |p| o(p)));
+        assert_eq!(s.state(), CaState::Open);
+        let una = s.snd_una;
+        assert!(una >= 10_000);
+        let high = s.snd_max();
+        assert!(high > una + 3_000, "enough in flight for three duplicate acks");
+        for _ in 0..3 {
+            collect(&mut s, |s, o| s.on_ack(SimTime(9), &ack_pkt(una, t0), &mut |p| o(p)));
+        }
+        assert_eq!(s.stats.fast_retransmits, 2);
+        assert_eq!(s.cc.ssthresh(), ((high - una) / 2).max(2_000));
     }
 
     #[test]
