@@ -35,7 +35,10 @@
 //!   next new segment carries CWR. The window is `[snd_una, snd_max]` at the reduction: a
 //!   new reaction needs `snd_una` past the `snd_max` of the last one (at most once per
 //!   round trip, as Linux's CWR state). ECE during fast recovery or after a timeout is
-//!   ignored (the window was already reduced). Algorithms see every ECE in
+//!   ignored (the window was already reduced), and a loss of a segment sent before that
+//!   `snd_max` is repaired (fast retransmit, recovery) without a second reduction (RFC 3168
+//!   §6.1.2: once for "a series of dropped and/or CE packets" of one window; Linux keeps its
+//!   CWR ssthresh, ns-3 stays in CA_CWR). Algorithms see every ECE in
 //!   [`AckSample::ece`]; an algorithm whose `reduces_on_ecn()` is false (TCP/E, which
 //!   reacts to each mark in `on_ack`) gets no `on_congestion(Ecn)` and sends no CWR.
 //!
