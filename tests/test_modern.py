@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 import tcplab
-from conftest import REPO
+from conftest import REPO, CliRunner
 from tcplab import Scenario
 from test_aqm import _two_hosts
 
@@ -27,6 +28,8 @@ from test_aqm import _two_hosts
         ({"type": "droptail"}, {"cc": {"algorithm": "cubic", "hystart": "yes"}}, "flows.f.cc.hystart", ""),
         ({"type": "droptail"}, {"cc": "dctcp"}, "flows.f.ecn", "needs ecn = true"),
         ({"type": "droptail"}, {"cc": {"algorithm": "dctcp", "g": 2}, "ecn": True}, "flows.f.cc.g", "(0, 1]"),
+        ({"type": "droptail"}, {"cc": {"algorithm": "highspeed", "b_floor": "zero"}}, "flows.f.cc.b_floor", "a_peak"),
+        ({"type": "droptail"}, {"cc": {"algorithm": "highspeed", "b_floor": 0.5}}, "flows.f.cc.b_floor", "(0, high_decrease = 0.1]"),
     ],
 )  # fmt: skip
 def test_bad_parameters_name_the_leaf(queue: dict[str, Any], flow: dict[str, Any], field: str, says: str) -> None:
@@ -64,3 +67,27 @@ def test_modern_aqm_example_runs() -> None:
     for q in ["droptail", "codel", "fq_codel", "pie"]:
         assert q in r.stdout
     assert "cubic" in r.stdout and "newreno" in r.stdout
+
+
+def test_prr_on_a_bbr_flow_warns_only_when_the_user_wrote_it(cli: CliRunner, tmp_path: Path) -> None:
+    """BBR sets its recovery window itself (no PRR, as Linux): a `prr` the user wrote is
+    ignored and warned about; the linux profile's own `prr` is not the user's."""
+
+    def prr_warnings(flow: dict[str, Any], defaults: dict[str, Any] | None = None) -> list[str]:
+        d = _two_hosts({"type": "droptail", "limit": 100}, flow, "6s")
+        if defaults:
+            d["defaults"] = {"flows": defaults}
+        res = tcplab.run(Scenario.from_dict(d), progress=False)
+        return [w for w in res.warnings if "prr" in w]
+
+    assert len(prr_warnings({"cc": "bbr", "sack": True, "prr": "crb"})) == 1
+    assert len(prr_warnings({"cc": "bbr"}, {"sack": True, "prr": "ssrb"})) == 1
+    assert prr_warnings({"cc": "bbr", "profile": "linux"}) == []
+    assert prr_warnings({"cc": "bbr"}, {"profile": "linux"}) == []
+    assert prr_warnings({"cc": "cubic", "sack": True, "prr": "crb"}) == []
+    # The CLI prints it.
+    f = tmp_path / "bbr_prr.toml"
+    f.write_text(Scenario.from_dict(_two_hosts({"type": "droptail"}, {"cc": "bbr", "sack": True, "prr": "ssrb"}, "6s")).to_toml())
+    r = cli("run", f, "--out", tmp_path / "out")
+    assert r.returncode == 0, r.stderr
+    assert "warning: flow 'f' sets prr" in " ".join(r.stdout.split())

@@ -173,6 +173,7 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
 
     let pcap = pcap_summary(b, &mut warnings);
     queue_warnings(b, &mut warnings);
+    prr_warnings(b, &mut warnings);
     flow_warnings(b, &mut warnings);
 
     let total_drops: u64 = sim
@@ -404,6 +405,37 @@ fn queue_warnings(b: &Built, warnings: &mut Vec<String>) {
                     ));
                 }
             }
+        }
+    }
+}
+
+/// A `prr` the user wrote (on the flow, in `[defaults.flows]` or a builder's flow table) on
+/// a flow whose algorithm sets its recovery window itself (`controls_recovery_window`: BBR,
+/// as Linux's `cong_control` bypasses PRR): the value is ignored. A profile's `prr` (the
+/// "linux" and "ns3" profiles set one) is not the user's choice and gets no warning, nor
+/// does `prr = "off"`, which is what such a flow gets anyway.
+fn prr_warnings(b: &Built, warnings: &mut Vec<String>) {
+    use crate::cc::CongestionControl;
+    use crate::scenario::PrrSpec;
+    for f in &b.sim.flows {
+        let Some((s, _)) = f.tcp() else { continue };
+        let Some(spec) = b.scenario.flows.get(&f.name) else {
+            continue;
+        };
+        let Some(p @ (PrrSpec::Ssrb | PrrSpec::Crb)) = spec.prr else {
+            continue;
+        };
+        let at = format!("flows.{}.prr", f.name);
+        if s.cc.controls_recovery_window() && !b.scenario.origins.from_profile(&at) {
+            warnings.push(format!(
+                "flow '{}' sets prr = \"{}\" but its cc ({}) sets the recovery window itself, as Linux's BBR does: prr is ignored for this flow (docs/tcp.md, PRR)",
+                f.name,
+                match p {
+                    PrrSpec::Crb => "crb",
+                    _ => "ssrb",
+                },
+                s.cc.name()
+            ));
         }
     }
 }

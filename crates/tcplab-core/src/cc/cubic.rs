@@ -418,8 +418,13 @@ impl CongestionControl for Cubic {
         }
     }
     fn on_recovery_exit(&mut self, _now: SimTime, c: &ConnView) {
-        let exit = recovery_exit_cwnd((self.ssthresh * self.mss) as u64, c) as f64 / self.mss;
-        self.w = self.ssthresh.min(exit);
+        // W = ssthresh exactly (in segments, not through whole bytes: a fraction of a byte
+        // below ssthresh would make the next ack slow start's, +1 segment with
+        // `ack_counting = "acks"`); with `recovery_exit = "flightsize"` at most
+        // max(FlightSize, S) + S.
+        self.w = self
+            .ssthresh
+            .min(recovery_exit_cwnd(u64::MAX, c) as f64 / self.mss);
         self.t_epoch = None;
     }
 }
@@ -628,6 +633,59 @@ mod tests {
         );
         plain.on_ack(now, &ack(S as u64), &view(S, 0, CaState::Open));
         assert_eq!(plain.w, 11.0);
+    }
+
+    /// End of fast recovery: W = ssthresh exactly (RFC 9438 §4.6, `cwnd = ssthresh` as
+    /// RFC 6675/6582 leave recovery; Linux's `tcp_end_cwnd_reduction` sets cwnd =
+    /// ssthresh), so the next ack is congestion avoidance (W ≥ ssthresh), whatever the ack
+    /// counting. A window converted through whole bytes would end a fraction of a byte below
+    /// ssthresh, and with `ack_counting = "acks"` the next ack would be slow start's +1
+    /// segment.
+    #[test]
+    fn recovery_exit_sets_the_window_to_ssthresh_exactly() {
+        use crate::cc::{AckCounting, RecoveryExit};
+        for counting in [AckCounting::Acks, AckCounting::Segments] {
+            // 0.7·101 = 70.7 segments (70699.99… bytes in binary floating point); windows
+            // grown in congestion avoidance are fractional.
+            for w0 in [101.0, 100.37, 57.3, 10.0] {
+                let mut cc = Cubic::new(
+                    CcInit {
+                        mss: S,
+                        init_cwnd: 10 * S as u64,
+                        init_ssthresh: 0,
+                        ack_counting: counting,
+                    },
+                    &CubicSpec::default(),
+                );
+                cc.w = w0;
+                let mut v = view(S, 0, CaState::Open);
+                v.srtt = Some(SimDuration::from_ms(100));
+                cc.on_congestion(SimTime::ZERO, Congestion::FastRetransmit, &v);
+                let ssthresh = cc.ssthresh;
+                assert_eq!(ssthresh, (0.7 * w0).max(2.0));
+                cc.on_recovery_exit(SimTime::ZERO, &v);
+                assert_eq!(cc.w, ssthresh, "{counting:?} W {w0}");
+                assert_eq!(cc.cwnd(), cc.ssthresh());
+                cc.on_ack(SimTime(1_000_000_000), &ack(S as u64), &v);
+                // Congestion avoidance: a fraction of a segment (the Reno-friendly
+                // α_cubic/W at most here), not slow start's whole one.
+                let grown = cc.w - ssthresh;
+                assert!(
+                    grown > 0.0 && grown < 0.1,
+                    "{counting:?} W {w0}: grew {grown} segments"
+                );
+            }
+        }
+        // RFC 6582 §3.2 step 3 (`recovery_exit = "flightsize"`): from a smaller flight the
+        // window restarts below ssthresh and slow-starts back up.
+        let mut cc = cubic(100, u64::MAX, CubicSpec::default());
+        let mut v = view(S, 20 * S as u64, CaState::Open);
+        v.recovery_exit = RecoveryExit::FlightSize;
+        cc.on_congestion(SimTime::ZERO, Congestion::FastRetransmit, &v);
+        cc.on_recovery_exit(SimTime::ZERO, &v);
+        assert_eq!(cc.w, 21.0);
+        cc.on_ack(SimTime::ZERO, &ack(S as u64), &v);
+        assert_eq!(cc.w, 22.0);
     }
 
     #[test]

@@ -10,17 +10,23 @@
 //! - w > Low_Window:
 //!   `b(w) = (High_Decrease − 0.5)·(ln w − ln Low_Window)/(ln High_Window − ln Low_Window) + 0.5`,
 //!   but at least `b_min` (below)
-//! - `b_min`: RFC 3649 §5 defines the line from Low_Window to High_Window (its Appendix B
-//!   extends it to 89,053 segments); extended further it reaches 0 at
+//! - `b_min` (scenario key `b_floor`): RFC 3649 §5 defines the line from Low_Window to
+//!   High_Window (its Appendix B extends it to 89,053 segments) and leaves open what b(w) is
+//!   beyond; extended, the line reaches 0 at
 //!   Low_Window·(High_Window/Low_Window)^(0.5/(0.5 − High_Decrease)) (≈ 567,000 segments for
 //!   the defaults) and is negative beyond, where a(w) < 0 and a "decrease" grows the window
 //!   (found by the `run_bounded` fuzz target with `init_cwnd = 2^32 − 1`). Before that, a(w)
-//!   peaks and then falls. This model holds b at the value where a(w) stops increasing:
-//!   d ln a/d ln w = 0 ⇔ `b(2 − b) = 2s/(2 − p_exp)` with
-//!   `s = (0.5 − High_Decrease)/(ln High_Window − ln Low_Window)` and p(w) ∝ w^(−p_exp), so
-//!   `b_min = 1 − √(1 − 2s/(2 − p_exp))` (0.0673 at w ≈ 1.6·10^5 for the defaults: the RFC's
-//!   range and table are unchanged), and at most High_Decrease (b_min = High_Decrease when
-//!   a(w) would already fall before High_Window or p_exp ≥ 2).
+//!   peaks and then falls. So b is held at a floor, chosen by `b_floor`:
+//!   - `"a_peak"` (default): the value where a(w) stops increasing:
+//!     d ln a/d ln w = 0 ⇔ `b(2 − b) = 2s/(2 − p_exp)` with
+//!     `s = (0.5 − High_Decrease)/(ln High_Window − ln Low_Window)` and p(w) ∝ w^(−p_exp), so
+//!     `b_min = 1 − √(1 − 2s/(2 − p_exp))` (0.0673 at w ≈ 1.6·10^5 for the defaults: the
+//!     RFC's range and table are unchanged), and at most High_Decrease (b_min =
+//!     High_Decrease when a(w) would already fall before High_Window or p_exp ≥ 2);
+//!   - `"high_decrease"`: High_Decrease, b(w) constant from High_Window on (as the table
+//!     modes hold the last row);
+//!   - a number in (0, High_Decrease]: that value (below `"a_peak"`'s, a(w) falls past its
+//!     peak but stays positive).
 //! - `p(w) = 0.078/w^1.2` (RFC 3649 §5 for the default constants; `aimd = "formula"`), or
 //!   the general line through (Low_Window, Low_P) and (High_Window, High_P) in log-log space
 //!   `ln p(w) = ln Low_P + (ln w − ln Low_Window)·(ln High_P − ln Low_P)/(ln High_Window − ln Low_Window)`
@@ -79,8 +85,51 @@ pub enum HsAimd {
     TableUp,
 }
 
+/// Where b(w) stops decreasing beyond High_Window (module doc, `b_min`): `b_floor =
+/// "a_peak"` (default), `"high_decrease"` or a number in (0, high_decrease].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum HsBFloor {
+    /// Where a(w) stops increasing (0.0673 for the defaults).
+    #[default]
+    APeak,
+    /// High_Decrease: b(w) constant from High_Window on.
+    HighDecrease,
+    /// A fixed value.
+    Value(f64),
+}
+
+impl<'de> serde::Deserialize<'de> for HsBFloor {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let v = serde_json::Value::deserialize(d)?;
+        match &v {
+            serde_json::Value::String(s) if s == "a_peak" => Ok(HsBFloor::APeak),
+            serde_json::Value::String(s) if s == "high_decrease" => Ok(HsBFloor::HighDecrease),
+            serde_json::Value::Number(n) => Ok(HsBFloor::Value(n.as_f64().unwrap_or(f64::NAN))),
+            _ => Err(D::Error::custom(format!(
+                "expected \"a_peak\", \"high_decrease\" or a number in (0, high_decrease], got {v}"
+            ))),
+        }
+    }
+}
+
+impl schemars::JsonSchema for HsBFloor {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "HsBFloor".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "where b(w) stops decreasing beyond high_window: \"a_peak\" (where a(w) stops increasing), \"high_decrease\" or a number in (0, high_decrease]",
+            "oneOf": [
+                { "type": "string", "enum": ["a_peak", "high_decrease"] },
+                { "type": "number" }
+            ]
+        })
+    }
+}
+
 /// `cc = { algorithm = "highspeed", low_window = 38, high_window = 83000, high_p = 1e-7,
-/// high_decrease = 0.1, aimd = "formula" }`.
+/// high_decrease = 0.1, aimd = "formula", b_floor = "a_peak" }`.
 #[derive(Clone, Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HighspeedSpec {
@@ -101,6 +150,12 @@ pub struct HighspeedSpec {
     /// above w, as Linux and ns-3).
     #[serde(default)]
     pub aimd: HsAimd,
+    /// Where b(w) stops decreasing beyond high_window (a choice RFC 3649 leaves open):
+    /// "a_peak" (default: where a(w) stops increasing, 0.0673 for the default constants),
+    /// "high_decrease" or a number in (0, high_decrease]. Not with the table modes (they
+    /// hold the table's last row).
+    #[serde(default)]
+    pub b_floor: Option<HsBFloor>,
 }
 
 impl Default for HighspeedSpec {
@@ -111,6 +166,7 @@ impl Default for HighspeedSpec {
             high_p: high_p(),
             high_decrease: high_decrease(),
             aimd: HsAimd::Formula,
+            b_floor: None,
         }
     }
 }
@@ -150,6 +206,27 @@ impl HighspeedSpec {
                 ),
             );
         }
+        if let Some(f) = self.b_floor {
+            if matches!(self.aimd, HsAimd::Table | HsAimd::TableUp) {
+                return err(
+                    "b_floor",
+                    "applies to aimd = \"formula\" or \"general\" only (the table modes hold \
+                     the last row of RFC 3649's Appendix B, b = 0.1, beyond the table)"
+                        .to_string(),
+                );
+            }
+            if let HsBFloor::Value(x) = f {
+                if !(x > 0.0 && x <= hd) {
+                    return err(
+                        "b_floor",
+                        format!(
+                            "must be \"a_peak\", \"high_decrease\" or a number in \
+                             (0, high_decrease = {hd}], got {x}"
+                        ),
+                    );
+                }
+            }
+        }
         if matches!(self.aimd, HsAimd::Table | HsAimd::TableUp)
             && *self
                 != (HighspeedSpec {
@@ -169,7 +246,7 @@ impl HighspeedSpec {
             init.mss,
             init.init_cwnd,
             init.init_ssthresh,
-            Aimd::new(lw, hw, hp, hd, self.aimd),
+            Aimd::new(lw, hw, hp, hd, self.aimd).with_b_floor(self.b_floor.unwrap_or_default()),
         )
         .with_ack_counting(init.ack_counting))
     }
@@ -302,6 +379,16 @@ impl Aimd {
                 HsAimd::Formula | HsAimd::General => None,
             },
         }
+    }
+    /// Hold b(w) at `floor` beyond High_Window instead of where a(w) stops increasing (the
+    /// value `new` computes). Values are checked by [`HighspeedSpec::build`].
+    pub fn with_b_floor(mut self, floor: HsBFloor) -> Self {
+        match floor {
+            HsBFloor::APeak => {}
+            HsBFloor::HighDecrease => self.b_min = self.high_decrease,
+            HsBFloor::Value(x) => self.b_min = x,
+        }
+        self
     }
     /// The RFC 3649 default constants with `p(w) = 0.078/w^1.2`.
     pub fn rfc3649() -> Self {
@@ -506,6 +593,93 @@ mod tests {
         // Constants whose a(w) would fall before High_Window hold b at High_Decrease.
         let m = Aimd::new(38.0, 40.0, 1e-5, 0.1, HsAimd::General);
         assert_eq!(m.b_min, 0.1);
+    }
+
+    /// `b_floor`: "a_peak" is today's floor (the default), "high_decrease" holds b at
+    /// High_Decrease from High_Window on, a number holds it there; the RFC's range
+    /// (Low_Window to High_Window) is the same under all three.
+    #[test]
+    fn b_floor_choices() {
+        let init = crate::cc::CcInit {
+            mss: 1000,
+            init_cwnd: 1000,
+            init_ssthresh: u64::MAX,
+            ack_counting: Default::default(),
+        };
+        let with = |f: Option<HsBFloor>, aimd: HsAimd| {
+            HighspeedSpec {
+                b_floor: f,
+                aimd,
+                ..HighspeedSpec::default()
+            }
+            .build("flows.f.cc", init)
+            .unwrap()
+            .aimd
+        };
+        for aimd in [HsAimd::Formula, HsAimd::General] {
+            let dflt = with(None, aimd);
+            let peak = with(Some(HsBFloor::APeak), aimd);
+            let hd = with(Some(HsBFloor::HighDecrease), aimd);
+            let low = with(Some(HsBFloor::Value(0.03)), aimd);
+            assert_eq!(dflt.b_min, peak.b_min);
+            let want = if aimd == HsAimd::Formula {
+                0.0673
+            } else {
+                peak.b_min
+            };
+            assert!((dflt.b_min - want).abs() < 1e-4, "{}", dflt.b_min);
+            for w in [39.0, 1000.0, 18_000.0, 82_999.0] {
+                for m in [hd, low] {
+                    assert_eq!(m.b(w), dflt.b(w), "w {w}");
+                    assert_eq!(m.a(w), dflt.a(w), "w {w}");
+                }
+            }
+            // At High_Window the line gives High_Decrease to the last bit.
+            assert!((hd.b(83_000.0) - dflt.b(83_000.0)).abs() < 1e-15);
+            // Beyond High_Window the floors differ: b(w) held at 0.1, at the peak value,
+            // at 0.03 (and a(w) then falls past its peak, but stays positive).
+            let far = 1e7;
+            assert_eq!(hd.b(far), 0.1);
+            assert_eq!(dflt.b(far), dflt.b_min);
+            assert_eq!(low.b(far), 0.03);
+            assert!(hd.b(2e5) == 0.1 && dflt.b(2e5) < 0.1);
+            // The window where the line reaches b: 38·(83000/38)^((0.5 − b)/0.4).
+            let at = |b: f64| 38.0 * (83_000.0f64 / 38.0).powf((0.5 - b) / 0.4);
+            let (w_peak, w_low) = (at(dflt.b_min), at(0.03));
+            assert!(low.a(w_low) < 0.9 * low.a(w_peak), "{w_peak} {w_low}");
+            assert!(dflt.a(w_low) >= dflt.a(w_peak) && hd.a(w_low) >= hd.a(w_peak));
+            let mut w = 83_000.0;
+            while w < 1e13 {
+                assert!(low.a(w) > 0.0 && low.b(w) >= 0.03, "w {w}");
+                w *= 1.1;
+            }
+        }
+        // Bad values name the field.
+        for (f, aimd) in [
+            (HsBFloor::Value(0.0), HsAimd::Formula),
+            (HsBFloor::Value(-0.1), HsAimd::Formula),
+            (HsBFloor::Value(0.11), HsAimd::General),
+            (HsBFloor::Value(f64::NAN), HsAimd::Formula),
+            (HsBFloor::APeak, HsAimd::Table),
+            (HsBFloor::HighDecrease, HsAimd::TableUp),
+        ] {
+            let e = HighspeedSpec {
+                b_floor: Some(f),
+                aimd,
+                ..HighspeedSpec::default()
+            }
+            .build("flows.f.cc", init)
+            .err()
+            .unwrap_or_else(|| panic!("{f:?} {aimd:?} accepted"));
+            assert_eq!(e.field, "flows.f.cc.b_floor", "{e}");
+        }
+        // b_floor = high_decrease is accepted at the upper end.
+        assert!(HighspeedSpec {
+            b_floor: Some(HsBFloor::Value(0.1)),
+            ..HighspeedSpec::default()
+        }
+        .build("flows.f.cc", init)
+        .is_ok());
     }
 
     #[test]

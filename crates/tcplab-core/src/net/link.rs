@@ -26,7 +26,7 @@ use crate::queue::{AnyQueue, Backlog, DropLog, DropReason, Limit, Phase, QueueCx
 use crate::rng::SimRng;
 use crate::stats::pcap::PcapWriter;
 use crate::time::{Rate, SimDuration, SimTime};
-use std::collections::VecDeque;
+use crate::net::ring::Ring;
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LinkStats {
@@ -94,7 +94,7 @@ pub struct Link {
     pub(crate) queue_rng: SimRng,
     pub(crate) busy: Option<Packet>,
     busy_since: SimTime,
-    pub(crate) pipe: VecDeque<(SimTime, Packet)>,
+    pub(crate) pipe: Ring<(SimTime, Packet)>,
     pub stats: LinkStats,
     pub drops: DropLog,
     /// End-host backpressure threshold (data segments per local connection), if any. The
@@ -111,7 +111,7 @@ pub struct Link {
     /// The pending `QueueWake` deadline the discipline asked for, if any.
     wake_pending: Option<SimTime>,
     /// Fast path: unfinished transmissions in order (the front one is on the wire).
-    txs: VecDeque<Tx>,
+    txs: Ring<Tx>,
     txs_bytes: u64,
     /// Fast path: when the transmitter finishes everything accepted so far.
     free_at: SimTime,
@@ -151,7 +151,7 @@ impl Link {
             // Grows to the largest number of packets in flight on the link (at most a few
             // doublings, early in the run); a preallocated 64 entries (6 KiB) per direction
             // was 245 MB of a 10 000-pair dumbbell's 40 004 directions.
-            pipe: VecDeque::new(),
+            pipe: Ring::new(),
             stats: LinkStats::default(),
             drops: DropLog::default(),
             backpressure: None,
@@ -159,7 +159,7 @@ impl Link {
             plain_limit: None,
             idle_at: SimTime::ZERO,
             wake_pending: None,
-            txs: VecDeque::new(),
+            txs: Ring::new(),
             txs_bytes: 0,
             free_at: SimTime::ZERO,
             tx_cache: [(u32::MAX, SimDuration::ZERO); 2],
@@ -247,7 +247,7 @@ impl Link {
     /// auditor's segment accounting; not for the packet path.
     pub fn held_by_flow(&self, out: &mut [[u64; 2]]) {
         let mut add = |p: &Packet| out[p.flow.index()][crate::queue::kind_index(p)] += 1;
-        for (_, p) in &self.pipe {
+        for (_, p) in self.pipe.iter() {
             add(p);
         }
         if !self.fifo {
@@ -664,6 +664,7 @@ mod tests {
     use crate::queue::red::RedConfig;
     use crate::queue::{DropTail, Limit, Red};
     use crate::rng::Stream;
+    use std::collections::VecDeque;
 
     /// Offer `arrivals` (time, size) to a link and run it to the end; returns the far-end
     /// arrivals (time, packet index, tx_start) and the link for its counters.

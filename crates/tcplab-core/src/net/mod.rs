@@ -10,6 +10,7 @@
 pub mod error;
 pub mod link;
 pub mod packet;
+pub mod ring;
 pub mod routing;
 pub mod snoop;
 

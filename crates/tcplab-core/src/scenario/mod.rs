@@ -103,10 +103,13 @@ pub struct Scenario {
 }
 
 /// Validate `sc` and build the simulation. `seed` overrides `sc.seed` when given. Errors
-/// on values that expansion produced name the field they came from.
+/// on values that expansion produced name the field they came from; the origins stay in
+/// `Built::scenario` (the report's warnings tell a user's keys from a profile's).
 pub fn build(mut sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
     let origins = std::mem::take(&mut sc.origins);
-    build::build(sc, seed).map_err(|e| origins.locate(e))
+    let mut b = build::build(sc, seed).map_err(|e| origins.locate(e))?;
+    b.scenario.origins = origins;
+    Ok(b)
 }
 
 fn default_seed() -> u64 {

@@ -366,25 +366,31 @@ impl TcpReceiver {
             }
         };
         let at = self.clock(now);
+        self.unacked += 1;
+        if immediate {
+            // An immediate ack echoes this segment (its arrival time, its marks).
+            let mut echo = Packet {
+                rx_time: at,
+                ..*pkt
+            };
+            // XCP: one ack for two segments echoes both segments' feedback (a sum).
+            if let Some(held) = self.echo.as_ref().filter(|_| self.unacked > 1) {
+                echo.cc.feedback += held.cc.feedback;
+            }
+            self.send_ack(now, &echo, out);
+            return res;
+        }
         let held = *self.echo.get_or_insert(Packet {
             rx_time: at,
             ..*pkt
         });
-        self.unacked += 1;
-        if immediate || self.unacked >= 2 {
+        if self.unacked >= 2 {
             // The newest segment's marks travel with the ack; the echoed send time is the
             // earliest unacknowledged segment's (RFC 7323 §4.3).
             let mut echo = held;
             echo.flags = pkt.flags;
             echo.cc = pkt.cc;
-            if immediate {
-                echo = *pkt;
-                echo.rx_time = at;
-            }
-            // XCP: one ack for two segments echoes both segments' feedback (a sum).
-            if self.unacked > 1 {
-                echo.cc.feedback += held.cc.feedback;
-            }
+            echo.cc.feedback += held.cc.feedback;
             self.send_ack(now, &echo, out);
         } else if self.delack_deadline.is_none() {
             self.delack_deadline = Some(now + self.delayed_ack.unwrap());

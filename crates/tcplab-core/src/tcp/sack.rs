@@ -154,6 +154,7 @@ impl Scoreboard {
 
     /// Cumulative ack up to `una`: forget the ranges below it. Returns the SACKed bytes
     /// removed (RFC 6937's ΔSACKed counts them negatively). Amortized O(1).
+    #[inline]
     pub fn advance(&mut self, una: u64) -> u64 {
         let mut removed = 0;
         while let Some(&(s, e)) = self.ranges.front() {

@@ -104,3 +104,40 @@ fn bbr_parameters_are_validated_by_name() {
     let e = tcplab_core::load_toml(&bad, None).err().expect("refused");
     assert!(e.to_string().contains("pacing"), "{e}");
 }
+
+#[test]
+fn an_explicit_prr_on_a_bbr_flow_warns_a_profiles_does_not() {
+    let prr_warnings = |cc: &str, extra: &str| -> Vec<String> {
+        let s = summary(&dumbbell(1, cc, "6s", extra));
+        s["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_str().unwrap().to_string())
+            .filter(|w| w.contains("prr"))
+            .collect()
+    };
+    // The user's own prr: on the flow (here the builder's flow table), or in [defaults.flows].
+    for (cc, extra) in [
+        ("\"bbr\", prr = \"ssrb\"", ""),
+        ("\"bbr\"", r#", prr = "crb""#),
+        ("\"bbr\"", r#", profile = "linux", prr = "ssrb""#),
+    ] {
+        let w = prr_warnings(cc, extra);
+        assert!(
+            w.len() == 1 && w[0].contains("'f1'") && w[0].contains("bbr"),
+            "{cc} {extra}: {w:?}"
+        );
+    }
+    // The linux and ns3 profiles' prr, prr = "off", and prr on an algorithm PRR applies to.
+    for (cc, extra) in [
+        ("\"bbr\"", r#", profile = "linux""#),
+        ("\"bbr\", profile = \"ns3\"", ""),
+        ("\"bbr\"", r#", prr = "off""#),
+        ("\"cubic\", prr = \"ssrb\"", ""),
+        ("\"cubic\"", r#", prr = "crb""#),
+    ] {
+        let w = prr_warnings(cc, extra);
+        assert!(w.is_empty(), "{cc} {extra}: {w:?}");
+    }
+}

@@ -175,6 +175,22 @@ fn bad_parameters_name_the_dotted_path() {
             r#"{ algorithm = "highspeed", aimd = "table_up", high_decrease = 0.2 }"#,
             "flows.f.cc.aimd",
         ),
+        (
+            r#"{ algorithm = "highspeed", b_floor = "lowest" }"#,
+            "flows.f.cc.b_floor",
+        ),
+        (
+            r#"{ algorithm = "highspeed", b_floor = 0.2 }"#,
+            "flows.f.cc.b_floor",
+        ),
+        (
+            r#"{ algorithm = "highspeed", b_floor = 0 }"#,
+            "flows.f.cc.b_floor",
+        ),
+        (
+            r#"{ algorithm = "highspeed", aimd = "table_up", b_floor = "a_peak" }"#,
+            "flows.f.cc.b_floor",
+        ),
         (r#"{ algorithm = "scalable", b = 1.5 }"#, "flows.f.cc.b"),
         (
             r#"{ algorithm = "scalable", legacy_window = 0 }"#,

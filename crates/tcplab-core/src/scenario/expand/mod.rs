@@ -42,6 +42,15 @@ impl Origins {
         self.0.insert(at, from);
     }
 
+    /// Whether the value at `path` (an expanded path such as `flows.f1.prr`) was filled in
+    /// by a flow's `profile` rather than written by the user (on the entry, in
+    /// `[defaults.flows]` or in a builder's table).
+    pub fn from_profile(&self, path: &str) -> bool {
+        self.0
+            .get(path)
+            .is_some_and(|o| o == "profile" || o.ends_with(".profile"))
+    }
+
     /// Rename `e.field` to the place in the file the value came from (the expanded path is
     /// kept in the reason). Fields nothing was recorded for are returned as they are.
     pub fn locate(&self, e: ScenarioError) -> ScenarioError {
