@@ -821,9 +821,7 @@ fn run_one(
     let order = index_order(sim.flows.iter().map(|f| f.name.as_str()));
     let per_flow: Vec<f64> = order
         .iter()
-        .map(|&k| {
-            (sim.flows[k].counters.goodput_bytes - g0[k]) as f64 * 8.0 / window.max(1e-12)
-        })
+        .map(|&k| (sim.flows[k].counters.goodput_bytes - g0[k]) as f64 * 8.0 / window.max(1e-12))
         .collect();
     let agg: f64 = per_flow.iter().sum();
     let busy = l.busy_time(sim.end).0 - busy0;

@@ -22,11 +22,11 @@ use crate::event::{Event, EventQueue, LinkId, NodeId};
 use crate::ids::FlowId;
 use crate::net::error::ErrorModel;
 use crate::net::packet::Packet;
+use crate::net::ring::Ring;
 use crate::queue::{AnyQueue, Backlog, DropLog, DropReason, Limit, Phase, QueueCx, QueueDisc};
 use crate::rng::SimRng;
 use crate::stats::pcap::PcapWriter;
 use crate::time::{Rate, SimDuration, SimTime};
-use crate::net::ring::Ring;
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LinkStats {

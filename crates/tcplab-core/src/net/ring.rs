@@ -122,11 +122,15 @@ mod tests {
         // A random walk of pushes and pops (xorshift), long enough to wrap many times and
         // to grow from 0 to a few hundred slots.
         let mut s = 0x9E37_79B9_7F4A_7C15u64;
-        for step in 0..200_000 {
+        for step in 0..200_000u32 {
             s ^= s << 13;
             s ^= s >> 7;
             s ^= s << 17;
-            let push = if step < 100_000 { s % 3 != 0 } else { s % 3 == 0 };
+            let push = if step < 100_000 {
+                !s.is_multiple_of(3)
+            } else {
+                s.is_multiple_of(3)
+            };
             if push {
                 x += 1;
                 r.push_back(x);
@@ -136,7 +140,7 @@ mod tests {
             }
             assert_eq!(r.len(), d.len());
             assert_eq!(r.front(), d.front());
-            if step % 997 == 0 {
+            if step.is_multiple_of(997) {
                 assert!(r.iter().eq(d.iter()));
                 for i in [0, 1, r.len() / 2, r.len().saturating_sub(1), r.len()] {
                     assert_eq!(r.get(i), d.get(i));

@@ -1716,7 +1716,9 @@ mod tests {
         assert_eq!(s.cc.ssthresh(), 4_500);
         // Acks to 5000 (congestion avoidance), then segment 5000..6000 is lost.
         for a in [2000u64, 3000, 4000, 5000] {
-            collect(&mut s, |s, o| s.on_ack(SimTime(6), &ack_pkt(a, t0), &mut |p| o(p)));
+            collect(&mut s, |s, o| {
+                s.on_ack(SimTime(6), &ack_pkt(a, t0), &mut |p| o(p))
+            });
         }
         let high = s.snd_max();
         let mut out = Vec::new();
@@ -1730,18 +1732,29 @@ mod tests {
         assert!(out.iter().any(|p| p.seq == 5000 && p.has(flags::RETX)));
         // A second reduction would halve the flight, (high − 5000)/2 < 4500.
         assert!((high - 5000) / 2 < 4_500);
-        assert_eq!(s.cc.ssthresh(), 4_500, "no second reduction in the ECE's window");
+        assert_eq!(
+            s.cc.ssthresh(),
+            4_500,
+            "no second reduction in the ECE's window"
+        );
         // Full ack; then a loss of a segment sent after the reaction (snd_una ≥ 10 000):
         // a new window, a new reduction.
         let high = s.snd_max();
-        collect(&mut s, |s, o| s.on_ack(SimTime(8), &ack_pkt(high, t0), &mut |p| o(p)));
+        collect(&mut s, |s, o| {
+            s.on_ack(SimTime(8), &ack_pkt(high, t0), &mut |p| o(p))
+        });
         assert_eq!(s.state(), CaState::Open);
         let una = s.snd_una;
         assert!(una >= 10_000);
         let high = s.snd_max();
-        assert!(high > una + 3_000, "enough in flight for three duplicate acks");
+        assert!(
+            high > una + 3_000,
+            "enough in flight for three duplicate acks"
+        );
         for _ in 0..3 {
-            collect(&mut s, |s, o| s.on_ack(SimTime(9), &ack_pkt(una, t0), &mut |p| o(p)));
+            collect(&mut s, |s, o| {
+                s.on_ack(SimTime(9), &ack_pkt(una, t0), &mut |p| o(p))
+            });
         }
         assert_eq!(s.stats.fast_retransmits, 2);
         assert_eq!(s.cc.ssthresh(), ((high - una) / 2).max(2_000));

@@ -11,10 +11,16 @@ use std::process::Command;
 #[test]
 fn per_flow_lists_follow_flow_index() {
     let out = Command::new(env!("CARGO_BIN_EXE_tcplab-bench"))
-        .args(["run", "b", "0.12", "--warmup", "0", "--sample", "true", "--trace", "0.01"])
+        .args([
+            "run", "b", "0.12", "--warmup", "0", "--sample", "true", "--trace", "0.01",
+        ])
         .output()
         .expect("run tcplab-bench");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     let names: Vec<String> = v["flow_names"]
         .as_array()
@@ -38,7 +44,10 @@ fn per_flow_lists_follow_flow_index() {
     assert_eq!(goodput.len(), 16);
     assert_eq!(trace.len(), 16);
     assert_eq!(v["per_flow_retransmits"].as_array().unwrap().len(), 16);
-    assert_eq!(v["per_flow_mean_cwnd_segments"].as_array().unwrap().len(), 16);
+    assert_eq!(
+        v["per_flow_mean_cwnd_segments"].as_array().unwrap().len(),
+        16
+    );
     for i in 0..16 {
         for j in 0..16 {
             if start_ms(i) < start_ms(j) {
