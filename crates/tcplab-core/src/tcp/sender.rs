@@ -1625,8 +1625,9 @@ mod tests {
         assert_eq!(out.len(), 3);
     }
 
-    #[test]
-    fn ecn_echo_reduces_once_per_window_and_sets_cwr() {
+    /// An ECN-capable Reno sender (MSS 1000, initial window 10) with a bulk application
+    /// started at 0: its first 10 segments and the sender.
+    fn ecn_reno_started() -> (TcpSender, Vec<Packet>) {
         let cfg = TcpConfig {
             mss: MSS,
             header: 40,
@@ -1636,8 +1637,16 @@ mod tests {
         };
         let cc = reno(MSS, 10 * MSS as u64, u64::MAX, true);
         let mut s = TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc);
+        let out = collect(&mut s, |s, o| {
+            s.set_app_limit(SimTime::ZERO, u64::MAX, &mut |p| o(p))
+        });
+        (s, out)
+    }
+
+    #[test]
+    fn ecn_echo_reduces_once_per_window_and_sets_cwr() {
         let t0 = SimTime::ZERO;
-        let out = collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+        let (mut s, out) = ecn_reno_started();
         assert!(out.iter().all(|p| p.has(flags::ECT) && !p.has(flags::CWR)));
         assert_eq!(s.snd_max(), 10_000);
         let ece = |ack: u64| {
@@ -1696,17 +1705,8 @@ mod tests {
     /// reduction; a loss in a later window reduces again.
     #[test]
     fn loss_in_the_window_an_ece_reduced_is_not_reduced_again() {
-        let cfg = TcpConfig {
-            mss: MSS,
-            header: 40,
-            init_cwnd: 10,
-            ecn: true,
-            ..TcpConfig::default()
-        };
-        let cc = reno(MSS, 10 * MSS as u64, u64::MAX, true);
-        let mut s = TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc);
         let t0 = SimTime::ZERO;
-        collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+        let (mut s, _) = ecn_reno_started();
         let mut ece = ack_pkt(1000, t0);
         ece.flags |= flags::ECE;
         // ECE on the first ack: flight 9000 → ssthresh = cwnd = 4500; reaction's snd_max
