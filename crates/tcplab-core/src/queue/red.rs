@@ -42,12 +42,28 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use std::collections::VecDeque;
 
-/// `w_q`: a number in (0, 1] or "auto".
-#[derive(Clone, Copy, Debug, PartialEq, Deserialize, JsonSchema)]
+/// `w_q`: a number in (0, 1] or "auto". (The schema is derived from the untagged shape;
+/// reading is written out so that a bad value gets a reason, not serde's "did not match any
+/// variant".)
+#[derive(Clone, Copy, Debug, PartialEq, JsonSchema)]
 #[serde(untagged)]
 pub enum WeightSpec {
     Value(f64),
     Name(AutoWeight),
+}
+
+impl<'de> Deserialize<'de> for WeightSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let v = serde_json::Value::deserialize(d)?;
+        match &v {
+            serde_json::Value::String(s) if s == "auto" => Ok(WeightSpec::Name(AutoWeight::Auto)),
+            serde_json::Value::Number(n) => Ok(WeightSpec::Value(n.as_f64().unwrap_or(f64::NAN))),
+            _ => Err(D::Error::custom(format!(
+                "expected a number in (0, 1] or \"auto\" (1 − exp(−1/C)), got {v}"
+            ))),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize, JsonSchema)]
