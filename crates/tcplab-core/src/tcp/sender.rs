@@ -1006,12 +1006,7 @@ impl TcpSender {
         let lost = st.sb.lost_frontier(self.snd_una).0;
         let recovery = self.state == CaState::Recovery;
         let prr = recovery && st.prr.enabled();
-        let cwnd = if recovery && !self.cc_window {
-            self.rec_window
-        } else {
-            self.cc.cwnd()
-        }
-        .min(self.max_window);
+        let cwnd = self.window();
         loop {
             if !self.gate_open() {
                 break;

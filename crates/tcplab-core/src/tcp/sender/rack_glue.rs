@@ -112,12 +112,7 @@ impl TcpSender {
         let mss = self.mss as u64;
         let recovery = self.state == CaState::Recovery;
         let prr = recovery && self.sack.as_deref().is_some_and(|st| st.prr.enabled());
-        let cwnd = if recovery && !self.cc_window {
-            self.rec_window
-        } else {
-            self.cc.cwnd()
-        }
-        .min(self.max_window);
+        let cwnd = self.window();
         let mut pipe = {
             let r = self.rack.as_deref().expect("RACK state");
             r.pipe(self.snd_una, self.snd_max)
