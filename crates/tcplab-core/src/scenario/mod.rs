@@ -484,7 +484,7 @@ pub struct FlowSpec {
     /// What a retransmission timeout halves for ssthresh: "flightsize" (RFC 5681 eq. 4, the
     /// default) or "window" (ns-2's `slowdown`: half of min(cwnd, max_window)).
     #[serde(default)]
-    pub timeout_ssthresh: TimeoutSsthreshSpec,
+    pub ssthresh_basis: SsthreshBasisSpec,
     /// Restart the retransmission timer at a fast retransmit (ns-2's `dupack_action`), and
     /// not at later retransmissions (compare `rto_restart_on_retransmit`). Default false.
     #[serde(default)]
@@ -626,7 +626,7 @@ pub enum AckCountingSpec {
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
-pub enum TimeoutSsthreshSpec {
+pub enum SsthreshBasisSpec {
     #[default]
     Flightsize,
     Window,
