@@ -8,6 +8,7 @@
 
 mod build;
 pub mod expand;
+pub mod memory;
 pub mod profiles;
 pub mod tagged;
 pub mod units;
@@ -105,7 +106,18 @@ pub struct Scenario {
 /// Validate `sc` and build the simulation. `seed` overrides `sc.seed` when given. Errors
 /// on values that expansion produced name the field they came from; the origins stay in
 /// `Built::scenario` (the report's warnings tell a user's keys from a profile's).
-pub fn build(mut sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
+pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
+    build_limited(sc, seed, memory::MemoryLimit::Auto)
+}
+
+/// [`build`], refusing first a scenario whose estimated memory ([`memory::estimate`])
+/// exceeds `limit` (one line naming the largest contributor).
+pub fn build_limited(
+    mut sc: Scenario,
+    seed: Option<u64>,
+    limit: memory::MemoryLimit,
+) -> Result<Built, ScenarioError> {
+    memory::check(&sc, limit)?;
     let origins = std::mem::take(&mut sc.origins);
     let mut b = build::build(sc, seed).map_err(|e| origins.locate(e))?;
     b.scenario.origins = origins;
