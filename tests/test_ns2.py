@@ -85,7 +85,8 @@ def test_agents():
     assert "new Agent/TCP/Reno]" in tcl and "$tcp set increase_num_ 0.31" in tcl
     assert "$tcp set decrease_num_ 0.125" in tcl and "new Agent/TCP/Vegas]" in tcl
     assert "$tcp set v_alpha_ 1" in tcl and "$tcp set v_beta_ 3" in tcl
-    tcl = ns2.to_otcl(dumbbell(flows=[{"cc": {"algorithm": "highspeed", "aimd": "general"}}, "cubic"]))
+    tcl = ns2.to_otcl(dumbbell(flows=[{"cc": {"algorithm": "highspeed", "aimd": "general"}},
+                                      {"cc": "cubic", "sack": True, "prr": "off"}]))
     assert "$tcp set windowOption_ 8" in tcl and "$tcp set low_window_ 38" in tcl
     assert "new Agent/TCP/Linux]" in tcl and "select_ca cubic" in tcl
     tcl = ns2.to_otcl(dumbbell(flows=[{"count": 2, "cc": "newreno", "sack": True, "prr": "off"}]))
@@ -122,6 +123,7 @@ def test_refusals_name_the_key():
         "links.bn.queue.limit: byte limit")
     assert refusal(dumbbell(flows=[{"cc": "newreno", "ecn": True}])).startswith("flows.f1.ecn_retransmits:")
     assert refusal(dumbbell(flows=[{"cc": "highspeed"}])).startswith("flows.f1.cc.aimd:")
+    assert refusal(dumbbell(flows=["cubic"])).startswith("flows.f1.sack: ns-2.35's Agent/TCP/Linux needs SACK")
 
 
 def test_bench_scenarios_translate():

@@ -354,8 +354,6 @@ def _agent(name: str, flow: Mapping[str, Any], notes: list[str]) -> tuple[str, l
             raise Ns2Unsupported(f"{key}.recovery", "SACK blocks with NewReno recovery are not translated")
         if flow.get("prr", "ssrb") != "off":
             raise Ns2Unsupported(f"{key}.prr", "ns-2.35's Sack1 has no PRR (set prr = \"off\")")
-        notes.append(f"{key}.sack: ns-2's Sack1 is Fall & Floyd's SACK recovery (pipe, one hole per ack), "
-                     "tcplab's RFC 6675; same scoreboard idea, different rules")
     if v("ecn"):
         if flow.get("ecn_echo", "rfc3168") != "rfc3168":
             raise Ns2Unsupported(f"{key}.ecn_echo", "ns-2.35's sink echoes ECE until CWR (rfc3168) only")
@@ -406,9 +404,16 @@ def _agent(name: str, flow: Mapping[str, Any], notes: list[str]) -> tuple[str, l
         for k in cc:
             if k != "estimator":
                 raise Ns2Unsupported(f"{key}.cc.{k}", f"ns-2.35's Linux {algo} module keeps its own constants")
+        if not sack:
+            # With a plain TCPSink the Linux agent times out at every loss (bench/ns2's cubic2:
+            # 51 timeouts per flow in 50 s, half the link); ns-2's own examples pair it with
+            # Agent/TCPSink/Sack1 and RFC 1323 timestamp echoes.
+            raise Ns2Unsupported(f"{key}.sack", "ns-2.35's Agent/TCP/Linux needs SACK acks (set sack = true, "
+                                 "prr = \"off\")")
         agent = "Agent/TCP/Linux"
         ca = {"cubic": "cubic", "scalable": "scalable", "westwood": "westwood"}[algo]
         extra.append(f"$ns at 0 \"$tcp select_ca {ca}\"")
+        extra.append("$sink set ts_echo_rfc1323_ true")
         sets += ["timestamps_ true", "ts_option_size_ 0"]
         notes.append(f"{key}.cc: Agent/TCP/Linux runs Linux 2.6's {ca} module with Linux's own recovery; "
                      f"tcplab runs its own {algo}")
@@ -420,6 +425,10 @@ def _agent(name: str, flow: Mapping[str, Any], notes: list[str]) -> tuple[str, l
         sets += ["ts_option_size_ 0"]
     else:
         raise Ns2Unsupported(f"{key}.cc", f"ns-2.35 has no agent for '{algo}'")
+
+    if agent == "Agent/TCP/Sack1":
+        notes.append(f"{key}.sack: ns-2's Sack1 is Fall & Floyd's SACK recovery (pipe, one hole per ack), "
+                     "tcplab's RFC 6675; same scoreboard idea, different rules")
 
     # Every tcplab key, written explicitly.
     mss = int(v("mss"))
