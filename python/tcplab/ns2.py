@@ -367,7 +367,8 @@ def _agent(name: str, flow: Mapping[str, Any], notes: list[str]) -> tuple[str, l
             recovery = cc.get("recovery", "reno")
             base = "Newreno" if recovery == "newreno" else "Reno"
             alpha, beta = float(cc.get("alpha", 1.0)), float(cc.get("beta", 0.5))
-            sets += [f"increase_num_ {_num(alpha)}", f"decrease_num_ {_num(1.0 - beta)}"]
+            # slowdown() keeps decrease_num_ x window (tcp.cc: decreasewin = decrease_num_ * window()).
+            sets += [f"increase_num_ {_num(alpha)}", f"decrease_num_ {_num(beta)}"]
             if not cc.get("ns2_compat", False):
                 notes.append(f"{key}.cc.ns2_compat: false in tcplab; ns-2's slowdown() halves at the first decrease, "
                              "in slow start and at timeouts (tcp.cc), whatever decrease_num_")
@@ -497,6 +498,12 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
     links = dict(sorted(sc.get("links", {}).items()))
     flows = dict(sorted(sc.get("flows", {}).items()))
     _check_tree(sc)
+    xcp_links = [n for n, ln in sorted(sc.get("links", {}).items()) if _variant(ln.get("queue"), "type", "droptail")[0] == "xcp"]
+    if xcp_links:
+        for fname, flow in sorted(sc.get("flows", {}).items()):
+            if flow.get("transport", "tcp") != "tcp" or _variant(flow.get("cc"), "algorithm", "newreno")[0] != "xcp":
+                raise Ns2Unsupported(f"links.{xcp_links[0]}.queue", "ns-2.35's Queue/XCP serves XCP and other traffic "
+                                     f"from separate queues (tcplab: one FIFO); flow {fname} is not XCP")
     t0, t1 = _window(sc)
     seed = int(sc.get("seed", 1) if seed is None else seed)
     notes: list[str] = []
@@ -508,7 +515,9 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
     t("set ns [new Simulator]")
     # ns-2's RNG: seed 0 would mean "from the clock"; tcplab seeds start at 0.
     t(f"$defaultRNG seed {seed + 1}")
-    t("Queue/XCP set tcp_xcp_on_ 1")
+    # 0: the XCP queue gets the whole link (1 gives it only its weight's share, xcp/xcp.cc
+    # set-link-capacity, for links shared with TCP queues; tcplab's XCP queue is one FIFO).
+    t("Queue/XCP set tcp_xcp_on_ 0")
     for n in nodes:
         t(f"set n({nid[n]}) [$ns node]  ;# {n}")
 
