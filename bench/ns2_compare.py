@@ -2,7 +2,7 @@
 """tcplab beside ns-2.35 on the cross-check scenarios (issue 28; docs/crosscheck.md, "ns-2.35").
 
     python bench/ns2_compare.py [--only NAME,...] [--seeds N] [--quick] [--match] [--json FILE]
-                                [--out DIR] [--list]
+                                [--set KEY=VALUE]... [--out DIR] [--list]
 
 Each scenario of bench/ns2/ (a tcplab TOML file) is translated to OTcl by
 tcplab.ns2 (`to_otcl`), run in ns-2.35 (`ns`) and in tcplab with the same seeds, and the
@@ -19,6 +19,9 @@ Modes:
   --match   tcplab runs the scenario as written and ns-2 is configured to match it (the
             translator overrides ns-2's defaults where they differ from tcplab's; what ns-2
             cannot switch is listed under the table as notes).
+  --set     an override applied to every scenario before translation, as `tcplab run --set`
+            (e.g. --set defaults.flows.rto_restart_on_retransmit=true to check a traced cause:
+            both sides then run the changed scenario).
 
 Verdict per flow: goodput (mean over the seeds) within 5 % and timeouts within 10 %; per
 link: drops within 10 % ("within 10 %" for counts: |a - b| <= 10 % of the larger, or <= 2).
@@ -77,7 +80,7 @@ def profile_supported() -> bool:
     return True
 
 
-def load(path: Path, mode: str, quick: bool):
+def load(path: Path, mode: str, quick: bool, sets: list[str] | None = None):
     from tcplab.ns2 import _seconds
     from tcplab.scenario import Scenario
 
@@ -92,6 +95,11 @@ def load(path: Path, mode: str, quick: bool):
             start = _seconds((d.get("metrics") or {}).get("steady_start", 0))
             over["duration"] = "30s"
             over["metrics.steady_start"] = f"{start * 30 / dur:g}s"
+    from tcplab.scenario import parse_override
+
+    for item in sets or []:
+        k, v = parse_override(item)
+        over[k] = v
     return sc.with_overrides(over) if over else sc
 
 
@@ -115,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="write every number to this file")
     ap.add_argument("--out", type=Path, default=ROOT / "out" / "ns2", help="ns-2 scripts and results (default out/ns2)")
     ap.add_argument("--timeout", type=float, default=600.0, help="wall seconds per ns-2 run")
+    ap.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                    help="override applied to every scenario (repeatable)")
     ap.add_argument("--list", action="store_true", help="list the scenarios and exit")
     args = ap.parse_args(argv)
 
@@ -127,6 +137,14 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
             return 2
         files = [SCENARIOS / f"{w}.toml" for w in want]
+    from tcplab.scenario import ScenarioError, parse_override
+
+    try:
+        for item in args.sets:
+            parse_override(item)
+    except ScenarioError as e:
+        print(f"error: --set: {e.reason}", file=sys.stderr)
+        return 2
     if args.list:
         for f in files:
             print(f.stem)
@@ -143,7 +161,8 @@ def main(argv: list[str] | None = None) -> int:
         print('note: this tcplab has no `profile = "ns2"` yet; running --match (ns-2 configured to match tcplab)')
         mode = "match"
     seeds = [1] if args.quick else list(range(1, args.seeds + 1))
-    print(f"ns-2.35 cross-check: {len(files)} scenarios x {len(seeds)} seeds, mode {mode}", flush=True)
+    print(f"ns-2.35 cross-check: {len(files)} scenarios x {len(seeds)} seeds, mode {mode}"
+          + "".join(f", --set {x}" for x in args.sets), flush=True)
 
     flow_rows: list[dict] = []
     link_rows: list[dict] = []
@@ -153,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     for f in files:
         name = f.stem
         try:
-            sc = load(f, mode, args.quick)
+            sc = load(f, mode, args.quick, args.sets)
         except Exception as e:  # noqa: BLE001 - one line per bad scenario
             print(f"{name}: error: {e}")
             continue
@@ -254,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"  {name}: {n}")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"mode": mode, "seeds": seeds, "flows": flow_rows, "links": link_rows,
+        args.json.write_text(json.dumps({"mode": mode, "sets": args.sets, "seeds": seeds, "flows": flow_rows, "links": link_rows,
                                          "notes": notes, "runs": raw}, indent=1, default=str))
         print(f"wrote {args.json}")
     return 0
