@@ -2,7 +2,7 @@
 """tcplab beside ns-2.35 on the cross-check scenarios (issue 28; docs/crosscheck.md, "ns-2.35").
 
     python bench/ns2_compare.py [--only NAME,...] [--seeds N] [--quick] [--match] [--json FILE]
-                                [--set KEY=VALUE]... [--out DIR] [--list]
+                                [--set KEY=VALUE]... [--markdown FILE] [--out DIR] [--list]
 
 Each scenario of bench/ns2/ (a tcplab TOML file) is translated to OTcl by
 tcplab.ns2 (`to_otcl`), run in ns-2.35 (`ns`) and in tcplab with the same seeds, and the
@@ -114,6 +114,34 @@ def mean(xs: list[float]) -> float:
     return sum(xs) / len(xs) if xs else math.nan
 
 
+def markdown(flow_rows: list[dict], link_rows: list[dict]) -> str:
+    """One row per scenario: the aggregate of its TCP flows (or its one TCP flow) and the
+    link direction with the most drops and marks (docs/crosscheck.md's table)."""
+    def f(x: float, nd: int = 2) -> str:
+        return "–" if isinstance(x, float) and math.isnan(x) else f"{x:.{nd}f}" if nd else f"{x:.0f}"
+
+    out = ["| scenario | flows | goodput ns-2 / tcplab Mb/s | ratio | cwnd ns-2 / tcplab | retransmits ns-2 / tcplab "
+           "| timeouts ns-2 / tcplab | link: drops ns-2 / tcplab | marks ns-2 / tcplab | verdict |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for sc in dict.fromkeys(r["scenario"] for r in flow_rows):
+        rows = [r for r in flow_rows if r["scenario"] == sc and not math.isnan(r["cwnd_mean_ns2"])]
+        agg = [r for r in rows if r["flow"].startswith("all ")]
+        r = agg[0] if agg else rows[0]
+        n = r["flow"].split()[1] if agg else "1"
+        links = sorted((x for x in link_rows if x["scenario"] == sc),
+                       key=lambda x: -(x["drops_ns2"] + x["drops_tcplab"] + x["marks_ns2"] + x["marks_tcplab"]))
+        ln = links[0] if links else None
+        lcell = f"{ln['link']}: {f(ln['drops_ns2'], 0)} / {f(ln['drops_tcplab'], 0)}" if ln else "–"
+        mcell = f"{f(ln['marks_ns2'], 0)} / {f(ln['marks_tcplab'], 0)}" if ln else "–"
+        verdict = r["verdict"] if not ln or ln["verdict"] == "ok" else (
+            "drops" if r["verdict"] == "ok" else f"{r['verdict']}+drops")
+        out.append(f"| {sc} | {n} | {f(r['goodput_bps_ns2'] / 1e6, 3)} / {f(r['goodput_bps_tcplab'] / 1e6, 3)} "
+                   f"| {f(r['goodput_ratio'], 3)} | {f(r['cwnd_mean_ns2'], 1)} / {f(r['cwnd_mean_tcplab'], 1)} "
+                   f"| {f(r['retransmits_ns2'], 0)} / {f(r['retransmits_tcplab'], 0)} "
+                   f"| {f(r['timeouts_ns2'], 1)} / {f(r['timeouts_tcplab'], 1)} | {lcell} | {mcell} | {verdict} |")
+    return "\n".join(out) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", help="comma-separated scenario names (file stems)")
@@ -123,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="write every number to this file")
     ap.add_argument("--out", type=Path, default=ROOT / "out" / "ns2", help="ns-2 scripts and results (default out/ns2)")
     ap.add_argument("--timeout", type=float, default=600.0, help="wall seconds per ns-2 run")
+    ap.add_argument("--markdown", type=Path, help="write one summary row per scenario as a Markdown table")
     ap.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
                     help="override applied to every scenario (repeatable)")
     ap.add_argument("--list", action="store_true", help="list the scenarios and exit")
@@ -271,6 +300,10 @@ def main(argv: list[str] | None = None) -> int:
                 if key not in seen:
                     seen.add(key)
                     print(f"  {name}: {n}")
+    if args.markdown:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(markdown(flow_rows, link_rows))
+        print(f"wrote {args.markdown}")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"mode": mode, "sets": args.sets, "seeds": seeds, "flows": flow_rows, "links": link_rows,
