@@ -451,8 +451,16 @@ def _agent(name: str, flow: Mapping[str, Any], notes: list[str]) -> tuple[str, l
     default_bugfix = algo in ("newreno", "highspeed", "xcp", "vegas") or (algo == "gaimd" and cc.get("recovery") == "newreno")
     sets.append(f"bugFix_ {'true' if flow.get('bugfix', default_bugfix) else 'false'}")
     sets.append(f"singledup_ {1 if flow.get('limited_transmit', False) else 0}")
+    # maxburst_ caps every send_much() (0 = none, as tcplab outside recovery). Newreno's cap of 2
+    # segments per ack during recovery is written into tcp-newreno.cc (recv: send_much(0, 0, 2)
+    # while dupacks_ >= numdupacks_, newreno_changes_ 0): tcplab's `recovery_burst` = 2 is it.
+    sets.append("maxburst_ 0")
     burst = int(flow.get("recovery_burst", 0))
-    sets.append(f"maxburst_ {burst}")
+    ns2_burst = 2 if agent == "Agent/TCP/Newreno" else 0
+    if burst != ns2_burst and agent in ("Agent/TCP/Newreno", "Agent/TCP/Reno"):
+        notes.append(f"{key}.recovery_burst: {burst} in tcplab; ns-2.35's {agent.split('/')[-1]} "
+                     + ("sends at most 2 segments per ack in recovery (tcp-newreno.cc recv: send_much(0, 0, 2))"
+                        if ns2_burst else "has no burst cap in recovery"))
     if "newreno" in agent.lower():
         sets.append(f"newreno_changes1_ {1 if v('partial_ack_timer') == 'first' else 0}")
         sets += ["partial_window_deflation_ 1", "exit_recovery_fix_ 0", "newreno_changes_ 0"]
