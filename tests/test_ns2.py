@@ -83,7 +83,7 @@ def test_agents():
     gaimd = {"algorithm": "gaimd", "alpha": 0.31, "beta": 0.875, "recovery": "reno", "ns2_compat": True}
     tcl = ns2.to_otcl(dumbbell(flows=[{"cc": gaimd}, "vegas"]))
     assert "new Agent/TCP/Reno]" in tcl and "$tcp set increase_num_ 0.31" in tcl
-    assert "$tcp set decrease_num_ 0.125" in tcl and "new Agent/TCP/Vegas]" in tcl
+    assert "$tcp set decrease_num_ 0.875" in tcl and "new Agent/TCP/Vegas]" in tcl
     assert "$tcp set v_alpha_ 1" in tcl and "$tcp set v_beta_ 3" in tcl
     tcl = ns2.to_otcl(dumbbell(flows=[{"cc": {"algorithm": "highspeed", "aimd": "general"}},
                                       {"cc": "cubic", "sack": True, "prr": "off"}]))
@@ -124,6 +124,12 @@ def test_refusals_name_the_key():
     assert refusal(dumbbell(flows=[{"cc": "newreno", "ecn": True}])).startswith("flows.f1.ecn_retransmits:")
     assert refusal(dumbbell(flows=[{"cc": "highspeed"}])).startswith("flows.f1.cc.aimd:")
     assert refusal(dumbbell(flows=["cubic"])).startswith("flows.f1.sack: ns-2.35's Agent/TCP/Linux needs SACK")
+    # The Linux 2.6 module's constants: another value set is refused, a differing tcplab
+    # default (beta 0.7, HyStart++) is a note.
+    assert refusal(dumbbell(flows=[{"cc": {"algorithm": "cubic", "c": 1.0}, "sack": True, "prr": "off"}])) == \
+        "flows.f1.cc.c: ns-2.35's Linux cubic module has c = 0.4004 (refused)"
+    notes = ns2.translate(dumbbell(flows=[{"cc": "cubic", "sack": True, "prr": "off"}])).notes
+    assert any(n.startswith("flows.f1.cc.beta: 0.7 in tcplab") for n in notes)
 
 
 def test_bench_scenarios_translate():

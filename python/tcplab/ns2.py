@@ -94,6 +94,18 @@ _FLOW_DEFAULTS: dict[str, Any] = {
 _IGNORED_FLOW_KEYS = {"from", "to", "efficiency_link", "group", "receiver_clock_offset", "profile"}
 
 
+# tcplab parameter -> the value built into ns-2.35's Linux 2.6 module, and tcplab's default.
+_LINUX_MODULES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+    # bic_scale 41: C = 41 * 10 / 1024; beta 819/1024; fast convergence and TCP friendliness
+    # on; no HyStart in this version.
+    "cubic": ({"c": 0.4004, "beta": 0.7998, "fast_convergence": True, "reno_friendly": True, "hystart": False},
+              {"c": 0.4, "beta": 0.7, "fast_convergence": True, "reno_friendly": True, "hystart": True}),
+    # one segment per min(cwnd, 50) + 1 acks (1/51 per ack above 50 segments; Reno-like
+    # below, which tcplab's legacy_window, halving below it, is not); cuts cwnd/8.
+    "scalable": ({"a": 1 / 51, "b": 0.125}, {"a": 0.01, "b": 0.125}),
+}
+
+
 class Ns2Unsupported(ValueError):
     """A scenario element ns-2.35 cannot express; ``str()`` is one line naming the key,
     e.g. ``flows.f1.loss_detection: ns-2.35 has no RACK (refused)``."""
@@ -402,9 +414,20 @@ def _agent(name: str, flow: Mapping[str, Any], notes: list[str]) -> tuple[str, l
     elif algo in ("cubic", "scalable", "westwood"):
         if algo == "westwood" and cc.get("estimator", "be") != "plus":
             raise Ns2Unsupported(f"{key}.cc.estimator", "ns-2.35's Linux agent has Westwood+ only (estimator = \"plus\")")
+        # The Linux 2.6 modules' constants (tcp/linux/src/tcp_cubic.c, tcp_scalable.c): a
+        # parameter the flow sets to another value is refused; a tcplab default that differs
+        # is a note.
+        module, defaults = _LINUX_MODULES.get(algo, ({}, {}))
         for k in cc:
-            if k != "estimator":
-                raise Ns2Unsupported(f"{key}.cc.{k}", f"ns-2.35's Linux {algo} module keeps its own constants")
+            if k != "estimator" and k not in module:
+                raise Ns2Unsupported(f"{key}.cc.{k}", f"ns-2.35's Linux {algo} module has no such parameter")
+        for k, want in module.items():
+            have = cc.get(k, defaults[k])
+            same = have == want if not isinstance(want, float) else abs(float(have) - want) <= 0.002 * abs(want)
+            if not same:
+                if k in cc:
+                    raise Ns2Unsupported(f"{key}.cc.{k}", f"ns-2.35's Linux {algo} module has {k} = {want!r}")
+                notes.append(f"{key}.cc.{k}: {have!r} in tcplab; ns-2.35's Linux {algo} module has {want!r}")
         if not sack:
             # With a plain TCPSink the Linux agent times out at every loss (bench/ns2's cubic2:
             # 51 timeouts per flow in 50 s, half the link); ns-2's own examples pair it with
