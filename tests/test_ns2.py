@@ -96,6 +96,14 @@ def test_agents():
     assert "new Agent/TCP/Reno/XCP]" in tcl and "XCPSink" in tcl and "set-link-capacity" in tcl
 
 
+def test_droptail_byte_limit():
+    # tcplab admits while waiting bytes + size <= B; ns-2's byte mode drops when
+    # byteLength + size >= limit_ * mean_pktsize_: mean_pktsize_ 1, limit_ B + 1.
+    tcl = ns2.to_otcl(dumbbell(bottleneck={"rate": "10Mbps", "delay": "20ms", "buffer": "64KiB"}))
+    assert len(re.findall(r"queue-limit \$n\(\d+\) \$n\(\d+\) 65537$", tcl, re.M)) == 2
+    assert tcl.count("set queue_in_bytes_ true") == 2 and tcl.count("set mean_pktsize_ 1\n") == 2
+
+
 def test_red_and_loss():
     bn = {"rate": "10Mbps", "delay": "20ms", "loss": 0.01, "reverse": {"loss": 0},
           "queue": {"type": "red", "min_th": 5, "max_th": 15, "limit": 60, "gentle": True, "max_p": 0.2}}
@@ -119,7 +127,8 @@ def test_refusals_name_the_key():
     assert refusal(dumbbell(flows=[{"cc": "newreno", "sack": True}])).startswith("flows.f1.prr:")
     assert refusal(dumbbell(bottleneck={"rate": "10Mbps", "delay": "1ms", "queue": "codel"})).startswith(
         "links.bn.queue.type: ns-2.35 has no 'codel' queue")
-    assert refusal(dumbbell(bottleneck={"rate": "10Mbps", "delay": "1ms", "buffer": "64KiB"})).startswith(
+    red_bytes = {"type": "red", "min_th": 5, "max_th": 15, "limit": "64KiB"}
+    assert refusal(dumbbell(bottleneck={"rate": "10Mbps", "delay": "1ms", "queue": red_bytes})).startswith(
         "links.bn.queue.limit: byte limit")
     assert refusal(dumbbell(flows=[{"cc": "newreno", "ecn": True}])).startswith("flows.f1.ecn_retransmits:")
     assert refusal(dumbbell(flows=[{"cc": "highspeed"}])).startswith("flows.f1.cc.aimd:")

@@ -174,6 +174,16 @@ def _limit_packets(limit: Any, key: str) -> int | None:
     raise Ns2Unsupported(key, f"byte limit '{s}' is not translated (ns-2's byte mode counts mean_pktsize_ units)")
 
 
+def _byte_limit(limit: Any) -> int | None:
+    """A queue limit in bytes, or None when it counts packets (or is unlimited)."""
+    if limit is None or isinstance(limit, int):
+        return None
+    s = str(limit).strip()
+    if s == "unlimited" or re.fullmatch(r"\d+\s*(p|pkt|pkts|packets)", s):
+        return None
+    return _bytes(s)
+
+
 def _num(x: float) -> str:
     """A Tcl number: integers without a point, floats with repr (exact round trip)."""
     if float(x).is_integer() and abs(x) < 1e15:
@@ -269,7 +279,15 @@ def _queue_tcl(name: str, link: Mapping[str, Any], rate: float) -> tuple[str, li
     if qtype == "droptail":
         if q.get("mark_threshold") is not None:
             raise Ns2Unsupported(f"{key}.mark_threshold", "ns-2.35's DropTail has no step marking")
-        n = _limit_packets(q.get("limit", 1000), f"{key}.limit")
+        lim = q.get("limit", 1000)
+        nbytes = _byte_limit(lim)
+        if nbytes is not None:
+            # tcplab admits a packet if the waiting bytes plus its size are at most B; ns-2's
+            # byte mode drops if byteLength + size >= limit_ * mean_pktsize_: with
+            # mean_pktsize_ 1 and limit_ B + 1 that is the same test.
+            sets += ["queue_in_bytes_ true", "mean_pktsize_ 1", f"limit_ {nbytes + 1}"]
+            return "DropTail", sets, "droptail"
+        n = _limit_packets(lim, f"{key}.limit")
         # tcplab holds N packets waiting (not counting the one in transmission); ns-2's
         # DropTail drops when length + 1 >= limit_ (queue/drop-tail.cc), so N + 1.
         sets.append(f"limit_ {1_000_000 if n is None else n + 1}")
