@@ -167,3 +167,19 @@ def test_two_newreno_flows_agree_with_ns2(tmp_path):
         assert x > 1e6 and abs(y / x - 1) < 0.05, (f, x, y)
         assert a["flows"][f]["timeouts"] == b["flows"][f]["timeouts"] == 0
     assert a["links"]["bn"]["drops"] == b["links"]["bn"]["drops"] == 0
+
+
+def test_ns2_profile_is_ns2s_defaults():
+    # profile = "ns2" (main's keys) written out: the script sets ns-2.35's own defaults and
+    # nothing is left that ns-2 cannot switch (no notes) for NewReno.
+    s = ns2.translate(dumbbell(profile="ns2"))
+    for line in ("$tcp set syn_ true", "$tcp set tcpTick_ 0.01", "$tcp set bugFix_ true", "$tcp set singledup_ 1",
+                 "$tcp set newreno_changes1_ 1", "$tcp set windowInit_ 2", "$tcp set rtxcur_init_ 3",
+                 "$tcp set maxburst_ 0"):
+        assert s.otcl.count(line) == 2, line
+    assert s.notes == []
+    # Reno under the profile: bugFix_ true, and the profile's recovery cap of 2 is a note
+    # (ns-2's Reno has none).
+    s = ns2.translate(dumbbell(flows=[{"count": 2, "cc": "reno"}], profile="ns2"))
+    assert s.otcl.count("$tcp set bugFix_ true") == 2
+    assert [n.split(":")[0] for n in s.notes] == ["flows.f1.recovery_burst", "flows.f2.recovery_burst"]

@@ -498,7 +498,7 @@ def _agent(name: str, flow: Mapping[str, Any], notes: list[str]) -> tuple[str, l
     sets.append("maxburst_ 0")
     burst = int(flow.get("recovery_burst", 0))
     ns2_burst = 2 if agent == "Agent/TCP/Newreno" else 0
-    if burst != ns2_burst and agent in ("Agent/TCP/Newreno", "Agent/TCP/Reno"):
+    if burst != ns2_burst and agent not in ("Agent/TCP/Sack1", "Agent/TCP/Linux"):
         notes.append(f"{key}.recovery_burst: {burst} in tcplab; ns-2.35's {agent.split('/')[-1]} "
                      + ("sends at most 2 segments per ack in recovery (tcp-newreno.cc recv: send_much(0, 0, 2))"
                         if ns2_burst else "has no burst cap in recovery"))
