@@ -528,7 +528,7 @@ def _agent(name: str, flow: Mapping[str, Any], notes: list[str]) -> tuple[str, l
             raise Ns2Unsupported(f"{key}.delayed_ack", "ns-2.35's XCP sink has no delayed acks")
         extra.append(f"$sink set interval_ {_num(_seconds(delack))}")
     extra.append(f"$sink set packetSize_ {int(v('ack_size'))}")
-    extra.append(f"$sink set ecn_syn_ false")
+    extra.append("$sink set ecn_syn_ false")
     return agent, sets, sink, extra
 
 
@@ -712,7 +712,7 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
         t(f"set s({i}) $sink")
 
     # Measurement (docs/crosscheck.md): counters at the window's edges, samples every 10 ms.
-    nf, nl = len(flow_names), len(link_names)
+    nl = len(link_names)
     tcp_idx = [i for i, n in enumerate(flow_names) if transport[n] == "tcp"]
     udp_idx = [i for i, n in enumerate(flow_names) if transport[n] == "udp"]
     t("# measurement")
@@ -736,7 +736,7 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
     t("}")
     t("proc jlist {xs} { return \"\\[[join $xs ,]\\]\" }")
     t("proc finish {} {")
-    t(f"  global a s qm ack0 bytes0 tcpflows udpflows nlinks cw ql")
+    t("  global a s qm ack0 bytes0 tcpflows udpflows nlinks cw ql")
     t(f"  set f [open {{{out_json}}} w]")
     t("  puts $f \"{\\\"flows\\\": {\"")
     t("  set first 1")
