@@ -511,9 +511,11 @@ def _agent(name: str, flow: Mapping[str, Any], notes: list[str]) -> tuple[str, l
     if not flow.get("rto_restart_on_fast_retransmit", False) and not v("rto_restart_on_retransmit"):
         notes.append(f"{key}.rto_restart_on_fast_retransmit: false in tcplab; ns-2.35 restarts the timer at every "
                      "fast retransmit (dupack_action: reset_rtx_timer)")
-    if flow.get("timeout_ssthresh", "flightsize") != "window":
-        notes.append(f"{key}.timeout_ssthresh: tcplab sets ssthresh = FlightSize/2 at a timeout; ns-2.35's "
-                     "slowdown() halves the current window (tcp.cc)")
+    # main's `ssthresh_basis` (first named `timeout_ssthresh`, for timeouts only).
+    basis_key = "ssthresh_basis" if "ssthresh_basis" in flow or "timeout_ssthresh" not in flow else "timeout_ssthresh"
+    if flow.get(basis_key, "flightsize") != "window":
+        notes.append(f"{key}.{basis_key}: tcplab halves FlightSize for the new ssthresh; ns-2.35's slowdown() "
+                     "halves the window, min(cwnd_, window_), at timeouts and fast retransmits (tcp.cc)")
     if v("rto_restart_on_retransmit") and "newreno" in agent.lower() and v("partial_ack_timer") == "first":
         notes.append(f"{key}.rto_restart_on_retransmit: true in tcplab restarts the timer at every partial ack's "
                      "retransmission; ns-2.35's Newreno with newreno_changes1_ 1 at the first only")
@@ -685,7 +687,8 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
         for k in flow:
             if k not in _FLOW_DEFAULTS and k not in _IGNORED_FLOW_KEYS and k not in {
                 "header", "app", "delayed_ack", "recovery", "prr", "loss_detection", "tlp", "pacing", "ecn_echo",
-                "init_ssthresh", "start_jitter", "bugfix", "timeout_ssthresh", "rto_restart_on_fast_retransmit",
+                "init_ssthresh", "start_jitter", "bugfix", "timeout_ssthresh", "ssthresh_basis",
+                "rto_restart_on_fast_retransmit",
                 "rto_tick", "syn", "limited_transmit", "recovery_burst"}:
                 raise Ns2Unsupported(f"{key}.{k}", "key not known to the ns-2 translator")
         agent, sets, sink, extra = _agent(name, flow, notes)
