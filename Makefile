@@ -19,7 +19,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?= -1
 FUZZ_TARGETS ?= scenario_toml scenario_json units pcap run_bounded
 
-.PHONY: fuzz fuzz-merge reproduce reproduce-all test test-rust test-python bench bench-ns3 bench-ns3-vegas bench-ns3-algo bench-sweep kernel-compare schema develop clean
+.PHONY: fuzz fuzz-merge reproduce reproduce-all test test-rust test-python bench bench-ns3 bench-ns3-vegas bench-ns3-algo bench-sweep kernel-compare crosscheck-ns2 schema develop clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -91,6 +91,14 @@ bench-sweep: $(BUILT)
 # Never part of `make test`.
 kernel-compare: $(BUILT)
 	$(VPY) bench/kernel_compare.py $(if $(QUICK),--quick) $(if $(ONLY),--only $(ONLY)) $(if $(REPEAT),--repeat $(REPEAT))
+
+# tcplab next to ns-2.35 (Debian's `ns2`, installed here when missing and root; else one line
+# saying how) on bench/ns2/*.toml, seeds 1..3 (docs/crosscheck.md, "ns-2.35").
+# ONLY=newreno2,xcp4 picks scenarios; SEEDS=N; QUICK=1: one seed, at most 30 simulated s;
+# MATCH=1: tcplab as written and ns-2 configured to match it (default: profile = "ns2").
+# JSON=FILE saves every number. Never part of `make test`.
+crosscheck-ns2: $(BUILT)
+	$(VPY) bench/ns2_compare.py $(if $(QUICK),--quick) $(if $(ONLY),--only $(ONLY)) $(if $(SEEDS),--seeds $(SEEDS)) $(if $(MATCH),--match) $(if $(JSON),--json $(JSON))
 
 schema: $(BUILT)
 	$(VENV)/bin/tcplab schema > docs/scenario.schema.json

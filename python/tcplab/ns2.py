@@ -1,0 +1,980 @@
+"""tcplab beside ns-2.35: translate a scenario to OTcl, run both simulators, compare.
+
+Importable without ns-2 installed; only :func:`run_ns2` needs the ``ns`` binary (Debian's
+package ``ns2``). docs/crosscheck.md ("ns-2.35") describes what is translated, what is
+refused and why, and the metric definitions on both sides.
+
+* :func:`to_otcl` writes the OTcl script for the subset ns-2 expresses: nodes, link
+  directions (rate, delay, DropTail, RED or XCP queue, Bernoulli loss after the link), TCP
+  agents with every tcplab flow key set explicitly to the agent variable of the same
+  meaning, sinks, FTP/CBR/exponential on-off sources, start and stop times, and the
+  measurement code that writes a JSON file at the end of the run. Anything else raises
+  :class:`Ns2Unsupported`, whose message is one line naming the key.
+* :func:`run_ns2` and :func:`run_tcplab` return the same metrics (:data:`FLOW_METRICS`,
+  :data:`LINK_METRICS`) from each simulator; :func:`compare` puts them side by side.
+
+The scenario is translated as written: a flow without ``profile = "ns2"`` becomes "ns-2 set
+to match tcplab" (ns-2's own defaults, where they differ from tcplab's, are overridden in
+the script). What ns-2 cannot switch off is listed in :attr:`Ns2Script.notes`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tcplab.scenario import Scenario
+
+__all__ = [
+    "Ns2Unsupported",
+    "Ns2Error",
+    "Ns2Script",
+    "FLOW_METRICS",
+    "LINK_METRICS",
+    "expanded",
+    "translate",
+    "to_otcl",
+    "run_ns2",
+    "run_tcplab",
+    "compare",
+    "run_both",
+    "ns2_available",
+    "SAMPLE_PERIOD_S",
+]
+
+#: Period of the cwnd and queue samples on both sides (seconds).
+SAMPLE_PERIOD_S = 0.01
+
+#: Per-flow metrics, same definition on both sides (docs/crosscheck.md, "ns-2.35").
+FLOW_METRICS = ("goodput_bps", "cwnd_mean", "data_packets", "retransmits", "timeouts")
+#: Per-link-direction metrics.
+LINK_METRICS = ("arrivals", "drops", "marks", "q_mean", "q_p5", "q_p95")
+
+#: ns-2 ticks its RTO estimator in `tcpTick_` units; tcplab's estimator runs on the exact
+#: clock unless the flow sets `rto_tick`. 1 ms is the closest ns-2.35 does reliably (the
+#: estimator keeps integer ticks; the issue's authors checked 1 ms side by side).
+EXACT_CLOCK_TICK_S = 0.001
+
+# tcplab's flow defaults (crates/tcplab-core/src/scenario/mod.rs, FlowSpec), for keys the
+# expanded scenario leaves out.
+_FLOW_DEFAULTS: dict[str, Any] = {
+    "cc": "newreno",
+    "mss": 1460,
+    "ack_size": 40,
+    "max_window": 1 << 30,
+    "init_cwnd": 1,
+    "rto_initial": "1s",
+    "rto_min": "200ms",
+    "rto_max": "60s",
+    "quickack": 0,
+    "dupack_threshold": 3,
+    "partial_ack_timer": "every",
+    "recovery_exit": "ssthresh",
+    "ack_counting": "acks",
+    "sack": False,
+    "nextseg_rule3": False,
+    "frto": False,
+    "dsack_undo": False,
+    "rto_unsacked_flight": False,
+    "ecn": False,
+    "ecn_retransmits": False,
+    "rto_restart_on_retransmit": False,
+    "transport": "tcp",
+}
+
+# Keys that change nothing ns-2 could see (labels, outputs) or that apply to another kind.
+_IGNORED_FLOW_KEYS = {"from", "to", "efficiency_link", "group", "receiver_clock_offset", "profile"}
+
+
+# tcplab parameter -> the value built into ns-2.35's Linux 2.6 module, and tcplab's default.
+_LINUX_MODULES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+    # bic_scale 41: C = 41 * 10 / 1024; beta 819/1024; fast convergence and TCP friendliness
+    # on; no HyStart in this version.
+    "cubic": ({"c": 0.4004, "beta": 0.7998, "fast_convergence": True, "reno_friendly": True, "hystart": False},
+              {"c": 0.4, "beta": 0.7, "fast_convergence": True, "reno_friendly": True, "hystart": True}),
+    # one segment per min(cwnd, 50) + 1 acks (1/51 per ack above 50 segments; Reno-like
+    # below, which tcplab's legacy_window, halving below it, is not); cuts cwnd/8.
+    "scalable": ({"a": 1 / 51, "b": 0.125}, {"a": 0.01, "b": 0.125}),
+}
+
+
+class Ns2Unsupported(ValueError):
+    """A scenario element ns-2.35 cannot express; ``str()`` is one line naming the key,
+    e.g. ``flows.f1.loss_detection: ns-2.35 has no RACK (refused)``."""
+
+    def __init__(self, key: str, reason: str) -> None:
+        super().__init__(f"{key}: {reason} (refused)")
+        self.key = key
+        self.reason = reason
+
+
+class Ns2Error(RuntimeError):
+    """ns-2 did not run to the end (missing binary, Tcl error, timeout); one line."""
+
+
+# -- units -----------------------------------------------------------------------------------
+
+_NUM = r"([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
+
+
+def _split(text: str) -> tuple[float, str]:
+    m = re.fullmatch(rf"\s*{_NUM}\s*(.*?)\s*", str(text))
+    if not m:
+        raise ValueError(f"'{text}' is not a number with a unit")
+    return float(m.group(1)), m.group(2)
+
+
+def _rate_bps(value: Any) -> float:
+    if isinstance(value, Mapping):  # seed 001's asymmetry factor (docs/scenarios.md)
+        fwd = _rate_bps(value["forward"])
+        return float(round(fwd * value.get("ack_size", 40) / (value["asym_k"] * value.get("data_size", 1000))))
+    n, unit = _split(value)
+    mult = {"bps": 1, "b/s": 1, "bit/s": 1, "kbps": 1e3, "kb/s": 1e3, "kbit/s": 1e3, "mbps": 1e6, "mb/s": 1e6,
+            "mbit/s": 1e6, "gbps": 1e9, "gb/s": 1e9, "gbit/s": 1e9, "tbps": 1e12, "tb/s": 1e12, "tbit/s": 1e12}
+    return n * mult[unit.lower()]
+
+
+def _seconds(value: Any) -> float:
+    if isinstance(value, (int, float)):
+        return float(value)
+    n, unit = _split(value)
+    if unit == "" and n == 0:
+        return 0.0
+    return n * {"ps": 1e-12, "ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}[unit]
+
+
+def _bytes(value: Any) -> int:
+    if isinstance(value, int):
+        return value
+    n, unit = _split(value)
+    return int(n * {"": 1, "B": 1, "bytes": 1, "kB": 1e3, "KB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 1024,
+                    "MiB": 1024**2, "GiB": 1024**3}[unit])
+
+
+def _limit_packets(limit: Any, key: str) -> int | None:
+    """A queue limit in packets (None = unlimited); byte limits are refused."""
+    if limit is None:
+        return 1000
+    if isinstance(limit, int):
+        return limit
+    s = str(limit).strip()
+    if s == "unlimited":
+        return None
+    m = re.fullmatch(r"(\d+)\s*(p|pkt|pkts|packets)", s)
+    if m:
+        return int(m.group(1))
+    raise Ns2Unsupported(key, f"byte limit '{s}' is not translated (ns-2's byte mode counts mean_pktsize_ units)")
+
+
+def _byte_limit(limit: Any) -> int | None:
+    """A queue limit in bytes, or None when it counts packets (or is unlimited)."""
+    if limit is None or isinstance(limit, int):
+        return None
+    s = str(limit).strip()
+    if s == "unlimited" or re.fullmatch(r"\d+\s*(p|pkt|pkts|packets)", s):
+        return None
+    return _bytes(s)
+
+
+def _num(x: float) -> str:
+    """A Tcl number: integers without a point, floats with repr (exact round trip)."""
+    if float(x).is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return repr(float(x))
+
+
+# -- the expanded scenario --------------------------------------------------------------------
+
+
+def expanded(scenario: Scenario | Mapping[str, Any] | str | Path) -> dict[str, Any]:
+    """The plain dict ``tcplab expand`` prints (builders, duplex links, defaults and
+    profiles replaced by what they generate)."""
+    from tcplab.runner import as_scenario
+
+    return as_scenario(scenario).expand().to_dict()
+
+
+def _variant(value: Any, tag: str, default: str) -> tuple[str, dict[str, Any]]:
+    """(`type`/`algorithm`/`model` name, parameters) of a variant table or bare name."""
+    if value is None:
+        return default, {}
+    if isinstance(value, str):
+        return value, {}
+    params = dict(value)
+    return str(params.pop(tag, default)), params
+
+
+def _window(sc: Mapping[str, Any]) -> tuple[float, float]:
+    """The measurement window: tcplab's steady-state window [steady_start, duration]."""
+    duration = _seconds(sc["duration"])
+    start = _seconds((sc.get("metrics") or {}).get("steady_start", 0))
+    return start, duration
+
+
+# -- translation ----------------------------------------------------------------------------
+
+
+@dataclass
+class Ns2Script:
+    """The OTcl text and what the Python side needs to read its JSON back."""
+
+    otcl: str
+    window: tuple[float, float]
+    flows: list[str]
+    links: list[str]
+    #: flow name -> payload bytes per packet (goodput from ns-2's packet counts)
+    payload: dict[str, int]
+    #: flow name -> "tcp" | "udp"
+    transport: dict[str, str]
+    #: UDP flow name -> wire bytes per datagram (payload + header)
+    wire: dict[str, int] = field(default_factory=dict)
+    #: behaviours tcplab has and ns-2.35 cannot switch (documented differences, not refusals)
+    notes: list[str] = field(default_factory=list)
+
+
+class _Tcl:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def __call__(self, line: str = "") -> None:
+        self.lines.append(line)
+
+
+def _check_tree(sc: Mapping[str, Any]) -> None:
+    """ns-2's static routing and tcplab's break ties differently: only topologies without
+    cycles (every path unique) are translated."""
+    parent: dict[str, str] = {n: n for n in sc.get("nodes", {})}
+
+    def find(x: str) -> str:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    seen: set[frozenset[str]] = set()
+    for name, link in sorted(sc.get("links", {}).items()):
+        pair = frozenset((link["from"], link["to"]))
+        if pair in seen:
+            continue  # the other direction of a link already joined
+        seen.add(pair)
+        a, b = find(link["from"]), find(link["to"])
+        if a == b:
+            raise Ns2Unsupported(f"links.{name}", "the topology has a cycle; only trees (unique paths) are translated")
+        parent[a] = b
+
+
+def _queue_tcl(name: str, link: Mapping[str, Any], rate: float) -> tuple[str, list[str], str]:
+    """(ns-2 queue class, `$q set` lines, kind) for one link direction."""
+    key = f"links.{name}.queue"
+    qtype, q = _variant(link.get("queue"), "type", "droptail")
+    sets: list[str] = []
+    if qtype == "droptail":
+        if q.get("mark_threshold") is not None:
+            raise Ns2Unsupported(f"{key}.mark_threshold", "ns-2.35's DropTail has no step marking")
+        lim = q.get("limit", 1000)
+        nbytes = _byte_limit(lim)
+        if nbytes is not None:
+            # tcplab admits a packet if the waiting bytes plus its size are at most B; ns-2's
+            # byte mode drops if byteLength + size >= limit_ * mean_pktsize_: with
+            # mean_pktsize_ 1 and limit_ B + 1 that is the same test.
+            sets += ["queue_in_bytes_ true", "mean_pktsize_ 1", f"limit_ {nbytes + 1}"]
+            return "DropTail", sets, "droptail"
+        n = _limit_packets(lim, f"{key}.limit")
+        # tcplab holds N packets waiting (not counting the one in transmission); ns-2's
+        # DropTail drops when length + 1 >= limit_ (queue/drop-tail.cc), so N + 1.
+        sets.append(f"limit_ {1_000_000 if n is None else n + 1}")
+        return "DropTail", sets, "droptail"
+    if qtype in ("red", "red_i"):
+        inst = qtype == "red_i"
+        for k, why in (("mark_to_drop", "ns-2.35's RED has no mark-to-drop"),):
+            if q.get(k, 0):
+                raise Ns2Unsupported(f"{key}.{k}", why)
+        if not q.get("count_spacing", not inst):
+            raise Ns2Unsupported(f"{key}.count_spacing", "ns-2.35's RED always spaces drops by the count since the last one")
+        n = _limit_packets(q.get("limit", 1000), f"{key}.limit")
+        # RED drops when the waiting queue is already at limit_ (queue/red.cc: qlen >= qlim),
+        # so it holds limit_ waiting packets, as tcplab's limit N.
+        sets.append(f"limit_ {1_000_000 if n is None else n}")
+        sets += ["bytes_ false", "queue_in_bytes_ false"]
+        sets.append(f"thresh_ {_num(q['min_th'])}")
+        sets.append(f"maxthresh_ {_num(q['max_th'])}")
+        max_p = float(q.get("max_p", 1.0 if inst else 0.1))
+        sets.append(f"linterm_ {_num(1.0 / max_p)}")
+        w_q = 1.0 if inst else q.get("w_q", 0.002)
+        sets.append(f"q_weight_ {0 if w_q == 'auto' else _num(float(w_q))}")  # 0: ns-2's 1 - exp(-1/C)
+        mps = int(q.get("mean_packet_size", 1000))
+        sets += [f"mean_pktsize_ {mps}", f"idle_pktsize_ {mps}"]
+        sets.append(f"gentle_ {'true' if q.get('gentle', False) else 'false'}")
+        # FJ93's p_a = p_b / (1 - count * p_b) (tcplab count_spacing); ns-2's wait_ true is
+        # another rule (p_b / (2 - count * p_b)).
+        sets.append("wait_ false")
+        ecn = bool(q.get("ecn", True))
+        sets.append(f"setbit_ {'true' if ecn else 'false'}")
+        if q.get("forced_drop", False):
+            sets.append("use_mark_p_ false")  # forced region (avg >= max_th, gentle 2 max_th) drops
+        else:
+            # tcplab marks ECN-capable packets in the forced region too: with use_mark_p_ and
+            # mark_p_ above 1 every signal (probability up to 1) on an ECT packet is a mark.
+            sets += ["use_mark_p_ true", "mark_p_ 2.0"]
+        sets += ["drop_tail_ true", "drop_front_ false", "drop_rand_ false", "cautious_ 0", "adaptive_ 0"]
+        return "RED", sets, qtype
+    if qtype == "xcp":
+        for k, default in (("alpha", 0.4), ("beta", 0.226), ("gamma", 0.1), ("init_interval", None)):
+            if k in q and (default is None or abs(float(q[k]) - default) > 1e-12):
+                raise Ns2Unsupported(f"{key}.{k}", "ns-2.35's Queue/XCP has fixed constants")
+        n = _limit_packets(q.get("limit", 1000), f"{key}.limit")
+        sets.append(f"limit_ {1_000_000 if n is None else n + 1}")
+        return "XCP", sets, "xcp"
+    raise Ns2Unsupported(f"{key}.type", f"ns-2.35 has no '{qtype}' queue here (DropTail, RED, XCP are translated)")
+
+
+def _error_tcl(name: str, link: Mapping[str, Any]) -> float:
+    """The Bernoulli loss probability of a link direction (0 = none)."""
+    if link.get("loss"):
+        return float(link["loss"])
+    model, e = _variant(link.get("error"), "model", "none")
+    if model == "none":
+        return 0.0
+    if model == "bernoulli":
+        return float(e.get("p", 0.0))
+    raise Ns2Unsupported(f"links.{name}.error.model", f"'{model}' is not translated (Bernoulli only)")
+
+
+def _flow_value(flow: Mapping[str, Any], key: str) -> Any:
+    return flow[key] if key in flow else _FLOW_DEFAULTS.get(key)
+
+
+def _agent(name: str, flow: Mapping[str, Any], notes: list[str]) -> tuple[str, list[str], str, list[str]]:
+    """(agent class, `$tcp set` lines, sink class, extra Tcl lines using $tcp) for a TCP flow."""
+    key = f"flows.{name}"
+    v = lambda k: _flow_value(flow, k)  # noqa: E731
+    algo, cc = _variant(flow.get("cc"), "algorithm", "newreno")
+    sack = bool(v("sack"))
+    sets: list[str] = []
+    extra: list[str] = []
+
+    # Refusals first: recovery and loss-detection machinery ns-2.35 does not have.
+    refuse_if = [
+        ("loss_detection", lambda x: x not in (None, "dupack"), "ns-2.35 has no RACK"),
+        ("tlp", lambda x: bool(x), "ns-2.35 has no tail loss probes"),
+        ("frto", lambda x: bool(x), "F-RTO is not translated"),
+        ("dsack_undo", lambda x: bool(x), "ns-2.35 has no D-SACK undo"),
+        ("pacing", lambda x: x not in (None, "off"), "ns-2.35's TCP agents do not pace"),
+        ("nextseg_rule3", lambda x: bool(x), "ns-2.35's Sack1 has no RFC 6675 NextSeg"),
+        ("rto_unsacked_flight", lambda x: bool(x), "ns-2.35's Sack1 has no RFC 6675 recovery"),
+        ("quickack", lambda x: bool(x), "ns-2.35's DelAck sink has no quick-ack mode"),
+        ("ack_counting", lambda x: x != "acks", "ns-2.35 grows the window per ack (ack_counting = \"acks\")"),
+        ("init_ssthresh", lambda x: x is not None, "not translated (ns-2 starts with ssthresh_ = window_)"),
+        ("start_jitter", lambda x: x is not None, "a random start drawn from tcplab's stream cannot be reproduced"),
+        ("recovery_exit", lambda x: x != "ssthresh", "not translated (ns-2's Newreno exit_recovery_fix_ is not the same rule)"),
+    ]
+    for k, bad, why in refuse_if:
+        if k in flow and bad(flow[k]):
+            raise Ns2Unsupported(f"{key}.{k}", why)
+    if sack:
+        if flow.get("recovery", "rfc6675") != "rfc6675" and "recovery" in flow and flow["recovery"] == "newreno":
+            raise Ns2Unsupported(f"{key}.recovery", "SACK blocks with NewReno recovery are not translated")
+        if flow.get("prr", "ssrb") != "off":
+            raise Ns2Unsupported(f"{key}.prr", "ns-2.35's Sack1 has no PRR (set prr = \"off\")")
+    if v("ecn"):
+        if flow.get("ecn_echo", "rfc3168") != "rfc3168":
+            raise Ns2Unsupported(f"{key}.ecn_echo", "ns-2.35's sink echoes ECE until CWR (rfc3168) only")
+        if not v("ecn_retransmits"):
+            raise Ns2Unsupported(f"{key}.ecn_retransmits", "ns-2.35 sets ECT on retransmissions too (set ecn_retransmits = true)")
+
+    # The agent.
+    sink = "Agent/TCPSink/Sack1" if sack else "Agent/TCPSink"
+    if algo in ("reno", "newreno") or algo == "gaimd":
+        if algo == "gaimd":
+            recovery = cc.get("recovery", "reno")
+            base = "Newreno" if recovery == "newreno" else "Reno"
+            alpha, beta = float(cc.get("alpha", 1.0)), float(cc.get("beta", 0.5))
+            # slowdown() keeps decrease_num_ x window (tcp.cc: decreasewin = decrease_num_ * window()).
+            sets += [f"increase_num_ {_num(alpha)}", f"decrease_num_ {_num(beta)}"]
+            if not cc.get("ns2_compat", False):
+                notes.append(f"{key}.cc.ns2_compat: false in tcplab; ns-2's slowdown() halves at the first decrease, "
+                             "in slow start and at timeouts (tcp.cc), whatever decrease_num_")
+        else:
+            base = "Newreno" if algo == "newreno" else "Reno"
+        agent = "Agent/TCP/Sack1" if sack else f"Agent/TCP/{base}"
+        if sack and algo == "gaimd":
+            raise Ns2Unsupported(f"{key}.sack", "TCP(alpha, beta) over Sack1 is not translated")
+    elif algo == "vegas":
+        if cc.get("alt"):
+            raise Ns2Unsupported(f"{key}.cc.alt", "ns-2.35's Vegas has no ALT timestamps")
+        if cc.get("ss_exit_cut"):
+            raise Ns2Unsupported(f"{key}.cc.ss_exit_cut", "ns-2.35's Vegas does not cut to 7/8 at slow-start exit")
+        if sack:
+            raise Ns2Unsupported(f"{key}.sack", "ns-2.35's Vegas has no SACK")
+        agent = "Agent/TCP/Vegas"
+        sets += [f"v_alpha_ {_num(cc.get('alpha', 1))}", f"v_beta_ {_num(cc.get('beta', 3))}",
+                 f"v_gamma_ {_num(cc.get('gamma', 1))}"]
+    elif algo == "highspeed":
+        if cc.get("aimd", "formula") != "general":
+            raise Ns2Unsupported(f"{key}.cc.aimd", "ns-2.35's HighSpeed TCP (windowOption_ 8) is aimd = \"general\" "
+                                 f"(p(w) on the log-log line), not '{cc.get('aimd', 'formula')}'")
+        if cc.get("b_floor", "a_peak") not in ("a_peak",):
+            raise Ns2Unsupported(f"{key}.cc.b_floor", "not translated")
+        agent = "Agent/TCP/Sack1" if sack else "Agent/TCP/Newreno"
+        sets += ["windowOption_ 8", f"low_window_ {_num(cc.get('low_window', 38))}",
+                 f"high_window_ {_num(cc.get('high_window', 83000))}", f"high_p_ {_num(cc.get('high_p', 1e-7))}",
+                 f"high_decrease_ {_num(cc.get('high_decrease', 0.1))}"]
+        notes.append(f"{key}.cc: ns-2's HighSpeed computes a(w), b(w) from the window in floating point; "
+                     "tcplab at floor(w); beyond high_window ns-2 keeps extending the line (tcplab: b_floor)")
+    elif algo in ("cubic", "scalable", "westwood"):
+        if algo == "westwood" and cc.get("estimator", "be") != "plus":
+            raise Ns2Unsupported(f"{key}.cc.estimator", "ns-2.35's Linux agent has Westwood+ only (estimator = \"plus\")")
+        # The Linux 2.6 modules' constants (tcp/linux/src/tcp_cubic.c, tcp_scalable.c): a
+        # parameter the flow sets to another value is refused; a tcplab default that differs
+        # is a note.
+        module, defaults = _LINUX_MODULES.get(algo, ({}, {}))
+        for k in cc:
+            if k != "estimator" and k not in module:
+                raise Ns2Unsupported(f"{key}.cc.{k}", f"ns-2.35's Linux {algo} module has no such parameter")
+        for k, want in module.items():
+            have = cc.get(k, defaults[k])
+            same = have == want if not isinstance(want, float) else abs(float(have) - want) <= 0.002 * abs(want)
+            if not same:
+                if k in cc:
+                    raise Ns2Unsupported(f"{key}.cc.{k}", f"ns-2.35's Linux {algo} module has {k} = {want!r}")
+                notes.append(f"{key}.cc.{k}: {have!r} in tcplab; ns-2.35's Linux {algo} module has {want!r}")
+        if not sack:
+            # With a plain TCPSink the Linux agent times out at every loss (bench/ns2's cubic2:
+            # 51 timeouts per flow in 50 s, half the link); ns-2's own examples pair it with
+            # Agent/TCPSink/Sack1 and RFC 1323 timestamp echoes.
+            raise Ns2Unsupported(f"{key}.sack", "ns-2.35's Agent/TCP/Linux needs SACK acks (set sack = true, "
+                                 "prr = \"off\")")
+        agent = "Agent/TCP/Linux"
+        ca = {"cubic": "cubic", "scalable": "scalable", "westwood": "westwood"}[algo]
+        extra.append(f"$ns at 0 \"$tcp select_ca {ca}\"")
+        extra.append("$sink set ts_echo_rfc1323_ true")
+        sets += ["timestamps_ true", "ts_option_size_ 0"]
+        notes.append(f"{key}.cc: Agent/TCP/Linux runs Linux 2.6's {ca} module with Linux's own recovery; "
+                     f"tcplab runs its own {algo}")
+    elif algo == "xcp":
+        if sack:
+            raise Ns2Unsupported(f"{key}.sack", "ns-2.35's XCP agent has no SACK")
+        agent = "Agent/TCP/Reno/XCP"
+        sink = "Agent/TCPSink/XCPSink"
+        sets += ["ts_option_size_ 0"]
+    else:
+        raise Ns2Unsupported(f"{key}.cc", f"ns-2.35 has no agent for '{algo}'")
+
+    if agent == "Agent/TCP/Sack1":
+        notes.append(f"{key}.sack: ns-2's Sack1 is Fall & Floyd's SACK recovery (pipe, one hole per ack), "
+                     "tcplab's RFC 6675; same scoreboard idea, different rules")
+
+    # Every tcplab key, written explicitly.
+    mss = int(v("mss"))
+    header = int(flow.get("header", 40))
+    sets += [f"packetSize_ {mss}", f"tcpip_base_hdr_size_ {header}", "useHeaders_ true"]
+    max_window = _bytes(v("max_window"))
+    sets.append(f"window_ {max(1, max_window // mss)}")
+    sets.append("maxcwnd_ 0")
+    sets += [f"windowInit_ {int(v('init_cwnd'))}", "windowInitOption_ 1"]
+    sets += [f"rtxcur_init_ {_num(_seconds(v('rto_initial')))}", f"minrto_ {_num(_seconds(v('rto_min')))}",
+             f"maxrto_ {_num(_seconds(v('rto_max')))}"]
+    tick = flow.get("rto_tick")
+    sets.append(f"tcpTick_ {_num(_seconds(tick)) if tick is not None else _num(EXACT_CLOCK_TICK_S)}")
+    sets.append(f"numdupacks_ {int(v('dupack_threshold'))}")
+    sets.append(f"ecn_ {1 if v('ecn') else 0}")
+    sets.append(f"syn_ {'true' if flow.get('syn', False) else 'false'}")
+    # bugFix_: no second fast retransmit for duplicate acks at or below recover_. tcplab's
+    # NewReno already has RFC 6582's rule, its Reno not (the key `bugfix` says so).
+    default_bugfix = algo in ("newreno", "highspeed", "xcp", "vegas") or (algo == "gaimd" and cc.get("recovery") == "newreno")
+    sets.append(f"bugFix_ {'true' if flow.get('bugfix', default_bugfix) else 'false'}")
+    sets.append(f"singledup_ {1 if flow.get('limited_transmit', False) else 0}")
+    # maxburst_ caps every send_much() (0 = none, as tcplab outside recovery). Newreno's cap of 2
+    # segments per ack during recovery is written into tcp-newreno.cc (recv: send_much(0, 0, 2)
+    # while dupacks_ >= numdupacks_, newreno_changes_ 0): tcplab's `recovery_burst` = 2 is it.
+    sets.append("maxburst_ 0")
+    burst = int(flow.get("recovery_burst", 0))
+    ns2_burst = 2 if agent == "Agent/TCP/Newreno" else 0
+    if burst != ns2_burst and agent not in ("Agent/TCP/Sack1", "Agent/TCP/Linux"):
+        notes.append(f"{key}.recovery_burst: {burst} in tcplab; ns-2.35's {agent.split('/')[-1]} "
+                     + ("sends at most 2 segments per ack in recovery (tcp-newreno.cc recv: send_much(0, 0, 2))"
+                        if ns2_burst else "has no burst cap in recovery"))
+    if "newreno" in agent.lower():
+        sets.append(f"newreno_changes1_ {1 if v('partial_ack_timer') == 'first' else 0}")
+        sets += ["partial_window_deflation_ 1", "exit_recovery_fix_ 0", "newreno_changes_ 0"]
+    sets.append("overhead_ 0")
+
+    # Behaviours ns-2.35 cannot switch; named so a disagreement can be traced.
+    if not flow.get("rto_restart_on_fast_retransmit", False) and not v("rto_restart_on_retransmit"):
+        notes.append(f"{key}.rto_restart_on_fast_retransmit: false in tcplab; ns-2.35 restarts the timer at every "
+                     "fast retransmit (dupack_action: reset_rtx_timer)")
+    # main's `ssthresh_basis` (first named `timeout_ssthresh`, for timeouts only).
+    basis_key = "ssthresh_basis" if "ssthresh_basis" in flow or "timeout_ssthresh" not in flow else "timeout_ssthresh"
+    if flow.get(basis_key, "flightsize") != "window":
+        notes.append(f"{key}.{basis_key}: tcplab halves FlightSize for the new ssthresh; ns-2.35's slowdown() "
+                     "halves the window, min(cwnd_, window_), at timeouts and fast retransmits (tcp.cc)")
+    if v("rto_restart_on_retransmit") and "newreno" in agent.lower() and v("partial_ack_timer") == "first":
+        notes.append(f"{key}.rto_restart_on_retransmit: true in tcplab restarts the timer at every partial ack's "
+                     "retransmission; ns-2.35's Newreno with newreno_changes1_ 1 at the first only")
+    if tick is None:
+        notes.append(f"{key}.rto_tick: tcplab's RTO estimator runs on the exact clock; ns-2 with tcpTick_ "
+                     f"{EXACT_CLOCK_TICK_S} (its integer-tick estimator)")
+
+    delack = flow.get("delayed_ack")
+    if delack is not None:
+        sink = {"Agent/TCPSink": "Agent/TCPSink/DelAck", "Agent/TCPSink/Sack1": "Agent/TCPSink/Sack1/DelAck"}.get(sink)
+        if sink is None:
+            raise Ns2Unsupported(f"{key}.delayed_ack", "ns-2.35's XCP sink has no delayed acks")
+        extra.append(f"$sink set interval_ {_num(_seconds(delack))}")
+    extra.append(f"$sink set packetSize_ {int(v('ack_size'))}")
+    extra.append("$sink set ecn_syn_ false")
+    return agent, sets, sink, extra
+
+
+def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | None = None,
+              out_json: str = "ns2_result.json") -> Ns2Script:
+    """Translate a tcplab scenario (any form :func:`expanded` accepts) to an ns-2.35 script
+    that writes its metrics to ``out_json`` (a path ns-2 opens, relative to its working
+    directory). Raises :class:`Ns2Unsupported` naming the first key ns-2 cannot express."""
+    sc = expanded(scenario)
+    for k in ("schedules", "agents", "outages"):
+        if sc.get(k):
+            raise Ns2Unsupported(k, f"[{k}] is not translated")
+    if (sc.get("routing") or {}).get("ecmp", "first") != "first":
+        raise Ns2Unsupported("routing.ecmp", "not translated")
+    nodes = sorted(sc.get("nodes", {}))
+    links = dict(sorted(sc.get("links", {}).items()))
+    flows = dict(sorted(sc.get("flows", {}).items()))
+    _check_tree(sc)
+    xcp_links = [n for n, ln in sorted(sc.get("links", {}).items()) if _variant(ln.get("queue"), "type", "droptail")[0] == "xcp"]
+    if xcp_links:
+        for fname, flow in sorted(sc.get("flows", {}).items()):
+            if flow.get("transport", "tcp") != "tcp" or _variant(flow.get("cc"), "algorithm", "newreno")[0] != "xcp":
+                raise Ns2Unsupported(f"links.{xcp_links[0]}.queue", "ns-2.35's Queue/XCP serves XCP and other traffic "
+                                     f"from separate queues (tcplab: one FIFO); flow {fname} is not XCP")
+    t0, t1 = _window(sc)
+    seed = int(sc.get("seed", 1) if seed is None else seed)
+    notes: list[str] = []
+    t = _Tcl()
+    nid = {n: i for i, n in enumerate(nodes)}
+
+    t("# ns-2.35 script written by tcplab.ns2 from a tcplab scenario (docs/crosscheck.md, \"ns-2.35\").")
+    t(f"# scenario: {str(sc.get('name', '')).replace(chr(10), ' ')}")
+    t("set ns [new Simulator]")
+    # ns-2's RNG: seed 0 would mean "from the clock"; tcplab seeds start at 0.
+    t(f"$defaultRNG seed {seed + 1}")
+    # 0: the XCP queue gets the whole link (1 gives it only its weight's share, xcp/xcp.cc
+    # set-link-capacity, for links shared with TCP queues; tcplab's XCP queue is one FIFO).
+    t("Queue/XCP set tcp_xcp_on_ 0")
+    for n in nodes:
+        t(f"set n({nid[n]}) [$ns node]  ;# {n}")
+
+    # Links: one simplex-link per tcplab direction (duplex-link when both directions match).
+    link_names = list(links)
+    lid = {name: i for i, name in enumerate(link_names)}
+    kinds: dict[str, str] = {}
+    done: set[str] = set()
+    for name, link in links.items():
+        if link.get("backpressure") is not None:
+            raise Ns2Unsupported(f"links.{name}.backpressure", "ns-2.35 has no end-host backpressure")
+        rate = _rate_bps(link["rate"])
+        delay = _seconds(link.get("delay", 0))
+        qclass, qsets, kind = _queue_tcl(name, link, rate)
+        kinds[name] = kind
+        loss = _error_tcl(name, link)
+        a, b = nid[link["from"]], nid[link["to"]]
+        if name in done:
+            continue
+        rev = next((m for m, l2 in links.items() if m != name and m not in done
+                    and l2["from"] == link["to"] and l2["to"] == link["from"]), None)
+        same = rev is not None and all(
+            links[rev].get(k) == link.get(k) for k in ("rate", "delay", "queue", "loss", "error"))
+        if same:
+            t(f"$ns duplex-link $n({a}) $n({b}) {_num(rate)} {_num(delay)} {qclass}  ;# {name}, {rev}")
+            done.update({name, rev})
+        else:
+            t(f"$ns simplex-link $n({a}) $n({b}) {_num(rate)} {_num(delay)} {qclass}  ;# {name}")
+            done.add(name)
+    for name, link in links.items():
+        a, b = nid[link["from"]], nid[link["to"]]
+        qclass, qsets, kind = _queue_tcl(name, link, _rate_bps(link["rate"]))
+        t(f"set q({lid[name]}) [[$ns link $n({a}) $n({b})] queue]  ;# {name}")
+        for s in qsets:
+            if s.startswith("limit_ "):
+                t(f"$ns queue-limit $n({a}) $n({b}) {s.split()[1]}")
+            else:
+                t(f"$q({lid[name]}) set {s}")
+        if kind == "xcp":
+            t(f"$q({lid[name]}) set-link-capacity [[[$ns link $n({a}) $n({b})] set link_] set bandwidth_]")
+        loss = _error_tcl(name, link)
+        if loss > 0:
+            # After the link: the packet uses the link's time and is lost at the far end, as
+            # tcplab's error models (net/error: asked once per transmitted packet).
+            t(f"set em({lid[name]}) [new ErrorModel]")
+            t(f"$em({lid[name]}) unit pkt")
+            t(f"$em({lid[name]}) set rate_ {_num(loss)}")
+            t(f"$em({lid[name]}) ranvar [new RandomVariable/Uniform]")
+            t(f"$ns link-lossmodel $em({lid[name]}) $n({a}) $n({b})")
+            t(f"$em({lid[name]}) drop-target [new Agent/Null]")
+        t(f"set qm({lid[name]}) [$ns monitor-queue $n({a}) $n({b}) 0]")
+
+    # Flows.
+    flow_names = list(flows)
+    payload: dict[str, int] = {}
+    wire: dict[str, int] = {}
+    transport: dict[str, str] = {}
+    for i, (name, flow) in enumerate(flows.items()):
+        key = f"flows.{name}"
+        a, b = nid[flow["from"]], nid[flow["to"]]
+        app_type, app = _variant(flow.get("app"), "type", "bulk")
+        start = _seconds(app.get("start", 0))
+        stop = app.get("stop")
+        tr = flow.get("transport", "tcp")
+        transport[name] = tr
+        t(f"# flow {name}")
+        if tr == "udp":
+            header = int(flow.get("header", 28))
+            size = int(app.get("packet_size", 1000))
+            payload[name] = size
+            wire[name] = size + header
+            t("set udp [new Agent/UDP]")
+            t(f"$udp set packetSize_ {size + header}")
+            t(f"$ns attach-agent $n({a}) $udp")
+            t("set sink [new Agent/LossMonitor]")
+            t(f"$ns attach-agent $n({b}) $sink")
+            t("$ns connect $udp $sink")
+            peak = _rate_bps(app["rate"]) * (size + header) / size  # ns-2's rate_ counts whole packets
+            if app_type == "cbr":
+                t("set app [new Application/Traffic/CBR]")
+                t(f"$app set packetSize_ {size + header}")
+                t(f"$app set rate_ {_num(peak)}")
+                t("$app set random_ 0")
+            elif app_type == "onoff":
+                if app.get("distribution", "exponential") != "exponential":
+                    raise Ns2Unsupported(f"{key}.app.distribution", "ns-2.35's on/off source here is exponential")
+                on = _seconds(app["on"])
+                if "mean_rate" in app:
+                    mean = _rate_bps(app["mean_rate"])
+                    if mean <= 0:
+                        t(f"# {name}: mean rate 0, never sends")
+                        t(f"set a({i}) $sink")
+                        t(f"set s({i}) $sink")
+                        continue
+                    off = on * (_rate_bps(app["rate"]) / mean - 1)
+                else:
+                    off = _seconds(app.get("off", 0))
+                t("set app [new Application/Traffic/Exponential]")
+                t(f"$app set packetSize_ {size + header}")
+                t(f"$app set burst_time_ {_num(on)}")
+                t(f"$app set idle_time_ {_num(off)}")
+                t(f"$app set rate_ {_num(peak)}")
+                notes.append(f"{key}.app: ns-2's Exponential source starts with an on period and draws burst "
+                             "lengths in packets; tcplab's starts off and draws durations (same means)")
+            else:
+                raise Ns2Unsupported(f"{key}.app.type", f"'{app_type}' over UDP is not translated")
+            t("$app attach-agent $udp")
+            t(f"$ns at {_num(start)} \"$app start\"")
+            if stop is not None:
+                t(f"$ns at {_num(_seconds(stop))} \"$app stop\"")
+            t(f"set a({i}) $udp")
+            t(f"set s({i}) $sink")
+            continue
+        if app_type != "bulk":
+            raise Ns2Unsupported(f"{key}.app.type", f"'{app_type}' over TCP is not translated (bulk only)")
+        for k in flow:
+            if k not in _FLOW_DEFAULTS and k not in _IGNORED_FLOW_KEYS and k not in {
+                "header", "app", "delayed_ack", "recovery", "prr", "loss_detection", "tlp", "pacing", "ecn_echo",
+                "init_ssthresh", "start_jitter", "bugfix", "timeout_ssthresh", "ssthresh_basis",
+                "rto_restart_on_fast_retransmit",
+                "rto_tick", "syn", "limited_transmit", "recovery_burst"}:
+                raise Ns2Unsupported(f"{key}.{k}", "key not known to the ns-2 translator")
+        agent, sets, sink, extra = _agent(name, flow, notes)
+        payload[name] = int(_flow_value(flow, "mss"))
+        t(f"set tcp [new {agent}]")
+        for s in sets:
+            t(f"$tcp set {s}")
+        t(f"$ns attach-agent $n({a}) $tcp")
+        t(f"set sink [new {sink}]")
+        for s in extra:
+            if "$sink" in s:
+                t(s)
+        t(f"$ns attach-agent $n({b}) $sink")
+        t("$ns connect $tcp $sink")
+        for s in extra:
+            if "$sink" not in s:
+                t(s)
+        t("set app [new Application/FTP]")
+        t("$app attach-agent $tcp")
+        t(f"$ns at {_num(start)} \"$app start\"")
+        if stop is not None:
+            t(f"$ns at {_num(_seconds(stop))} \"$app stop\"")
+        t(f"set a({i}) $tcp")
+        t(f"set s({i}) $sink")
+
+    # Measurement (docs/crosscheck.md): counters at the window's edges, samples every 10 ms.
+    nl = len(link_names)
+    tcp_idx = [i for i, n in enumerate(flow_names) if transport[n] == "tcp"]
+    udp_idx = [i for i, n in enumerate(flow_names) if transport[n] == "udp"]
+    t("# measurement")
+    t(f"set tcpflows {{{' '.join(map(str, tcp_idx))}}}")
+    t(f"set udpflows {{{' '.join(map(str, udp_idx))}}}")
+    t(f"set nlinks {nl}")
+    # window_ is constant: read once (each traced-variable read costs ~30 us in ns-2.35).
+    t("foreach i $tcpflows { set rwnd($i) [$a($i) set window_] }")
+    t("proc wnd {i} { global a rwnd; set c [$a($i) set cwnd_]; "
+      "if {$c > $rwnd($i)} {return $rwnd($i)}; return $c }")
+    t("proc occ {l} { global qm q; return [expr {[$qm($l) set pkts_] + ([$q($l) set blocked_] ? 1 : 0)}] }")
+    t("proc mark_start {} {")
+    t("  global a s ack0 bytes0 tcpflows udpflows")
+    t("  foreach i $tcpflows { set ack0($i) [$a($i) set ack_] }")
+    t("  foreach i $udpflows { set bytes0($i) [$s($i) set bytes_] }")
+    t("}")
+    t("proc sample {} {")
+    t("  global ns tcpflows nlinks cw ql")
+    t("  foreach i $tcpflows { lappend cw($i) [wnd $i] }")
+    t("  for {set l 0} {$l < $nlinks} {incr l} { lappend ql($l) [occ $l] }")
+    t("}")
+    t("proc jlist {xs} { return \"\\[[join $xs ,]\\]\" }")
+    t("proc finish {} {")
+    t("  global a s qm ack0 bytes0 tcpflows udpflows nlinks cw ql")
+    t(f"  set f [open {{{out_json}}} w]")
+    t("  puts $f \"{\\\"flows\\\": {\"")
+    t("  set first 1")
+    t("  foreach i $tcpflows {")
+    t("    if {!$first} { puts $f \",\" }; set first 0")
+    t("    if {![info exists cw($i)]} { set cw($i) {} }")
+    t("    if {![info exists ack0($i)]} { set ack0($i) 0 }")
+    t("    puts -nonewline $f \"\\\"$i\\\": {\\\"ack0\\\": $ack0($i), \\\"ack1\\\": [$a($i) set ack_], "
+      "\\\"data_packets\\\": [$a($i) set ndatapack_], \\\"retransmits\\\": [$a($i) set nrexmitpack_], "
+      "\\\"timeouts\\\": [$a($i) set nrexmit_], \\\"cwnd\\\": [jlist $cw($i)]}\"")
+    t("  }")
+    t("  foreach i $udpflows {")
+    t("    if {!$first} { puts $f \",\" }; set first 0")
+    t("    if {![info exists bytes0($i)]} { set bytes0($i) 0 }")
+    t("    puts -nonewline $f \"\\\"$i\\\": {\\\"bytes0\\\": $bytes0($i), \\\"bytes1\\\": [$s($i) set bytes_], "
+      "\\\"packets\\\": [$s($i) set npkts_]}\"")
+    t("  }")
+    t("  puts $f \"}, \\\"links\\\": {\"")
+    t("  for {set l 0} {$l < $nlinks} {incr l} {")
+    t("    if {$l > 0} { puts $f \",\" }")
+    t("    if {![info exists ql($l)]} { set ql($l) {} }")
+    t("    puts -nonewline $f \"\\\"$l\\\": {\\\"arrivals\\\": [$qm($l) set parrivals_], "
+      "\\\"drops\\\": [$qm($l) set pdrops_], \\\"marks\\\": [$qm($l) set pmarks_], \\\"q\\\": [jlist $ql($l)]}\"")
+    t("  }")
+    t("  puts $f \"}}\"")
+    t("  close $f")
+    t("  exit 0")
+    t("}")
+    t(f"$ns at {_num(t0)} \"mark_start\"")
+    n_samples = int(math.floor((t1 - t0) / SAMPLE_PERIOD_S + 1e-9)) + 1
+    t(f"for {{set k 0}} {{$k < {n_samples}}} {{incr k}} {{ $ns at [expr {{{_num(t0)} + $k * {SAMPLE_PERIOD_S}}}] \"sample\" }}")
+    t(f"$ns at {_num(t1)} \"finish\"")
+    t("$ns run")
+    return Ns2Script(
+        otcl="\n".join(t.lines) + "\n",
+        window=(t0, t1),
+        flows=flow_names,
+        links=link_names,
+        payload=payload,
+        transport=transport,
+        wire=wire,
+        notes=notes,
+    )
+
+
+def to_otcl(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | None = None) -> str:
+    """The ns-2.35 OTcl script of a tcplab scenario (:func:`translate`'s text)."""
+    return translate(scenario, seed).otcl
+
+
+# -- running --------------------------------------------------------------------------------
+
+
+def ns2_available() -> str | None:
+    """The path of ns-2's ``ns`` binary, or None."""
+    return shutil.which("ns")
+
+
+def _summary_stats(xs: list[float]) -> tuple[float, float, float]:
+    """(mean, p5, p95) of samples (NaN when empty); percentiles by the nearest rank."""
+    if not xs:
+        return math.nan, math.nan, math.nan
+    s = sorted(xs)
+
+    def pct(p: float) -> float:
+        return float(s[min(len(s) - 1, max(0, math.ceil(p / 100 * len(s)) - 1))])
+
+    return sum(s) / len(s), pct(5), pct(95)
+
+
+def run_ns2(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | None = None,
+            out_dir: str | Path | None = None, timeout_s: float = 600.0) -> dict[str, Any]:
+    """Translate ``scenario``, run ``ns`` on it (at most ``timeout_s`` wall seconds) and
+    return the metrics: ``{"window": [t0, t1], "flows": {name: {...}}, "links": {name:
+    {...}}, "notes": [...], "wall_s": ...}``. The script and its JSON stay in ``out_dir``
+    (a temporary directory when None). Raises :class:`Ns2Unsupported` or :class:`Ns2Error`."""
+    import time
+
+    binary = ns2_available()
+    if binary is None:
+        raise Ns2Error("ns-2 is not installed: `apt-get install -y ns2` (Debian/Ubuntu) gives /usr/bin/ns")
+    script = translate(scenario, seed, out_json="ns2_result.json")
+    with tempfile.TemporaryDirectory(prefix="tcplab-ns2-") as tmp:
+        d = Path(out_dir) if out_dir is not None else Path(tmp)
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "scenario.tcl").write_text(script.otcl)
+        (d / "ns2_result.json").unlink(missing_ok=True)
+        w0 = time.perf_counter()
+        try:
+            proc = subprocess.run([binary, "scenario.tcl"], cwd=d, capture_output=True, text=True, timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            raise Ns2Error(f"ns-2 ran longer than {timeout_s:g} s on {d / 'scenario.tcl'}") from None
+        wall = time.perf_counter() - w0
+        res = d / "ns2_result.json"
+        if proc.returncode != 0 or not res.exists():
+            tail = (proc.stderr or proc.stdout).strip().splitlines()
+            msg = tail[0] if tail else f"exit status {proc.returncode}"
+            raise Ns2Error(f"ns-2 failed on {d / 'scenario.tcl'}: {msg}")
+        raw = json.loads(res.read_text())
+    return _ns2_metrics(script, raw, wall)
+
+
+def _ns2_metrics(script: Ns2Script, raw: Mapping[str, Any], wall: float) -> dict[str, Any]:
+    t0, t1 = script.window
+    span = t1 - t0
+    flows: dict[str, dict[str, Any]] = {}
+    for i, name in enumerate(script.flows):
+        r = raw["flows"][str(i)]
+        if script.transport[name] == "tcp":
+            cw = r["cwnd"]
+            flows[name] = {
+                "goodput_bps": (r["ack1"] - r["ack0"]) * script.payload[name] * 8 / span if span > 0 else math.nan,
+                "cwnd_mean": sum(cw) / len(cw) if cw else math.nan,
+                "data_packets": r["data_packets"],
+                "retransmits": r["retransmits"],
+                "timeouts": r["timeouts"],
+            }
+        else:
+            # LossMonitor counts whole packets (payload + header) in bytes_; goodput is payload.
+            share = script.payload[name] / script.wire[name]
+            flows[name] = {"goodput_bps": (r["bytes1"] - r["bytes0"]) * share * 8 / span if span > 0 else math.nan,
+                           "cwnd_mean": math.nan, "data_packets": r["packets"], "retransmits": 0, "timeouts": 0}
+    links: dict[str, dict[str, Any]] = {}
+    for j, name in enumerate(script.links):
+        r = raw["links"][str(j)]
+        mean, p5, p95 = _summary_stats(r["q"])
+        links[name] = {"arrivals": r["arrivals"], "drops": r["drops"], "marks": r["marks"],
+                       "q_mean": mean, "q_p5": p5, "q_p95": p95}
+    return {"window": [t0, t1], "flows": flows, "links": links, "notes": script.notes, "wall_s": wall}
+
+
+def run_tcplab(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | None = None) -> dict[str, Any]:
+    """Run ``scenario`` in tcplab (cwnd and queue traces every 10 ms) and return the metrics
+    of :func:`run_ns2` from its outputs: goodput = summary ``goodput_bps`` (steady-state
+    window); cwnd mean = mean of ``cwnd_bytes``/mss over the trace samples in the window;
+    data packets, retransmits, timeouts = ``segments_sent``, ``retransmits``, ``timeouts``
+    (whole run); arrivals, drops, marks = ``offered``, ``drops``, ``marks`` (whole run);
+    queue = the queue trace's ``packets`` (waiting plus in transmission) in the window."""
+    import time
+
+    from tcplab.runner import run
+
+    sc = Scenario(expanded(scenario))
+    events = list((sc.to_dict().get("metrics") or {}).get("events") or [])
+    sc = sc.with_overrides({"metrics.trace": f"{SAMPLE_PERIOD_S}s",
+                            "metrics.events": events + (["cwnd"] if "cwnd" not in events else [])})
+    w0 = time.perf_counter()
+    res = run(sc, seed=seed, progress=False)
+    wall = time.perf_counter() - w0
+    d = sc.to_dict()
+    t0, t1 = _window(d)
+    eps = 1e-9
+    flows: dict[str, dict[str, Any]] = {}
+    cwnd = _uninflated(res.traces.get("cwnd"), res.events)
+    for f in res.summary["flows"]:
+        name = f["name"]
+        spec = d["flows"][name]
+        if f.get("transport") == "udp":
+            flows[name] = {"goodput_bps": f["goodput_bps"], "cwnd_mean": math.nan, "data_packets": f["packets_delivered"],
+                           "retransmits": 0, "timeouts": 0}
+            continue
+        mss = int(_flow_value(spec, "mss"))
+        cm = math.nan
+        if cwnd is not None:
+            import polars as pl
+
+            sel = cwnd.filter((pl.col("flow") == name) & (pl.col("t") >= t0 - eps) & (pl.col("t") <= t1 + eps))
+            if sel.height:
+                cm = float(sel["window"].mean()) / mss
+        flows[name] = {"goodput_bps": f["goodput_bps"], "cwnd_mean": cm, "data_packets": f["segments_sent"],
+                       "retransmits": f["retransmits"], "timeouts": f["timeouts"]}
+    links: dict[str, dict[str, Any]] = {}
+    queue = res.traces.get("queue")
+    for ln in res.summary["links"]:
+        name = ln["name"]
+        xs: list[float] = []
+        if queue is not None:
+            import polars as pl
+
+            sel = queue.filter((pl.col("link") == name) & (pl.col("t") >= t0 - eps) & (pl.col("t") <= t1 + eps))
+            xs = [float(x) for x in sel["packets"].to_list()]
+        mean, p5, p95 = _summary_stats(xs)
+        links[name] = {"arrivals": ln["offered"], "drops": ln["drops"], "marks": ln["marks"],
+                       "q_mean": mean, "q_p5": p5, "q_p95": p95}
+    return {"window": [t0, t1], "flows": flows, "links": links, "wall_s": wall}
+
+
+def _uninflated(trace: Any, events: Any) -> Any:
+    """tcplab's cwnd trace with a ``window`` column comparable to ns-2's ``cwnd_``: the
+    sender's window, except during fast recovery, where tcplab's ``cwnd_bytes`` is the
+    recovery window inflated by the duplicate acks and ns-2 keeps that inflation apart
+    (Reno/Newreno's ``dupwnd_``, not readable from Tcl): there the window is
+    min(ssthresh, cwnd_bytes). The state at each sample comes from the cwnd events."""
+    if trace is None:
+        return None
+    import polars as pl
+
+    tr = trace.select("flow", "t", pl.col("cwnd_bytes").cast(pl.Float64)).sort("t")
+    if events is None or "state" not in events.columns:
+        return tr.with_columns(pl.col("cwnd_bytes").alias("window"))
+    ev = (events.filter(pl.col("event") == "cwnd")
+          .select("flow", "t", "state", pl.col("ssthresh_bytes").cast(pl.Float64).alias("ssthresh"))
+          .sort("t"))
+    j = tr.join_asof(ev, on="t", by="flow", strategy="backward", check_sortedness=False)  # sorted by t above
+    return j.with_columns(
+        pl.when(pl.col("state") == "recovery")
+        .then(pl.min_horizontal("ssthresh", "cwnd_bytes"))
+        .otherwise(pl.col("cwnd_bytes"))
+        .alias("window"))
+
+
+def compare(ns2: Mapping[str, Any], tcplab: Mapping[str, Any], scenario: str = "") -> list[dict[str, Any]]:
+    """Rows side by side: one per flow and metric, one per link direction and metric:
+    ``{"scenario", "kind" ("flow"/"link"), "name", "metric", "ns2", "tcplab", "ratio"}``
+    (ratio = tcplab / ns-2; NaN when ns-2's value is 0 and tcplab's not; 1 when both 0)."""
+    rows: list[dict[str, Any]] = []
+    for kind, metrics in (("flow", FLOW_METRICS), ("link", LINK_METRICS)):
+        a, b = ns2[f"{kind}s"], tcplab[f"{kind}s"]
+        for name in sorted(set(a) | set(b)):
+            for m in metrics:
+                x = a.get(name, {}).get(m, math.nan)
+                y = b.get(name, {}).get(m, math.nan)
+                if x == 0 and y == 0:
+                    r = 1.0
+                elif x == 0 or x is None or y is None or (isinstance(x, float) and math.isnan(x)):
+                    r = math.nan
+                else:
+                    r = y / x
+                rows.append({"scenario": scenario, "kind": kind, "name": name, "metric": m, "ns2": x,
+                             "tcplab": y, "ratio": r})
+    return rows
+
+
+def run_both(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int,
+             out_dir: str | Path | None = None, timeout_s: float = 600.0) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(ns-2 metrics, tcplab metrics) of one scenario and seed."""
+    sc = expanded(scenario)
+    return run_ns2(sc, seed, out_dir, timeout_s), run_tcplab(sc, seed)

@@ -1,0 +1,185 @@
+"""tcplab.ns2: the ns-2.35 translator (no ns needed) and one short cross-check (needs `ns`).
+
+docs/crosscheck.md, "ns-2.35". The end-to-end test is skipped with a message where ns-2 is
+not installed (`apt-get install -y ns2`; .ci/run installs it).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tcplab import ns2
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def dumbbell(flows=None, bottleneck=None, **flow_defaults):
+    fd = {"mss": 1000, "header": 40, "ack_size": 40, "max_window": "100000B"}
+    fd.update(flow_defaults)
+    return {
+        "duration": "12s",
+        "dumbbell": {
+            "bottleneck": bottleneck or {"rate": "10Mbps", "delay": "20ms", "buffer": 50},
+            "access": {"rate": "100Mbps", "delay": "1ms"},
+            "rtt": "44ms",
+            "flows": flows if flows is not None else [{"count": 2, "cc": "newreno"}],
+        },
+        "defaults": {"flows": fd},
+        "metrics": {"steady_start": "4s"},
+    }
+
+
+def refusal(sc) -> str:
+    with pytest.raises(ns2.Ns2Unsupported) as e:
+        ns2.to_otcl(sc)
+    msg = str(e.value)
+    assert "\n" not in msg and msg.endswith("(refused)")
+    return msg
+
+
+def test_droptail_dumbbell_lines():
+    tcl = ns2.to_otcl(dumbbell(), seed=4)
+    assert "$defaultRNG seed 5" in tcl  # tcplab seed 4; ns-2's 0 means "from the clock"
+    # Bottleneck both ways identical: one duplex-link; access links too.
+    assert re.search(r"^\$ns duplex-link \$n\(\d+\) \$n\(\d+\) 10000000 0\.02 DropTail  ;# bn, bn_rev$", tcl, re.M)
+    # tcplab's limit 50 (waiting, not counting the packet in transmission) is ns-2's 51
+    # (DropTail drops when length + 1 >= limit_); the default 1000 is 1001.
+    assert tcl.count("queue-limit") == 10
+    assert len(re.findall(r"queue-limit \$n\(\d+\) \$n\(\d+\) 51$", tcl, re.M)) == 2
+    assert len(re.findall(r"queue-limit \$n\(\d+\) \$n\(\d+\) 1001$", tcl, re.M)) == 8
+    for line in ("set tcp [new Agent/TCP/Newreno]", "$tcp set packetSize_ 1000", "$tcp set tcpip_base_hdr_size_ 40",
+                 "$tcp set window_ 100", "$tcp set windowInit_ 1", "$tcp set rtxcur_init_ 1", "$tcp set minrto_ 0.2",
+                 "$tcp set maxrto_ 60", "$tcp set numdupacks_ 3", "$tcp set syn_ false", "$tcp set singledup_ 0",
+                 "$tcp set newreno_changes1_ 0", "$tcp set tcpTick_ 0.001", "$tcp set ecn_ 0",
+                 "set sink [new Agent/TCPSink]", "$sink set packetSize_ 40", "set app [new Application/FTP]"):
+        assert tcl.count(line) == 2, line
+    assert "ErrorModel" not in tcl and "RED" not in tcl
+
+
+def test_window_is_the_steady_state_window():
+    s = ns2.translate(dumbbell())
+    assert s.window == (4.0, 12.0)
+    assert '$ns at 4 "mark_start"' in s.otcl and '$ns at 12 "finish"' in s.otcl
+    assert s.flows == ["f1", "f2"] and "bn" in s.links
+
+
+def test_flow_keys_map_to_agent_variables():
+    sc = dumbbell(flows=[{"cc": "newreno", "init_cwnd": 4, "rto_initial": "3s", "rto_min": "1s", "rto_max": "64s",
+                          "dupack_threshold": 5, "partial_ack_timer": "first", "delayed_ack": "100ms",
+                          "ack_size": 52, "mss": 1460, "header": 52, "max_window": "64KiB"}])
+    tcl = ns2.to_otcl(sc)
+    for line in ("$tcp set windowInit_ 4", "$tcp set rtxcur_init_ 3", "$tcp set minrto_ 1", "$tcp set maxrto_ 64",
+                 "$tcp set numdupacks_ 5", "$tcp set newreno_changes1_ 1", "$tcp set packetSize_ 1460",
+                 "$tcp set tcpip_base_hdr_size_ 52", "$tcp set window_ 44",
+                 "set sink [new Agent/TCPSink/DelAck]", "$sink set interval_ 0.1", "$sink set packetSize_ 52"):
+        assert line in tcl, line
+
+
+def test_agents():
+    gaimd = {"algorithm": "gaimd", "alpha": 0.31, "beta": 0.875, "recovery": "reno", "ns2_compat": True}
+    tcl = ns2.to_otcl(dumbbell(flows=[{"cc": gaimd}, "vegas"]))
+    assert "new Agent/TCP/Reno]" in tcl and "$tcp set increase_num_ 0.31" in tcl
+    assert "$tcp set decrease_num_ 0.875" in tcl and "new Agent/TCP/Vegas]" in tcl
+    assert "$tcp set v_alpha_ 1" in tcl and "$tcp set v_beta_ 3" in tcl
+    tcl = ns2.to_otcl(dumbbell(flows=[{"cc": {"algorithm": "highspeed", "aimd": "general"}},
+                                      {"cc": "cubic", "sack": True, "prr": "off"}]))
+    assert "$tcp set windowOption_ 8" in tcl and "$tcp set low_window_ 38" in tcl
+    assert "new Agent/TCP/Linux]" in tcl and "select_ca cubic" in tcl
+    tcl = ns2.to_otcl(dumbbell(flows=[{"count": 2, "cc": "newreno", "sack": True, "prr": "off"}]))
+    assert "new Agent/TCP/Sack1]" in tcl and "new Agent/TCPSink/Sack1]" in tcl
+    tcl = ns2.to_otcl(dumbbell(flows=[{"count": 2, "cc": "xcp"}],
+                                bottleneck={"rate": "10Mbps", "delay": "20ms", "buffer": 50, "queue": {"type": "xcp"}}))
+    assert "new Agent/TCP/Reno/XCP]" in tcl and "XCPSink" in tcl and "set-link-capacity" in tcl
+
+
+def test_droptail_byte_limit():
+    # tcplab admits while waiting bytes + size <= B; ns-2's byte mode drops when
+    # byteLength + size >= limit_ * mean_pktsize_: mean_pktsize_ 1, limit_ B + 1.
+    tcl = ns2.to_otcl(dumbbell(bottleneck={"rate": "10Mbps", "delay": "20ms", "buffer": "64KiB"}))
+    assert len(re.findall(r"queue-limit \$n\(\d+\) \$n\(\d+\) 65537$", tcl, re.M)) == 2
+    assert tcl.count("set queue_in_bytes_ true") == 2 and tcl.count("set mean_pktsize_ 1\n") == 2
+
+
+def test_red_and_loss():
+    bn = {"rate": "10Mbps", "delay": "20ms", "loss": 0.01, "reverse": {"loss": 0},
+          "queue": {"type": "red", "min_th": 5, "max_th": 15, "limit": 60, "gentle": True, "max_p": 0.2}}
+    tcl = ns2.to_otcl(dumbbell(bottleneck=bn))
+    # RED holds limit_ waiting packets (queue/red.cc: qlen >= qlim), so tcplab's 60 is 60.
+    assert len(re.findall(r"queue-limit \$n\(\d+\) \$n\(\d+\) 60$", tcl, re.M)) == 2
+    for line in ("set thresh_ 5", "set maxthresh_ 15", "set linterm_ 5", "set q_weight_ 0.002", "set gentle_ true",
+                 "set wait_ false", "set bytes_ false", "set queue_in_bytes_ false"):
+        assert line in tcl, line
+    # One direction has loss, so the two directions are simplex links; the error model sits
+    # after the link (link-lossmodel), dropping into a null agent (not the queue's drops).
+    assert tcl.count("simplex-link") == 2 and "ErrorModel" in tcl
+    assert "$em(0) set rate_ 0.01" in tcl and "link-lossmodel $em(0)" in tcl
+
+
+def test_refusals_name_the_key():
+    assert refusal(dumbbell(flows=[{"cc": "newreno", "sack": True, "loss_detection": "rack"}])) == \
+        "flows.f1.loss_detection: ns-2.35 has no RACK (refused)"
+    assert refusal(dumbbell(flows=["bbr"])).startswith("flows.f1.cc: ns-2.35 has no agent for 'bbr'")
+    assert refusal(dumbbell(flows=[{"cc": "newreno", "pacing": "10Mbps"}])).startswith("flows.f1.pacing:")
+    assert refusal(dumbbell(flows=[{"cc": "newreno", "sack": True}])).startswith("flows.f1.prr:")
+    assert refusal(dumbbell(bottleneck={"rate": "10Mbps", "delay": "1ms", "queue": "codel"})).startswith(
+        "links.bn.queue.type: ns-2.35 has no 'codel' queue")
+    red_bytes = {"type": "red", "min_th": 5, "max_th": 15, "limit": "64KiB"}
+    assert refusal(dumbbell(bottleneck={"rate": "10Mbps", "delay": "1ms", "queue": red_bytes})).startswith(
+        "links.bn.queue.limit: byte limit")
+    assert refusal(dumbbell(flows=[{"cc": "newreno", "ecn": True}])).startswith("flows.f1.ecn_retransmits:")
+    assert refusal(dumbbell(flows=[{"cc": "highspeed"}])).startswith("flows.f1.cc.aimd:")
+    assert refusal(dumbbell(flows=["cubic"])).startswith("flows.f1.sack: ns-2.35's Agent/TCP/Linux needs SACK")
+    # The Linux 2.6 module's constants: another value set is refused, a differing tcplab
+    # default (beta 0.7, HyStart++) is a note.
+    assert refusal(dumbbell(flows=[{"cc": {"algorithm": "cubic", "c": 1.0}, "sack": True, "prr": "off"}])) == \
+        "flows.f1.cc.c: ns-2.35's Linux cubic module has c = 0.4004 (refused)"
+    notes = ns2.translate(dumbbell(flows=[{"cc": "cubic", "sack": True, "prr": "off"}])).notes
+    assert any(n.startswith("flows.f1.cc.beta: 0.7 in tcplab") for n in notes)
+
+
+def test_bench_scenarios_translate():
+    files = sorted((ROOT / "bench" / "ns2").glob("*.toml"))
+    assert len(files) >= 15
+    agents = set()
+    for f in files:
+        tcl = ns2.to_otcl(f)
+        agents.update(re.findall(r"new (Agent/TCP[/\w]*)\]", tcl))
+    assert {"Agent/TCP/Reno", "Agent/TCP/Newreno", "Agent/TCP/Sack1", "Agent/TCP/Vegas", "Agent/TCP/Linux",
+            "Agent/TCP/Reno/XCP"} <= agents
+
+
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 not installed (apt-get install -y ns2): end-to-end "
+                    "cross-check skipped")
+def test_two_newreno_flows_agree_with_ns2(tmp_path):
+    # A 2-flow NewReno dumbbell with 1-segment windows' worth of buffer to spare: both
+    # simulators fill the link; each flow's goodput within 5 % of ns-2's (seed 1).
+    sc = dumbbell()
+    sc["dumbbell"]["bottleneck"]["buffer"] = 100
+    sc["defaults"]["flows"]["max_window"] = "40000B"  # window-limited: no loss, no recovery
+    a, b = ns2.run_both(sc, 1, tmp_path)
+    assert (tmp_path / "scenario.tcl").exists()
+    for f in ("f1", "f2"):
+        x, y = a["flows"][f]["goodput_bps"], b["flows"][f]["goodput_bps"]
+        assert x > 1e6 and abs(y / x - 1) < 0.05, (f, x, y)
+        assert a["flows"][f]["timeouts"] == b["flows"][f]["timeouts"] == 0
+    assert a["links"]["bn"]["drops"] == b["links"]["bn"]["drops"] == 0
+
+
+def test_ns2_profile_is_ns2s_defaults():
+    # profile = "ns2" (main's keys) written out: the script sets ns-2.35's own defaults and
+    # nothing is left that ns-2 cannot switch (no notes) for NewReno.
+    s = ns2.translate(dumbbell(profile="ns2"))
+    for line in ("$tcp set syn_ true", "$tcp set tcpTick_ 0.01", "$tcp set bugFix_ true", "$tcp set singledup_ 1",
+                 "$tcp set newreno_changes1_ 1", "$tcp set windowInit_ 2", "$tcp set rtxcur_init_ 3",
+                 "$tcp set maxburst_ 0"):
+        assert s.otcl.count(line) == 2, line
+    assert s.notes == []
+    # Reno under the profile: bugFix_ true, and the profile's recovery cap of 2 is a note
+    # (ns-2's Reno has none).
+    s = ns2.translate(dumbbell(flows=[{"count": 2, "cc": "reno"}], profile="ns2"))
+    assert s.otcl.count("$tcp set bugFix_ true") == 2
+    assert [n.split(":")[0] for n in s.notes] == ["flows.f1.recovery_burst", "flows.f2.recovery_burst"]
