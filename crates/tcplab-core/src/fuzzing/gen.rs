@@ -185,7 +185,7 @@ impl<'a> Gen<'a> {
             n if n.contains("rate") => json!(self.pick(RATES)),
             n if [
                 "time", "delay", "period", "interval", "start", "stop", "on", "off", "duration",
-                "cap", "mean", "trace",
+                "cap", "mean", "trace", "tick",
             ]
             .iter()
             .any(|k| n.contains(k)) =>
@@ -194,7 +194,7 @@ impl<'a> Gen<'a> {
             }
             "events" => json!(self.pick(&["drop", "loss", "mark", "cwnd"])),
             // Names from a list the schema does not enumerate (valid ones first).
-            "profile" => json!(self.pick(&["linux", "ns3", "rfc"])),
+            "profile" => json!(self.pick(&["linux", "ns3", "rfc", "ns2"])),
             "pacing" => json!(self.pick(&["off", "cc", "linux", "50Mbps", "1bps"])),
             _ => json!(self.pick(&["g1", "auto", "1", ""])),
         }
@@ -510,6 +510,8 @@ fn repair_flow(t: &mut Map<String, Value>) {
         // Keys RACK-TLP refuses: they belong to duplicate-ack detection and the RTO rule.
         t.remove("nextseg_rule3");
         t.remove("rto_restart_on_retransmit");
+        t.remove("rto_restart_on_fast_retransmit");
+        t.remove("syn");
     }
     if has(t, "prr")
         || has(t, "nextseg_rule3")
@@ -524,6 +526,12 @@ fn repair_flow(t: &mut Map<String, Value>) {
     }
     if has(t, "dsack_undo") {
         t.insert("sack".into(), json!(true));
+    }
+    if t.get("sack") == Some(&json!(true)) && t.get("recovery") != Some(&json!("newreno")) {
+        // Reno/NewReno recovery's keys (ns-2's): not with SACK recovery.
+        for k in ["bugfix", "limited_transmit", "recovery_burst"] {
+            t.remove(k);
+        }
     }
     let cc = t.get("cc").map(|c| c.get("algorithm").unwrap_or(c).clone());
     if has(t, "ecn_echo")

@@ -356,7 +356,7 @@ impl JsonSchema for LimitSpec {
 pub struct FlowSpec {
     pub from: String,
     pub to: String,
-    /// A set of defaults for the keys below: "linux", "ns3" or "rfc" (docs/tcp.md,
+    /// A set of defaults for the keys below: "linux", "ns3", "rfc" or "ns2" (docs/tcp.md,
     /// "Profiles"). Expansion writes its keys into the flow (keys the flow or
     /// `[defaults.flows]` sets win) and removes it, so it is never set here after expansion.
     #[serde(default)]
@@ -478,6 +478,39 @@ pub struct FlowSpec {
     /// only on acks of new data. Not with `loss_detection = "rack"` (RACK's timers own it).
     #[serde(default)]
     pub rto_restart_on_retransmit: bool,
+    /// ns-2's `bugFix_`: a fast retransmit needs duplicate acks above `recover`, the highest
+    /// sequence sent when the last fast retransmit or timeout began (RFC 6582 §3.2 step 1).
+    /// Default: true for NewReno-style recovery, false for Reno (`cc = "reno"`); `true` on
+    /// Reno is ns-2's Agent/TCP/Reno default (a second loss in one window waits for the
+    /// timer). Reno/NewReno recovery only (not with `recovery = "rfc6675"`).
+    #[serde(default)]
+    pub bugfix: Option<bool>,
+    /// What a retransmission timeout halves for ssthresh: "flightsize" (RFC 5681 eq. 4, the
+    /// default) or "window" (ns-2's `slowdown`: half of min(cwnd, max_window)).
+    #[serde(default)]
+    pub timeout_ssthresh: TimeoutSsthreshSpec,
+    /// Restart the retransmission timer at a fast retransmit (ns-2's `dupack_action`), and
+    /// not at later retransmissions (compare `rto_restart_on_retransmit`). Default false.
+    #[serde(default)]
+    pub rto_restart_on_fast_retransmit: bool,
+    /// ns-2's RTO clock tick (`tcpTick_`, e.g. "10ms"): the RTO estimator counts round trips
+    /// in ticks with ns-2's fixed-point SRTT/RTTVAR and keeps RTO ≥ 2 ticks (docs/tcp.md).
+    /// Default: none (RFC 6298 on the exact clock).
+    #[serde(default)]
+    pub rto_tick: Option<DurationValue>,
+    /// Send a SYN (`header` bytes, no payload) first and start data when its ack returns
+    /// (ns-2's one-way TCP with `syn_ true`, its default). Default false.
+    #[serde(default)]
+    pub syn: bool,
+    /// Limited transmit (RFC 3042; ns-2's `singledup_ 1`): the first and second duplicate
+    /// acks each send one new segment while the flight stays within cwnd + dupacks segments.
+    /// Reno/NewReno recovery only. Default false.
+    #[serde(default)]
+    pub limited_transmit: bool,
+    /// At most this many new segments per ack during Reno/NewReno fast recovery (ns-2's
+    /// Newreno sends at most 2: `send_much(0, 0, 2)`). 0 (default) = no cap.
+    #[serde(default)]
+    pub recovery_burst: u32,
     /// Transport: "tcp" (default) or "udp" (datagrams, never acked; the TCP keys other
     /// than `header` do not apply).
     #[serde(default)]
@@ -593,6 +626,14 @@ pub enum AckCountingSpec {
     #[default]
     Acks,
     Segments,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum TimeoutSsthreshSpec {
+    #[default]
+    Flightsize,
+    Window,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]

@@ -1,4 +1,4 @@
-//! Flow profiles: `profile = "linux" | "ns3" | "rfc"` on a flow (or in `[defaults.flows]`)
+//! Flow profiles: `profile = "linux" | "ns3" | "rfc" | "ns2"` on a flow (or in `[defaults.flows]`)
 //! fills in the flow keys below; keys the flow (or `[defaults.flows]`) sets itself win.
 //! Expansion (`tcplab expand`) writes the keys out and drops `profile`. The tables are
 //! documented field by field, with sources, in docs/tcp.md ("Profiles").
@@ -9,15 +9,23 @@
 //!   (read from ns-3.40's sources; see docs/tcp.md for what was not verified for 3.44).
 //! - `"rfc"`: standards-track NewReno: RFC 5681 (IW 3 for SMSS 1460, delayed acks), RFC 6582
 //!   (the Impatient timer of §3.2 step 5), RFC 6298 (1 s initial and minimum RTO).
+//! - `"ns2"`: ns-2.35's one-way TCP agents and sinks as `tcl/lib/ns-default.tcl` sets them
+//!   (Agent/TCP, Agent/TCP/Newreno, Agent/TCPSink), each key's source in docs/tcp.md. The
+//!   algorithm is not set (Reno, Newreno, Vegas, ... are ns-2 agents of their own: set `cc`)
+//!   nor is `max_window` (ns-2's `window_` of 20 packets is a script's choice).
 
 use serde_json::{json, Value};
 
 /// The profiles' names, for error messages.
-pub const NAMES: [&str; 3] = ["linux", "ns3", "rfc"];
+pub const NAMES: [&str; 4] = ["linux", "ns3", "rfc", "ns2"];
 
 /// Keys that need `sack = true`: a flow that sets `sack = false` over a profile does not
 /// get them.
 pub const NEEDS_SACK: [&str; 5] = ["recovery", "prr", "loss_detection", "tlp", "dsack_undo"];
+
+/// Keys of Reno/NewReno recovery: a flow that sets `sack = true` over a profile without
+/// SACK (`ns2`: ns-2's Sack1 agent) does not get them.
+pub const NEEDS_NO_SACK: [&str; 3] = ["bugfix", "limited_transmit", "recovery_burst"];
 
 /// The flow keys a profile sets, in documentation order.
 pub fn keys(name: &str) -> Option<Vec<(&'static str, Value)>> {
@@ -84,6 +92,27 @@ pub fn keys(name: &str) -> Option<Vec<(&'static str, Value)>> {
             ("partial_ack_timer", json!("first")),
             ("recovery_exit", json!("ssthresh")),
             ("frto", json!(false)),
+            ("ecn", json!(false)),
+        ],
+        "ns2" => vec![
+            ("mss", json!(1000)),
+            ("header", json!(40)),
+            ("ack_size", json!(40)),
+            ("init_cwnd", json!(2)),
+            ("rto_initial", json!("3s")),
+            ("rto_min", json!("200ms")),
+            ("rto_max", json!("60s")),
+            ("rto_tick", json!("10ms")),
+            ("syn", json!(true)),
+            ("dupack_threshold", json!(3)),
+            ("sack", json!(false)),
+            ("bugfix", json!(true)),
+            ("timeout_ssthresh", json!("window")),
+            ("rto_restart_on_fast_retransmit", json!(true)),
+            ("partial_ack_timer", json!("first")),
+            ("recovery_exit", json!("ssthresh")),
+            ("limited_transmit", json!(true)),
+            ("recovery_burst", json!(2)),
             ("ecn", json!(false)),
         ],
         _ => return None,

@@ -11,8 +11,10 @@
 //! - [`rack`]: RACK-TLP loss detection (RFC 8985), for `loss_detection = "rack"`.
 //! - [`rtt::RttEstimator`]: RFC 6298 smoothing in integer picoseconds.
 //!
-//! Sequence numbers are 64-bit byte offsets and never wrap. There is no handshake: a
-//! connection starts established when its application starts.
+//! Sequence numbers are 64-bit byte offsets and never wrap. There is no handshake by
+//! default: a connection starts established when its application starts. With `syn` (ns-2's
+//! one-way TCP with `syn_`) a SYN of header size goes first and data follow its ack; the
+//! SYN is a data packet without payload (the only TCP data packet of length 0).
 
 pub mod rack;
 pub mod rate;
@@ -95,6 +97,41 @@ pub struct TcpConfig {
     /// RFC 6675 recovery: at a retransmission timeout the algorithm's FlightSize is
     /// `snd_max − snd_una − SACKed bytes` instead of `snd_max − snd_una`.
     pub rto_unsacked_flight: bool,
+    /// ns-2's `bugFix_` (`tcp-reno.cc`, `RenoTcpAgent::dupack_action`): a fast retransmit
+    /// needs duplicate acks above `recover` (RFC 6582 §3.2 step 1). `None`: as the
+    /// algorithm's recovery style says (NewReno checks, Reno does not); `Some(b)` forces it
+    /// for either style.
+    pub bugfix: Option<bool>,
+    /// What a retransmission timeout halves for ssthresh.
+    pub timeout_ssthresh: TimeoutSsthresh,
+    /// Restart the retransmission timer at a fast retransmit (ns-2's `dupack_action` calls
+    /// `reset_rtx_timer(1, 0)`), without restarting it at later retransmissions.
+    pub rto_restart_on_fast_retransmit: bool,
+    /// ns-2's clock granularity (`tcpTick_`): the RTO estimator counts round trips in ticks
+    /// and keeps ns-2's fixed-point SRTT/RTTVAR (`tcp.cc`, `rtt_update`, `rtt_timeout`).
+    /// `None`: the exact RFC 6298 estimator.
+    pub rto_tick: Option<SimDuration>,
+    /// A SYN (a data packet of `header` bytes and no payload) goes first; data starts when
+    /// its ack returns (ns-2's `syn_` with `delay_growth_`).
+    pub syn: bool,
+    /// Limited transmit (ns-2's `singledup_`, RFC 3042): the first and second duplicate
+    /// acks each send one new segment if the flight stays within `cwnd + dupacks` segments.
+    pub limited_transmit: bool,
+    /// At most this many new segments per ack during NewReno/Reno fast recovery (ns-2's
+    /// Newreno: `send_much(0, 0, 2)` in `NewRenoTcpAgent::recv`); 0 = no cap.
+    pub recovery_burst: u32,
+}
+
+/// The window a retransmission timeout halves for the new ssthresh.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TimeoutSsthresh {
+    /// RFC 5681 eq. (4): `ssthresh = max(FlightSize / 2, 2·SMSS)`. tcplab's default.
+    #[default]
+    FlightSize,
+    /// ns-2 (`tcp.cc`, `TcpAgent::timeout` → `slowdown(CLOSE_SSTHRESH_HALF|...)`): half the
+    /// current window `min(cwnd, awnd)`, whatever is in flight (after a recovery that
+    /// stalled, half the already halved window).
+    Window,
 }
 
 /// The sender's pacing (fq-style, per flow): a segment does not leave before the flow's
@@ -231,6 +268,13 @@ impl Default for TcpConfig {
             frto: false,
             dsack_undo: false,
             rto_unsacked_flight: false,
+            bugfix: None,
+            timeout_ssthresh: TimeoutSsthresh::FlightSize,
+            rto_restart_on_fast_retransmit: false,
+            rto_tick: None,
+            syn: false,
+            limited_transmit: false,
+            recovery_burst: 0,
         }
     }
 }

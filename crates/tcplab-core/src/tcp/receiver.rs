@@ -311,6 +311,9 @@ impl TcpReceiver {
         pkt: &Packet,
         out: &mut impl FnMut(Packet),
     ) -> RxOutcome {
+        if pkt.len == 0 {
+            return self.on_syn(now, pkt, out);
+        }
         self.stats.data_packets += 1;
         // RFC 3168 §6.1.3: CWR ends the echo, then a CE mark on this very segment starts it
         // again.
@@ -401,6 +404,21 @@ impl TcpReceiver {
             self.delack_deadline = Some(now + self.delayed_ack.unwrap());
         }
         res
+    }
+
+    /// A SYN (`syn = true` on the sender: the only data packet without payload): acked at
+    /// once, as ns-2's sinks do (`TcpSink::recv`; `SYN_immediate_ack_` for delayed-ack
+    /// sinks). It delivers nothing.
+    #[cold]
+    #[inline(never)]
+    fn on_syn(&mut self, now: SimTime, pkt: &Packet, out: &mut impl FnMut(Packet)) -> RxOutcome {
+        self.stats.data_packets += 1;
+        let echo = Packet {
+            rx_time: self.clock(now),
+            ..*pkt
+        };
+        self.send_ack(now, &echo, out);
+        RxOutcome::default()
     }
 
     /// Quick-ack mode: a data segment arrives at `now` (Linux `tcp_event_data_recv`: the

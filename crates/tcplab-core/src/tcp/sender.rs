@@ -67,7 +67,9 @@ use crate::tcp::rack::RackState;
 use crate::tcp::rate::RateSampler;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::sack::SackState;
-use crate::tcp::{LossDetection, Pacing, PartialAckTimer, Prr, Recovery, RecoveryExit, TcpConfig};
+use crate::tcp::{
+    LossDetection, Pacing, PartialAckTimer, Prr, Recovery, RecoveryExit, TcpConfig, TimeoutSsthresh,
+};
 use crate::time::{SimDuration, SimTime};
 
 mod rack_glue;
@@ -177,6 +179,30 @@ pub struct TcpSender {
     /// SACK flows whose algorithm sets the window in recovery itself
     /// (`controls_recovery_window`, BBR): no PRR, the recovery window is `cc.cwnd()`.
     cc_window: bool,
+    /// `bugfix`: whether duplicate acks at or below `recover` may start a fast retransmit
+    /// (`None`: as the algorithm's recovery style says).
+    bugfix: Option<bool>,
+    /// `timeout_ssthresh = "window"`: a timeout halves the window, not the flight.
+    timeout_window: bool,
+    /// `rto_restart_on_fast_retransmit`.
+    rto_restart_on_fr: bool,
+    /// `limited_transmit` (RFC 3042, ns-2 `singledup_`).
+    limited_transmit: bool,
+    /// `recovery_burst`: new segments per ack in Reno/NewReno recovery (0 = no cap).
+    recovery_burst: u32,
+    /// `syn`: the SYN's state (see [`Syn`]).
+    syn: Syn,
+}
+
+/// The one-way handshake of `syn = true` (ns-2's `syn_`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Syn {
+    /// No SYN, or its ack has arrived: data flow.
+    Done,
+    /// The SYN has not left yet.
+    ToSend,
+    /// The SYN is out (timed for the RTO estimator unless `retransmitted`).
+    Sent { retransmitted: bool },
 }
 
 impl TcpSender {
@@ -202,7 +228,12 @@ impl TcpSender {
             recovery_exit: cfg.recovery_exit,
             partial_acks: 0,
             cc,
-            rtt: RttEstimator::new(cfg.rto_initial, cfg.rto_min, cfg.rto_max),
+            rtt: match cfg.rto_tick {
+                Some(g) => {
+                    RttEstimator::new(cfg.rto_initial, cfg.rto_min, cfg.rto_max).with_tick(g)
+                }
+                None => RttEstimator::new(cfg.rto_initial, cfg.rto_min, cfg.rto_max),
+            },
             rtt_dist: crate::stats::RttDist::default(),
             snd_una: 0,
             snd_nxt: 0,
@@ -238,6 +269,13 @@ impl TcpSender {
             pace_deadline: None,
             rate: None,
             cc_window,
+            bugfix: cfg.bugfix,
+            timeout_window: cfg.timeout_ssthresh == TimeoutSsthresh::Window,
+            rto_restart_on_fr: cfg.rto_restart_on_fast_retransmit
+                && cfg.loss_detection != LossDetection::Rack,
+            limited_transmit: cfg.limited_transmit && cfg.recovery == Recovery::NewReno,
+            recovery_burst: cfg.recovery_burst,
+            syn: if cfg.syn { Syn::ToSend } else { Syn::Done },
         }
         .with_rate_sampler()
     }
@@ -550,14 +588,24 @@ impl TcpSender {
         if self.sack_out {
             return self.sack_output(now, out);
         }
+        if self.syn != Syn::Done {
+            return self.syn_output(now, out);
+        }
         if self.retx_pending && self.gate_open() {
             self.retx_pending = false;
             if self.snd_una < self.snd_max {
                 self.send_segment(now, self.snd_una, out);
             }
         }
+        // `recovery_burst`: the new segments this call may send (ns-2's Newreno sends at most
+        // two per ack in fast recovery).
+        let mut burst = if self.recovery_burst > 0 && self.state == CaState::Recovery {
+            self.recovery_burst
+        } else {
+            u32::MAX
+        };
         loop {
-            if !self.gate_open() || self.snd_nxt >= self.app_limit {
+            if !self.gate_open() || self.snd_nxt >= self.app_limit || burst == 0 {
                 break;
             }
             let len = (self.app_limit - self.snd_nxt).min(self.mss as u64);
@@ -576,6 +624,7 @@ impl TcpSender {
             if self.snd_nxt > self.snd_max {
                 self.snd_max = self.snd_nxt;
             }
+            burst -= 1;
         }
         if self.rate.is_some() {
             self.check_app_limited();
@@ -598,6 +647,9 @@ impl TcpSender {
     #[inline(never)]
     pub fn on_ack(&mut self, now: SimTime, pkt: &Packet, out: &mut impl FnMut(Packet)) {
         self.stats.acks_received += 1;
+        if self.syn != Syn::Done {
+            return self.syn_acked(now, pkt, out);
+        }
         let ack = pkt.ack;
         if ack > self.snd_max {
             // Acknowledges data never sent: ignore (cannot happen without corruption).
@@ -613,7 +665,7 @@ impl TcpSender {
         }
         if let Some((end, t0)) = self.timed {
             if ack >= end {
-                self.rtt.sample(now.since(t0));
+                self.rtt.sample_at(now, t0);
                 self.timed = None;
             }
         }
@@ -714,13 +766,19 @@ impl TcpSender {
                         // RFC 6582 §3.2 step 1: NewReno starts a fast retransmit only if the
                         // ack covers more than `recover` (the highest sequence sent when the
                         // last recovery or timeout began); duplicate acks at or below it are
-                        // most likely caused by unnecessary retransmissions (§4).
-                        let careful = self.cc.recovery_style() == RecoveryStyle::NewReno;
+                        // most likely caused by unnecessary retransmissions (§4). `bugfix`
+                        // (ns-2's `bugFix_`, `RenoTcpAgent::dupack_action`) makes Reno check
+                        // too, or NewReno not.
+                        let careful = self
+                            .bugfix
+                            .unwrap_or(self.cc.recovery_style() == RecoveryStyle::NewReno);
                         if self.dupacks == self.dupack_threshold
                             && self.state == CaState::Open
                             && (!careful || !self.recover_set || ack > self.recover)
                         {
                             self.enter_recovery(now, out);
+                        } else if self.limited_transmit && self.dupacks < self.dupack_threshold {
+                            self.limited_send(now, out);
                         }
                     }
                 }
@@ -762,6 +820,104 @@ impl TcpSender {
         self.partial_acks = 0;
         self.recover = self.snd_max;
         self.recover_set = true;
+        if self.rto_restart_on_fr {
+            // ns-2 `RenoTcpAgent::dupack_action`: `reset_rtx_timer(1, 0)` before the fast
+            // retransmit (no backoff; the current backoff stays in the timeout).
+            self.arm_timer(now);
+        }
+    }
+
+    /// Limited transmit (RFC 3042; ns-2 `TcpAgent::send_one` on the first and second
+    /// duplicate ack with `singledup_`): one new segment if the flight stays within
+    /// `cwnd + dupacks` segments and the receiver's window.
+    #[inline(never)]
+    fn limited_send(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
+        // At `snd_nxt`, which after a timeout may lie below `snd_max` (ns-2 sends `t_seqno_`).
+        if !self.gate_open() || self.snd_nxt >= self.app_limit {
+            return;
+        }
+        let len = (self.app_limit - self.snd_nxt).min(self.mss as u64);
+        let allowed = (self.cc.cwnd() + self.dupacks as u64 * self.mss as u64).min(self.max_window);
+        if self.snd_nxt + len > self.snd_una + allowed {
+            return;
+        }
+        let seq = self.snd_nxt;
+        self.snd_nxt += self.send_segment(now, seq, out) as u64;
+        self.snd_max = self.snd_max.max(self.snd_nxt);
+    }
+
+    /// `syn`: send the SYN (a data packet of `header` bytes, no payload; ns-2 `output` of
+    /// seqno 0 with `syn_`: `tcpip_base_hdr_size_` bytes) if it has not left.
+    #[cold]
+    #[inline(never)]
+    fn syn_output(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
+        if self.syn != Syn::ToSend || self.app_limit == 0 {
+            return;
+        }
+        self.send_syn(now, false, out);
+    }
+
+    fn send_syn(&mut self, now: SimTime, retransmitted: bool, out: &mut impl FnMut(Packet)) {
+        self.syn = Syn::Sent { retransmitted };
+        // Counted as a segment (and a retransmission when resent), as ns-2 counts it
+        // among the data packets it sends.
+        self.stats.segments_sent += 1;
+        if retransmitted {
+            self.stats.retransmits += 1;
+        }
+        if self.ipq_limit != u32::MAX {
+            self.ipq_count += 1;
+        }
+        out(Packet {
+            flow: self.flow,
+            src: self.src,
+            dst: self.dst,
+            kind: PacketKind::Data,
+            flags: if retransmitted { flags::RETX } else { 0 },
+            size: self.header,
+            len: 0,
+            seq: 0,
+            ack: 0,
+            ts: now,
+            rx_time: SimTime::ZERO,
+            tx_start: SimTime::MAX,
+            cc: CcHeader::default(),
+            sack_len2: 0,
+        });
+        self.arm_timer(now);
+    }
+
+    /// `syn`: the SYN's ack (the only ack before any data is sent). The first SYN's round
+    /// trip is an RTO sample (ns-2 times it; a retransmitted one is not: Karn); data start
+    /// with the initial window (ns-2's `delay_growth_`: the SYN's ack does not open it).
+    #[cold]
+    #[inline(never)]
+    fn syn_acked(&mut self, now: SimTime, pkt: &Packet, out: &mut impl FnMut(Packet)) {
+        let Syn::Sent { retransmitted } = self.syn else {
+            return;
+        };
+        if !retransmitted && !pkt.has(flags::RETX) {
+            self.rtt.sample_at(now, pkt.ts);
+        }
+        self.syn = Syn::Done;
+        self.rto_deadline = None;
+        self.output(now, out);
+    }
+
+    /// `syn`: the SYN's timer expired: back off and send it again. The algorithm sees a
+    /// timeout (ns-2's `TcpAgent::timeout` runs `slowdown` for a lost SYN too: ssthresh
+    /// falls to its floor of two segments).
+    #[cold]
+    #[inline(never)]
+    fn syn_timeout(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
+        self.stats.timeouts += 1;
+        let mut view = self.view();
+        if self.timeout_window {
+            view.in_flight = self.cc.cwnd().min(self.max_window);
+        }
+        self.cc.on_congestion(now, Congestion::Timeout, &view);
+        self.rtt.back_off();
+        self.send_syn(now, true, out);
     }
 
     fn enter_recovery(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
@@ -1039,6 +1195,9 @@ impl TcpSender {
 
     /// The retransmission timer expired (the caller checked the deadline).
     pub fn on_timeout(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
+        if self.syn != Syn::Done {
+            return self.syn_timeout(now, out);
+        }
         if self.rack.is_some() {
             return self.rack_timeout(now, out);
         }
@@ -1056,6 +1215,12 @@ impl TcpSender {
             // more than"); the bytes the receiver has SACKed have left the network
             // (docs/tcp.md, "Retransmission timeout").
             view.in_flight = view.in_flight.saturating_sub(st.sb.sacked());
+        }
+        if self.timeout_window {
+            // ns-2 `TcpAgent::timeout` → `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)`:
+            // ssthresh is half of `window()` = min(cwnd, awnd), fast recovery's inflation
+            // gone (`RenoTcpAgent::timeout` zeroes `dupwnd_` first).
+            view.in_flight = self.cc.cwnd().min(self.max_window);
         }
         self.cc.on_congestion(now, Congestion::Timeout, &view);
         self.rtt.back_off();
@@ -1525,6 +1690,204 @@ mod tests {
         });
         assert_eq!(s.state(), CaState::Open);
         assert_eq!(s.window(), 5_000);
+    }
+
+    /// Reno, 10 segments out, holes at 0 and 3000: the first fast retransmit, a partial ack
+    /// (Reno leaves recovery), then three duplicate acks of 3000 (the second hole, still
+    /// below `recover`). Fast retransmits and the window after them.
+    fn reno_second_hole(bugfix: Option<bool>) -> (u64, u64, Vec<u64>) {
+        let mut s = sender(10, false);
+        s.bugfix = bugfix;
+        let t0 = SimTime::ZERO;
+        collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+        for _ in 0..3 {
+            collect(&mut s, |s, o| s.on_ack(t0, &ack_pkt(0, t0), &mut |p| o(p)));
+        }
+        collect(&mut s, |s, o| {
+            s.on_ack(t0, &ack_pkt(3000, t0), &mut |p| o(p))
+        });
+        assert_eq!(s.state(), CaState::Open);
+        let mut sent = Vec::new();
+        for _ in 0..3 {
+            for p in collect(&mut s, |s, o| {
+                s.on_ack(t0, &ack_pkt(3000, t0), &mut |p| o(p))
+            }) {
+                sent.push(p.seq);
+            }
+        }
+        (s.stats.fast_retransmits, s.cc.cwnd(), sent)
+    }
+
+    #[test]
+    fn reno_bugfix_refuses_a_second_fast_retransmit_in_one_window() {
+        // ns-2 Agent/TCP/Reno with bugFix_ false (tcplab's Reno default): the second hole
+        // gets a second fast retransmit and a second halving.
+        let (fr, cwnd, sent) = reno_second_hole(None);
+        assert_eq!(fr, 2);
+        assert_eq!(cwnd, 3_500, "half of the 7 segments in flight");
+        assert_eq!(sent, vec![3000]);
+        // bugFix_ true (ns-2's default, `RenoTcpAgent::dupack_action`): the dupacks are at
+        // or below `recover` (10 000): no retransmission, no cut; the timer repairs it.
+        let (fr, cwnd, sent) = reno_second_hole(Some(true));
+        assert_eq!(fr, 1);
+        assert_eq!(cwnd, 5_000);
+        assert!(sent.is_empty(), "{sent:?}");
+        // NewReno without the check (bugFix_ false on Agent/TCP/Newreno).
+        let mut s = sender(10, true);
+        s.bugfix = Some(false);
+        let t0 = SimTime::ZERO;
+        collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+        s.on_timeout(SimTime(1), &mut |_| {});
+        for _ in 0..3 {
+            collect(&mut s, |s, o| s.on_ack(t0, &ack_pkt(0, t0), &mut |p| o(p)));
+        }
+        assert_eq!(
+            s.stats.fast_retransmits, 0,
+            "in the Loss state dupacks never start one"
+        );
+    }
+
+    #[test]
+    fn timeout_ssthresh_window_halves_the_window_not_the_flight() {
+        // 10 segments out, cwnd 10; a fast retransmit halves it to 5 and recovery stalls.
+        // At the timeout RFC 5681 halves the flight (10 segments: ssthresh 5), ns-2 the
+        // window (5: ssthresh 2.5 segments).
+        let run = |mode: TimeoutSsthresh| {
+            let mut s = sender(10, true);
+            s.timeout_window = mode == TimeoutSsthresh::Window;
+            let t0 = SimTime::ZERO;
+            collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+            for _ in 0..3 {
+                collect(&mut s, |s, o| s.on_ack(t0, &ack_pkt(0, t0), &mut |p| o(p)));
+            }
+            assert_eq!(s.cc.cwnd(), 5_000);
+            s.on_timeout(SimTime(1), &mut |_| {});
+            s.cc.ssthresh()
+        };
+        assert_eq!(run(TimeoutSsthresh::FlightSize), 5_000);
+        assert_eq!(run(TimeoutSsthresh::Window), 2_500);
+    }
+
+    #[test]
+    fn rto_restart_on_fast_retransmit_only() {
+        let mut s = sender(10, true);
+        s.rto_restart_on_fr = true;
+        let t0 = SimTime::ZERO;
+        collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+        let first = s.rto_deadline;
+        let t1 = SimTime(SimDuration::from_ms(50).0);
+        for _ in 0..3 {
+            collect(&mut s, |s, o| s.on_ack(t1, &ack_pkt(0, t0), &mut |p| o(p)));
+        }
+        assert_eq!(
+            s.rto_deadline,
+            Some(t1 + s.rtt.rto()),
+            "restarted at the fast retransmit"
+        );
+        assert_ne!(s.rto_deadline, first);
+        // Without the key the timer keeps running from the first send.
+        let mut q = sender(10, true);
+        collect(&mut q, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+        for _ in 0..3 {
+            collect(&mut q, |s, o| s.on_ack(t1, &ack_pkt(0, t0), &mut |p| o(p)));
+        }
+        assert_eq!(q.rto_deadline, first);
+    }
+
+    #[test]
+    fn limited_transmit_sends_one_new_segment_per_early_dupack() {
+        let mut s = sender(4, true);
+        s.limited_transmit = true;
+        let t0 = SimTime::ZERO;
+        let sent = collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+        assert_eq!(sent.len(), 4);
+        let mut new = Vec::new();
+        for _ in 0..2 {
+            for p in collect(&mut s, |s, o| s.on_ack(t0, &ack_pkt(0, t0), &mut |p| o(p))) {
+                new.push(p.seq);
+            }
+        }
+        assert_eq!(new, vec![4000, 5000]);
+        // The third is the fast retransmit (of 0), not a limited transmit.
+        let third = collect(&mut s, |s, o| s.on_ack(t0, &ack_pkt(0, t0), &mut |p| o(p)));
+        assert_eq!(third[0].seq, 0);
+        assert_eq!(s.stats.fast_retransmits, 1);
+        // Without the key, nothing is sent on the first two.
+        let mut q = sender(4, true);
+        collect(&mut q, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+        for _ in 0..2 {
+            assert!(
+                collect(&mut q, |s, o| s.on_ack(t0, &ack_pkt(0, t0), &mut |p| o(p))).is_empty()
+            );
+        }
+    }
+
+    #[test]
+    fn recovery_burst_caps_new_segments_per_ack() {
+        // The application offers 10 segments, all sent; eight duplicate acks inflate the
+        // recovery window to 5 + 3 + 5 = 13 segments with nothing new to send. Then more
+        // data: NewReno sends the 3 segments the window allows, with recovery_burst = 2
+        // only two in this call (ns-2 Newreno: `send_much(0, 0, 2)` per ack).
+        let run = |burst: u32| {
+            let mut s = sender(10, true);
+            s.recovery_burst = burst;
+            let t0 = SimTime::ZERO;
+            collect(&mut s, |s, o| s.set_app_limit(t0, 10_000, &mut |p| o(p)));
+            for _ in 0..8 {
+                collect(&mut s, |s, o| s.on_ack(t0, &ack_pkt(0, t0), &mut |p| o(p)));
+            }
+            assert_eq!(s.state(), CaState::Recovery);
+            let new = collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+            new.iter().filter(|p| !p.has(flags::RETX)).count()
+        };
+        assert_eq!(run(0), 3);
+        assert_eq!(run(2), 2);
+    }
+
+    #[test]
+    fn syn_goes_first_and_its_round_trip_times_the_rto() {
+        let mut s = sender(2, true);
+        s.syn = Syn::ToSend;
+        s.rtt = RttEstimator::new(
+            SimDuration::from_secs(3),
+            SimDuration::from_ms(200),
+            SimDuration::from_secs(60),
+        );
+        let t0 = SimTime::ZERO;
+        let out = collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0].len, out[0].size, out[0].seq), (0, 40, 0));
+        assert_eq!(s.rto_deadline, Some(SimTime(SimDuration::from_secs(3).0)));
+        // Lost: the timer resends it (backed off) and the algorithm saw a timeout.
+        let t3 = SimTime(SimDuration::from_secs(3).0);
+        let again = collect(&mut s, |s, o| s.on_timeout(t3, &mut |p| o(p)));
+        assert_eq!(again.len(), 1);
+        assert!(again[0].has(flags::RETX));
+        assert_eq!(s.stats.timeouts, 1);
+        assert_eq!(s.rto_deadline, Some(t3 + SimDuration::from_secs(6)));
+        // Its ack starts data; a retransmitted SYN gives no RTT sample (Karn).
+        let t4 = SimTime(SimDuration::from_ms(3100).0);
+        let mut a = ack_pkt(0, t3);
+        a.flags |= flags::RETX;
+        let data = collect(&mut s, |s, o| s.on_ack(t4, &a, &mut |p| o(p)));
+        assert!(!data.is_empty() && data.iter().all(|p| p.len == MSS));
+        assert_eq!(s.rtt.srtt(), None);
+    }
+
+    #[test]
+    fn first_syn_is_timed() {
+        let mut s = sender(2, true);
+        s.syn = Syn::ToSend;
+        let t0 = SimTime::ZERO;
+        collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+        let t1 = SimTime(SimDuration::from_ms(80).0);
+        let data = collect(&mut s, |s, o| s.on_ack(t1, &ack_pkt(0, t0), &mut |p| o(p)));
+        assert_eq!(
+            data.len(),
+            2,
+            "the initial window, not grown by the SYN's ack"
+        );
+        assert_eq!(s.rtt.srtt(), Some(SimDuration::from_ms(80)));
     }
 
     #[test]

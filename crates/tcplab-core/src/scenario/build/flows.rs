@@ -7,13 +7,14 @@ use crate::event::{FlowId, NodeId};
 use crate::net::{routing, Link, Node, NodeKind};
 use crate::scenario::{
     AckCountingSpec, EcnEchoSpec, LossDetectionSpec, PacingSpec, PartialAckTimerSpec, PrrSpec,
-    RecoveryExitSpec, RecoverySpec, Scenario, ScenarioError, TransportSpec,
+    RecoveryExitSpec, RecoverySpec, Scenario, ScenarioError, TimeoutSsthreshSpec, TransportSpec,
 };
 use crate::sim::{Flow, Transport};
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
 use crate::tcp::{
     EcnEcho, LossDetection, Pacing, PartialAckTimer, Prr, Recovery, RecoveryExit, TcpConfig,
+    TimeoutSsthresh,
 };
 use crate::time::SimDuration;
 use crate::udp::{UdpReceiver, UdpSender};
@@ -218,6 +219,43 @@ pub(super) fn flows(
                  probe timers share the retransmission timer and set it themselves",
             ));
         }
+        if recovery == Recovery::Rfc6675 {
+            for (on, k) in [
+                (fl.bugfix.is_some(), "bugfix"),
+                (fl.limited_transmit, "limited_transmit"),
+                (fl.recovery_burst > 0, "recovery_burst"),
+            ] {
+                if on {
+                    return Err(ScenarioError::new(
+                        format!("{f}.{k}"),
+                        "applies to Reno/NewReno recovery only (not with sack = true and \
+                         recovery = \"rfc6675\")",
+                    ));
+                }
+            }
+        }
+        if fl.syn && loss_detection == LossDetection::Rack {
+            return Err(ScenarioError::new(
+                format!("{f}.syn"),
+                "does not apply with loss_detection = \"rack\" (RACK-TLP owns the \
+                 retransmission timer the SYN needs)",
+            ));
+        }
+        if fl.rto_restart_on_fast_retransmit && loss_detection == LossDetection::Rack {
+            return Err(ScenarioError::new(
+                format!("{f}.rto_restart_on_fast_retransmit"),
+                "does not apply with loss_detection = \"rack\": RACK-TLP's timers set the \
+                 retransmission timer themselves",
+            ));
+        }
+        if let Some(t) = fl.rto_tick {
+            if t.0 .0 == 0 || t.0 > crate::time::SimDuration::from_secs(1) {
+                return Err(ScenarioError::new(
+                    format!("{f}.rto_tick"),
+                    "must be above 0 and at most 1 s (ns-2's tcpTick_ is 10 ms by default)",
+                ));
+            }
+        }
         if fl.ecn_retransmits && !fl.ecn {
             return Err(ScenarioError::new(
                 format!("{f}.ecn_retransmits"),
@@ -390,6 +428,16 @@ pub(super) fn flows(
             frto: fl.frto,
             dsack_undo: fl.dsack_undo,
             rto_unsacked_flight: fl.rto_unsacked_flight,
+            bugfix: fl.bugfix,
+            timeout_ssthresh: match fl.timeout_ssthresh {
+                TimeoutSsthreshSpec::Flightsize => TimeoutSsthresh::FlightSize,
+                TimeoutSsthreshSpec::Window => TimeoutSsthresh::Window,
+            },
+            rto_restart_on_fast_retransmit: fl.rto_restart_on_fast_retransmit,
+            rto_tick: fl.rto_tick.map(|d| d.0),
+            syn: fl.syn,
+            limited_transmit: fl.limited_transmit,
+            recovery_burst: fl.recovery_burst,
         };
         let algo = fl.cc.build(
             &format!("{f}.cc"),

@@ -334,10 +334,15 @@ fn apply_profile(e: &mut Obj, path: &str, origins: &mut Origins) -> Result<(), S
             ),
         ));
     };
-    // `sack = false` set over a SACK profile drops the keys that need SACK with it.
+    // `sack = false` set over a SACK profile drops the keys that need SACK with it, and
     let no_sack = e.get("sack") == Some(&Value::Bool(false));
+    // `sack = true` over a profile without SACK drops Reno/NewReno recovery's keys.
+    let sack = e.get("sack") == Some(&Value::Bool(true));
     for (k, dv) in keys {
         if no_sack && super::profiles::NEEDS_SACK.contains(&k) {
+            continue;
+        }
+        if sack && super::profiles::NEEDS_NO_SACK.contains(&k) {
             continue;
         }
         if !e.contains_key(k) {

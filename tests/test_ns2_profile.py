@@ -1,0 +1,102 @@
+"""`profile = "ns2"` and the ns-2 behaviour keys (docs/tcp.md, "The `ns2` profile")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import tcplab
+from tcplab import Scenario
+
+
+def _lossy(flow: dict[str, Any], duration: str = "20s", loss: float = 0.01) -> dict[str, Any]:
+    """One flow over 10 Mb/s, 50 ms, Bernoulli loss on the forward link."""
+    return {
+        "duration": duration,
+        "nodes": {"a": "host", "b": "host"},
+        "links": {
+            "ab": {
+                "from": "a",
+                "to": "b",
+                "rate": "10Mbps",
+                "delay": "25ms",
+                "queue": {"type": "droptail", "limit": 100},
+                "loss": loss,
+            },
+            "ba": {"from": "b", "to": "a", "rate": "10Mbps", "delay": "25ms"},
+        },
+        "flows": {"f": {"from": "a", "to": "b", "max_window": "100KiB", **flow}},
+        "metrics": {"steady_start": "0.5s"},
+    }
+
+
+def test_ns2_profile_expands_to_ns2_defaults() -> None:
+    sc = Scenario.from_dict(_lossy({"profile": "ns2", "cc": "reno"})).expand().to_dict()
+    f = sc["flows"]["f"]
+    assert "profile" not in f
+    want = {
+        "mss": 1000, "header": 40, "ack_size": 40, "init_cwnd": 2, "rto_initial": "3s",
+        "rto_min": "200ms", "rto_tick": "10ms", "syn": True, "bugfix": True,
+        "timeout_ssthresh": "window", "rto_restart_on_fast_retransmit": True,
+        "partial_ack_timer": "first", "limited_transmit": True, "recovery_burst": 2,
+        "sack": False,
+    }  # fmt: skip
+    assert {k: f[k] for k in want} == want
+    # The scenario's own keys win.
+    assert f["cc"] == "reno" and f["max_window"] == "100KiB"
+
+
+def test_sack_over_the_ns2_profile_drops_reno_recovery_keys() -> None:
+    sc = Scenario.from_dict(_lossy({"profile": "ns2", "sack": True})).expand().to_dict()
+    f = sc["flows"]["f"]
+    for k in ("bugfix", "limited_transmit", "recovery_burst"):
+        assert k not in f
+    assert f["syn"] is True
+    tcplab.run(Scenario.from_dict(sc), progress=False)  # builds and runs
+
+
+@pytest.mark.parametrize(
+    ("flow", "field", "says"),
+    [
+        ({"sack": True, "bugfix": True}, "flows.f.bugfix", "Reno/NewReno recovery only"),
+        ({"sack": True, "limited_transmit": True}, "flows.f.limited_transmit", "Reno/NewReno"),
+        ({"sack": True, "recovery_burst": 2}, "flows.f.recovery_burst", "Reno/NewReno"),
+        ({"sack": True, "loss_detection": "rack", "syn": True}, "flows.f.syn", "rack"),
+        ({"sack": True, "loss_detection": "rack", "rto_restart_on_fast_retransmit": True}, "flows.f.rto_restart_on_fast_retransmit", "rack"),
+        ({"rto_tick": "0s"}, "flows.f.rto_tick", "above 0"),
+        ({"rto_tick": "2s"}, "flows.f.rto_tick", "at most 1 s"),
+        ({"timeout_ssthresh": "half"}, "flows.f.timeout_ssthresh", "flightsize"),
+    ],
+)  # fmt: skip
+def test_bad_ns2_keys_name_the_field(flow: dict[str, Any], field: str, says: str) -> None:
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.run(Scenario.from_dict(_lossy(flow, "1s")), progress=False)
+    assert e.value.field == field, str(e.value)
+    assert says in e.value.reason
+
+
+def test_syn_puts_a_header_sized_packet_first_and_delays_data_one_round_trip() -> None:
+    plain = tcplab.run(Scenario.from_dict(_lossy({}, "1s", 0.0)), progress=False)
+    syn = tcplab.run(Scenario.from_dict(_lossy({"syn": True}, "1s", 0.0)), progress=False)
+    lp = plain.links.filter(plain.links["name"] == "ab").row(0, named=True)
+    ls = syn.links.filter(syn.links["name"] == "ab").row(0, named=True)
+    fp, fs = plain.flows.row(0, named=True), syn.flows.row(0, named=True)
+    # Full 1500-byte segments only, plus one 40-byte SYN.
+    assert lp["tx_data_bytes"] % 1500 == 0
+    assert ls["tx_data_bytes"] % 1500 == 40
+    # Data start one round trip (50 ms) later: less sent in a second of slow start.
+    assert fs["segments_sent"] < fp["segments_sent"]
+    assert fs["timeouts"] == 0 and fs["retransmits"] == 0
+
+
+def test_reno_bugfix_trades_second_fast_retransmits_for_timeouts() -> None:
+    """ns-2's Agent/TCP/Reno (`bugFix_ true`): a second loss in one window waits for the
+    timer instead of a second fast retransmit and halving (issue 28: 56 against 12 timeouts
+    per flow in ns-2's runs)."""
+    runs = {}
+    for bugfix in (False, True):
+        res = tcplab.run(Scenario.from_dict(_lossy({"cc": "reno", "bugfix": bugfix}, "30s", 0.02)), progress=False)
+        runs[bugfix] = res.flows.row(0, named=True)
+    assert runs[True]["timeouts"] > runs[False]["timeouts"]
+    assert runs[True]["fast_retransmits"] < runs[False]["fast_retransmits"]
