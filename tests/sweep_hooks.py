@@ -65,3 +65,29 @@ class Crash:
                 (d / f"{_key(scenario, seed)}-{n}").touch()
                 os._exit(3)
         return tcplab.run(scenario, seed=seed, progress=False)
+
+
+class KillableCounting(Counting):
+    """As :class:`Counting`; then, for ``seed``, leaves a file named ``PID-KEY`` in
+    ``pid_dir`` and waits ``seconds`` before running, so that a test can SIGKILL the worker
+    process from outside while the run is in flight (issue 32: a Dask worker killed
+    mid-run)."""
+
+    def __init__(self, log: Path, pid_dir: Path, seed: int, seconds: float) -> None:
+        super().__init__(log)
+        self.pid_dir = str(pid_dir)
+        self.seed = seed
+        self.seconds = seconds
+
+    def __call__(self, scenario: tcplab.Scenario, seed: int) -> tcplab.Result:
+        import time
+
+        fd = os.open(self.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, f"{_key(scenario, seed)} {seed}\n".encode())
+        finally:
+            os.close(fd)
+        if seed == self.seed:
+            (Path(self.pid_dir) / f"{os.getpid()}-{_key(scenario, seed)}").touch()
+            time.sleep(self.seconds)
+        return tcplab.run(scenario, seed=seed, progress=False)

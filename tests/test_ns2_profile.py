@@ -38,7 +38,7 @@ def test_ns2_profile_expands_to_ns2_defaults() -> None:
     want = {
         "mss": 1000, "header": 40, "ack_size": 40, "init_cwnd": 2, "rto_initial": "3s",
         "rto_min": "200ms", "rto_tick": "10ms", "syn": True, "bugfix": True,
-        "timeout_ssthresh": "window", "rto_restart_on_fast_retransmit": True,
+        "ssthresh_basis": "window", "rto_restart_on_fast_retransmit": True,
         "partial_ack_timer": "first", "limited_transmit": True, "recovery_burst": 2,
         "sack": False,
     }  # fmt: skip
@@ -66,7 +66,7 @@ def test_sack_over_the_ns2_profile_drops_reno_recovery_keys() -> None:
         ({"sack": True, "loss_detection": "rack", "rto_restart_on_fast_retransmit": True}, "flows.f.rto_restart_on_fast_retransmit", "rack"),
         ({"rto_tick": "0s"}, "flows.f.rto_tick", "above 0"),
         ({"rto_tick": "2s"}, "flows.f.rto_tick", "at most 1 s"),
-        ({"timeout_ssthresh": "half"}, "flows.f.timeout_ssthresh", "flightsize"),
+        ({"ssthresh_basis": "half"}, "flows.f.ssthresh_basis", "flightsize"),
     ],
 )  # fmt: skip
 def test_bad_ns2_keys_name_the_field(flow: dict[str, Any], field: str, says: str) -> None:

@@ -4,6 +4,8 @@ with tshark when it is installed."""
 from __future__ import annotations
 
 import json
+import os
+import stat
 import shutil
 import subprocess
 from pathlib import Path
@@ -243,15 +245,21 @@ def test_bad_values_name_the_field(cli: CliRunner, tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 def test_write_error_is_reported_not_raised(cli: CliRunner, tmp_path: Path) -> None:
-    sc = tcplab.Scenario.from_toml(EXAMPLE).with_overrides({"duration": "2s", "links.rb.pcap": "/dev/full"})
-    res = tcplab.run(sc, progress=False, pcap_dir=tmp_path)
+    # /dev/full inside the output directory: pcap_dir /dev from Python, a device node
+    # (mknod, root only) in --out from the CLI.
+    sc = tcplab.Scenario.from_toml(EXAMPLE).with_overrides({"duration": "2s", "links.rb.pcap": "full", "links.br.pcap": "null"})
+    res = tcplab.run(sc, progress=False, pcap_dir="/dev")
     assert len(res.warnings) == 1
     assert res.warnings[0].startswith("links.rb.pcap: writing '/dev/full' failed: No space left on device")
     files = {f["link"]: f for f in res.summary["pcap"]["files"]}
     assert files["br"]["error"] is None and files["rb"]["error"]
-    r = cli("run", EXAMPLE, "--out", tmp_path / "o", "--set", "links.rb.pcap=/dev/full", "--set", "duration=2s", "--quiet")
+    if os.geteuid() != 0:
+        pytest.skip("the CLI half needs mknod (root)")
+    (tmp_path / "o").mkdir()
+    os.mknod(tmp_path / "o" / "full.pcap", stat.S_IFCHR | 0o666, os.makedev(1, 7))
+    r = cli("run", EXAMPLE, "--out", tmp_path / "o", "--set", "links.rb.pcap=full.pcap", "--set", "duration=2s", "--quiet")
     assert r.returncode == 1
-    assert "error: links.rb.pcap: writing '/dev/full' failed: No space left on device" in r.stderr
+    assert f"error: links.rb.pcap: writing '{tmp_path / 'o' / 'full.pcap'}' failed: No space left on device" in r.stderr
     assert "Traceback" not in r.stderr and "panicked" not in r.stderr
     assert (tmp_path / "o" / "summary.json").exists(), "the other results are still written"
 
@@ -312,3 +320,47 @@ def test_default_pcap_dir_is_the_current_directory(tmp_path: Path, monkeypatch: 
     # Cut off mid-run: the packet in transmission at the end is recorded but not counted.
     assert _link(res, "rb")["tx_packets"] <= n <= _link(res, "rb")["tx_packets"] + 1
     assert n == {f["link"]: f for f in res.summary["pcap"]["files"]}["rb"]["packets"]
+
+
+@pytest.mark.parametrize(
+    ("path", "says"),
+    [
+        ("/tmp/anywhere.pcap", "is an absolute path"),
+        ("../evil_rel.pcap", "contains '..'"),
+        ("sub/../../evil.pcap", "contains '..'"),
+    ],
+)  # fmt: skip
+def test_scenario_pcap_paths_stay_inside_the_output_directory(cli: CliRunner, tmp_path: Path, path: str, says: str) -> None:
+    """Issue 32: a scenario file is data: it writes only under --out (one line naming the
+    key), from the CLI, `tcplab validate` and the Python API alike, and nothing is written."""
+    sc = tcplab.Scenario.from_toml(EXAMPLE).with_overrides({"links.rb.pcap": path})
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.run(sc, progress=False, pcap_dir=tmp_path / "o")
+    assert e.value.field == "links.rb.pcap" and says in e.value.reason
+    r = cli("run", EXAMPLE, "--out", tmp_path / "o", "--set", f"links.rb.pcap={path}", "--quiet")
+    assert r.returncode == 2
+    (line,) = r.stderr.strip().splitlines()
+    assert line.startswith(f"error: {EXAMPLE}: links.rb.pcap: '{path}'") and says in line
+    r = cli("validate", EXAMPLE, "--set", f"links.rb.pcap={path}")
+    assert r.returncode == 2 and says in r.stderr
+    assert not (tmp_path / "o").exists() and not (tmp_path / "evil_rel.pcap").exists()
+
+
+def test_symbolic_links_out_of_the_output_directory_are_refused(tmp_path: Path) -> None:
+    out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
+    out.mkdir()
+    elsewhere.mkdir()
+    (out / "sub").symlink_to(elsewhere)
+    (out / "link.pcap").symlink_to(elsewhere / "target.pcap")
+    (out / "inside").mkdir()
+    sc = tcplab.Scenario.from_toml(EXAMPLE).with_overrides({"duration": "2s"})
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.run(sc.with_overrides({"links.rb.pcap": "sub/rb.pcap"}), progress=False, pcap_dir=out)
+    assert e.value.field == "links.rb.pcap" and "leads outside the run's output directory" in e.value.reason
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.run(sc.with_overrides({"links.rb.pcap": "link.pcap"}), progress=False, pcap_dir=out)
+    assert e.value.field == "links.rb.pcap" and "is a symbolic link" in e.value.reason
+    assert list(elsewhere.iterdir()) == []
+    # A real subdirectory of the output directory is fine.
+    res = tcplab.run(sc.with_overrides({"links.rb.pcap": "inside/rb.pcap"}), progress=False, pcap_dir=out)
+    assert res.pcaps["rb"] == out / "inside" / "rb.pcap" and res.pcaps["rb"].stat().st_size > 24

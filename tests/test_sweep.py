@@ -422,6 +422,53 @@ def test_dask_local_cluster_end_to_end(spec_dir: Path, tmp_path: Path) -> None:
         assert len(list(markers.iterdir())) == 1  # seed 2 did kill a worker once
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.filterwarnings("ignore::ResourceWarning")
+def test_dask_worker_killed_mid_run_loses_and_duplicates_nothing(spec_dir: Path, tmp_path: Path) -> None:
+    """Issue 32: SIGKILL from outside (the OOM killer, a preempted node) on a Dask worker
+    while it runs: the scheduler runs that task again on the restarted worker; every run is
+    stored exactly once and the results equal a local sweep's."""
+    distributed = pytest.importorskip("distributed")
+    import threading
+
+    from sweep_hooks import KillableCounting
+
+    local = tcplab.sweep(spec_dir / "grid.toml", tmp_path / "local", jobs=2, progress=False)
+    log, pids = tmp_path / "log", tmp_path / "pids"
+    pids.mkdir()
+    killed: list[str] = []
+
+    def killer() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not killed:
+            for f in pids.iterdir():
+                pid, key = f.name.split("-", 1)
+                os.kill(int(pid), signal.SIGKILL)
+                killed.append(key)
+                return
+            time.sleep(0.01)
+
+    t = threading.Thread(target=killer, daemon=True)
+    t.start()
+    with distributed.LocalCluster(
+        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None, silence_logs=50
+    ) as cluster:
+        # Seed 2's runs wait 2 s in the worker first: the first of them is killed there.
+        hook = KillableCounting(log, pids, seed=2, seconds=2.0)
+        res = tcplab.sweep(spec_dir / "grid.toml", tmp_path / "dask", dask=cluster.scheduler_address, progress=False, run_fn=hook)
+    t.join(timeout=5)
+    assert len(killed) == 1, "no worker was killed"
+    assert (res.ok, res.failed) == (12, 0)
+    manifest = json.loads((tmp_path / "dask" / "manifest.json").read_text())
+    assert manifest["counts"] == {"ok": 12, "failed": 0, "pending": 0}
+    assert len(list((tmp_path / "dask" / "runs").iterdir())) == 12 and not (tmp_path / "dask" / "tmp").exists()
+    assert res.summary.equals(local.summary)
+    keys = [line.split()[0] for line in log.read_text().splitlines()]
+    # Every run executed once, the killed one twice: none lost, none stored twice.
+    assert len(set(keys)) == 12
+    assert sorted(k for k in set(keys) if keys.count(k) > 1) == killed
+
+
 def test_dask_bad_address_is_a_clear_error(spec_dir: Path, tmp_path: Path) -> None:
     pytest.importorskip("distributed")
     env = {**os.environ, "NO_COLOR": "1", "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s"}

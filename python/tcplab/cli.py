@@ -104,6 +104,10 @@ def run(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no report.")] = False,
     json_: Annotated[bool, typer.Option("--json", help="Print summary.json to standard output instead of the tables.")] = False,
     audit: Annotated[bool, typer.Option("--audit", help="Check the engine's invariants while running (docs/reliability.md); results are identical.")] = False,
+    max_memory: Annotated[
+        Optional[str],
+        typer.Option("--max-memory", help="Refuse scenarios whose estimated memory exceeds this size, e.g. 32GB (default: half the available memory).", show_default=False),
+    ] = None,
 ) -> None:
     """Run a scenario; write results and plots to --out and print the report."""
     try:
@@ -128,7 +132,7 @@ def run(
             except OSError as e:
                 print(f"error: {e.filename or out}: cannot write: {e.strerror or e}", file=sys.stderr)
                 raise typer.Exit(1) from None
-        result = run_scenario(sc, seed=seed, progress=not (quiet or json_), pcap_dir=out, audit=audit)
+        result = run_scenario(sc, seed=seed, progress=not (quiet or json_), pcap_dir=out, audit=audit, max_memory=max_memory)
     except ScenarioError as e:
         _fail(e, scenario)
     except KeyboardInterrupt:

@@ -6,6 +6,8 @@ progress bar can be updated and Ctrl-C (KeyboardInterrupt) stops the run promptl
 
 from __future__ import annotations
 
+import re
+
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -81,6 +83,21 @@ def _progress(console: Console | None) -> Progress:
     )
 
 
+_SIZE_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+
+
+def parse_size(value: int | str, field: str) -> int:
+    """A byte count: an integer, or a number with a unit (``"16GB"``, ``"8GiB"``, ``"512MB"``).
+    Raises ScenarioError naming ``field``."""
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    if isinstance(value, str):
+        m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*", value)
+        if m and m.group(2).lower() in _SIZE_UNITS and float(m.group(1)) > 0:
+            return int(float(m.group(1)) * _SIZE_UNITS[m.group(2).lower()])
+    raise scenario_error(field, f"must be a positive size such as 16GB, 8GiB or 512MB, got {value!r}")
+
+
 def run(
     scenario: Scenario | Mapping[str, Any] | str | Path,
     seed: int | None = None,
@@ -89,6 +106,7 @@ def run(
     console: Console | None = None,
     pcap_dir: str | Path | None = None,
     audit: bool | int = False,
+    max_memory: int | str | None = None,
 ) -> Result:
     """Run ``scenario`` to completion and return its :class:`Result`.
 
@@ -104,6 +122,9 @@ def run(
         audit: switch on the engine's invariant auditor (docs/reliability.md): ``True``
             checks the whole state every 1024 events, an integer every that many events.
             Results are identical either way; a violation (an engine bug) raises.
+        max_memory: refuse a scenario whose estimated memory once built exceeds this many
+            bytes (an integer, or a size such as ``"16GB"`` / ``"8GiB"``); default: half of
+            the machine's available memory (docs/scenarios.md, "Size limits").
 
     Raises:
         ScenarioError: the scenario is invalid (the field is ``err.args[1]``).
@@ -118,6 +139,8 @@ def run(
         extra: dict[str, Any] = {} if pcap_dir is None else {"pcap_dir": str(pcap_dir)}
         if audit:
             extra["audit"] = 1024 if audit is True else int(audit)
+        if max_memory is not None:
+            extra["max_memory"] = parse_size(max_memory, "max_memory")
         sim = _core.Simulation(sc.to_json(), seed, **extra)
     except ScenarioError as e:
         e.file = sc.source

@@ -50,3 +50,16 @@ pub fn load_toml(text: &str, seed: Option<u64>) -> Result<Built, ScenarioError> 
 pub fn load_json(text: &str, seed: Option<u64>) -> Result<Built, ScenarioError> {
     scenario::build(scenario::from_json(text)?, seed)
 }
+
+/// [`load_json`] with an explicit memory limit (`None`: half the available memory).
+pub fn load_json_limited(
+    text: &str,
+    seed: Option<u64>,
+    max_memory: Option<u64>,
+) -> Result<Built, ScenarioError> {
+    let limit = max_memory.map_or(
+        scenario::memory::MemoryLimit::Auto,
+        scenario::memory::MemoryLimit::Bytes,
+    );
+    scenario::build_limited(scenario::from_json(text)?, seed, limit)
+}

@@ -152,16 +152,20 @@ impl Simulation {
     /// current directory); `pcap_log` also keeps every captured packet for `results()`.
     /// `audit` > 0 switches the invariant auditor on, checking the whole state every `audit`
     /// events (a violation raises a PanicException naming the rule: an engine bug).
+    /// `max_memory` (bytes) bounds the built scenario's estimated memory (default: half the
+    /// machine's available memory).
     #[new]
-    #[pyo3(signature = (scenario_json, seed=None, pcap_dir=None, pcap_log=false, audit=0))]
+    #[pyo3(signature = (scenario_json, seed=None, pcap_dir=None, pcap_log=false, audit=0, max_memory=None))]
     fn new(
         scenario_json: &str,
         seed: Option<u64>,
         pcap_dir: Option<PathBuf>,
         pcap_log: bool,
         audit: u64,
+        max_memory: Option<u64>,
     ) -> PyResult<Self> {
-        let mut built = tcplab_core::load_json(scenario_json, seed).map_err(scenario_err)?;
+        let mut built = tcplab_core::load_json_limited(scenario_json, seed, max_memory)
+            .map_err(scenario_err)?;
         built
             .open_pcaps(pcap_dir.as_deref(), pcap_log)
             .map_err(scenario_err)?;

@@ -8,6 +8,7 @@
 
 mod build;
 pub mod expand;
+pub mod memory;
 pub mod profiles;
 pub mod suggest;
 pub mod tagged;
@@ -106,7 +107,18 @@ pub struct Scenario {
 /// Validate `sc` and build the simulation. `seed` overrides `sc.seed` when given. Errors
 /// on values that expansion produced name the field they came from; the origins stay in
 /// `Built::scenario` (the report's warnings tell a user's keys from a profile's).
-pub fn build(mut sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
+pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
+    build_limited(sc, seed, memory::MemoryLimit::Auto)
+}
+
+/// [`build`], refusing first a scenario whose estimated memory ([`memory::estimate`])
+/// exceeds `limit` (one line naming the largest contributor).
+pub fn build_limited(
+    mut sc: Scenario,
+    seed: Option<u64>,
+    limit: memory::MemoryLimit,
+) -> Result<Built, ScenarioError> {
+    memory::check(&sc, limit)?;
     let origins = std::mem::take(&mut sc.origins);
     let mut b = build::build(sc, seed).map_err(|e| origins.locate(e))?;
     b.scenario.origins = origins;
@@ -488,7 +500,7 @@ pub struct FlowSpec {
     /// What a retransmission timeout halves for ssthresh: "flightsize" (RFC 5681 eq. 4, the
     /// default) or "window" (ns-2's `slowdown`: half of min(cwnd, max_window)).
     #[serde(default)]
-    pub timeout_ssthresh: TimeoutSsthreshSpec,
+    pub ssthresh_basis: SsthreshBasisSpec,
     /// Restart the retransmission timer at a fast retransmit (ns-2's `dupack_action`), and
     /// not at later retransmissions (compare `rto_restart_on_retransmit`). Default false.
     #[serde(default)]
@@ -630,7 +642,7 @@ pub enum AckCountingSpec {
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
-pub enum TimeoutSsthreshSpec {
+pub enum SsthreshBasisSpec {
     #[default]
     Flightsize,
     Window,

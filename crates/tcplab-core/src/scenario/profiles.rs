@@ -107,7 +107,7 @@ pub fn keys(name: &str) -> Option<Vec<(&'static str, Value)>> {
             ("dupack_threshold", json!(3)),
             ("sack", json!(false)),
             ("bugfix", json!(true)),
-            ("timeout_ssthresh", json!("window")),
+            ("ssthresh_basis", json!("window")),
             ("rto_restart_on_fast_retransmit", json!(true)),
             ("partial_ack_timer", json!("first")),
             ("recovery_exit", json!("ssthresh")),

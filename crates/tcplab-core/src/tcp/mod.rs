@@ -102,8 +102,8 @@ pub struct TcpConfig {
     /// algorithm's recovery style says (NewReno checks, Reno does not); `Some(b)` forces it
     /// for either style.
     pub bugfix: Option<bool>,
-    /// What a retransmission timeout halves for ssthresh.
-    pub timeout_ssthresh: TimeoutSsthresh,
+    /// What a loss (fast retransmit, timeout, ECN-Echo) halves for ssthresh.
+    pub ssthresh_basis: SsthreshBasis,
     /// Restart the retransmission timer at a fast retransmit (ns-2's `dupack_action` calls
     /// `reset_rtx_timer(1, 0)`), without restarting it at later retransmissions.
     pub rto_restart_on_fast_retransmit: bool,
@@ -122,15 +122,18 @@ pub struct TcpConfig {
     pub recovery_burst: u32,
 }
 
-/// The window a retransmission timeout halves for the new ssthresh.
+/// The amount a congestion signal halves for the new ssthresh: what the algorithm sees as
+/// [`crate::cc::ConnView::in_flight`] in `on_congestion`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum TimeoutSsthresh {
-    /// RFC 5681 eq. (4): `ssthresh = max(FlightSize / 2, 2·SMSS)`. tcplab's default.
+pub enum SsthreshBasis {
+    /// RFC 5681 eq. (4): FlightSize (`snd_max − snd_una`). tcplab's default.
     #[default]
     FlightSize,
-    /// ns-2 (`tcp.cc`, `TcpAgent::timeout` → `slowdown(CLOSE_SSTHRESH_HALF|...)`): half the
-    /// current window `min(cwnd, awnd)`, whatever is in flight (after a recovery that
-    /// stalled, half the already halved window).
+    /// ns-2 (`tcp/tcp.cc`, `TcpAgent::slowdown`: `halfwin = windowd() / 2`): the current
+    /// window `min(cwnd, awnd)` without fast recovery's inflation, at a fast retransmit
+    /// (`dupack_action`), a timeout (`timeout`; after a recovery that stalled, half the
+    /// already halved window) and an ECN-Echo (`ecn`). With limited transmit the flight
+    /// exceeds the window by up to two segments at a fast retransmit.
     Window,
 }
 
@@ -269,7 +272,7 @@ impl Default for TcpConfig {
             dsack_undo: false,
             rto_unsacked_flight: false,
             bugfix: None,
-            timeout_ssthresh: TimeoutSsthresh::FlightSize,
+            ssthresh_basis: SsthreshBasis::FlightSize,
             rto_restart_on_fast_retransmit: false,
             rto_tick: None,
             syn: false,

@@ -68,7 +68,7 @@ use crate::tcp::rate::RateSampler;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::sack::SackState;
 use crate::tcp::{
-    LossDetection, Pacing, PartialAckTimer, Prr, Recovery, RecoveryExit, TcpConfig, TimeoutSsthresh,
+    LossDetection, Pacing, PartialAckTimer, Prr, Recovery, RecoveryExit, SsthreshBasis, TcpConfig,
 };
 use crate::time::{SimDuration, SimTime};
 
@@ -182,8 +182,8 @@ pub struct TcpSender {
     /// `bugfix`: whether duplicate acks at or below `recover` may start a fast retransmit
     /// (`None`: as the algorithm's recovery style says).
     bugfix: Option<bool>,
-    /// `timeout_ssthresh = "window"`: a timeout halves the window, not the flight.
-    timeout_window: bool,
+    /// `ssthresh_basis = "window"`: losses halve the window, not the flight.
+    window_basis: bool,
     /// `rto_restart_on_fast_retransmit`.
     rto_restart_on_fr: bool,
     /// `limited_transmit` (RFC 3042, ns-2 `singledup_`).
@@ -270,7 +270,7 @@ impl TcpSender {
             rate: None,
             cc_window,
             bugfix: cfg.bugfix,
-            timeout_window: cfg.timeout_ssthresh == TimeoutSsthresh::Window,
+            window_basis: cfg.ssthresh_basis == SsthreshBasis::Window,
             rto_restart_on_fr: cfg.rto_restart_on_fast_retransmit
                 && cfg.loss_detection != LossDetection::Rack,
             limited_transmit: cfg.limited_transmit && cfg.recovery == Recovery::NewReno,
@@ -470,6 +470,18 @@ impl TcpSender {
             recovery_exit: self.recovery_exit,
             una_retransmitted: self.snd_una < self.retx_high,
         }
+    }
+
+    /// The view an algorithm's `on_congestion` gets: with `ssthresh_basis = "window"` its
+    /// `in_flight` is the window `min(cwnd, max_window)` (ns-2's `slowdown` halves
+    /// `windowd()`), not FlightSize.
+    #[inline(never)]
+    fn loss_view(&self) -> ConnView {
+        let mut v = self.view();
+        if self.window_basis {
+            v.in_flight = self.cc.cwnd().min(self.max_window);
+        }
+        v
     }
 
     /// `ConnView::pipe`: the scoreboard's pipe for rate-sampling algorithms (BBR) on SACK
@@ -714,7 +726,7 @@ impl TcpSender {
             {
                 // RFC 3168 §6.1.2: reduce as for a loss, without retransmitting.
                 self.stats.ecn_reductions += 1;
-                let view = self.view();
+                let view = self.loss_view();
                 self.cc.on_congestion(now, Congestion::Ecn, &view);
                 self.ecn_reacted_until = Some(self.snd_max);
                 self.cwr_pending = true;
@@ -811,7 +823,7 @@ impl TcpSender {
             self.undo_on_recovery();
         }
         self.stats.fast_retransmits += 1;
-        let view = self.view();
+        let view = self.loss_view();
         if self.ecn_reacted_until.is_none_or(|h| self.snd_una >= h) {
             self.cc
                 .on_congestion(now, Congestion::FastRetransmit, &view);
@@ -911,10 +923,7 @@ impl TcpSender {
     #[inline(never)]
     fn syn_timeout(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
         self.stats.timeouts += 1;
-        let mut view = self.view();
-        if self.timeout_window {
-            view.in_flight = self.cc.cwnd().min(self.max_window);
-        }
+        let view = self.loss_view();
         self.cc.on_congestion(now, Congestion::Timeout, &view);
         self.rtt.back_off();
         self.send_syn(now, true, out);
@@ -1216,11 +1225,11 @@ impl TcpSender {
             // (docs/tcp.md, "Retransmission timeout").
             view.in_flight = view.in_flight.saturating_sub(st.sb.sacked());
         }
-        if self.timeout_window {
+        if self.window_basis {
             // ns-2 `TcpAgent::timeout` → `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)`:
             // ssthresh is half of `window()` = min(cwnd, awnd), fast recovery's inflation
             // gone (`RenoTcpAgent::timeout` zeroes `dupwnd_` first).
-            view.in_flight = self.cc.cwnd().min(self.max_window);
+            view = self.loss_view();
         }
         self.cc.on_congestion(now, Congestion::Timeout, &view);
         self.rtt.back_off();
@@ -1748,13 +1757,13 @@ mod tests {
     }
 
     #[test]
-    fn timeout_ssthresh_window_halves_the_window_not_the_flight() {
+    fn ssthresh_basis_window_halves_the_window_not_the_flight() {
         // 10 segments out, cwnd 10; a fast retransmit halves it to 5 and recovery stalls.
         // At the timeout RFC 5681 halves the flight (10 segments: ssthresh 5), ns-2 the
         // window (5: ssthresh 2.5 segments).
-        let run = |mode: TimeoutSsthresh| {
+        let run = |mode: SsthreshBasis| {
             let mut s = sender(10, true);
-            s.timeout_window = mode == TimeoutSsthresh::Window;
+            s.window_basis = mode == SsthreshBasis::Window;
             let t0 = SimTime::ZERO;
             collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
             for _ in 0..3 {
@@ -1764,8 +1773,28 @@ mod tests {
             s.on_timeout(SimTime(1), &mut |_| {});
             s.cc.ssthresh()
         };
-        assert_eq!(run(TimeoutSsthresh::FlightSize), 5_000);
-        assert_eq!(run(TimeoutSsthresh::Window), 2_500);
+        assert_eq!(run(SsthreshBasis::FlightSize), 5_000);
+        assert_eq!(run(SsthreshBasis::Window), 2_500);
+    }
+
+    #[test]
+    fn ssthresh_basis_window_at_a_fast_retransmit_after_limited_transmit() {
+        // cwnd 10, limited transmit: 12 segments in flight at the third dupack. RFC 5681
+        // halves the flight (6), ns-2's slowdown the window (5).
+        let run = |window: bool| {
+            let mut s = sender(10, true);
+            s.limited_transmit = true;
+            s.window_basis = window;
+            let t0 = SimTime::ZERO;
+            collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+            for _ in 0..3 {
+                collect(&mut s, |s, o| s.on_ack(t0, &ack_pkt(0, t0), &mut |p| o(p)));
+            }
+            assert_eq!(s.snd_max(), 12_000);
+            s.cc.ssthresh()
+        };
+        assert_eq!(run(false), 6_000);
+        assert_eq!(run(true), 5_000);
     }
 
     #[test]

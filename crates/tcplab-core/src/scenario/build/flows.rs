@@ -7,14 +7,14 @@ use crate::event::{FlowId, NodeId};
 use crate::net::{routing, Link, Node, NodeKind};
 use crate::scenario::{
     AckCountingSpec, EcnEchoSpec, LossDetectionSpec, PacingSpec, PartialAckTimerSpec, PrrSpec,
-    RecoveryExitSpec, RecoverySpec, Scenario, ScenarioError, TimeoutSsthreshSpec, TransportSpec,
+    RecoveryExitSpec, RecoverySpec, Scenario, ScenarioError, SsthreshBasisSpec, TransportSpec,
 };
 use crate::sim::{Flow, Transport};
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
 use crate::tcp::{
-    EcnEcho, LossDetection, Pacing, PartialAckTimer, Prr, Recovery, RecoveryExit, TcpConfig,
-    TimeoutSsthresh,
+    EcnEcho, LossDetection, Pacing, PartialAckTimer, Prr, Recovery, RecoveryExit, SsthreshBasis,
+    TcpConfig,
 };
 use crate::time::SimDuration;
 use crate::udp::{UdpReceiver, UdpSender};
@@ -429,9 +429,9 @@ pub(super) fn flows(
             dsack_undo: fl.dsack_undo,
             rto_unsacked_flight: fl.rto_unsacked_flight,
             bugfix: fl.bugfix,
-            timeout_ssthresh: match fl.timeout_ssthresh {
-                TimeoutSsthreshSpec::Flightsize => TimeoutSsthresh::FlightSize,
-                TimeoutSsthreshSpec::Window => TimeoutSsthresh::Window,
+            ssthresh_basis: match fl.ssthresh_basis {
+                SsthreshBasisSpec::Flightsize => SsthreshBasis::FlightSize,
+                SsthreshBasisSpec::Window => SsthreshBasis::Window,
             },
             rto_restart_on_fast_retransmit: fl.rto_restart_on_fast_retransmit,
             rto_tick: fl.rto_tick.map(|d| d.0),

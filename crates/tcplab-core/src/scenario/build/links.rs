@@ -135,7 +135,9 @@ fn schedules(sc: &Scenario, seed: u64) -> Result<BTreeMap<String, Schedule>, Sce
     Ok(out)
 }
 
-/// Check `links.NAME.pcap` (link number `i`): a file name, not used by an earlier link.
+/// Check `links.NAME.pcap` (link number `i`): a file name relative to the run's output
+/// directory (no root, no `..`), not used by an earlier link. Symbolic links that lead out
+/// are refused when the file is opened (`Built::open_pcaps`).
 fn check_pcap(sc: &Scenario, i: usize, name: &str, path: &str) -> Result<(), ScenarioError> {
     let field = format!("links.{name}.pcap");
     if path.trim().is_empty() {
@@ -152,6 +154,27 @@ fn check_pcap(sc: &Scenario, i: usize, name: &str, path: &str) -> Result<(), Sce
     }
     if path.contains('\0') {
         return Err(ScenarioError::new(field, "contains a NUL character"));
+    }
+    // A scenario is data: it writes only inside the run's output directory (issue 32).
+    let p = std::path::Path::new(path);
+    if p.has_root() || p.is_absolute() {
+        return Err(ScenarioError::new(
+            field,
+            format!(
+                "'{path}' is an absolute path; a scenario writes only inside the run's output \
+                 directory (--out, or pcap_dir from Python): give a path relative to it, e.g. \
+                 '{name}.pcap'"
+            ),
+        ));
+    }
+    if p.components().any(|c| c == std::path::Component::ParentDir) {
+        return Err(ScenarioError::new(
+            field,
+            format!(
+                "'{path}' contains '..'; a scenario writes only inside the run's output \
+                 directory: give a path below it, e.g. '{name}.pcap'"
+            ),
+        ));
     }
     if let Some((other, _)) = sc
         .links

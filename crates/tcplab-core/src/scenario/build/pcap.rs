@@ -17,8 +17,10 @@ impl Built {
     }
 
     /// Create the pcap files of `links.*.pcap` (truncating existing ones) and attach their
-    /// writers to the links. Relative paths are taken relative to `dir` (the current
-    /// directory when `None`); no directory is created. With `log`, every capture also keeps
+    /// writers to the links. Paths are taken relative to `dir` (the current directory when
+    /// `None`) and must stay inside it: validation refuses absolute paths and `..`, and
+    /// here a path whose directory (after symbolic links) lies outside `dir`, or that is
+    /// itself a symbolic link, is refused. No directory is created. With `log`, every capture also keeps
     /// the packets it records in memory (see [`crate::stats::pcap::PcapWriter::log`]).
     ///
     /// Building a scenario never touches files; the front ends call this before running.
@@ -40,8 +42,10 @@ impl Built {
             })
             .collect();
         // Check every path before creating any file, so a bad one leaves nothing behind.
+        let base = dir.unwrap_or(Path::new("."));
         for (_, name, path) in &resolved {
             let field = format!("links.{name}.pcap");
+            confine(base, path, &field)?;
             let parent = match path.parent() {
                 Some(p) if !p.as_os_str().is_empty() => p,
                 _ => Path::new("."),
@@ -84,4 +88,52 @@ impl Built {
         }
         Ok(())
     }
+}
+
+/// `path` (= `base` joined with a relative pcap path) must stay inside `base` once symbolic
+/// links are followed: its directory's canonical form starts with `base`'s, and the file is
+/// not itself a symbolic link. A directory that does not exist is left to the caller's
+/// "does not exist" message.
+fn confine(base: &Path, path: &Path, field: &str) -> Result<(), ScenarioError> {
+    if path.is_absolute() && !path.starts_with(base) {
+        // Validation refuses absolute paths; a Built made without it still gets the rule.
+        return Err(ScenarioError::new(
+            field,
+            format!(
+                "'{}' is outside the run's output directory '{}'",
+                path.display(),
+                base.display()
+            ),
+        ));
+    }
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(ScenarioError::new(
+            field,
+            format!(
+                "'{}' is a symbolic link; a scenario writes only plain files inside the run's \
+                 output directory",
+                path.display()
+            ),
+        ));
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let (Ok(b), Ok(p)) = (base.canonicalize(), parent.canonicalize()) else {
+        return Ok(());
+    };
+    if !p.starts_with(&b) {
+        return Err(ScenarioError::new(
+            field,
+            format!(
+                "'{}' leads outside the run's output directory '{}' (through a symbolic \
+                 link to '{}')",
+                path.display(),
+                base.display(),
+                p.display()
+            ),
+        ));
+    }
+    Ok(())
 }

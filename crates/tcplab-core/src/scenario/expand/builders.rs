@@ -416,6 +416,12 @@ fn groups(v: Option<Value>, path: &str, allow_pair: bool) -> Result<Vec<Group>, 
                     .map(|v| count(&v, &format!("{gpath}.count")))
                     .transpose()?
                     .unwrap_or(1);
+                ceiling(
+                    count as u64,
+                    MAX_BUILDER_FLOWS,
+                    &format!("{gpath}.count"),
+                    "flows",
+                )?;
                 let name = match m.remove("name") {
                     None => None,
                     Some(Value::String(s)) if !s.is_empty() => Some(s),
@@ -559,6 +565,11 @@ pub(super) fn dumbbell(v: Value, d: &Defaults, g: &mut Gen) -> Result<(), Scenar
     let rtt = t.take("rtt");
     let groups = groups(t.take("flows"), "dumbbell.flows", true)?;
     t.finish(&KNOWN)?;
+    if let Some(n) = pairs {
+        ceiling(n as u64, MAX_PAIRS, "dumbbell.pairs", "host pairs")?;
+    }
+    let total: u64 = groups.iter().map(|gr| gr.count as u64).sum();
+    ceiling(total, MAX_BUILDER_FLOWS, "dumbbell.flows", "flows")?;
     let Some(bottleneck) = bottleneck else {
         return Err(ScenarioError::new(
             "dumbbell.bottleneck",
@@ -587,6 +598,14 @@ pub(super) fn dumbbell(v: Value, d: &Defaults, g: &mut Gen) -> Result<(), Scenar
             }
             Some(p) => vec![count(p, &at)?; gr.count as usize],
         };
+        if let Some(&m) = ps.iter().max() {
+            ceiling(
+                m as u64,
+                MAX_PAIRS,
+                &at,
+                "host pairs (the highest pair a flow names)",
+            )?;
+        }
         next = next.max(ps.iter().max().map_or(next, |m| m + 1));
         placed.extend(ps.into_iter().enumerate().map(|(j, p)| (gi, j, p)));
     }
@@ -733,6 +752,18 @@ pub(super) fn parking_lot(v: Value, d: &Defaults, g: &mut Gen) -> Result<(), Sce
     let long = groups(t.take("flows"), "parking_lot.flows", false)?;
     let cross = groups(t.take("cross"), "parking_lot.cross", false)?;
     t.finish(&KNOWN)?;
+    if let Some(k) = hops {
+        ceiling(k as u64, MAX_HOPS, "parking_lot.hops", "hops")?;
+        let per_hop: u64 = cross.iter().map(|gr| gr.count as u64).sum();
+        let long_n: u64 = long.iter().map(|gr| gr.count as u64).sum();
+        ceiling(long_n, MAX_BUILDER_FLOWS, "parking_lot.flows", "flows")?;
+        ceiling(
+            per_hop * k as u64,
+            MAX_BUILDER_FLOWS,
+            "parking_lot.cross",
+            "cross flows (per hop × hops)",
+        )?;
+    }
     let Some(k) = hops else {
         return Err(ScenarioError::new(
             "parking_lot.hops",
@@ -860,6 +891,27 @@ pub(super) fn parking_lot(v: Value, d: &Defaults, g: &mut Gen) -> Result<(), Sce
 /// all-to-all; plus its state while running, docs/performance.md "Scale"); k = 8 gives
 /// 128 x 127 = 16 256, k = 10 gives 62 250, k = 12 (432 hosts) would give 186 192.
 pub(crate) const MAX_ALL_TO_ALL_FLOWS: u64 = 100_000;
+
+/// Ceilings on what a builder expands (issue 32: a scenario is data, its size is bounded
+/// before anything is built): checked before the loops that allocate per element, so a
+/// three-line file cannot ask for ten million hosts. docs/scenarios.md lists them.
+pub(crate) const MAX_PAIRS: u64 = 100_000;
+/// Hops of a parking lot.
+pub(crate) const MAX_HOPS: u64 = 10_000;
+/// Flows one builder generates (every group's `count` summed; a parking lot's cross groups
+/// once per hop).
+pub(crate) const MAX_BUILDER_FLOWS: u64 = 100_000;
+
+/// `n` at `field` must not exceed `max` (`what`: the thing counted).
+fn ceiling(n: u64, max: u64, field: &str, what: &str) -> Result<(), ScenarioError> {
+    if n > max {
+        return Err(ScenarioError::new(
+            field,
+            format!("{n} {what} is too many: at most {max} (a bound on the scenario's size, checked before it is built; docs/scenarios.md, \"Size limits\")"),
+        ));
+    }
+    Ok(())
+}
 
 /// Largest `k`: k = 32 has 8 192 hosts and 1 280 switches; every switch keeps a route
 /// table of one entry per node (1 280 x 9 472 entries), and routing with

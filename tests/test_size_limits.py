@@ -1,0 +1,78 @@
+"""Issue 32: a scenario's size is bounded before anything is built: every count a builder
+expands has a ceiling, and the built scenario's estimated memory is compared with a limit
+(docs/scenarios.md, "Size limits"). Each refusal is one line naming the key."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import tcplab
+from conftest import CliRunner
+from tcplab import Scenario
+
+LINK = {"rate": "10Mbps", "delay": "10ms"}
+
+
+def _refused(d: dict[str, Any], **kw: Any) -> tcplab.ScenarioError:
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.run(Scenario.from_dict({"duration": "1s", **d}), progress=False, **kw)
+    return e.value
+
+
+@pytest.mark.parametrize(
+    ("d", "field", "says"),
+    [
+        ({"dumbbell": {"pairs": 100_001, "bottleneck": LINK}}, "dumbbell.pairs", "100001 host pairs is too many: at most 100000"),
+        ({"dumbbell": {"bottleneck": LINK, "flows": [{"count": 100_001}]}}, "dumbbell.flows[0].count", "at most 100000"),
+        ({"dumbbell": {"bottleneck": LINK, "flows": [{"count": 60_000}, {"count": 60_000}]}}, "dumbbell.flows", "120000 flows is too many"),
+        ({"dumbbell": {"bottleneck": LINK, "flows": [{"pair": 4_000_000_000}]}}, "dumbbell.flows[0].pair", "host pairs (the highest pair a flow names)"),
+        ({"parking_lot": {"hops": 10_001, "link": LINK}}, "parking_lot.hops", "at most 10000"),
+        ({"parking_lot": {"hops": 1000, "link": LINK, "cross": [{"count": 101}]}}, "parking_lot.cross", "101000 cross flows (per hop × hops) is too many"),
+        ({"fat_tree": {"k": 34}}, "fat_tree.k", "at most 32"),
+    ],
+)  # fmt: skip
+def test_each_bounded_count_is_refused_with_one_line(d: dict[str, Any], field: str, says: str) -> None:
+    e = _refused(d)
+    assert e.field == field, str(e)
+    assert says in e.reason and "\n" not in str(e)
+
+
+def test_estimated_memory_above_the_limit_names_the_largest_contributor(cli: CliRunner, tmp_path: Path) -> None:
+    d = {"dumbbell": {"pairs": 2000, "bottleneck": LINK, "access": {"rate": "100Mbps", "delay": "1ms"}}}
+    # 2 000 pairs: 8 002 link directions (16.4 MB) dominate 4 002 nodes and 2 routers' tables.
+    e = _refused(d, max_memory="10MB")
+    assert e.field == "links"
+    assert "8002 link directions × 2 KiB = 16.4 MB" in e.reason and "above 10.0 MB" in e.reason
+    assert "--max-memory" in e.reason
+    # Within the limit it builds (and runs).
+    tcplab.run(Scenario.from_dict({"duration": "1s", **d}), progress=False, max_memory="1GB")
+    bad = _refused(d, max_memory="lots")
+    assert bad.field == "max_memory" and "16GB" in bad.reason
+    f = tmp_path / "big.toml"
+    f.write_text(Scenario.from_dict({"duration": "1s", **d}).to_toml())
+    r = cli("run", f, "--out", tmp_path / "o", "--max-memory", "10MB", "--quiet")
+    assert r.returncode == 2
+    (line,) = r.stderr.strip().splitlines()
+    assert line.startswith(f"error: {f}: links: the built scenario would need about")
+
+
+def test_ten_million_pairs_are_refused_before_any_allocation(tmp_path: Path) -> None:
+    """The issue's three-line file (it used to grow to 6.9 GB and die with a backtrace)."""
+    f = tmp_path / "huge.toml"
+    f.write_text('[dumbbell]\npairs = 10000000\nbottleneck = { rate = "10Mbps", delay = "10ms" }\nflows = [{ count = 10000000 }]\n')
+    tcplab_bin = Path(sys.executable).parent / "tcplab"
+    probe = (
+        "import resource, subprocess, sys\n"
+        f"r = subprocess.run([{str(tcplab_bin)!r}, 'validate', {str(f)!r}], capture_output=True, text=True)\n"
+        "print(r.returncode); print(r.stderr.strip()); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out[0] == "2"
+    assert out[1] == f"error: {f}: dumbbell.flows[0].count: 10000000 flows is too many: at most 100000 (a bound on the scenario's size, checked before it is built; docs/scenarios.md, \"Size limits\")"
+    assert "Traceback" not in out[1] and "panicked" not in out[1]
+    assert int(out[2]) < 200 * 1024, f"peak RSS {int(out[2]) // 1024} MB"
