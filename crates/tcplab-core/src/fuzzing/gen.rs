@@ -59,6 +59,19 @@ fn limits() -> [Value; 8] {
     ]
 }
 const INTEGERS: &[u64] = &[1, 2, 3, 0, 4, 8, 16, 100, 1000, 65535, 4294967295];
+/// Counts past the scenario's size ceilings (issue 32), and one below them, for the
+/// builders' `pairs`, `hops` and group `count`s now and then.
+const HUGE: &[u64] = &[100_001, 10_000_000, 4_294_967_295, 500];
+/// Pcap paths, most of them leaving the run's output directory (refused by validation).
+const PCAP_PATHS: &[&str] = &[
+    "up.pcap",
+    "/tmp/abs.pcap",
+    "../out.pcap",
+    "a/../../b.pcap",
+    "sub/x.pcap",
+    "",
+    "dir/",
+];
 const NUMBERS: &[f64] = &[
     0.01, 0.5, 0.1, 0.9, 0.0, 1.0, 0.001, 0.25, 0.99, 2.0, 1e-9, 10.0, 1e6, -1.0,
 ];
@@ -324,8 +337,13 @@ impl<'a> Gen<'a> {
         let mut out = Vec::new();
         for _ in 0..n {
             let mut t = self.flow_fields();
-            let count = self.small(1, 2);
-            *flows += count;
+            let count = if self.chance(6) {
+                self.pick(HUGE)
+            } else {
+                self.small(1, 2)
+            };
+            // Huge counts are refused before expansion: name only the first two flows.
+            *flows += count.min(2);
             t.insert("count".into(), json!(count));
             if self.chance(48) {
                 t.insert("direction".into(), json!("reverse"));
@@ -356,7 +374,12 @@ impl<'a> Gen<'a> {
                 d.insert("flows".into(), self.groups(pairs, &mut flows));
                 // Flows without a `pair` take the next pairs in turn.
                 let pairs = pairs.max(flows);
-                d.insert("pairs".into(), json!(pairs));
+                let written = if self.chance(6) {
+                    self.pick(HUGE)
+                } else {
+                    pairs
+                };
+                d.insert("pairs".into(), json!(written));
                 if self.chance(48) {
                     let rtts: Vec<Value> = (0..pairs)
                         .map(|_| json!(self.pick(&["200ms", "1s", "10ms", "1ms"])))
@@ -369,6 +392,11 @@ impl<'a> Gen<'a> {
             1 => {
                 let hops = self.small(1, 3);
                 let mut p = Map::new();
+                let hops = if self.chance(6) {
+                    self.pick(HUGE)
+                } else {
+                    hops
+                };
                 p.insert("hops".into(), json!(hops));
                 p.insert("link".into(), Value::Object(self.link_fields(true)));
                 p.insert("access".into(), Value::Object(self.link_fields(false)));
@@ -389,6 +417,9 @@ impl<'a> Gen<'a> {
                 wired.insert("from".into(), json!("fh"));
                 wired.insert("to".into(), json!("bs"));
                 wired.insert("duplex".into(), json!(true));
+                if self.chance(24) {
+                    wired.insert("pcap".into(), json!(self.pick(PCAP_PATHS)));
+                }
                 let mut wireless = self.link_fields(false);
                 wireless.insert("from".into(), json!("bs"));
                 wireless.insert("to".into(), json!("mh"));
