@@ -3,8 +3,9 @@
     .venv/bin/python examples/modern_aqm.py                 # 40 simulated seconds each
     .venv/bin/python examples/modern_aqm.py --duration 20s
 
-Prints, per queue, each flow's throughput (Mb/s) and queueing delay (mean RTT − minimum RTT,
-ms), the bottleneck's utilisation and its drops and marks. The scenario is
+Prints, per queue, each flow's goodput (Mb/s: in-order payload delivered to the application,
+docs/outputs.md) and queueing delay (mean RTT − minimum RTT, ms), the bottleneck's
+utilisation and its drops and marks, then the run's warnings. The scenario is
 examples/modern_aqm.toml; the queue is swapped with an override.
 """
 
@@ -31,7 +32,8 @@ def main() -> None:
     ap.add_argument("--duration", default=os.environ.get("TCPLAB_MODERN_AQM_DURATION", "40s"))
     args = ap.parse_args()
     base = tcplab.Scenario.from_toml(SCENARIO)
-    print(f"{'queue':<9} {'flow':<8} {'Mb/s':>6} {'queue ms':>9}   bottleneck")
+    print(f"{'queue':<9} {'flow':<8} {'goodput Mb/s':>12} {'queue ms':>9}   bottleneck")
+    warnings: list[str] = []
     for qname, queue in QUEUES.items():
         sc = base.with_overrides(
             {"duration": args.duration, "metrics.steady_start": "5s", "dumbbell.bottleneck.queue": queue}
@@ -44,7 +46,10 @@ def main() -> None:
             link = (
                 f"util {bn['utilization']:.3f}, drops {bn['drops']}, marks {bn['marks']}" if k == 0 else ""
             )
-            print(f"{qname:<9} {fl['name']:<8} {fl['throughput_bps'] / 1e6:>6.2f} {qdelay}   {link}")
+            print(f"{qname:<9} {fl['name']:<8} {fl['goodput_bps'] / 1e6:>12.2f} {qdelay}   {link}")
+        warnings += [f"{qname}: {w}" for w in res.warnings]
+    for w in warnings:
+        print(f"warning: {w}")
 
 
 if __name__ == "__main__":

@@ -60,6 +60,7 @@ delay = "10ms"
 [flows.f]
 from = "a"
 to = "b"
+header = 52  # 68-byte pcap records (the timestamps option): the capture outweighs the rest
 """
 
 PNG_END = b"IEND\xaeB`\x82"

@@ -63,9 +63,16 @@ def test_example_writes_both_directions(example_run: tuple[tcplab.Result, dict[s
     assert {f["file"] for f in files.values()} == {"rb.pcap", "br.pcap"}
     assert all(f["error"] is None for f in files.values())
     assert _link(res, "rb")["drops"] > 0, "the example should drop packets at the bottleneck"
+    cfg = tcplab.Scenario.from_toml(EXAMPLE).to_dict()["flows"]
     for name in ("rb", "br"):
         size = (d / f"{name}.pcap").stat().st_size
-        assert size == 24 + files[name]["packets"] * (16 + 52), "headers only: 52 bytes per record"
+        # Headers only, as long as the flow's simulated header: f1 40 bytes, f2 52.
+        key = "header" if name == "rb" else "ack_size"
+        with RawPcapReader(str(d / f"{name}.pcap")) as r:
+            caplens = [meta.caplen for _, meta in r]
+        assert len(caplens) == files[name]["packets"]
+        assert set(caplens) == {cfg[f].get(key, 40) for f in ("f1", "f2")} == {40, 52}
+        assert size == 24 + sum(16 + c for c in caplens)
 
 
 @pytest.mark.parametrize("name", ["rb", "br"])
@@ -95,10 +102,12 @@ def test_records_match_the_simulation(example_run: tuple[tcplab.Result, dict[str
         assert t >= last_ns
         if i:
             assert t - last_ns >= int(prev_size * 8 / rate * 1e9) - 1
-        # The simulated wire size follows from the IPv4 length and the flow's configuration.
+        # The frame is as long as the simulated packet (issue 31: not 12 bytes longer).
         cfg = flow_cfg[row["flow"]]
-        size = ip.len - 52 + cfg.get("header", 40) if row["kind"] == "data" else cfg.get("ack_size", 40)
+        size = ip.len
         assert size == row["size"]
+        header = cfg.get("header", 40) if row["kind"] == "data" else cfg.get("ack_size", 40)
+        assert ip.ihl * 4 + tcp.dataofs * 4 == header
         assert ip.id == i % 65536, "identification counts the file's records"
         last_ns, prev_size = t, size
         busy_ns += size * 8 / rate * 1e9
@@ -112,7 +121,7 @@ def test_records_match_the_simulation(example_run: tuple[tcplab.Result, dict[str
         sport, dport = ports[row["flow"]]["sender"], ports[row["flow"]]["receiver"]
         assert "A" in str(tcp.flags)
         opts = dict(tcp.options)
-        assert "Timestamp" in opts
+        assert ("Timestamp" in opts) == (header >= 52), "the option only where the header has room"
         if row["kind"] == "data":
             data_bytes += size
             assert (ip.src, ip.dst) == (addr[f["from"]], addr[f["to"]])
@@ -120,16 +129,18 @@ def test_records_match_the_simulation(example_run: tuple[tcplab.Result, dict[str
             assert tcp.seq == (SENDER_ISN + row["seq"]) % MOD
             wrapped |= tcp.seq < SENDER_ISN
             assert tcp.ack == RECEIVER_ISN
-            assert ip.len - 52 == row["len"], "payload length as simulated"
-            assert opts["Timestamp"] == (row["ts_ns"] // 1000 % MOD, 0)
+            assert ip.len - header == row["len"], "payload length as simulated"
+            if "Timestamp" in opts:
+                assert opts["Timestamp"] == (row["ts_ns"] // 1000 % MOD, 0)
         else:
             ack_bytes += size
             assert (ip.src, ip.dst) == (addr[f["to"]], addr[f["from"]])
             assert (tcp.sport, tcp.dport) == (dport, sport)
             assert tcp.seq == RECEIVER_ISN
             assert tcp.ack == (SENDER_ISN + row["ack"]) % MOD
-            assert ip.len == 52
-            assert opts["Timestamp"] == (row["rx_ns"] // 1000 % MOD, row["ts_ns"] // 1000 % MOD)
+            assert ip.len == header
+            if "Timestamp" in opts:
+                assert opts["Timestamp"] == (row["rx_ns"] // 1000 % MOD, row["ts_ns"] // 1000 % MOD)
     assert data_bytes == link["tx_data_bytes"] and ack_bytes == link["tx_ack_bytes"]
     # Serialisation time of the records = the link's busy time (utilization).
     assert busy_ns == pytest.approx(link["utilization"] * res.summary["run"]["sim_seconds"] * 1e9, rel=1e-6)
@@ -166,9 +177,9 @@ def test_raw_reader_sees_nanosecond_raw_ip(example_run: tuple[tcplab.Result, dic
     with RawPcapReader(str(d / "rb.pcap")) as r:
         assert r.linktype == 101
         assert r.nano
-        assert r.snaplen == 52
+        assert r.snaplen == 80
         _, meta = next(iter(r))
-        assert meta.caplen == 52 and meta.wirelen > 52
+        assert meta.caplen in (40, 52) and meta.wirelen > meta.caplen
 
 
 def test_same_seed_same_bytes(tmp_path: Path) -> None:
@@ -179,7 +190,7 @@ def test_same_seed_same_bytes(tmp_path: Path) -> None:
         tcplab.run(sc, seed=4, progress=False, pcap_dir=tmp_path / sub)
         runs.append({n: (tmp_path / sub / f"{n}.pcap").read_bytes() for n in ("rb", "br")})
     assert runs[0] == runs[1]
-    assert len(runs[0]["rb"]) > 24 + 100 * 68
+    assert len(runs[0]["rb"]) > 24 + 100 * 56
     # Not trivially equal: the bytes follow what the run did.
     faster = sc.with_overrides({"links.rb.rate": "6Mbps"})
     (tmp_path / "faster").mkdir()

@@ -30,9 +30,12 @@ __all__ = ["app", "main", "format_error"]
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
 
+# Help is plain text: docstrings mention TOML tables such as [defaults], which rich markup
+# would take for style tags and drop, and flags would show a `<bool>` placeholder.
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
+    rich_markup_mode=None,
     help="tcplab: a fast, deterministic packet-level simulator for TCP congestion control research.",
 )
 
@@ -51,6 +54,27 @@ def format_error(err: BaseException, file: str | Path | None = None) -> str:
 def _fail(err: BaseException, file: str | Path | None = None) -> NoReturn:
     print(format_error(err, file), file=sys.stderr)
     raise typer.Exit(EXIT_BAD_INPUT)
+
+
+def _plain_usage_names() -> None:
+    """Usage lines name arguments as click does (``SCENARIO``, ``[PAPER]``): some typer
+    versions write a required argument as ``{scenario}``, which reads as a placeholder to
+    fill in with braces."""
+    from typer.core import TyperArgument
+
+    if not hasattr(TyperArgument, "_usage_display_name"):
+        return
+
+    def usage(self: TyperArgument) -> str:
+        name = self.metavar or str(self.name or "").upper()
+        if not self.required:
+            name = f"[{name}]"
+        return name + ("..." if self.nargs != 1 else "")
+
+    TyperArgument._usage_display_name = usage  # type: ignore[method-assign]
+
+
+_plain_usage_names()
 
 
 def _out_console() -> Console:
@@ -74,7 +98,7 @@ def run(
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory for summary.json, parquet files and plots.")],
     set_: Annotated[
         Optional[list[str]],
-        typer.Option("--set", "-s", help="Override a field, e.g. --set links.up.rate=200kbps (repeatable).", show_default=False),
+        typer.Option("--set", "-s", metavar="KEY=VALUE", help="Override a field, e.g. --set links.up.rate=200kbps (repeatable).", show_default=False),
     ] = None,
     seed: Annotated[Optional[int], typer.Option(help="Seed (overrides the scenario's).", min=0, max=2**64 - 1)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no report.")] = False,
@@ -153,7 +177,7 @@ def validate(
     scenarios: Annotated[list[Path], typer.Argument(help="Scenario TOML files.", show_default=False)],
     set_: Annotated[
         Optional[list[str]],
-        typer.Option("--set", "-s", help="Apply this override before checking (repeatable).", show_default=False),
+        typer.Option("--set", "-s", metavar="KEY=VALUE", help="Apply this override before checking (repeatable).", show_default=False),
     ] = None,
 ) -> None:
     """Check scenario files: prints "<file>: ok" or the error for each; exit 2 on any error."""
@@ -175,7 +199,7 @@ def expand(
     scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.", show_default=False)],
     set_: Annotated[
         Optional[list[str]],
-        typer.Option("--set", "-s", help="Apply this override before expanding (repeatable).", show_default=False),
+        typer.Option("--set", "-s", metavar="KEY=VALUE", help="Apply this override before expanding (repeatable).", show_default=False),
     ] = None,
     json_: Annotated[bool, typer.Option("--json", help="Print JSON instead of TOML.")] = False,
 ) -> None:

@@ -30,7 +30,12 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
         .zip(&b.flow_meta)
         .map(|(f, m)| {
             let c = &f.counters;
-            let good = (c.goodput_bytes - c.steady_goodput0) as f64 * 8.0 / steady_secs;
+            // Data that arrived before the window, held out of order, and was delivered in
+            // it when the hole below it filled: not the window's goodput (issue 31: counted
+            // in, a short window showed goodput above throughput, and above capacity).
+            let carried = f.tcp().map_or(0, |(_, r)| carried_in(&f.steady_held, r.rcv_nxt()));
+            let good =
+                (c.goodput_bytes - c.steady_goodput0 - carried) as f64 * 8.0 / steady_secs;
             let thr = (c.wire_bytes - c.steady_wire0) as f64 * 8.0 / steady_secs;
             let link = &sim.links[f.eff_link.index()];
             let Some((sender, receiver)) = f.tcp() else {
@@ -63,6 +68,7 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
                 "efficiency": thr / link.rate.bps() as f64,
                 "efficiency_link": link.name,
                 "bytes_delivered": c.goodput_bytes,
+                "steady_carried_bytes": carried,
                 "segments_sent": st.segments_sent,
                 "retransmits": st.retransmits,
                 "fast_retransmits": st.fast_retransmits,
@@ -174,6 +180,7 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
     let pcap = pcap_summary(b, &mut warnings);
     queue_warnings(b, &mut warnings);
     prr_warnings(b, &mut warnings);
+    defaults_warnings(b, &mut warnings);
     flow_warnings(b, &mut warnings);
 
     let total_drops: u64 = sim
@@ -269,6 +276,14 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
     out
 }
 
+/// Bytes of the out-of-order ranges `held` when the steady-state window began that the
+/// receiver delivered by the end (those below its final `rcv_nxt`).
+pub fn carried_in(held: &[(u64, u64)], rcv_nxt: u64) -> u64 {
+    held.iter()
+        .map(|&(s, e)| e.min(rcv_nxt).saturating_sub(s))
+        .sum()
+}
+
 /// Jain's index `(Σx)²/(n·Σx²)` of steady-state goodputs: over all TCP flows (`jain`), and
 /// per `group` label over the group's flows, whatever their transport. Null with no flow,
 /// and 1 when every goodput is 0 (nobody is treated worse than anybody else).
@@ -347,24 +362,37 @@ fn fairness(b: &Built, flows: &[Value], warnings: &mut Vec<String>) -> Value {
     json!({ "jain": jain(&tcp), "flows": tcp.len(), "groups": groups })
 }
 
-/// Whether any component draws from its random stream: error models with random losses or
-/// random outage lengths, RED/RED-I and CHOKe queues, exponential on/off sources.
+/// Whether the run drew from any random stream, as it ran — not whether a component could
+/// (issue 31: a sweep of BBR flows was told its seeds were all alike): a link direction's
+/// queue stream (RED/RED-I and CHOKe early tests, CHOKe's victims, PIE's drops, FQ-CoDel's
+/// hash perturbation), its error model (Bernoulli and Gilbert-Elliott losses, exponential
+/// outage lengths), an on/off source's exponential periods, an algorithm's own stream
+/// (BBR's gain-cycle start phase), a positive `start_jitter`. Each stream is compared with
+/// its state when derived ([`crate::rng::SimRng::drew_since`]), so this costs nothing per
+/// draw. A draw need not change the results (a RED queue's draw that falls above p),
+/// but without any draw the seed cannot change them.
 fn uses_randomness(b: &Built) -> bool {
-    let sim = &b.sim;
-    sim.links.iter().any(|l| {
-        l.error.is_random()
-            || matches!(
-                l.queue,
-                crate::queue::AnyQueue::Red(_)
-                    | crate::queue::AnyQueue::Choke(_)
-                    | crate::queue::AnyQueue::FqCodel(_)
-                    | crate::queue::AnyQueue::Pie(_)
-            )
-    }) || sim
-        .flows
-        .iter()
-        .any(|f| matches!(&f.app, crate::app::App::OnOff(o) if o.is_random()))
-        || b.flow_meta.iter().any(|m| m.jittered)
+    use crate::rng::Stream;
+    let (sim, seed) = (&b.sim, b.seed);
+    let links = sim.links.iter().enumerate().any(|(i, l)| {
+        let i = i as u64;
+        l.queue_rng.drew_since(seed, Stream::Queue, i)
+            || match &l.error {
+                ErrorModel::Bernoulli(m) => m.rng().drew_since(seed, Stream::LinkLoss, i),
+                ErrorModel::GilbertElliott(m) => m.rng().drew_since(seed, Stream::LinkError, i),
+                // Exponential lengths are drawn as the schedule is built (the first outage).
+                ErrorModel::Outage(o) => o.is_random(),
+                ErrorModel::None | ErrorModel::List(_) => false,
+            }
+    });
+    let flows = sim.flows.iter().enumerate().any(|(i, f)| {
+        let i = i as u64;
+        matches!(&f.app, crate::app::App::OnOff(o) if o.rng().drew_since(seed, Stream::App, i))
+            || f.tcp()
+                .and_then(|(s, _)| s.cc.rng())
+                .is_some_and(|r| r.drew_since(seed, Stream::Cc, i))
+    });
+    links || flows || b.flow_meta.iter().any(|m| m.jittered)
 }
 
 /// Settings that are valid but likely not what the user meant: an ECN flow whose path has
@@ -437,6 +465,65 @@ fn prr_warnings(b: &Built, warnings: &mut Vec<String>) {
                 s.cc.name()
             ));
         }
+    }
+}
+
+/// Algorithms written for today's stacks, which run them with SACK and an initial window of
+/// 10 (Linux; ns-3's defaults): BBR's model and CUBIC's and DCTCP's windows recover one loss
+/// per round trip without SACK, and start from one segment with tcplab's historical
+/// defaults (`sack = false`, `init_cwnd = 1`, kept so the papers' scenarios run as written).
+pub const ASSUME_SACK: [&str; 3] = ["bbr", "cubic", "dctcp"];
+
+/// A flow of an [`ASSUME_SACK`] algorithm on a default it does not expect: no SACK, or an
+/// initial window of 1, neither written anywhere (flow, `[defaults.flows]`, builder table,
+/// override, profile). One line per kind, with the count and the first few flows; writing
+/// the value (`sack = false`, `init_cwnd = 1`) acknowledges it.
+fn defaults_warnings(b: &Built, warnings: &mut Vec<String>) {
+    const NAMES: usize = 5;
+    let o = &b.scenario.origins;
+    // 0: neither SACK nor IW 10; 1: no SACK; 2: IW 1.
+    let mut kinds: [Vec<(&str, &str)>; 3] = Default::default();
+    for (f, m) in b.sim.flows.iter().zip(&b.flow_meta) {
+        if f.tcp().is_none() || !ASSUME_SACK.contains(&m.cc.as_str()) {
+            continue;
+        }
+        let no_sack = !m.tcp.sack && !o.written(&format!("flows.{}.sack", f.name));
+        let iw1 = m.tcp.init_cwnd == 1 && !o.written(&format!("flows.{}.init_cwnd", f.name));
+        let k = match (no_sack, iw1) {
+            (true, true) => 0,
+            (true, false) => 1,
+            (false, true) => 2,
+            (false, false) => continue,
+        };
+        kinds[k].push((f.name.as_str(), m.cc.as_str()));
+    }
+    for (k, v) in kinds.iter().enumerate() {
+        if v.is_empty() {
+            continue;
+        }
+        let mut names: Vec<String> = v[..v.len().min(NAMES)]
+            .iter()
+            .map(|(n, cc)| format!("{n} ({cc})"))
+            .collect();
+        if v.len() > NAMES {
+            names.push(format!("and {} more", v.len() - NAMES));
+        }
+        let (what, set, keep) = match k {
+            0 => (
+                "without SACK, from an initial window of 1 segment",
+                "sack = true, init_cwnd = 10",
+                "sack = false / init_cwnd = 1",
+            ),
+            1 => ("without SACK", "sack = true", "sack = false"),
+            _ => ("from an initial window of 1 segment", "init_cwnd = 10", "init_cwnd = 1"),
+        };
+        warnings.push(format!(
+            "{} flow(s) of an algorithm written for today's stacks run {what} (tcplab's \
+             defaults, kept for the papers): {}; set profile = \"linux\" or \"ns3\" (on the \
+             flows or in [defaults.flows]), or {set}; write {keep} to keep it (docs/tcp.md#profiles)",
+            v.len(),
+            names.join(", ")
+        ));
     }
 }
 

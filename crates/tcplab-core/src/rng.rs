@@ -35,12 +35,20 @@ pub enum Stream {
     Topology = 9,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SimRng {
     s: [u64; 4],
 }
 
 impl SimRng {
+    /// Whether this stream has drawn a number since it was derived as `(seed, kind,
+    /// index)`: xoshiro256++'s state does not come back within any run (period 2^256 − 1),
+    /// so a state other than the derived one means at least one draw. Costs nothing per
+    /// draw; the run summary's `run.stochastic` asks it of every stream at the end.
+    pub fn drew_since(&self, seed: u64, kind: Stream, index: u64) -> bool {
+        *self != SimRng::derive(seed, kind, index)
+    }
+
     /// The stream of component `index` of kind `kind` under scenario seed `seed`.
     pub fn derive(seed: u64, kind: Stream, index: u64) -> Self {
         let mut st = seed ^ 0x7463_706C_6162_0000; // "tcplab"

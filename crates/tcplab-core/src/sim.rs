@@ -54,6 +54,9 @@ pub struct Flow {
     /// Retransmissions and timeouts counted before the steady-state window began.
     pub retransmits_before_steady: u64,
     pub timeouts_before_steady: u64,
+    /// TCP: the out-of-order ranges the receiver held when the steady-state window began
+    /// (data that arrived before it; goodput leaves out the part delivered in it).
+    pub steady_held: Vec<(u64, u64)>,
     /// Time of the earliest live `FlowTimer` event, if one is pending.
     timer_event: Option<SimTime>,
     /// Time of the live `PaceTimer` event of a paced flow, if one is pending.
@@ -97,6 +100,7 @@ impl Flow {
             max_window_at: None,
             retransmits_before_steady: 0,
             timeouts_before_steady: 0,
+            steady_held: Vec::new(),
             timer_event: None,
             pace_event: None,
             paced,
@@ -637,10 +641,12 @@ impl Sim {
         for f in &mut self.flows {
             f.counters.steady_goodput0 = f.counters.goodput_bytes;
             f.counters.steady_wire0 = f.counters.wire_bytes;
-            if let Transport::Tcp { sender, .. } = &mut f.transport {
+            if let Transport::Tcp { sender, receiver } = &mut f.transport {
                 f.retransmits_before_steady = sender.stats.retransmits;
                 f.timeouts_before_steady = sender.stats.timeouts;
                 sender.rtt_dist.reset();
+                f.steady_held.clear();
+                f.steady_held.extend(receiver.held());
             }
         }
         for l in &mut self.links {

@@ -54,7 +54,8 @@ def seed_warnings(spec: SweepSpec, runs: Sequence[SweepRun], out: Path, records:
     if flags and all(f is False for f in flags):
         return [
             f"{len(spec.seeds)} seeds but no component of the scenario draws random numbers "
-            "(no random loss, RED/CHOKe queue, exponential on/off source or start_jitter): every "
+            "(no random loss, RED/CHOKe/PIE drop test, FQ-CoDel hash, exponential on/off source, "
+            "BBR start phase or start_jitter drew one in any run): every "
             "seed gives the same result, so the spread over seeds is zero; a flow key such as "
             "start_jitter = \"1s\" adds a random start"
         ]

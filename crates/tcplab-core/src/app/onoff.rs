@@ -166,6 +166,11 @@ fn parse_mean_rate(s: &str) -> Result<u64, String> {
 }
 
 impl OnOff {
+    /// The stream the period lengths are drawn from (`run.stochastic`).
+    pub(crate) fn rng(&self) -> &SimRng {
+        &self.rng
+    }
+
     /// Whether the period lengths are drawn at random.
     pub fn is_random(&self) -> bool {
         self.exponential && !self.silent

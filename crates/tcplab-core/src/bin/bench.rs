@@ -775,6 +775,14 @@ fn run_one(
         .iter()
         .map(|f| f.counters.goodput_bytes)
         .collect();
+    // Out-of-order data held at the window's start: delivered in it, it arrived before it
+    // (left out of the window's goodput, as summary.json does; docs/outputs.md).
+    let held0: Vec<Vec<(u64, u64)>> = b
+        .sim
+        .flows
+        .iter()
+        .map(|f| f.tcp().map(|(_, r)| r.held().collect()).unwrap_or_default())
+        .collect();
     let busy0 = b.sim.links[bott].busy_time(warm).0;
     let txb0 = b.sim.links[bott].stats.tx_bytes;
     let c0 = counts(&b.sim);
@@ -821,7 +829,13 @@ fn run_one(
     let order = index_order(sim.flows.iter().map(|f| f.name.as_str()));
     let per_flow: Vec<f64> = order
         .iter()
-        .map(|&k| (sim.flows[k].counters.goodput_bytes - g0[k]) as f64 * 8.0 / window.max(1e-12))
+        .map(|&k| {
+            let f = &sim.flows[k];
+            let carried = f.tcp().map_or(0, |(_, r)| {
+                tcplab_core::report::carried_in(&held0[k], r.rcv_nxt())
+            });
+            (f.counters.goodput_bytes - g0[k] - carried) as f64 * 8.0 / window.max(1e-12)
+        })
         .collect();
     let agg: f64 = per_flow.iter().sum();
     let busy = l.busy_time(sim.end).0 - busy0;

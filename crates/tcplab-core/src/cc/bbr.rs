@@ -395,6 +395,10 @@ pub struct Bbr {
 
 impl Bbr {
     /// The random stream of the gain cycle's start phase (the flow's own).
+    pub fn rng(&self) -> &SimRng {
+        &self.rng
+    }
+
     pub fn set_rng(&mut self, rng: SimRng) {
         self.rng = rng;
     }

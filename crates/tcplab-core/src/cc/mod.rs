@@ -366,6 +366,14 @@ macro_rules! dispatch {
 // ---- end of the registry -----------------------------------------------------------------
 
 impl AnyCc {
+    /// The algorithm's own random stream, for those that have one (BBR: `run.stochastic`).
+    pub fn rng(&self) -> Option<&SimRng> {
+        match self {
+            AnyCc::Bbr(b) => Some(b.rng()),
+            _ => None,
+        }
+    }
+
     /// Give a randomized algorithm (BBR's gain-cycle start) the flow's own random stream;
     /// the others ignore it.
     pub fn seed_rng(&mut self, rng: SimRng) {

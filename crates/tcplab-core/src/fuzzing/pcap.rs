@@ -101,7 +101,17 @@ fn verify(file: &[u8], recs: &[(SimTime, Packet)], rwnd: &[u64]) -> Vec<usize> {
         let what = format!("record {i} ({p:?} at {} ps)", now.0);
         let udp = p.has(flags::UDP);
         let data = p.kind == PacketKind::Data;
-        let hdr = if udp { UDP_HEADER_LEN } else { HEADER_LEN };
+        // TCP: the simulated header (the packet's size less its payload), between 40 and
+        // 80 bytes, a multiple of 4 (stats/pcap.rs, `tcp_header_len`).
+        let hdr = if udp {
+            UDP_HEADER_LEN
+        } else {
+            let pay = if data { p.len } else { 0 };
+            let h = p.size.saturating_sub(pay) as usize;
+            let t = (h.saturating_sub(20) / 4 * 4).clamp(20, 60) + 20;
+            assert!(t <= HEADER_LEN);
+            t
+        };
         assert!(file.len() >= off + 16 + hdr, "{what}: file ends early");
         let r = &file[off..off + 16 + hdr];
         // Record header: the start time in s + ns (picoseconds truncated), lengths.
@@ -157,7 +167,7 @@ fn verify(file: &[u8], recs: &[(SimTime, Packet)], rwnd: &[u64]) -> Vec<usize> {
                 "{what}: UDP checksum"
             );
         } else {
-            let t = &r[36..68];
+            let t = &r[36..16 + hdr];
             let wseq = |isn: u32, s: u64| (isn as u64).wrapping_add(s) as u32;
             let us = |t: SimTime| (t.0 as i64).div_euclid(1_000_000) as u32;
             let (sport, dport, seq, ack, tsval, tsecr, win) = if data {
@@ -186,7 +196,7 @@ fn verify(file: &[u8], recs: &[(SimTime, Packet)], rwnd: &[u64]) -> Vec<usize> {
             assert_eq!(be16(&t[2..4]), dport, "{what}: TCP destination port");
             assert_eq!(be32(&t[4..8]), seq, "{what}: sequence number");
             assert_eq!(be32(&t[8..12]), ack, "{what}: acknowledgment number");
-            assert_eq!(t[12], 0x80, "{what}: data offset");
+            assert_eq!(t[12] as usize, (hdr - 20) / 4 * 16, "{what}: data offset");
             let mut fl = 0x10;
             if p.has(flags::ECE) {
                 fl |= 0x40;
@@ -197,9 +207,15 @@ fn verify(file: &[u8], recs: &[(SimTime, Packet)], rwnd: &[u64]) -> Vec<usize> {
             assert_eq!(t[13], fl, "{what}: TCP flags");
             assert_eq!(be16(&t[14..16]), win, "{what}: window");
             assert_eq!(be16(&t[18..20]), 0, "{what}: urgent pointer");
-            assert_eq!(t[20..24], [1, 1, 8, 10], "{what}: options");
-            assert_eq!(be32(&t[24..28]), tsval, "{what}: TSval");
-            assert_eq!(be32(&t[28..32]), tsecr, "{what}: TSecr");
+            if hdr >= 52 {
+                assert_eq!(t[20..24], [1, 1, 8, 10], "{what}: options");
+                assert_eq!(be32(&t[24..28]), tsval, "{what}: TSval");
+                assert_eq!(be32(&t[28..32]), tsecr, "{what}: TSecr");
+                assert!(t[32..].iter().all(|&b| b == 1), "{what}: NOP padding");
+            } else {
+                assert!(t[20..].iter().all(|&b| b == 1), "{what}: NOP padding");
+                let _ = (tsval, tsecr);
+            }
             assert_eq!(
                 pseudo_checksum(ip, 6, seg_len, t),
                 0,

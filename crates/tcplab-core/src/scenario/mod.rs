@@ -10,6 +10,7 @@ mod build;
 pub mod expand;
 pub mod memory;
 pub mod profiles;
+pub mod suggest;
 pub mod tagged;
 pub mod units;
 
@@ -320,6 +321,9 @@ impl<'de> Deserialize<'de> for LimitSpec {
                 let t = s.trim();
                 if t == "unlimited" {
                     return Ok(LimitSpec::Unlimited);
+                }
+                if let Some(m) = units::bdp_elsewhere(s) {
+                    return Err(E::custom(m));
                 }
                 for suf in ["packets", "pkts", "pkt", "p"] {
                     if let Some(n) = t.strip_suffix(suf) {
@@ -913,6 +917,7 @@ fn path_error<E: fmt::Display>(e: serde_path_to_error::Error<E>) -> ScenarioErro
         .unwrap_or(&msg)
         .trim()
         .to_string();
+    let msg = suggest::unknown_field(&path, &msg);
     located(path, msg)
 }
 

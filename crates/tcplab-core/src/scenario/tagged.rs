@@ -40,10 +40,22 @@ pub fn split_tag<E: Error>(v: Value, tag: &str, names: &[&str]) -> Result<(Strin
             // Named at the leaf (`flows.f.app.type`), e.g. after `--set flows.f.app.start=1s`
             // made an `app` table of its own.
             None => {
+                // A value that would be refused anyway in every variant (a BDP size out of
+                // a builder) is said first, so one run names both what to change.
+                if let Some((k, m)) = m.iter().find_map(|(k, v)| {
+                    v.as_str()
+                        .and_then(super::units::bdp_elsewhere)
+                        .map(|m| (k.clone(), m))
+                }) {
+                    return Err(error_at(
+                        &k,
+                        &format!("{m}; the table also needs `{tag}` (one of: {})", names.join(", ")),
+                    ));
+                }
                 return Err(error_at(
                     tag,
                     &format!("missing (one of: {})", names.join(", ")),
-                ))
+                ));
             }
         },
         other => {
@@ -73,7 +85,11 @@ fn unknown_field(msg: String, name: &str) -> String {
     if tail.contains("there are no fields") {
         format!("'{field}' is not a parameter of '{name}' (it has none)")
     } else if let Some(list) = tail.strip_prefix(", expected one of ") {
-        format!("'{field}' is not a parameter of '{name}' (its parameters: {list})")
+        let known: Vec<&str> = list.split(", ").map(|k| k.trim_matches('`')).collect();
+        let hint = super::suggest::closest(field, &known)
+            .map(|k| format!("did you mean `{k}`? "))
+            .unwrap_or_default();
+        format!("'{field}' is not a parameter of '{name}' ({hint}its parameters: {list})")
     } else if let Some(one) = tail.strip_prefix(", expected ") {
         format!("'{field}' is not a parameter of '{name}' (its parameter: {one})")
     } else {

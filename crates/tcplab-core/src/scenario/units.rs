@@ -76,6 +76,20 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
     Ok(Rate(bps as u64))
 }
 
+/// A bandwidth-delay multiple ("1.5bdp") where only packets or bytes are accepted: the
+/// line that says where BDP sizes are taken. None for anything else.
+pub fn bdp_elsewhere(s: &str) -> Option<String> {
+    let t = s.trim();
+    if !(t.ends_with("bdp") || t.ends_with("BDP")) {
+        return None;
+    }
+    Some(format!(
+        "'{s}': BDP sizes are accepted only as a topology builder's `buffer` \
+         (dumbbell.bottleneck.buffer, parking_lot.link.buffer, fat_tree.link.buffer), which \
+         knows the round trip; a queue's `limit` takes packets (100) or bytes (\"150KB\")"
+    ))
+}
+
 pub fn parse_duration(s: &str) -> Result<SimDuration, String> {
     let (v, unit) = split_number(s)?;
     let ps_per = match unit {
@@ -98,7 +112,9 @@ pub fn parse_duration(s: &str) -> Result<SimDuration, String> {
     // with 2^63 exactly: `u64::MAX as f64 / 2.0` *is* 2^63, so `>` let 2^63 itself through
     // (found by the `units` fuzz target: "9223372036854775807ps" rounds to 2^63 as f64).
     if ps >= (1u64 << 63) as f64 {
-        return Err(format!("'{s}' is too long"));
+        return Err(format!(
+            "'{s}' is too long: durations must be below 2^63 ps (9223372s, about 106 days)"
+        ));
     }
     Ok(SimDuration(ps as u64))
 }
@@ -475,6 +491,11 @@ mod tests {
             .contains("unknown time unit 'es'"));
         // 2^64 ps is about 213 days: longer durations are an error, not a wrap.
         assert!(parse_duration("1e8s").unwrap_err().contains("too long"));
+        // The error says the limit (issue 31).
+        assert_eq!(
+            parse_duration("1000000000s").unwrap_err(),
+            "'1000000000s' is too long: durations must be below 2^63 ps (9223372s, about 106 days)"
+        );
         assert!(parse_duration("1e400s").unwrap_err().contains("not"));
         assert!(parse_size("1e30B").unwrap_err().contains("too large"));
         assert!(parse_rate("1e30bps").unwrap_err().contains("too large"));

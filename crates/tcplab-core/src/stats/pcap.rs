@@ -1,22 +1,25 @@
 //! Packet traces: a classic libpcap file per captured link direction.
 //!
 //! The simulator's packets carry no bytes, so each record is a **synthesized wire image**:
-//! an IPv4 header and a TCP header with a timestamps option (52 bytes), built from the
-//! packet's fields. Only these headers are stored (the capture length is 52); the IPv4
-//! total length and the record's original length say how long the packet is, so readers
+//! an IPv4 header and a TCP header as long as the packet's simulated header (40 bytes by
+//! default; 52 and more carry the timestamps option; [`tcp_header_len`]), built from the
+//! packet's fields. Only these headers are stored; the IPv4 total length and the record's
+//! original length are the packet's simulated size, so readers
 //! (Wireshark/tshark, tcptrace, scapy, dpkt) see the right TCP payload length and follow
 //! the sequence space exactly. The mapping (documented in `docs/outputs.md`):
 //!
 //! - file: libpcap 2.4, magic `0xa1b23c4d` (nanosecond timestamps), link type
-//!   `LINKTYPE_RAW` (101: each record starts with the IPv4 header), snaplen 52, little-endian;
+//!   `LINKTYPE_RAW` (101: each record starts with the IPv4 header), snaplen 80, little-endian;
 //! - record time: the simulated time the packet **starts transmission** on the link
 //!   direction (a capture on the sending interface), in ns since t = 0, written as
 //!   seconds since the Unix epoch (t = 0 is 1970-01-01T00:00:00Z); picoseconds are truncated;
 //! - IPv4: addresses `10.a.b.c` with `a.b.c` = node id + 1 as 24 bits (node ids follow the
 //!   sorted node names: the first node is 10.0.0.1); protocol 6; TTL 64; DF; DSCP 0; ECN
 //!   field ECT(0) when the packet has `flags::ECT`, CE (0b11) when it has `flags::CE`;
-//!   total length = 52 + payload bytes (the simulated on-the-wire size is `payload +
-//!   header` for data and `ack_size` for acks, from the flow's configuration);
+//!   total length = the simulated on-the-wire size (`payload + header` for data,
+//!   `ack_size` for acks, from the flow's configuration; a header below 40 bytes, above 80
+//!   or not a multiple of 4 is written at the closest length below it that IPv4 + TCP can
+//!   have, 40 at least);
 //!   identification = the record's number in the file mod 2^16 (distinct for consecutive
 //!   packets, as a real sender's counter; tcptrace takes equal sequence number *and*
 //!   identification for a hardware duplicate); correct checksum;
@@ -26,7 +29,8 @@
 //!   receiver → sender with seq = [`RECEIVER_ISN`] and ack = ([`SENDER_ISN`] + simulated
 //!   ack) mod 2^32; flags ACK always, plus ECE / CWR from the packet's flags; window =
 //!   65535 from the sender, min(receiver window, 65535) from the receiver (no window scale:
-//!   no SYN is synthesized); options NOP, NOP, timestamps (kind 8): data TSval = the time the
+//!   no SYN is synthesized); options (headers of 52 bytes and more; NOPs pad the rest) NOP,
+//!   NOP, timestamps (kind 8): data TSval = the time the
 //!   sender sent the segment (`Packet::ts`), TSecr = 0; ack TSval = the time the
 //!   acknowledged segment reached the receiver (`Packet::rx_time`, on the receiver's clock:
 //!   shifted by the flow's `receiver_clock_offset`), TSecr = the echoed data timestamp
@@ -61,10 +65,23 @@ pub const SENDER_PORT_BASE: u16 = 10000;
 pub const LINKTYPE_RAW: u32 = 101;
 /// Nanosecond-resolution libpcap magic.
 pub const MAGIC_NS: u32 = 0xa1b2_3c4d;
-/// Synthesized header bytes per record: IPv4 (20) + TCP (20) + NOP, NOP, timestamps (12).
-pub const HEADER_LEN: usize = 52;
-/// Bytes per record on disk: the 16-byte record header and the synthesized headers.
+/// Most synthesized header bytes per record: IPv4 (20) + TCP (20) + 40 bytes of options
+/// (also the file's snaplen).
+pub const HEADER_LEN: usize = 80;
+/// Bytes of the largest record: the 16-byte record header and the synthesized headers.
 pub const RECORD_LEN: usize = 16 + HEADER_LEN;
+
+/// The IPv4 + TCP header bytes a TCP packet's record carries: its simulated header (`size`
+/// less the payload of a data segment; an ack's whole `size`), so the frame is as long on
+/// the wire as the simulated packet. A header of 52 bytes or more carries the timestamps
+/// option; one that IPv4 + TCP cannot have exactly (below 40 or above 80 bytes, or not a
+/// multiple of 4) is written at the closest length below it that they can (40 at least).
+#[inline]
+pub fn tcp_header_len(p: &Packet) -> usize {
+    let payload = if p.kind == PacketKind::Data { p.len } else { 0 };
+    let h = p.size.saturating_sub(payload) as usize;
+    (h.saturating_sub(20) & !3).clamp(20, 60) + 20
+}
 /// Bytes of the file header.
 pub const FILE_HEADER_LEN: usize = 24;
 
@@ -143,7 +160,11 @@ pub fn encode(
 ) -> usize {
     let data = p.kind == PacketKind::Data;
     let udp = p.has(flags::UDP);
-    let hdr = if udp { UDP_HEADER_LEN } else { HEADER_LEN };
+    let hdr = if udp {
+        UDP_HEADER_LEN
+    } else {
+        tcp_header_len(p)
+    };
     let payload = if data { p.len as usize } else { 0 };
     let total = (hdr + payload).min(u16::MAX as usize) as u16;
 
@@ -220,24 +241,29 @@ pub fn encode(
     if p.has(flags::CWR) {
         tcp_flags |= 0x80;
     }
-    let tcp = &mut buf[36..RECORD_LEN];
+    let tcp = &mut buf[36..16 + hdr];
     tcp[0..2].copy_from_slice(&sport.to_be_bytes());
     tcp[2..4].copy_from_slice(&dport.to_be_bytes());
     tcp[4..8].copy_from_slice(&seq.to_be_bytes());
     tcp[8..12].copy_from_slice(&ack.to_be_bytes());
-    tcp[12] = (32 / 4) << 4; // data offset: 8 words
+    tcp[12] = ((hdr - 20) / 4 << 4) as u8; // data offset in 32-bit words
     tcp[13] = tcp_flags;
     tcp[14..16].copy_from_slice(&win.to_be_bytes());
     tcp[16..20].copy_from_slice(&[0, 0, 0, 0]); // checksum, urgent pointer
-    tcp[20..24].copy_from_slice(&[1, 1, 8, 10]); // NOP, NOP, kind 8, length 10
-    tcp[24..28].copy_from_slice(&tsval.to_be_bytes());
-    tcp[28..32].copy_from_slice(&tsecr.to_be_bytes());
+    if hdr >= 52 {
+        tcp[20..24].copy_from_slice(&[1, 1, 8, 10]); // NOP, NOP, kind 8, length 10
+        tcp[24..28].copy_from_slice(&tsval.to_be_bytes());
+        tcp[28..32].copy_from_slice(&tsecr.to_be_bytes());
+        tcp[32..].fill(1); // NOPs up to the simulated header's length
+    } else {
+        tcp[20..].fill(1);
+    }
     // Pseudo-header + TCP header; the (absent) payload counts as zero bytes.
     let tcp_len = total as u32 - 20;
     let pseudo = sum16(&src) + sum16(&dst) + 6 + tcp_len;
     let c = fold(pseudo + sum16(tcp));
     tcp[16..18].copy_from_slice(&c.to_be_bytes());
-    RECORD_LEN
+    16 + hdr
 }
 
 /// Writes one link direction's packets to a pcap file.
@@ -404,7 +430,8 @@ mod tests {
     use crate::time::SimDuration;
 
     fn data(flow: u32, seq: u64, len: u32) -> Packet {
-        let mut p = Packet::test(FlowId(flow), PacketKind::Data, len + 40);
+        // 52-byte headers: IPv4, TCP and the timestamps option, as the "linux" profile.
+        let mut p = Packet::test(FlowId(flow), PacketKind::Data, len + 52);
         p.src = NodeId(0);
         p.dst = NodeId(2);
         p.seq = seq;
@@ -414,7 +441,7 @@ mod tests {
     }
 
     fn ack(flow: u32, ack: u64) -> Packet {
-        let mut p = Packet::test(FlowId(flow), PacketKind::Ack, 40);
+        let mut p = Packet::test(FlowId(flow), PacketKind::Ack, 52);
         p.src = NodeId(2);
         p.dst = NodeId(0);
         p.ack = ack;
@@ -466,7 +493,7 @@ mod tests {
         assert_eq!(&h[0..4], &[0x4d, 0x3c, 0xb2, 0xa1]);
         assert_eq!(&h[4..8], &[2, 0, 4, 0]);
         assert_eq!(&h[8..16], &[0; 8]);
-        assert_eq!(le32(&h[16..20]), 52);
+        assert_eq!(le32(&h[16..20]), 80, "snaplen: the longest header");
         assert_eq!(le32(&h[20..24]), 101);
     }
 
@@ -544,7 +571,6 @@ mod tests {
     fn ack_record_layout_and_ecn() {
         let mut b = [0u8; RECORD_LEN];
         let mut p = ack(0, 1460);
-        p.size = 28; // compressed ack: smaller than the synthesized headers
         p.flags = flags::ECE;
         encode(&mut b, SimTime(0), &p, 8192, 8);
         assert_eq!(le32(&b[12..16]), 52);
@@ -578,6 +604,40 @@ mod tests {
         encode(&mut b, SimTime(0), &d, 0, 0);
         assert_eq!(b[17] & 0b11, 0b11);
         assert_eq!(checksum(&b[16..36]), 0);
+    }
+
+    /// The frame is as long as the simulated packet (issue 31: 40-byte headers were written
+    /// with a 12-byte timestamps option, so tshark measured 50.4 Mb/s on a 50 Mb/s link).
+    #[test]
+    fn frame_length_is_the_simulated_size() {
+        let mut b = [0u8; RECORD_LEN];
+        for (header, caplen, offset, ts) in [(40u32, 40, 0x50, false), (52, 52, 0x80, true), (60, 60, 0xa0, true), (44, 44, 0x60, false)] {
+            let mut p = data(1, 0, 1000);
+            p.size = 1000 + header;
+            let n = encode(&mut b, SimTime(0), &p, 0, 0);
+            assert_eq!(n, 16 + caplen, "header {header}");
+            assert_eq!(le32(&b[8..12]) as usize, caplen);
+            assert_eq!(le32(&b[12..16]), 1000 + header, "original length = simulated size");
+            assert_eq!(be16(&b[18..20]) as u32, 1000 + header, "IPv4 total length");
+            let tcp = &b[36..16 + caplen];
+            assert_eq!(tcp[12], offset, "data offset");
+            assert_eq!(tcp.get(20..24) == Some(&[1, 1, 8, 10][..]), ts, "timestamps option iff it fits");
+            // Valid TCP checksum over the pseudo-header, the header and zero payload.
+            let mut pseudo = Vec::new();
+            pseudo.extend_from_slice(&b[28..36]);
+            pseudo.extend_from_slice(&[0, 6]);
+            pseudo.extend_from_slice(&((caplen - 20 + 1000) as u16).to_be_bytes());
+            pseudo.extend_from_slice(tcp);
+            assert_eq!(checksum(&pseudo), 0, "header {header}");
+        }
+        // An ack of the default 40 bytes, and a compressed 28-byte one (below what IPv4 +
+        // TCP can be: written at 40).
+        for (size, frame) in [(40, 40), (28, 40), (57, 56)] {
+            let mut p = ack(0, 1460);
+            p.size = size;
+            assert_eq!(encode(&mut b, SimTime(0), &p, 0, 0), 16 + frame as usize);
+            assert_eq!(le32(&b[12..16]), frame);
+        }
     }
 
     #[test]
@@ -622,10 +682,11 @@ mod tests {
             w.get_ref().clone()
         };
         let bytes = run();
-        assert_eq!(bytes.len(), FILE_HEADER_LEN + 10 * RECORD_LEN);
+        // 52-byte headers: 68 bytes a record.
+        assert_eq!(bytes.len(), FILE_HEADER_LEN + 10 * 68);
         assert_eq!(bytes, run());
         // Receiver window capped at 65535 without window scaling.
-        let ack1 = &bytes[FILE_HEADER_LEN + RECORD_LEN..][..RECORD_LEN];
+        let ack1 = &bytes[FILE_HEADER_LEN + 68..][..68];
         assert_eq!(be16(&ack1[50..52]), 65535);
     }
 
@@ -650,7 +711,7 @@ mod tests {
     fn io_errors_are_remembered_not_raised() {
         let mut w = PcapWriter::new(
             Failing {
-                ok: FILE_HEADER_LEN + 2 * RECORD_LEN,
+                ok: FILE_HEADER_LEN + 2 * 68,
             },
             PathBuf::from("full.pcap"),
             &[],

@@ -259,6 +259,11 @@ impl TcpReceiver {
         self.ooo.len()
     }
 
+    /// The out-of-order ranges held, `[start, end)` above `rcv_nxt`, in order.
+    pub fn held(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.ooo.iter().copied()
+    }
+
     /// Record `[s, e)` above `rcv_nxt`; returns whether any byte was new.
     fn insert_ooo(&mut self, s: u64, e: u64) -> bool {
         // Fast path: the segment extends (or repeats part of) the last range.

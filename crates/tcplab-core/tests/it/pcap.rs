@@ -112,12 +112,14 @@ fn capture_matches_the_simulation() {
                 PacketKind::Data => {
                     data_seen += 1;
                     assert_eq!(be32(&tcp[4..]), SENDER_ISN.wrapping_add(p.seq as u32));
-                    assert_eq!(r.orig, 52 + p.len);
+                    // The frame is the simulated packet (issue 31): header + payload.
+                    assert_eq!(r.orig, p.size);
+                    assert_eq!(r.bytes.len() as u32, p.size - p.len, "headers captured");
                 }
                 PacketKind::Ack => {
                     assert_eq!(be32(&tcp[4..]), RECEIVER_ISN);
                     assert_eq!(be32(&tcp[8..]), SENDER_ISN.wrapping_add(p.ack as u32));
-                    assert_eq!(r.orig, 52);
+                    assert_eq!(r.orig, p.size);
                 }
             }
             // Identification: the record's number in the file (a sender's counter).

@@ -30,6 +30,11 @@ pub struct Bernoulli {
 }
 
 impl Bernoulli {
+    /// The stream the losses are drawn from (`run.stochastic`).
+    pub(crate) fn rng(&self) -> &SimRng {
+        &self.rng
+    }
+
     pub fn new(p: f64, rng: SimRng) -> Self {
         Bernoulli { p, rng }
     }

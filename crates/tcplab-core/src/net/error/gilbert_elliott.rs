@@ -70,6 +70,13 @@ pub struct GilbertElliott {
 }
 
 impl GilbertElliott {
+    /// The stream the state changes and losses are drawn from (`run.stochastic`).
+    pub(crate) fn rng(&self) -> &SimRng {
+        &self.rng
+    }
+}
+
+impl GilbertElliott {
     pub fn new(p_gb: f64, p_bg: f64, loss_good: f64, loss_bad: f64, rng: SimRng) -> Self {
         GilbertElliott {
             p_gb,

@@ -219,14 +219,22 @@ pub const MAX_SAMPLES: u64 = 10_000_000;
 
 /// `[metrics]`: interval, steady-state start, trace period, event traces.
 fn metrics(sc: &Scenario, duration: SimDuration) -> Result<MetricsConfig, ScenarioError> {
+    use super::expand::fmt_duration;
     let m = &sc.metrics;
     if m.interval.0 == SimDuration::ZERO {
         return Err(ScenarioError::new("metrics.interval", "must be positive"));
     }
     if m.steady_start.0 >= duration {
+        // Say the fix in the same line (a shorter `--set duration=...` hits this first).
         return Err(ScenarioError::new(
             "metrics.steady_start",
-            "must be before the end of the run (duration)",
+            format!(
+                "{} is not before the end of the run (duration {}): set it below the \
+                 duration too, e.g. --set metrics.steady_start={}",
+                fmt_duration(m.steady_start.0 .0),
+                fmt_duration(duration.0),
+                fmt_duration(duration.0 / 2)
+            ),
         ));
     }
     if m.trace.is_some_and(|t| t.0 == SimDuration::ZERO) {

@@ -147,10 +147,23 @@ fn eff<'a>(e: &'a Entry, k: &str, d: &'a Defaults) -> Option<(&'a Value, String)
 fn rate_of(e: &Entry, d: &Defaults, table: &str) -> Result<u64, ScenarioError> {
     match eff(e, "rate", d) {
         Some((v, at)) => rate_bps(v, &at),
-        None => Err(ScenarioError::new(
-            format!("{table}.rate"),
-            "required: the links' rate, e.g. \"100Mbps\"",
-        )),
+        None => {
+            // A misspelt `rate` is named as what it is, not as a missing rate.
+            if let Some(k) = e
+                .map
+                .keys()
+                .find(|k| k.as_str() != "reverse_rate" && super::super::suggest::closest(k, &["rate"]).is_some())
+            {
+                return Err(ScenarioError::new(
+                    e.origin_of(k),
+                    format!("unknown field `{k}` (did you mean `rate`?)"),
+                ));
+            }
+            Err(ScenarioError::new(
+                format!("{table}.rate"),
+                "required: the links' rate, e.g. \"100Mbps\"",
+            ))
+        }
     }
 }
 
@@ -250,20 +263,81 @@ fn apply_buffer(
             ))
         }
     };
-    if q.contains_key("limit") {
+    // FQ-CoDel has two limits: `limit` (packets, an integer) and `memory_limit` (bytes).
+    let fq = q.get("type").and_then(Value::as_str) == Some("fq_codel");
+    let own = if fq && q.contains_key("memory_limit") {
+        Some("memory_limit")
+    } else if q.contains_key("limit") {
+        Some("limit")
+    } else {
+        None
+    };
+    if let Some(k) = own {
         if own_limit_ok {
             e.set("queue", Value::Object(q), q_at);
             return Ok(());
         }
         return Err(ScenarioError::new(
             buf_at,
-            format!("give `buffer` or `{q_at}.limit`, not both"),
+            format!("give `buffer` or `{q_at}.{k}`, not both"),
         ));
     }
-    q.insert("limit".into(), buffer_limit(buf, buf_at, rate, rtt_ps)?);
+    let limit = buffer_limit(buf, buf_at, rate, rtt_ps)?;
+    let key = if fq {
+        match fq_codel_limit(&limit) {
+            Some(FqLimit::Packets(n)) => {
+                q.insert("limit".into(), Value::from(n));
+                "limit"
+            }
+            Some(FqLimit::Bytes(b)) => {
+                q.insert("memory_limit".into(), Value::String(b));
+                "memory_limit"
+            }
+            None => {
+                return Err(ScenarioError::new(
+                    buf_at,
+                    format!(
+                        "{buf} is not a buffer fq_codel takes: give packets (100, \"100pkt\", \
+                         its `limit`), bytes (\"150KB\") or BDPs (\"1bdp\"; both its `memory_limit`)"
+                    ),
+                ))
+            }
+        }
+    } else {
+        q.insert("limit".into(), limit);
+        "limit"
+    };
     e.set("queue", Value::Object(q), q_at);
-    e.origin.insert("queue.limit".into(), buf_at.into());
+    e.origin.insert(format!("queue.{key}"), buf_at.into());
     Ok(())
+}
+
+/// A builder buffer as FQ-CoDel's limits: packets go to `limit` (an integer), bytes to
+/// `memory_limit`.
+enum FqLimit {
+    Packets(u64),
+    Bytes(String),
+}
+
+/// `limit` as [`buffer_limit`] gives it: an integer (packets), "Npkt"-style packets, a size.
+/// None for what FQ-CoDel cannot hold ("unlimited", a negative or fractional count).
+fn fq_codel_limit(limit: &Value) -> Option<FqLimit> {
+    match limit {
+        Value::Number(n) => n.as_u64().map(FqLimit::Packets),
+        Value::String(s) => {
+            let t = s.trim();
+            if t == "unlimited" {
+                return None;
+            }
+            for suf in ["packets", "pkts", "pkt", "p"] {
+                if let Some(n) = t.strip_suffix(suf) {
+                    return n.trim().parse::<u64>().ok().map(FqLimit::Packets);
+                }
+            }
+            Some(FqLimit::Bytes(t.to_string()))
+        }
+        _ => None,
+    }
 }
 
 /// Split a builder link (from → to) into its two directions, apply `buffer` to both and add

@@ -35,9 +35,20 @@ pub(crate) type Obj = Map<String, Value>;
 /// Where the values of an expanded scenario came from: expanded path → source path. An
 /// error's field is renamed by its longest recorded prefix.
 #[derive(Clone, Debug, Default)]
-pub struct Origins(BTreeMap<String, String>);
+pub struct Origins(BTreeMap<String, String>, std::collections::BTreeSet<String>);
+
+/// Flow keys whose presence is recorded ([`Origins::written`]): the run's warnings about
+/// defaults that today's algorithms do not expect keep quiet where a value was given.
+const WRITTEN_FLOW_KEYS: [&str; 2] = ["sack", "init_cwnd"];
 
 impl Origins {
+    /// Whether the expanded scenario has a value at `path` (one of `flows.NAME.sack`,
+    /// `flows.NAME.init_cwnd`) that the file gave: on the flow, in `[defaults.flows]`, a
+    /// builder's table, an override or a profile — anything but the built-in default.
+    pub fn written(&self, path: &str) -> bool {
+        self.1.contains(path)
+    }
+
     fn set(&mut self, at: String, from: String) {
         self.0.insert(at, from);
     }
@@ -286,6 +297,15 @@ pub fn expand(mut doc: Value) -> Result<Expanded, ScenarioError> {
         }
     }
     origins.0.append(&mut gen.origins.0);
+    if let Some(Value::Object(flows)) = doc.get("flows") {
+        for (name, f) in flows {
+            for k in WRITTEN_FLOW_KEYS {
+                if f.get(k).is_some() {
+                    origins.1.insert(format!("flows.{name}.{k}"));
+                }
+            }
+        }
+    }
     Ok(Expanded { doc, origins })
 }
 

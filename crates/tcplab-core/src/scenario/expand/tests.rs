@@ -377,6 +377,54 @@ access = { rate = "100Mbps", delay = "5ms" }
     assert_eq!(keys(&v, "nodes").len(), 6);
 }
 
+/// Every queue type takes a builder's BDP buffer (issue 31: fq_codel got "250000B" in its
+/// packet-count `limit`); FQ-CoDel's bytes go to `memory_limit`, its packets to `limit`.
+#[test]
+fn dumbbell_buffer_for_every_queue_type() {
+    let extra = |t: &str| match t {
+        "red" | "choke" => ", min_th = 5, max_th = 15",
+        "red_i" | "choke_red_i" => ", min_th = 5, max_th = 15",
+        _ => "",
+    };
+    for t in crate::scenario::QueueSpec::NAMES {
+        for buf in ["\"1bdp\"", "\"150KB\"", "100", "\"100pkt\""] {
+            let text = format!(
+                "duration = \"2s\"\n[dumbbell]\npairs = 1\n\
+                 bottleneck = {{ rate = \"50Mbps\", delay = \"10ms\", buffer = {buf}, queue = {{ type = \"{t}\"{} }} }}\n\
+                 access = {{ rate = \"500Mbps\", delay = \"5ms\" }}\n",
+                extra(t)
+            );
+            let v = expand_toml(&text);
+            let q = match &v {
+                Ok(v) => v["links"]["bn"]["queue"].clone(),
+                Err(e) => {
+                    // Only a queue's own needs may refuse it, never the buffer's form.
+                    assert!(!e.field.ends_with("limit") && !e.reason.contains("expected u32"), "{t} {buf}: {e}");
+                    continue;
+                }
+            };
+            match (*t, buf) {
+                ("fq_codel", "\"1bdp\"") => {
+                    // RTT 2 (5 + 10 + 5) ms = 40 ms; 50 Mb/s x 40 ms / 8 = 250,000 B.
+                    assert_eq!(q["memory_limit"], "250000B", "{q}");
+                    assert!(q.get("limit").is_none());
+                }
+                ("fq_codel", "\"150KB\"") => assert_eq!(q["memory_limit"], "150KB"),
+                ("fq_codel", _) => assert_eq!(q["limit"], 100, "{q}"),
+                (_, "\"1bdp\"") => assert_eq!(q["limit"], "250000B", "{t}: {q}"),
+                _ => assert!(q.get("limit").is_some(), "{t}: {q}"),
+            }
+        }
+    }
+    // A limit of its own conflicts, named by the key fq_codel would have used.
+    let e = err("duration = \"2s\"\n[dumbbell]\npairs = 1\nbottleneck = { rate = \"50Mbps\", buffer = \"1bdp\", queue = { type = \"fq_codel\", memory_limit = \"1MB\" } }\naccess = { rate = \"500Mbps\" }\n");
+    assert_eq!(e.field, "dumbbell.bottleneck.buffer");
+    assert!(e.reason.contains("memory_limit`, not both"), "{e}");
+    let e = err("duration = \"2s\"\n[dumbbell]\npairs = 1\nbottleneck = { rate = \"50Mbps\", buffer = \"unlimited\", queue = { type = \"fq_codel\" } }\naccess = { rate = \"500Mbps\" }\n");
+    assert_eq!(e.field, "dumbbell.bottleneck.buffer");
+    assert!(e.reason.contains("not a buffer fq_codel takes"), "{e}");
+}
+
 #[test]
 fn ten_pairs_are_zero_padded() {
     let v = expand(
