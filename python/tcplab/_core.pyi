@@ -92,13 +92,21 @@ class Simulation:
     """
 
     def __new__(
-        cls, scenario_json: str, seed: int | None = None, pcap_dir: str | None = None, pcap_log: bool = False
+        cls,
+        scenario_json: str,
+        seed: int | None = None,
+        pcap_dir: str | None = None,
+        pcap_log: bool = False,
+        audit: int = 0,
+        max_memory: int | None = None,
     ) -> Simulation:
         """Build from scenario JSON text; ``seed`` (in [0, 2^64)) replaces the scenario's.
 
-        Creates the files of ``links.*.pcap`` (relative paths in ``pcap_dir``, default the
-        current directory). ``pcap_log`` also keeps every captured packet in memory for
-        ``results()["pcap_log"]`` (a test and debugging aid).
+        Creates the files of ``links.*.pcap`` (paths relative to ``pcap_dir``, default the
+        current directory, and inside it). ``pcap_log`` also keeps every captured packet in
+        memory for ``results()["pcap_log"]`` (a test and debugging aid). ``audit`` > 0
+        checks the engine's invariants every ``audit`` events. ``max_memory`` (bytes)
+        bounds the built scenario's estimated memory (default: half the available memory).
 
         Raises :class:`ScenarioError` for an invalid scenario or a pcap file that cannot
         be created (field ``links.NAME.pcap``).
