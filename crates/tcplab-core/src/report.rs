@@ -33,9 +33,10 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
             // Data that arrived before the window, held out of order, and was delivered in
             // it when the hole below it filled: not the window's goodput (issue 31: counted
             // in, a short window showed goodput above throughput, and above capacity).
-            let carried = f.tcp().map_or(0, |(_, r)| carried_in(&f.steady_held, r.rcv_nxt()));
-            let good =
-                (c.goodput_bytes - c.steady_goodput0 - carried) as f64 * 8.0 / steady_secs;
+            let carried = f
+                .tcp()
+                .map_or(0, |(_, r)| carried_in(&f.steady_held, r.rcv_nxt()));
+            let good = (c.goodput_bytes - c.steady_goodput0 - carried) as f64 * 8.0 / steady_secs;
             let thr = (c.wire_bytes - c.steady_wire0) as f64 * 8.0 / steady_secs;
             let link = &sim.links[f.eff_link.index()];
             let Some((sender, receiver)) = f.tcp() else {
@@ -515,7 +516,11 @@ fn defaults_warnings(b: &Built, warnings: &mut Vec<String>) {
                 "sack = false / init_cwnd = 1",
             ),
             1 => ("without SACK", "sack = true", "sack = false"),
-            _ => ("from an initial window of 1 segment", "init_cwnd = 10", "init_cwnd = 1"),
+            _ => (
+                "from an initial window of 1 segment",
+                "init_cwnd = 10",
+                "init_cwnd = 1",
+            ),
         };
         warnings.push(format!(
             "{} flow(s) of an algorithm written for today's stacks run {what} (tcplab's \

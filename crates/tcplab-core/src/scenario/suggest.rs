@@ -31,7 +31,8 @@ pub fn closest<'a>(word: &str, known: &[&'a str]) -> Option<&'a str> {
     let mut best: Option<(usize, &'a str)> = None;
     for &k in known {
         let d = distance(&w, &k.to_ascii_lowercase());
-        let near = d <= limit || (k.len() >= 4 && (w.starts_with(k) || k.starts_with(&w) && w.len() >= 3));
+        let near =
+            d <= limit || (k.len() >= 4 && (w.starts_with(k) || k.starts_with(&w) && w.len() >= 3));
         if near && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, k));
         }
@@ -99,7 +100,9 @@ mod tests {
 
     #[test]
     fn closest_keys() {
-        let k = ["from", "to", "rate", "delay", "queue", "dumbbell", "defaults"];
+        let k = [
+            "from", "to", "rate", "delay", "queue", "dumbbell", "defaults",
+        ];
         assert_eq!(closest("rat", &k), Some("rate"));
         assert_eq!(closest("dumbell", &k), Some("dumbbell"));
         assert_eq!(closest("dealy", &k), Some("delay"));

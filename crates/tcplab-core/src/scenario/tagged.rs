@@ -49,7 +49,10 @@ pub fn split_tag<E: Error>(v: Value, tag: &str, names: &[&str]) -> Result<(Strin
                 }) {
                     return Err(error_at(
                         &k,
-                        &format!("{m}; the table also needs `{tag}` (one of: {})", names.join(", ")),
+                        &format!(
+                            "{m}; the table also needs `{tag}` (one of: {})",
+                            names.join(", ")
+                        ),
                     ));
                 }
                 return Err(error_at(

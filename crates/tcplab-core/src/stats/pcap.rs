@@ -611,17 +611,30 @@ mod tests {
     #[test]
     fn frame_length_is_the_simulated_size() {
         let mut b = [0u8; RECORD_LEN];
-        for (header, caplen, offset, ts) in [(40u32, 40, 0x50, false), (52, 52, 0x80, true), (60, 60, 0xa0, true), (44, 44, 0x60, false)] {
+        for (header, caplen, offset, ts) in [
+            (40u32, 40, 0x50, false),
+            (52, 52, 0x80, true),
+            (60, 60, 0xa0, true),
+            (44, 44, 0x60, false),
+        ] {
             let mut p = data(1, 0, 1000);
             p.size = 1000 + header;
             let n = encode(&mut b, SimTime(0), &p, 0, 0);
             assert_eq!(n, 16 + caplen, "header {header}");
             assert_eq!(le32(&b[8..12]) as usize, caplen);
-            assert_eq!(le32(&b[12..16]), 1000 + header, "original length = simulated size");
+            assert_eq!(
+                le32(&b[12..16]),
+                1000 + header,
+                "original length = simulated size"
+            );
             assert_eq!(be16(&b[18..20]) as u32, 1000 + header, "IPv4 total length");
             let tcp = &b[36..16 + caplen];
             assert_eq!(tcp[12], offset, "data offset");
-            assert_eq!(tcp.get(20..24) == Some(&[1, 1, 8, 10][..]), ts, "timestamps option iff it fits");
+            assert_eq!(
+                tcp.get(20..24) == Some(&[1, 1, 8, 10][..]),
+                ts,
+                "timestamps option iff it fits"
+            );
             // Valid TCP checksum over the pseudo-header, the header and zero payload.
             let mut pseudo = Vec::new();
             pseudo.extend_from_slice(&b[28..36]);

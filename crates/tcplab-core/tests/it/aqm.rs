@@ -240,7 +240,11 @@ fn summary_says_whether_seeds_can_matter() {
     // What the run drew, not what could draw (issue 31): RED tests only above min_th, which
     // 1 Mb/s on a 10 Mb/s link never reaches; 20 Mb/s fills the queue.
     assert!(!stochastic(RED_Q, 0.0, cbr));
-    assert!(stochastic(RED_Q, 0.0, "{ type = \"cbr\", rate = \"20Mbps\" }"));
+    assert!(stochastic(
+        RED_Q,
+        0.0,
+        "{ type = \"cbr\", rate = \"20Mbps\" }"
+    ));
     assert!(stochastic(droptail, 0.0, &onoff("exponential")));
     assert!(!stochastic(droptail, 0.0, &onoff("constant")));
 }

@@ -149,11 +149,10 @@ fn rate_of(e: &Entry, d: &Defaults, table: &str) -> Result<u64, ScenarioError> {
         Some((v, at)) => rate_bps(v, &at),
         None => {
             // A misspelt `rate` is named as what it is, not as a missing rate.
-            if let Some(k) = e
-                .map
-                .keys()
-                .find(|k| k.as_str() != "reverse_rate" && super::super::suggest::closest(k, &["rate"]).is_some())
-            {
+            if let Some(k) = e.map.keys().find(|k| {
+                k.as_str() != "reverse_rate"
+                    && super::super::suggest::closest(k, &["rate"]).is_some()
+            }) {
                 return Err(ScenarioError::new(
                     e.origin_of(k),
                     format!("unknown field `{k}` (did you mean `rate`?)"),

@@ -399,7 +399,10 @@ fn dumbbell_buffer_for_every_queue_type() {
                 Ok(v) => v["links"]["bn"]["queue"].clone(),
                 Err(e) => {
                     // Only a queue's own needs may refuse it, never the buffer's form.
-                    assert!(!e.field.ends_with("limit") && !e.reason.contains("expected u32"), "{t} {buf}: {e}");
+                    assert!(
+                        !e.field.ends_with("limit") && !e.reason.contains("expected u32"),
+                        "{t} {buf}: {e}"
+                    );
                     continue;
                 }
             };
