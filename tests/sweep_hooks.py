@@ -19,12 +19,15 @@ class Counting:
     def __init__(self, log: Path) -> None:
         self.log = str(log)
 
-    def __call__(self, scenario: tcplab.Scenario, seed: int) -> tcplab.Result:
+    def _record(self, scenario: tcplab.Scenario, seed: int) -> None:
         fd = os.open(self.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             os.write(fd, f"{_key(scenario, seed)} {seed}\n".encode())
         finally:
             os.close(fd)
+
+    def __call__(self, scenario: tcplab.Scenario, seed: int) -> tcplab.Result:
+        self._record(scenario, seed)
         return tcplab.run(scenario, seed=seed, progress=False)
 
 
@@ -39,11 +42,7 @@ class SlowCounting(Counting):
     def __call__(self, scenario: tcplab.Scenario, seed: int) -> tcplab.Result:
         import time
 
-        fd = os.open(self.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, f"{_key(scenario, seed)} {seed}\n".encode())
-        finally:
-            os.close(fd)
+        self._record(scenario, seed)
         time.sleep(self.seconds)
         return tcplab.run(scenario, seed=seed, progress=False)
 
@@ -82,11 +81,7 @@ class KillableCounting(Counting):
     def __call__(self, scenario: tcplab.Scenario, seed: int) -> tcplab.Result:
         import time
 
-        fd = os.open(self.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, f"{_key(scenario, seed)} {seed}\n".encode())
-        finally:
-            os.close(fd)
+        self._record(scenario, seed)
         if seed == self.seed:
             (Path(self.pid_dir) / f"{os.getpid()}-{_key(scenario, seed)}").touch()
             time.sleep(self.seconds)
