@@ -22,7 +22,7 @@ class Counting:
     def _record(self, scenario: tcplab.Scenario, seed: int) -> None:
         fd = os.open(self.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            os.write(fd, f"{_key(scenario, seed)} {seed}\n".encode())
+            os.write(fd, f"{_key(scenario, seed)} {seed} {os.getpid()}\n".encode())
         finally:
             os.close(fd)
 

@@ -437,6 +437,7 @@ def test_dask_worker_killed_mid_run_loses_and_duplicates_nothing(spec_dir: Path,
     log, pids = tmp_path / "log", tmp_path / "pids"
     pids.mkdir()
     killed: list[str] = []
+    killed_pid: list[str] = []
 
     def killer() -> None:
         deadline = time.monotonic() + 60
@@ -445,6 +446,7 @@ def test_dask_worker_killed_mid_run_loses_and_duplicates_nothing(spec_dir: Path,
                 pid, key = f.name.split("-", 1)
                 os.kill(int(pid), signal.SIGKILL)
                 killed.append(key)
+                killed_pid.append(pid)
                 return
             time.sleep(0.01)
 
@@ -463,10 +465,18 @@ def test_dask_worker_killed_mid_run_loses_and_duplicates_nothing(spec_dir: Path,
     assert manifest["counts"] == {"ok": 12, "failed": 0, "pending": 0}
     assert len(list((tmp_path / "dask" / "runs").iterdir())) == 12 and not (tmp_path / "dask" / "tmp").exists()
     assert res.summary.equals(local.summary)
-    keys = [line.split()[0] for line in log.read_text().splitlines()]
-    # Every run executed once, the killed one twice: none lost, none stored twice.
+    lines = [line.split() for line in log.read_text().splitlines()]
+    keys = [key for key, _, _ in lines]
+    # Every run executed, none stored twice (above). The killed run executed again; so may a
+    # run that had finished on the killed worker but whose result the client had not yet
+    # gathered: Dask recomputes results lost with a worker's memory ("Removing worker ...
+    # caused the cluster to lose already computed task(s)"). Any other re-execution is a bug.
     assert len(set(keys)) == 12
-    assert sorted(k for k in set(keys) if keys.count(k) > 1) == killed
+    assert keys.count(killed[0]) >= 2
+    for k in set(keys):
+        if keys.count(k) > 1 and k != killed[0]:
+            first_pid = next(pid for key, _, pid in lines if key == k)
+            assert first_pid == killed_pid[0], f"{k} ran twice though its first run was not on the killed worker"
 
 
 def test_dask_bad_address_is_a_clear_error(spec_dir: Path, tmp_path: Path) -> None:
