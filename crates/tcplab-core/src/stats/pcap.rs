@@ -246,7 +246,7 @@ pub fn encode(
     tcp[2..4].copy_from_slice(&dport.to_be_bytes());
     tcp[4..8].copy_from_slice(&seq.to_be_bytes());
     tcp[8..12].copy_from_slice(&ack.to_be_bytes());
-    tcp[12] = ((hdr - 20) / 4 << 4) as u8; // data offset in 32-bit words
+    tcp[12] = (((hdr - 20) / 4) << 4) as u8; // data offset in 32-bit words
     tcp[13] = tcp_flags;
     tcp[14..16].copy_from_slice(&win.to_be_bytes());
     tcp[16..20].copy_from_slice(&[0, 0, 0, 0]); // checksum, urgent pointer
