@@ -1,14 +1,24 @@
-//! The event queue: a binary min-heap keyed by (time, insertion sequence).
+//! The event queue: a binary min-heap keyed by (time, event).
 //!
-//! Events with equal times run in the order they were scheduled (FIFO), which makes
-//! simultaneous events deterministic. Events are a small `Copy` enum dispatched with a
+//! Events with equal times run in a fixed order of the events themselves: by kind (the
+//! order of [`Kind`]: statistics boundaries, outages and application starts first, then
+//! packet events, then timers) and, within a kind, by the component's id (link, flow or
+//! node). This is the (time, origin) order of docs/scaling.md: every event's key depends
+//! only on what it is and when, never on when or by whom it was scheduled, so a run split
+//! over partitions (each with its own queue, see `crate::par`) processes simultaneous
+//! events in the same order as one queue does, whatever the number of threads. Two entries
+//! with equal keys are the same event at the same time (a timer armed twice): either may
+//! pop first with the same result, so no scheduling sequence number is needed. Until
+//! 2026-11-27 ties ran in scheduling order (FIFO, a global sequence number); that order
+//! cannot be reproduced by partitions that schedule independently (issue 30).
+//! Events are a small `Copy` enum dispatched with a
 //! `match` in [`crate::sim::Sim::run`]; there is no boxing and no dynamic dispatch.
 //! Timers are cancelled lazily: the owner keeps its deadline and ignores stale firings.
 //!
-//! Layout: each entry orders by the 128-bit key `time << 64 | seq << 26 | event`, so ordering is one
-//! integer comparison, and keys are unique, so the pop order is a total order that does not
+//! Layout: each entry orders by the 128-bit key `time << 64 | kind << 21 | id`, so ordering
+//! is one integer comparison, and equal keys are interchangeable, so the pop order does not
 //! depend on the heap's shape: any correct priority queue gives the same run. Entries are 16
-//! bytes (time, then the sequence number and the event packed in one word), so a node's two
+//! bytes (time, then the encoded event), so a node's two
 //! children share a cache line. The heap is binary: a 4-ary one is half as deep but compares
 //! three times per level, and with the few tens of entries a dumbbell keeps pending (one per
 //! busy link direction) the binary heap executes fewer instructions (bench b 5 s: 478.6 M
@@ -29,8 +39,10 @@ pub enum Event {
     LinkTxDone(LinkId),
     /// The head of the link's propagation pipe reaches the far end.
     LinkArrival(LinkId),
-    /// A flow's timer (retransmission or delayed ack) may be due.
+    /// A flow's sender timer (retransmission, probe, SYN) may be due.
     FlowTimer(FlowId),
+    /// A flow's receiver timer (delayed ack) may be due.
+    RxTimer(FlowId),
     /// A flow's application starts sending.
     AppStart(FlowId),
     /// A flow's application stops offering new data.
@@ -57,54 +69,65 @@ pub enum Event {
 /// The kind of an event: its tag in the packed heap entry. Adding an [`Event`] variant
 /// means adding a kind here and to [`KINDS`]; the compile-time checks below and the
 /// round-trip test catch a kind that does not fit or a table out of order.
+///
+/// The order of the variants is the order of simultaneous events (the code is the key's
+/// high bits). Events scheduled long in advance come first, as they mostly did under the
+/// old FIFO order: the steady-state snapshot, interval ends and trace samples see the
+/// state before anything else at their instant, outages and application starts/stops
+/// apply before packets move. Then packets: arrivals before transmission ends (under FIFO
+/// an arrival was scheduled one propagation delay ahead, a transmission end one
+/// serialisation time ahead, so arrivals mostly came first), queue wakes. Then timers:
+/// the receiver's delayed ack before the sender's retransmission timer (the order the
+/// single flow timer used), pacing, application ticks, node agents.
 #[repr(u8)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
-    LinkTxDone,
-    LinkArrival,
-    FlowTimer,
-    AppStart,
-    AppStop,
+    SteadyStart,
     Interval,
     Trace,
-    SteadyStart,
-    QueueWake,
-    AppTick,
     LinkState,
-    NodeTimer,
+    AppStart,
+    AppStop,
+    LinkArrival,
+    LinkTxDone,
+    QueueWake,
+    RxTimer,
+    FlowTimer,
     PaceTimer,
+    AppTick,
+    NodeTimer,
 }
 
 /// Every kind, indexed by its code.
-const KINDS: [Kind; 13] = [
-    Kind::LinkTxDone,
-    Kind::LinkArrival,
-    Kind::FlowTimer,
-    Kind::AppStart,
-    Kind::AppStop,
+const KINDS: [Kind; 14] = [
+    Kind::SteadyStart,
     Kind::Interval,
     Kind::Trace,
-    Kind::SteadyStart,
-    Kind::QueueWake,
-    Kind::AppTick,
     Kind::LinkState,
-    Kind::NodeTimer,
+    Kind::AppStart,
+    Kind::AppStop,
+    Kind::LinkArrival,
+    Kind::LinkTxDone,
+    Kind::QueueWake,
+    Kind::RxTimer,
+    Kind::FlowTimer,
     Kind::PaceTimer,
+    Kind::AppTick,
+    Kind::NodeTimer,
 ];
 
 /// Bits of an entry's tie-breaker word that hold the event: a `KIND_BITS`-bit kind and a
 /// 21-bit id.
 const KIND_BITS: u32 = 5;
 const ID_BITS: u32 = 21;
-const EV_BITS: u32 = KIND_BITS + ID_BITS;
 const KIND_MASK: u64 = (1 << KIND_BITS) - 1;
 /// Largest link or flow id an event can carry (checked when a scenario is built).
 pub const MAX_EVENT_ID: u32 = (1 << ID_BITS) - 1;
-/// Scheduling sequence numbers use the other 38 bits; at this many the pending entries are
-/// renumbered (order kept), about once per 2.7·10^11 events.
-const SEQ_LIMIT: u64 = 1 << (64 - EV_BITS);
-/// The kind code of `Event::FlowTimer` (the event queue keeps timers apart).
+/// The kind codes of `Event::RxTimer` and `Event::FlowTimer`, adjacent (the event queue
+/// keeps flow timers apart).
+const KIND_RX_TIMER: u64 = Kind::RxTimer as u64;
 const KIND_FLOW_TIMER: u64 = Kind::FlowTimer as u64;
+const _: () = assert!(KIND_FLOW_TIMER == KIND_RX_TIMER + 1);
 
 // Compile-time checks: every kind fits in its bits, and `KINDS[code]` is the kind `code`.
 const _: () = {
@@ -126,6 +149,7 @@ impl Event {
             Event::LinkTxDone(l) => (Kind::LinkTxDone, l.0),
             Event::LinkArrival(l) => (Kind::LinkArrival, l.0),
             Event::FlowTimer(f) => (Kind::FlowTimer, f.0),
+            Event::RxTimer(f) => (Kind::RxTimer, f.0),
             Event::AppStart(f) => (Kind::AppStart, f.0),
             Event::AppStop(f) => (Kind::AppStop, f.0),
             Event::Interval => (Kind::Interval, 0),
@@ -162,6 +186,7 @@ impl Event {
             K_LINK_TX_DONE => Event::LinkTxDone(LinkId(id)),
             K_LINK_ARRIVAL => Event::LinkArrival(LinkId(id)),
             KIND_FLOW_TIMER => Event::FlowTimer(FlowId(id)),
+            KIND_RX_TIMER => Event::RxTimer(FlowId(id)),
             K_APP_START => Event::AppStart(FlowId(id)),
             K_APP_STOP => Event::AppStop(FlowId(id)),
             K_INTERVAL => Event::Interval,
@@ -181,7 +206,8 @@ impl Event {
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     time: u64,
-    /// `seq << EV_BITS | event`: among equal times, earlier scheduling first.
+    /// The encoded event, `kind << ID_BITS | id`: among equal times, the order of [`Kind`],
+    /// then the id.
     tie: u64,
 }
 
@@ -192,10 +218,7 @@ impl Entry {
     }
     #[inline]
     fn unpack(self) -> (SimTime, Event) {
-        (
-            SimTime(self.time),
-            Event::decode(self.tie & ((1 << EV_BITS) - 1)),
-        )
+        (SimTime(self.time), Event::decode(self.tie))
     }
 }
 
@@ -309,15 +332,9 @@ impl Heap {
         self.fill_hole();
         self.heap.first().copied()
     }
-
-    /// Every entry, in no particular order; the heap is left empty.
-    fn take_all(&mut self) -> Vec<Entry> {
-        self.fill_hole();
-        std::mem::take(&mut self.heap)
-    }
 }
 
-/// Pending events ordered by time, ties broken first-in-first-out.
+/// Pending events ordered by time, ties broken by the event (see the module's notes).
 ///
 /// Flow timers live in a heap of their own: every flow keeps an RTO pending almost all the
 /// time but few ever fire, and out of the main heap they do not deepen it (scenario b: 25
@@ -329,7 +346,6 @@ impl Heap {
 pub struct EventQueue {
     main: Heap,
     timers: Heap,
-    next_seq: u64,
     /// Real pending events (proxies not counted).
     len: usize,
 }
@@ -341,21 +357,17 @@ impl EventQueue {
 
     #[inline]
     fn is_timer(e: &Entry) -> bool {
-        (e.tie >> ID_BITS) & KIND_MASK == KIND_FLOW_TIMER
+        ((e.tie >> ID_BITS) & KIND_MASK).wrapping_sub(KIND_RX_TIMER) <= 1
     }
 
     #[inline]
     pub fn schedule(&mut self, time: SimTime, ev: Event) {
-        if self.next_seq == SEQ_LIMIT {
-            self.renumber();
-        }
         let e = Entry {
             time: time.0,
-            tie: self.next_seq << EV_BITS | ev.encode(),
+            tie: ev.encode(),
         };
-        self.next_seq += 1;
         self.len += 1;
-        if let Event::FlowTimer(_) = ev {
+        if let Event::FlowTimer(_) | Event::RxTimer(_) = ev {
             let earliest = self.timers.peek().is_none_or(|t| e.key() < t.key());
             self.timers.push(e);
             if earliest {
@@ -366,31 +378,6 @@ impl EventQueue {
         }
     }
 
-    /// Give the pending entries sequence numbers 0, 1, … in their current order, so
-    /// scheduling can go on without changing any order (about once per 10^12 events).
-    #[cold]
-    fn renumber(&mut self) {
-        let mut all: Vec<Entry> = self.main.take_all();
-        all.retain(|e| !Self::is_timer(e)); // proxies are rebuilt below
-        all.extend(self.timers.take_all());
-        all.sort_unstable_by_key(|e| e.key());
-        for (i, e) in all.iter_mut().enumerate() {
-            e.tie = (i as u64) << EV_BITS | (e.tie & ((1 << EV_BITS) - 1));
-        }
-        self.next_seq = all.len() as u64;
-        for e in all {
-            if Self::is_timer(&e) {
-                self.timers.push(e);
-            } else {
-                self.main.push(e);
-            }
-        }
-        if let Some(t) = self.timers.peek() {
-            self.main.push(t);
-        }
-    }
-
-    /// The least real entry, removed from the main heap (and the timer heap).
     #[inline]
     fn pop_entry(&mut self) -> Option<Entry> {
         loop {
@@ -439,35 +426,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn equal_times_pop_in_insertion_order() {
+    fn equal_times_pop_in_kind_then_id_order() {
         let mut q = EventQueue::new();
-        q.schedule(SimTime(5), Event::FlowTimer(FlowId(1)));
-        q.schedule(SimTime(3), Event::FlowTimer(FlowId(2)));
-        q.schedule(SimTime(5), Event::FlowTimer(FlowId(3)));
         q.schedule(SimTime(5), Event::FlowTimer(FlowId(4)));
+        q.schedule(SimTime(3), Event::FlowTimer(FlowId(2)));
+        q.schedule(SimTime(5), Event::LinkTxDone(LinkId(9)));
+        q.schedule(SimTime(5), Event::FlowTimer(FlowId(1)));
+        q.schedule(SimTime(5), Event::RxTimer(FlowId(7)));
+        q.schedule(SimTime(5), Event::LinkArrival(LinkId(9)));
+        q.schedule(SimTime(5), Event::Interval);
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(
             order,
             vec![
                 (SimTime(3), Event::FlowTimer(FlowId(2))),
+                (SimTime(5), Event::Interval),
+                (SimTime(5), Event::LinkArrival(LinkId(9))),
+                (SimTime(5), Event::LinkTxDone(LinkId(9))),
+                (SimTime(5), Event::RxTimer(FlowId(7))),
                 (SimTime(5), Event::FlowTimer(FlowId(1))),
-                (SimTime(5), Event::FlowTimer(FlowId(3))),
                 (SimTime(5), Event::FlowTimer(FlowId(4))),
             ]
         );
     }
 
-    /// The reference order: sort by (time, scheduling order).
-    fn reference(ops: &[(u64, u32)]) -> Vec<(SimTime, Event)> {
-        let mut v: Vec<(u64, usize, u32)> = ops
-            .iter()
-            .enumerate()
-            .map(|(i, &(t, id))| (t, i, id))
-            .collect();
-        v.sort();
-        v.into_iter()
-            .map(|(t, _, id)| (SimTime(t), Event::LinkTxDone(LinkId(id))))
-            .collect()
+    /// The reference order: sort by (time, event key); equal keys are equal events.
+    fn reference(mut v: Vec<(u64, Event)>) -> Vec<(SimTime, Event)> {
+        v.sort_by_key(|&(t, ev)| (t, ev.encode()));
+        v.into_iter().map(|(t, ev)| (SimTime(t), ev)).collect()
     }
 
     fn xorshift(s: &mut u64) -> u64 {
@@ -478,7 +464,7 @@ mod tests {
     }
 
     #[test]
-    fn matches_a_stable_sort_on_many_ties_and_sizes() {
+    fn matches_a_sort_on_many_ties_and_sizes() {
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         for n in [1usize, 2, 3, 4, 5, 6, 7, 16, 17, 63, 64, 65, 1000] {
             for spread in [1u64, 3, 50, 1 << 40] {
@@ -495,7 +481,11 @@ mod tests {
                     Some(SimTime(ops.iter().map(|o| o.0).min().unwrap()))
                 );
                 let got: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
-                assert_eq!(got, reference(&ops), "n={n} spread={spread}");
+                let want = ops
+                    .iter()
+                    .map(|&(t, id)| (t, Event::LinkTxDone(LinkId(id))))
+                    .collect();
+                assert_eq!(got, reference(want), "n={n} spread={spread}");
                 assert!(q.is_empty() && q.pop().is_none() && q.peek_time().is_none());
             }
         }
@@ -504,22 +494,20 @@ mod tests {
     #[test]
     fn interleaved_schedule_and_pop_like_a_simulation() {
         // Hold model: pop the earliest, schedule 0-2 events at or after it; compare with a
-        // reference that keeps (time, seq) pairs in a sorted vector.
+        // reference that keeps (time, id) pairs in a sorted vector.
         let mut seed = 42u64;
         let mut q = EventQueue::new();
-        let mut r: Vec<(u64, u64, u32)> = Vec::new();
-        let mut seq = 0u64;
-        let mut push = |q: &mut EventQueue, r: &mut Vec<(u64, u64, u32)>, t: u64, id: u32| {
+        let mut r: Vec<(u64, u32)> = Vec::new();
+        let push = |q: &mut EventQueue, r: &mut Vec<(u64, u32)>, t: u64, id: u32| {
             q.schedule(SimTime(t), Event::LinkArrival(LinkId(id)));
-            r.push((t, seq, id));
-            seq += 1;
+            r.push((t, id));
         };
         for i in 0..200 {
             push(&mut q, &mut r, xorshift(&mut seed) % 1000, i);
         }
         for step in 0..20_000u32 {
             r.sort();
-            let (t, _, id) = r.remove(0);
+            let (t, id) = r.remove(0);
             assert_eq!(
                 q.pop(),
                 Some((SimTime(t), Event::LinkArrival(LinkId(id)))),
@@ -547,6 +535,7 @@ mod tests {
             Kind::LinkTxDone => Event::LinkTxDone(LinkId(id)),
             Kind::LinkArrival => Event::LinkArrival(LinkId(id)),
             Kind::FlowTimer => Event::FlowTimer(FlowId(id)),
+            Kind::RxTimer => Event::RxTimer(FlowId(id)),
             Kind::AppStart => Event::AppStart(FlowId(id)),
             Kind::AppStop => Event::AppStop(FlowId(id)),
             Kind::Interval => Event::Interval,
@@ -578,49 +567,44 @@ mod tests {
     }
 
     #[test]
-    fn sequence_numbers_renumber_without_changing_order() {
+    fn a_timer_armed_twice_at_one_instant_runs_twice_and_is_counted() {
+        // Equal keys: the proxy scheme must hand out both copies and count them.
         let mut q = EventQueue::new();
-        q.next_seq = SEQ_LIMIT - 3;
-        let mut want = Vec::new();
-        for i in 0..10u32 {
-            // Same time for all: only the sequence numbers order them.
-            q.schedule(SimTime(100), Event::FlowTimer(FlowId(i)));
-            want.push((SimTime(100), Event::FlowTimer(FlowId(i))));
-            if i == 5 {
-                assert!(q.next_seq < 20, "renumbered");
-            }
-        }
-        let got: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
-        assert_eq!(got, want);
+        q.schedule(SimTime(9), Event::FlowTimer(FlowId(1)));
+        q.schedule(SimTime(4), Event::RxTimer(FlowId(1)));
+        q.schedule(SimTime(9), Event::FlowTimer(FlowId(1)));
+        assert_eq!(q.len(), 3);
+        assert_eq!(q.pop(), Some((SimTime(4), Event::RxTimer(FlowId(1)))));
+        q.schedule(SimTime(9), Event::FlowTimer(FlowId(1)));
+        let rest: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(rest, vec![(SimTime(9), Event::FlowTimer(FlowId(1))); 3]);
+        assert!(q.is_empty());
     }
 
     #[test]
     fn timers_and_other_events_merge_in_exact_order() {
         // Hold model with a mix of timers (own heap + proxies) and link events, many ties;
-        // the reference keeps every (time, seq) in one sorted vector.
+        // the reference keeps every (time, event) in one sorted vector.
         let mut seed = 7u64;
         let mut q = EventQueue::new();
-        let mut r: Vec<(u64, u64, Event)> = Vec::new();
-        let mut seq = 0u64;
-        let mut push = |q: &mut EventQueue, r: &mut Vec<(u64, u64, Event)>, t: u64, ev: Event| {
+        let mut r: Vec<(u64, Event)> = Vec::new();
+        let push = |q: &mut EventQueue, r: &mut Vec<(u64, Event)>, t: u64, ev: Event| {
             q.schedule(SimTime(t), ev);
-            r.push((t, seq, ev));
-            seq += 1;
+            r.push((t, ev));
         };
-        let pick = |x: u64, id: u32| {
-            if x.is_multiple_of(3) {
-                Event::FlowTimer(FlowId(id))
-            } else {
-                Event::LinkArrival(LinkId(id))
-            }
+        // Few ids, so equal keys (the same timer armed twice at one instant) are common.
+        let pick = |x: u64, id: u32| match x % 4 {
+            0 => Event::FlowTimer(FlowId(id % 7)),
+            1 => Event::RxTimer(FlowId(id % 5)),
+            _ => Event::LinkArrival(LinkId(id)),
         };
         for i in 0..100 {
             let x = xorshift(&mut seed);
             push(&mut q, &mut r, x % 50, pick(x >> 7, i));
         }
         for step in 0..30_000u32 {
-            r.sort_by_key(|&(t, s, _)| (t, s));
-            let (t, _, ev) = r.remove(0);
+            r.sort_by_key(|&(t, ev)| (t, ev.encode()));
+            let (t, ev) = r.remove(0);
             assert_eq!(q.peek_time(), Some(SimTime(t)), "step {step}");
             assert_eq!(q.pop(), Some((SimTime(t), ev)), "step {step}");
             assert_eq!(q.len(), r.len());

@@ -57,8 +57,10 @@ pub struct Flow {
     /// TCP: the out-of-order ranges the receiver held when the steady-state window began
     /// (data that arrived before it; goodput leaves out the part delivered in it).
     pub steady_held: Vec<(u64, u64)>,
-    /// Time of the earliest live `FlowTimer` event, if one is pending.
+    /// Time of the earliest live `FlowTimer` (sender) and `RxTimer` (receiver) event, if
+    /// one is pending.
     timer_event: Option<SimTime>,
+    rx_timer_event: Option<SimTime>,
     /// Time of the live `PaceTimer` event of a paced flow, if one is pending.
     pace_event: Option<SimTime>,
     /// The flow's sender paces (`pacing` other than "off").
@@ -102,20 +104,18 @@ impl Flow {
             timeouts_before_steady: 0,
             steady_held: Vec::new(),
             timer_event: None,
+            rx_timer_event: None,
             pace_event: None,
             paced,
         }
     }
+    /// The sender's and the receiver's timer deadlines (each its own event: the two ends
+    /// may live in different partitions, `crate::par`).
     #[inline(always)]
-    fn next_deadline(&self) -> Option<SimTime> {
+    fn deadlines(&self) -> (Option<SimTime>, Option<SimTime>) {
         match &self.transport {
-            Transport::Tcp { sender, receiver } => {
-                match (sender.rto_deadline, receiver.delack_deadline) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                }
-            }
-            Transport::Udp { .. } => None,
+            Transport::Tcp { sender, receiver } => (sender.rto_deadline, receiver.delack_deadline),
+            Transport::Udp { .. } => (None, None),
         }
     }
     /// The TCP sender and receiver, if this is a TCP flow.
@@ -621,6 +621,7 @@ impl Sim {
                 self.receive(to, p);
             }
             Event::FlowTimer(f) => self.flow_timer(f),
+            Event::RxTimer(f) => self.rx_timer(f),
             Event::PaceTimer(f) => self.pace_timer(f),
             Event::AppStart(f) => self.app_start(f),
             Event::AppStop(f) => self.app_stop(f),
@@ -770,7 +771,8 @@ impl Sim {
         self.sync_timer(f);
     }
 
-    /// Make sure a `FlowTimer` event is pending at or before the flow's earliest deadline.
+    /// Make sure a `FlowTimer` (`RxTimer`) event is pending at or before the sender's
+    /// (receiver's) earliest deadline.
     /// Re-arming a later deadline costs nothing: the pending event reschedules itself.
     /// Called after everything that touches a flow, so it is also where cwnd events are
     /// noted.
@@ -780,10 +782,17 @@ impl Sim {
             self.note_cwnd(f);
         }
         let fl = &mut self.flows[f.index()];
-        if let Some(d) = fl.next_deadline() {
+        let (tx, rx) = fl.deadlines();
+        if let Some(d) = tx {
             if fl.timer_event.is_none_or(|t| d < t) {
                 fl.timer_event = Some(d);
                 self.events.schedule(d, Event::FlowTimer(f));
+            }
+        }
+        if let Some(d) = rx {
+            if fl.rx_timer_event.is_none_or(|t| d < t) {
+                fl.rx_timer_event = Some(d);
+                self.events.schedule(d, Event::RxTimer(f));
             }
         }
         if fl.paced {
@@ -827,6 +836,7 @@ impl Sim {
         self.sync_timer(f);
     }
 
+    /// The sender's timer (retransmission, probe, SYN).
     fn flow_timer(&mut self, f: FlowId) {
         let now = self.now;
         {
@@ -838,13 +848,31 @@ impl Sim {
         }
         let (mut net, flows) = self.split();
         let fl = &mut flows[f.index()];
-        let (src, dst) = (fl.src, fl.dst);
-        if let Transport::Tcp { sender, receiver } = &mut fl.transport {
-            if receiver.delack_deadline.is_some_and(|d| d <= now) {
-                receiver.on_delack_timer(now, &mut |a| net.send(dst, a));
-            }
+        let src = fl.src;
+        if let Transport::Tcp { sender, .. } = &mut fl.transport {
             if sender.rto_deadline.is_some_and(|d| d <= now) {
                 sender.on_timeout(now, &mut |d| net.send(src, d));
+            }
+        }
+        self.sync_timer(f);
+    }
+
+    /// The receiver's timer (delayed ack).
+    fn rx_timer(&mut self, f: FlowId) {
+        let now = self.now;
+        {
+            let fl = &mut self.flows[f.index()];
+            if fl.rx_timer_event != Some(now) {
+                return; // superseded by an earlier event
+            }
+            fl.rx_timer_event = None;
+        }
+        let (mut net, flows) = self.split();
+        let fl = &mut flows[f.index()];
+        let dst = fl.dst;
+        if let Transport::Tcp { receiver, .. } = &mut fl.transport {
+            if receiver.delack_deadline.is_some_and(|d| d <= now) {
+                receiver.on_delack_timer(now, &mut |a| net.send(dst, a));
             }
         }
         self.sync_timer(f);
