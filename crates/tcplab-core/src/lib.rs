@@ -29,6 +29,7 @@ pub mod event;
 pub mod fuzzing;
 pub mod ids;
 pub mod net;
+pub mod par;
 pub mod queue;
 pub mod report;
 pub mod rng;

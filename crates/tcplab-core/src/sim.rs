@@ -109,6 +109,12 @@ impl Flow {
             paced,
         }
     }
+    /// Parallel runs: the receiver's pending-timer bookkeeping from `far` (the destination
+    /// partition's copy of this flow).
+    pub(crate) fn take_rx_timer(&mut self, far: &Flow) {
+        self.rx_timer_event = far.rx_timer_event;
+    }
+
     /// The sender's and the receiver's timer deadlines (each its own event: the two ends
     /// may live in different partitions, `crate::par`).
     #[inline(always)]
@@ -199,6 +205,12 @@ pub struct Sim {
     /// The auditor counts drops and losses per flow (switched on before the run started),
     /// so it checks each flow's segment accounting.
     audit_flows: bool,
+    /// Parallel runs (`crate::par`): the partition this copy of the simulation runs, and
+    /// every node's partition. `None`: the whole network.
+    pub(crate) part: Option<(u16, std::sync::Arc<Vec<u16>>)>,
+    /// Events that every partition processes (interval ends, trace samples, the
+    /// steady-state start): counted once when partitions' event counts are added up.
+    pub(crate) global_events: u64,
 }
 
 /// What a sender's or receiver's `out` touches: the network half of [`Sim`], borrowed
@@ -302,6 +314,8 @@ impl Sim {
             audit_next: u64::MAX,
             audit_last_now: SimTime::ZERO,
             audit_flows: false,
+            part: None,
+            global_events: 0,
         }
     }
 
@@ -428,10 +442,20 @@ impl Sim {
         )
     }
 
+    /// Whether this copy runs node `n` (always, unless it is one partition of a parallel
+    /// run).
+    #[inline]
+    pub(crate) fn mine(&self, n: NodeId) -> bool {
+        match &self.part {
+            None => true,
+            Some((me, parts)) => parts[n.index()] == *me,
+        }
+    }
+
     fn start(&mut self) {
         self.started = true;
         for (i, f) in self.flows.iter().enumerate() {
-            if f.schedule.is_some() {
+            if f.schedule.is_some() || !self.mine(f.src) {
                 continue;
             }
             self.events
@@ -447,6 +471,11 @@ impl Sim {
             for &(t, m) in &s.steps {
                 let m = m as usize;
                 for &f in &s.flows[n.min(m)..n.max(m)] {
+                    if let Some((me, parts)) = &self.part {
+                        if parts[self.flows[f.index()].src.index()] != *me {
+                            continue;
+                        }
+                    }
                     let ev = if m > n {
                         Event::AppStart(f)
                     } else {
@@ -468,7 +497,13 @@ impl Sim {
             self.events.schedule(SimTime::ZERO, Event::Trace);
         }
         for (i, l) in self.links.iter_mut().enumerate() {
-            l.start_states(LinkId::from_index(i), &mut self.events);
+            let mine = match &self.part {
+                None => true,
+                Some((me, parts)) => parts[l.from.index()] == *me,
+            };
+            if mine {
+                l.start_states(LinkId::from_index(i), &mut self.events);
+            }
         }
         if self.cwnd_events_on {
             self.last_cc = vec![(u64::MAX, u64::MAX); self.flows.len()];
@@ -545,12 +580,60 @@ impl Sim {
         self.run_until(self.end);
     }
 
+    /// Parallel runs: process every event strictly before `stop` (a window's end), without
+    /// settling the links or finishing the run.
+    pub(crate) fn run_before(&mut self, stop: SimTime) {
+        if !self.started {
+            self.start();
+        }
+        if stop > SimTime::ZERO {
+            self.process(SimTime(stop.0 - 1));
+        }
+    }
+
+    /// Parallel runs: the time of the next pending event.
+    pub(crate) fn next_event_time(&mut self) -> Option<SimTime> {
+        if !self.started {
+            self.start();
+        }
+        self.events.peek_time()
+    }
+
+    /// Parallel runs: the end of [`Sim::run_until`] after the partitions processed every
+    /// event up to `limit`.
+    pub(crate) fn settle_until(&mut self, limit: SimTime) {
+        self.now = self.now.max(limit);
+        for l in &mut self.links {
+            l.settle(self.now);
+        }
+        if limit >= self.end && !self.finished {
+            self.finish();
+        }
+    }
+
     /// Process every event up to and including `t` (capped at the end of the run).
     pub fn run_until(&mut self, t: SimTime) {
         if !self.started {
             self.start();
         }
         let limit = t.min(self.end);
+        self.process(limit);
+        self.now = self.now.max(limit);
+        for l in &mut self.links {
+            l.settle(self.now);
+        }
+        if limit >= self.end && !self.finished {
+            if self.audit_every != 0 {
+                self.audit_due();
+            }
+            self.finish();
+        }
+    }
+
+    /// The event loop: every event up to and including `limit` (at most the end).
+    #[inline]
+    fn process(&mut self, limit: SimTime) {
+        let limit = limit.min(self.end);
         while let Some(at) = self.events.peek_time() {
             if at > limit {
                 break;
@@ -567,16 +650,6 @@ impl Sim {
             if self.events_processed >= self.audit_next {
                 self.audit_due();
             }
-        }
-        self.now = self.now.max(limit);
-        for l in &mut self.links {
-            l.settle(self.now);
-        }
-        if limit >= self.end && !self.finished {
-            if self.audit_every != 0 {
-                self.audit_due();
-            }
-            self.finish();
         }
     }
 
@@ -629,9 +702,18 @@ impl Sim {
             Event::QueueWake(l) => self.links[l.index()].wake(l, now, &mut self.events),
             Event::LinkState(l) => self.links[l.index()].state_change(l, now, &mut self.events),
             Event::NodeTimer(n) => self.agent_timer(n),
-            Event::Interval => self.close_interval(),
-            Event::Trace => self.trace_sample(),
-            Event::SteadyStart => self.steady_start(),
+            Event::Interval => {
+                self.global_events += 1;
+                self.close_interval()
+            }
+            Event::Trace => {
+                self.global_events += 1;
+                self.trace_sample()
+            }
+            Event::SteadyStart => {
+                self.global_events += 1;
+                self.steady_start()
+            }
         }
     }
 
@@ -1070,11 +1152,14 @@ impl Sim {
                 c.finish();
             }
         }
-        self.packet_events = merge_packet_events(
-            self.links
-                .iter_mut()
-                .filter_map(|l| l.drops.events.as_deref_mut()),
-        );
+        // A partition of a parallel run leaves its links' logs to the merge.
+        if self.part.is_none() {
+            self.packet_events = merge_packet_events(
+                self.links
+                    .iter_mut()
+                    .filter_map(|l| l.drops.events.as_deref_mut()),
+            );
+        }
     }
 
     /// Every result table with its columns, for the front ends (names from the registry

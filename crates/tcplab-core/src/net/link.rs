@@ -95,6 +95,10 @@ pub struct Link {
     pub(crate) busy: Option<Packet>,
     busy_since: SimTime,
     pub(crate) pipe: Ring<(SimTime, Packet)>,
+    /// Parallel runs (`crate::par`): this is the sending partition's copy of a link whose
+    /// far end another partition owns. Its pipe is then an outbox: no `LinkArrival` is
+    /// scheduled here; the partitions hand the pipe's packets over at the window barrier.
+    pub(crate) crossing: bool,
     pub stats: LinkStats,
     pub drops: DropLog,
     /// End-host backpressure threshold (data segments per local connection), if any. The
@@ -152,6 +156,7 @@ impl Link {
             // doublings, early in the run); a preallocated 64 entries (6 KiB) per direction
             // was 245 MB of a 10 000-pair dumbbell's 40 004 directions.
             pipe: Ring::new(),
+            crossing: false,
             stats: LinkStats::default(),
             drops: DropLog::default(),
             backpressure: None,
@@ -442,7 +447,7 @@ impl Link {
         if !lost {
             let at = done + self.delay;
             self.pipe.push_back((at, pkt));
-            if self.pipe.len() == 1 {
+            if self.pipe.len() == 1 && !self.crossing {
                 events.schedule(at, Event::LinkArrival(id));
             }
         }
@@ -576,7 +581,7 @@ impl Link {
         } else {
             let at = now + self.delay;
             self.pipe.push_back((at, p));
-            if self.pipe.len() == 1 {
+            if self.pipe.len() == 1 && !self.crossing {
                 events.schedule(at, Event::LinkArrival(id));
             }
         }
@@ -641,6 +646,26 @@ impl Link {
     pub fn start_next(&mut self, id: LinkId, now: SimTime, events: &mut EventQueue) {
         if self.busy.is_none() {
             self.start_tx(id, now, events);
+        }
+    }
+
+    /// Parallel runs: packets another partition's copy of this link sent, in order, each
+    /// with its arrival time (all after the current window). Schedules the first arrival
+    /// when the pipe was empty.
+    pub(crate) fn receive_crossing(
+        &mut self,
+        id: LinkId,
+        pkts: impl Iterator<Item = (SimTime, Packet)>,
+        events: &mut EventQueue,
+    ) {
+        let was_empty = self.pipe.is_empty();
+        for e in pkts {
+            self.pipe.push_back(e);
+        }
+        if was_empty {
+            if let Some(&(at, _)) = self.pipe.front() {
+                events.schedule(at, Event::LinkArrival(id));
+            }
         }
     }
 

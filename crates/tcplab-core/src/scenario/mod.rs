@@ -9,6 +9,7 @@
 mod build;
 pub mod expand;
 pub mod memory;
+pub mod partition;
 pub mod profiles;
 pub mod suggest;
 pub mod tagged;
@@ -72,6 +73,10 @@ pub struct Scenario {
     /// Seed of every random stream (each component derives its own).
     #[serde(default = "default_seed")]
     pub seed: u64,
+    /// Threads for this one simulation (default 1): the network is split into partitions
+    /// that run in parallel with results bit-identical to one thread (docs/scaling.md).
+    #[serde(default)]
+    pub threads: Option<u32>,
     /// Node name → "host" (ends flows) or "router".
     pub nodes: BTreeMap<String, NodeKindSpec>,
     /// Link directions by name. A full-duplex link is two entries.
@@ -102,6 +107,40 @@ pub struct Scenario {
     #[serde(skip)]
     #[schemars(skip)]
     pub origins: expand::Origins,
+}
+
+/// The most threads a run may ask for.
+pub const MAX_THREADS: u32 = 1024;
+
+/// Split a built scenario for a parallel run on `threads` threads (`threads` ≥ 2):
+/// `replica` builds the same scenario with the same seed again (one copy per partition;
+/// `built` keeps its own as the template the results are merged into). Pcap captures
+/// opened on `built` move to the partition that owns their link.
+pub fn split(
+    built: &mut Built,
+    threads: u32,
+    mut replica: impl FnMut() -> Result<Built, ScenarioError>,
+) -> Result<crate::par::Parallel, ScenarioError> {
+    if threads == 0 || threads > MAX_THREADS {
+        return Err(ScenarioError::new(
+            "threads",
+            format!("must be between 1 and {MAX_THREADS}, got {threads}"),
+        ));
+    }
+    if let Some(why) = crate::par::check_supported(&built.sim) {
+        return Err(ScenarioError::new("threads", why));
+    }
+    let node_part = partition::partition(&built.sim, threads as usize)?;
+    let mut sims = Vec::with_capacity(threads as usize);
+    for _ in 0..threads {
+        sims.push(replica()?.sim);
+    }
+    for (l, link) in built.sim.links.iter_mut().enumerate() {
+        if let Some(c) = link.capture.take() {
+            sims[node_part[link.from.index()] as usize].links[l].capture = Some(c);
+        }
+    }
+    crate::par::Parallel::new(sims, node_part).map_err(|e| ScenarioError::new("threads", e))
 }
 
 /// Validate `sc` and build the simulation. `seed` overrides `sc.seed` when given. Errors

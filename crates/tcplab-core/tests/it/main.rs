@@ -16,6 +16,7 @@ mod errors;
 mod events;
 mod fuzz_corpus;
 mod modern;
+mod par;
 mod pcap;
 mod reliability;
 mod response;

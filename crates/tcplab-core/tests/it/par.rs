@@ -1,0 +1,156 @@
+//! Issue 30: one simulation on N threads gives bit-identical results to one thread.
+
+use tcplab_core::scenario::{split, Built};
+use tcplab_core::time::SimTime;
+
+/// The summary (without the wall clock) and every result table, as text.
+fn results(b: &Built) -> String {
+    let mut s = tcplab_core::report::summary(b, 0.0);
+    s["run"]["wall_seconds"] = serde_json::Value::Null;
+    let mut out = serde_json::to_string_pretty(&s).unwrap();
+    for (table, cols) in b.sim.tables() {
+        out.push_str(&format!("\n== {table}\n"));
+        for c in cols {
+            out.push_str(&format!("{}: {:?}\n", c.name, c.data));
+        }
+    }
+    out
+}
+
+fn sequential(text: &str) -> String {
+    let mut b = tcplab_core::load_toml(text, None).unwrap();
+    b.sim.run();
+    results(&b)
+}
+
+/// The run on `threads` partitions, advanced in `steps` slices (as the Python binding's
+/// progress loop does).
+fn parallel(text: &str, threads: u32, steps: u64) -> (String, u64) {
+    let mut b = tcplab_core::load_toml(text, None).unwrap();
+    let mut par = split(&mut b, threads, || tcplab_core::load_toml(text, None)).unwrap();
+    let end = par.end();
+    for i in 1..=steps {
+        par.run_until(SimTime(end.0 / steps * i));
+    }
+    par.run_until(end);
+    assert!(par.is_finished());
+    let windows = par.windows;
+    b.sim = par.into_merged();
+    (results(&b), windows)
+}
+
+fn same_for_every_thread_count(text: &str, threads: &[u32]) {
+    let want = sequential(text);
+    for &n in threads {
+        let (got, windows) = parallel(text, n, 7);
+        assert!(windows > 0);
+        if got != want {
+            let line = got
+                .lines()
+                .zip(want.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
+            let ctx = |s: &str| {
+                let l: String = s
+                    .lines()
+                    .nth(line)
+                    .unwrap_or("")
+                    .chars()
+                    .take(300)
+                    .collect();
+                l
+            };
+            panic!(
+                "{n} threads differ from one at line {line}:\n--- 1 thread\n{}\n--- {n} threads\n{}",
+                ctx(&want),
+                ctx(&got)
+            );
+        }
+    }
+}
+
+#[test]
+fn fat_tree_is_bit_identical_on_1_2_3_4_threads() {
+    let text = r#"
+duration = "30ms"
+metrics = { interval = "5ms", steady_start = "10ms", trace = "2ms", events = ["drop"] }
+defaults.flows = { cc = "newreno", init_cwnd = 10, rto_min = "10ms", delayed_ack = "1ms" }
+[fat_tree]
+k = 4
+link = { rate = "1Gbps", delay = "5us", buffer = 20 }
+traffic = "permutation"
+"#;
+    same_for_every_thread_count(text, &[1, 2, 3, 4]);
+}
+
+#[test]
+fn dumbbell_is_bit_identical_on_1_2_3_4_threads() {
+    let text = r#"
+duration = "3s"
+metrics = { interval = "250ms", steady_start = "1s", trace = "100ms", events = ["drop", "loss"] }
+defaults.flows = { init_cwnd = 2, delayed_ack = "40ms" }
+[dumbbell]
+bottleneck = { rate = "10Mbps", delay = "20ms", buffer = "1bdp", loss = 0.001 }
+access = { rate = "100Mbps", delay = "1ms" }
+rtt = ["44ms", "44ms", "84ms", "124ms"]
+flows = ["newreno", "reno", "cubic", { cc = "highspeed", name = "hs" }]
+"#;
+    same_for_every_thread_count(text, &[1, 2, 3, 4]);
+}
+
+#[test]
+fn parking_lot_is_bit_identical_on_1_2_3_4_threads() {
+    let text = r#"
+duration = "3s"
+metrics = { interval = "500ms", steady_start = "1s" }
+[parking_lot]
+hops = 3
+link = { rate = "10Mbps", delay = "10ms", buffer = 50, loss = 0.002 }
+access = { rate = "100Mbps", delay = "1ms" }
+flows = ["newreno", "vegas"]
+cross = ["newreno"]
+"#;
+    same_for_every_thread_count(text, &[1, 2, 3, 4]);
+}
+
+#[test]
+fn refusals_name_the_key() {
+    let text = r#"
+duration = "1s"
+[nodes]
+a = "host"
+b = "host"
+[links.ab]
+from = "a"
+to = "b"
+rate = "10Mbps"
+delay = "100ns"
+[links.ba]
+from = "b"
+to = "a"
+rate = "10Mbps"
+delay = "100ns"
+[flows.f]
+from = "a"
+to = "b"
+"#;
+    let mut b = tcplab_core::load_toml(text, None).unwrap();
+    let e = split(&mut b, 2, || tcplab_core::load_toml(text, None))
+        .err()
+        .unwrap();
+    assert_eq!(e.field, "threads");
+    assert!(e.reason.contains("lookahead"), "{}", e.reason);
+    let e = split(&mut b, 3, || tcplab_core::load_toml(text, None))
+        .err()
+        .unwrap();
+    assert!(
+        e.reason.contains("at most one thread per node"),
+        "{}",
+        e.reason
+    );
+    b.sim.enable_audit(10);
+    let e = split(&mut b, 2, || tcplab_core::load_toml(text, None))
+        .err()
+        .unwrap();
+    assert!(e.reason.contains("auditor"), "{}", e.reason);
+}
