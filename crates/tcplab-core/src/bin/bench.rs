@@ -1150,6 +1150,95 @@ fn suite(args: &[String]) {
     }
 }
 
+/// `tcplab-bench threads [SECONDS [K [TRAFFIC [ROUNDS [THREADS...]]]]]`: the parallel
+/// engine's speed-up (issue 30) on the bench's fat-tree (`fat8`'s links: 10 Gb/s, 5 us,
+/// 100 packets; NewReno; `K` = 8 and `TRAFFIC` = permutation by default, or all_to_all).
+/// Each round runs every thread count once, in turn (1 thread = the sequential engine),
+/// timing the run alone (not the build); prints per thread count the median wall time, the
+/// speed-up against 1 thread's median, events per window and whether the merged result's
+/// fingerprint equals the sequential one (it must).
+fn threads_bench(args: &[String]) {
+    let secs: f64 = args.first().and_then(|v| v.parse().ok()).unwrap_or(0.02);
+    let k: u32 = args.get(1).and_then(|v| v.parse().ok()).unwrap_or(8);
+    let traffic = args.get(2).cloned().unwrap_or_else(|| "permutation".into());
+    let rounds: usize = args.get(3).and_then(|v| v.parse().ok()).unwrap_or(3);
+    let mut counts: Vec<u32> = args[4.min(args.len())..]
+        .iter()
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    if counts.is_empty() {
+        counts = vec![1, 2, 4, 8];
+    }
+    if !counts.contains(&1) {
+        counts.insert(0, 1);
+    }
+    let text = fat_tree_toml(&FAT_TREE, secs)
+        .replace("k = 8", &format!("k = {k}"))
+        .replace("\"permutation\"", &format!("\"{traffic}\""));
+    let mut walls: Vec<Vec<f64>> = vec![Vec::new(); counts.len()];
+    let mut info: Vec<(u64, u64, bool, u64)> = vec![(0, 0, true, 0); counts.len()];
+    let mut reference = 0u64;
+    for round in 0..rounds {
+        for (i, &n) in counts.iter().enumerate() {
+            let load = || tcplab_core::load_toml(&text, None).unwrap_or_else(|e| die(&format!("{e}")));
+            let mut b = load();
+            let (wall, windows) = if n == 1 {
+                let t0 = Instant::now();
+                b.sim.run();
+                (t0.elapsed().as_secs_f64(), 0)
+            } else {
+                let mut par = tcplab_core::scenario::split(&mut b, n, || Ok(load()))
+                    .unwrap_or_else(|e| die(&format!("{e}")));
+                let t0 = Instant::now();
+                let end = par.end();
+                par.run_until(end);
+                let wall = t0.elapsed().as_secs_f64();
+                let w = par.windows;
+                b.sim = par.into_merged();
+                (wall, w)
+            };
+            let fp = fingerprint(&b.sim);
+            if round == 0 && n == 1 {
+                reference = fp;
+            }
+            walls[i].push(wall);
+            info[i] = (b.sim.events_processed, windows, info[i].2 && fp == reference, {
+                let bn: u64 = b.sim.links.iter().map(|l| l.stats.delivered).sum();
+                bn
+            });
+        }
+    }
+    let median = |v: &[f64]| {
+        let mut v = v.to_vec();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let base = median(&walls[0]);
+    let rows: Vec<_> = counts
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| {
+            let (events, windows, same, deliveries) = info[i];
+            let m = median(&walls[i]);
+            serde_json::json!({
+                "threads": n,
+                "wall_s": walls[i],
+                "median_wall_s": m,
+                "speedup": base / m,
+                "events": events,
+                "hop_deliveries_per_s": deliveries as f64 / m,
+                "windows": windows,
+                "events_per_window": if windows > 0 { events as f64 / windows as f64 } else { f64::NAN },
+                "fingerprint_equal": same,
+            })
+        })
+        .collect();
+    println!(
+        "{}",
+        serde_json::json!({"scenario": format!("fat-tree k={k} {traffic}"), "sim_seconds": secs, "rounds": rounds, "fingerprint": format!("{reference:016x}"), "runs": rows})
+    );
+}
+
 /// `tcplab-bench parallelism`: how much work a conservative parallel simulation of fat8
 /// could do at once (docs/scaling.md). The run advances in windows of the lookahead W = the
 /// smallest link delay (5 us: a packet sent in one window cannot arrive in another partition
@@ -1403,6 +1492,7 @@ fn main() {
         }
         Some("sizes") => println!("{}", sizes()),
         Some("parallelism") => parallelism(&args[1..]),
+        Some("threads") => threads_bench(&args[1..]),
         Some("scale") => scale(&args[1..]),
         Some(f) if args.len() == 3 && f.parse::<usize>().is_ok() => {
             let n: usize = f.parse().unwrap();
