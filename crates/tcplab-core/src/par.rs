@@ -88,6 +88,11 @@ pub struct Parallel {
     out_links: Vec<Vec<(LinkId, u16)>>,
     /// Windows run so far (for the statistics in docs/scaling.md).
     pub windows: u64,
+    /// Per partition: wall nanoseconds spent processing events, handing packets over, and
+    /// waiting at the barriers (`tcplab-bench threads`).
+    pub busy_ns: Vec<u64>,
+    pub exchange_ns: Vec<u64>,
+    pub wait_ns: Vec<u64>,
 }
 
 impl Parallel {
@@ -131,7 +136,15 @@ impl Parallel {
             lookahead,
             out_links,
             windows: 0,
+            busy_ns: vec![0; n],
+            exchange_ns: vec![0; n],
+            wait_ns: vec![0; n],
         })
+    }
+
+    /// Events each partition processed so far.
+    pub fn events_per_partition(&self) -> Vec<u64> {
+        self.parts.iter().map(|p| p.events_processed).collect()
     }
 
     pub fn threads(&self) -> usize {
@@ -180,16 +193,26 @@ impl Parallel {
             }
             return;
         };
+        let timing: Vec<Mutex<[u64; 3]>> = (0..n).map(|_| Mutex::new([0; 3])).collect();
         std::thread::scope(|scope| {
             for (me, (sim, outs)) in self.parts.iter_mut().zip(&self.out_links).enumerate() {
                 let (mail, next, barrier, windows) = (&mail, &next, &barrier, &windows);
+                let timing = &timing[me];
                 scope.spawn(move || {
+                    let (mut busy, mut exch, mut wait) = (0u64, 0u64, 0u64);
+                    let mut clock = std::time::Instant::now();
+                    let mut lap = |acc: &mut u64| {
+                        let t = std::time::Instant::now();
+                        *acc += t.duration_since(clock).as_nanos() as u64;
+                        clock = t;
+                    };
                     let mut w = start;
                     let mut parity = 0;
                     let mut outbox: Vec<Vec<Crossing>> = vec![Vec::new(); n];
                     loop {
                         let stop = SimTime(w.0.saturating_add(la.0).min(limit.0 + 1));
                         sim.run_before(stop);
+                        lap(&mut busy);
                         // Hand over what crossed.
                         for &(l, d) in outs {
                             let pipe = &mut sim.links[l.index()].pipe;
@@ -202,14 +225,18 @@ impl Parallel {
                                 std::mem::swap(&mut *mail[d][me].lock().unwrap(), o);
                             }
                         }
+                        lap(&mut exch);
                         barrier.wait();
+                        lap(&mut wait);
                         for slot in &mail[me] {
                             let mut v = slot.lock().unwrap();
                             take_crossings(sim, &mut v);
                         }
                         let t = sim.events.peek_time().map_or(u64::MAX, |t| t.0);
                         next[parity].fetch_min(t, Ordering::AcqRel);
+                        lap(&mut exch);
                         barrier.wait();
+                        lap(&mut wait);
                         let g = next[parity].load(Ordering::Acquire);
                         if me == 0 {
                             next[1 - parity].store(u64::MAX, Ordering::Release);
@@ -221,10 +248,17 @@ impl Parallel {
                         }
                         w = SimTime(g);
                     }
+                    *timing.lock().unwrap() = [busy, exch, wait];
                 });
             }
         });
         self.windows += windows.load(Ordering::Relaxed);
+        for (i, t) in timing.iter().enumerate() {
+            let [b, e, w] = *t.lock().unwrap();
+            self.busy_ns[i] += b;
+            self.exchange_ns[i] += e;
+            self.wait_ns[i] += w;
+        }
         for p in &mut self.parts {
             p.settle_until(limit);
         }

@@ -1150,19 +1150,23 @@ fn suite(args: &[String]) {
     }
 }
 
-/// `tcplab-bench threads [SECONDS [K [TRAFFIC [ROUNDS [THREADS...]]]]]`: the parallel
-/// engine's speed-up (issue 30) on the bench's fat-tree (`fat8`'s links: 10 Gb/s, 5 us,
-/// 100 packets; NewReno; `K` = 8 and `TRAFFIC` = permutation by default, or all_to_all).
-/// Each round runs every thread count once, in turn (1 thread = the sequential engine),
-/// timing the run alone (not the build); prints per thread count the median wall time, the
+/// `tcplab-bench threads [SECONDS [WARMUP [K [TRAFFIC [ROUNDS [THREADS...]]]]]]`: the
+/// parallel engine's speed-up (issue 30) on the bench's fat-tree (`fat8`'s links: 10 Gb/s,
+/// 5 us, 100 packets; NewReno; `K` = 8 and `TRAFFIC` = permutation by default, or
+/// all_to_all). Each round runs every thread count once, in turn (1 thread = the
+/// sequential engine), timing the simulated span from WARMUP to SECONDS alone (not the
+/// build, not the start-up transient, whose load can sit in one pod: all_to_all's first
+/// 100 ms); prints per thread count the median wall time, the
 /// speed-up against 1 thread's median, events per window and whether the merged result's
 /// fingerprint equals the sequential one (it must).
 fn threads_bench(args: &[String]) {
-    let secs: f64 = args.first().and_then(|v| v.parse().ok()).unwrap_or(0.02);
-    let k: u32 = args.get(1).and_then(|v| v.parse().ok()).unwrap_or(8);
-    let traffic = args.get(2).cloned().unwrap_or_else(|| "permutation".into());
-    let rounds: usize = args.get(3).and_then(|v| v.parse().ok()).unwrap_or(3);
-    let mut counts: Vec<u32> = args[4.min(args.len())..]
+    let secs: f64 = args.first().and_then(|v| v.parse().ok()).unwrap_or(0.03);
+    let warmup: f64 = args.get(1).and_then(|v| v.parse().ok()).unwrap_or(0.01);
+    let k: u32 = args.get(2).and_then(|v| v.parse().ok()).unwrap_or(8);
+    let traffic = args.get(3).cloned().unwrap_or_else(|| "permutation".into());
+    let rounds: usize = args.get(4).and_then(|v| v.parse().ok()).unwrap_or(3);
+    let warm = SimTime(0) + SimDuration::from_secs_f64(warmup);
+    let mut counts: Vec<u32> = args[5.min(args.len())..]
         .iter()
         .filter_map(|v| v.parse().ok())
         .collect();
@@ -1177,23 +1181,40 @@ fn threads_bench(args: &[String]) {
         .replace("\"permutation\"", &format!("\"{traffic}\""));
     let mut walls: Vec<Vec<f64>> = vec![Vec::new(); counts.len()];
     let mut info: Vec<(u64, u64, bool, u64)> = vec![(0, 0, true, 0); counts.len()];
+    let mut phases: Vec<serde_json::Value> = vec![serde_json::Value::Null; counts.len()];
     let mut reference = 0u64;
     for round in 0..rounds {
         for (i, &n) in counts.iter().enumerate() {
             let load = || tcplab_core::load_toml(&text, None).unwrap_or_else(|e| die(&format!("{e}")));
             let mut b = load();
             let (wall, windows) = if n == 1 {
+                b.sim.run_until(warm);
                 let t0 = Instant::now();
                 b.sim.run();
                 (t0.elapsed().as_secs_f64(), 0)
             } else {
                 let mut par = tcplab_core::scenario::split(&mut b, n, || Ok(load()))
                     .unwrap_or_else(|e| die(&format!("{e}")));
+                par.run_until(warm);
+                let (w0, busy0, exch0, wait0) = (
+                    par.windows,
+                    par.busy_ns.clone(),
+                    par.exchange_ns.clone(),
+                    par.wait_ns.clone(),
+                );
+                let ev0 = par.events_per_partition();
                 let t0 = Instant::now();
                 let end = par.end();
                 par.run_until(end);
                 let wall = t0.elapsed().as_secs_f64();
-                let w = par.windows;
+                let w = par.windows - w0;
+                let ms = |v: &[u64], v0: &[u64]| {
+                    v.iter().zip(v0).map(|(&x, &y)| (x - y) as f64 / 1e6).collect::<Vec<_>>()
+                };
+                let ev: Vec<u64> = par.events_per_partition().iter().zip(&ev0).map(|(a, b)| a - b).collect();
+                phases[i] = serde_json::json!({
+                    "events": ev, "busy_ms": ms(&par.busy_ns, &busy0), "exchange_ms": ms(&par.exchange_ns, &exch0), "wait_ms": ms(&par.wait_ns, &wait0)
+                });
                 b.sim = par.into_merged();
                 (wall, w)
             };
@@ -1230,12 +1251,13 @@ fn threads_bench(args: &[String]) {
                 "windows": windows,
                 "events_per_window": if windows > 0 { events as f64 / windows as f64 } else { f64::NAN },
                 "fingerprint_equal": same,
+                "last_round_per_partition": phases[i],
             })
         })
         .collect();
     println!(
         "{}",
-        serde_json::json!({"scenario": format!("fat-tree k={k} {traffic}"), "sim_seconds": secs, "rounds": rounds, "fingerprint": format!("{reference:016x}"), "runs": rows})
+        serde_json::json!({"scenario": format!("fat-tree k={k} {traffic}"), "sim_seconds": secs, "warmup_seconds": warmup, "rounds": rounds, "fingerprint": format!("{reference:016x}"), "runs": rows})
     );
 }
 
