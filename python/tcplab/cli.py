@@ -108,6 +108,10 @@ def run(
         Optional[str],
         typer.Option("--max-memory", help="Refuse scenarios whose estimated memory exceeds this size, e.g. 32GB (default: half the available memory).", show_default=False),
     ] = None,
+    threads: Annotated[
+        Optional[int],
+        typer.Option("--threads", min=1, max=1024, help="Threads for this one simulation (default: the scenario's `threads`, else 1); results are bit-identical (docs/scaling.md).", show_default=False),
+    ] = None,
 ) -> None:
     """Run a scenario; write results and plots to --out and print the report."""
     try:
@@ -132,7 +136,9 @@ def run(
             except OSError as e:
                 print(f"error: {e.filename or out}: cannot write: {e.strerror or e}", file=sys.stderr)
                 raise typer.Exit(1) from None
-        result = run_scenario(sc, seed=seed, progress=not (quiet or json_), pcap_dir=out, audit=audit, max_memory=max_memory)
+        result = run_scenario(
+            sc, seed=seed, progress=not (quiet or json_), pcap_dir=out, audit=audit, max_memory=max_memory, threads=threads
+        )
     except ScenarioError as e:
         _fail(e, scenario)
     except KeyboardInterrupt:

@@ -107,6 +107,7 @@ def run(
     pcap_dir: str | Path | None = None,
     audit: bool | int = False,
     max_memory: int | str | None = None,
+    threads: int | None = None,
 ) -> Result:
     """Run ``scenario`` to completion and return its :class:`Result`.
 
@@ -125,6 +126,10 @@ def run(
         max_memory: refuse a scenario whose estimated memory once built exceeds this many
             bytes (an integer, or a size such as ``"16GB"`` / ``"8GiB"``); default: half of
             the machine's available memory (docs/scenarios.md, "Size limits").
+        threads: run this one simulation on that many threads (default: the scenario's
+            ``threads``, else 1). The network is split into partitions that exchange packets
+            at barriers; results are bit-identical to one thread (docs/scaling.md). Flow
+            schedules, ``metrics.events = ["cwnd"]`` and ``audit`` run on one thread only.
 
     Raises:
         ScenarioError: the scenario is invalid (the field is ``err.args[1]``).
@@ -141,6 +146,10 @@ def run(
             extra["audit"] = 1024 if audit is True else int(audit)
         if max_memory is not None:
             extra["max_memory"] = parse_size(max_memory, "max_memory")
+        if threads is not None:
+            if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= 1024:
+                raise scenario_error("threads", f"must be an integer between 1 and 1024, got {threads!r}")
+            extra["threads"] = threads
         sim = _core.Simulation(sc.to_json(), seed, **extra)
     except ScenarioError as e:
         e.file = sc.source

@@ -142,6 +142,9 @@ fn zhang_model(name: &str, args: Vec<f64>) -> PyResult<f64> {
 #[pyclass(unsendable)]
 struct Simulation {
     built: Built,
+    /// `threads` > 1: the partitions while the run goes on; merged into `built.sim` when
+    /// it finishes.
+    par: Option<tcplab_core::par::Parallel>,
     wall: f64,
 }
 
@@ -153,9 +156,10 @@ impl Simulation {
     /// `audit` > 0 switches the invariant auditor on, checking the whole state every `audit`
     /// events (a violation raises a PanicException naming the rule: an engine bug).
     /// `max_memory` (bytes) bounds the built scenario's estimated memory (default: half the
-    /// machine's available memory).
+    /// machine's available memory). `threads` (default: the scenario's `threads`, else 1)
+    /// splits the run over that many threads (`tcplab_core::par`; bit-identical results).
     #[new]
-    #[pyo3(signature = (scenario_json, seed=None, pcap_dir=None, pcap_log=false, audit=0, max_memory=None))]
+    #[pyo3(signature = (scenario_json, seed=None, pcap_dir=None, pcap_log=false, audit=0, max_memory=None, threads=None))]
     fn new(
         scenario_json: &str,
         seed: Option<u64>,
@@ -163,6 +167,7 @@ impl Simulation {
         pcap_log: bool,
         audit: u64,
         max_memory: Option<u64>,
+        threads: Option<u32>,
     ) -> PyResult<Self> {
         let mut built = tcplab_core::load_json_limited(scenario_json, seed, max_memory)
             .map_err(scenario_err)?;
@@ -172,7 +177,29 @@ impl Simulation {
         if audit > 0 {
             built.sim.enable_audit(audit);
         }
-        Ok(Simulation { built, wall: 0.0 })
+        let threads = threads.or(built.scenario.threads).unwrap_or(1);
+        let par = if threads > 1 {
+            let replica = || tcplab_core::load_json_limited(scenario_json, seed, max_memory);
+            Some(tcplab_core::scenario::split(&mut built, threads, replica).map_err(scenario_err)?)
+        } else if threads == 0 {
+            return Err(scenario_err(CoreScenarioError::new(
+                "threads",
+                "must be at least 1, got 0",
+            )));
+        } else {
+            None
+        };
+        Ok(Simulation {
+            built,
+            par,
+            wall: 0.0,
+        })
+    }
+
+    /// Threads this run uses.
+    #[getter]
+    fn threads(&self) -> usize {
+        self.par.as_ref().map_or(1, |p| p.threads())
     }
 
     /// Simulated seconds the run lasts.
@@ -184,17 +211,25 @@ impl Simulation {
     /// Current simulated time in seconds.
     #[getter]
     fn now(&self) -> f64 {
-        self.built.sim.now.as_secs_f64()
+        match &self.par {
+            Some(p) => p.now().as_secs_f64(),
+            None => self.built.sim.now.as_secs_f64(),
+        }
     }
 
     #[getter]
     fn finished(&self) -> bool {
-        self.built.sim.is_finished()
+        self.par.is_none() && self.built.sim.is_finished()
     }
 
+    /// Events processed so far (a parallel run: every partition's, the shared interval and
+    /// trace events counted several times until the run ends).
     #[getter]
     fn events(&self) -> u64 {
-        self.built.sim.events_processed
+        match &self.par {
+            Some(p) => p.events_per_partition().iter().sum(),
+            None => self.built.sim.events_processed,
+        }
     }
 
     /// Advance by `seconds` of simulated time with the GIL released. Returns whether the
@@ -204,14 +239,21 @@ impl Simulation {
         if seconds.is_nan() || seconds <= 0.0 {
             return Err(PyValueError::new_err("seconds: must be positive"));
         }
-        let built = &mut self.built;
+        let (built, par) = (&mut self.built, &mut self.par);
         let (done, dt) = py.allow_threads(|| {
             let t0 = Instant::now();
             // At least one picosecond, so a step below the clock's resolution (a
             // picosecond-long run sliced in 200) still makes progress.
             let step = SimDuration(SimDuration::from_secs_f64(seconds).0.max(1));
-            let target: SimTime = built.sim.now + step;
-            built.sim.run_until(target);
+            if let Some(p) = par {
+                p.run_until(p.now() + step);
+                if p.is_finished() {
+                    built.sim = par.take().expect("a parallel run").into_merged();
+                }
+            } else {
+                let target: SimTime = built.sim.now + step;
+                built.sim.run_until(target);
+            }
             (built.sim.is_finished(), t0.elapsed().as_secs_f64())
         });
         self.wall += dt;

@@ -1185,7 +1185,8 @@ fn threads_bench(args: &[String]) {
     let mut reference = 0u64;
     for round in 0..rounds {
         for (i, &n) in counts.iter().enumerate() {
-            let load = || tcplab_core::load_toml(&text, None).unwrap_or_else(|e| die(&format!("{e}")));
+            let load =
+                || tcplab_core::load_toml(&text, None).unwrap_or_else(|e| die(&format!("{e}")));
             let mut b = load();
             let (wall, windows) = if n == 1 {
                 b.sim.run_until(warm);
@@ -1209,9 +1210,17 @@ fn threads_bench(args: &[String]) {
                 let wall = t0.elapsed().as_secs_f64();
                 let w = par.windows - w0;
                 let ms = |v: &[u64], v0: &[u64]| {
-                    v.iter().zip(v0).map(|(&x, &y)| (x - y) as f64 / 1e6).collect::<Vec<_>>()
+                    v.iter()
+                        .zip(v0)
+                        .map(|(&x, &y)| (x - y) as f64 / 1e6)
+                        .collect::<Vec<_>>()
                 };
-                let ev: Vec<u64> = par.events_per_partition().iter().zip(&ev0).map(|(a, b)| a - b).collect();
+                let ev: Vec<u64> = par
+                    .events_per_partition()
+                    .iter()
+                    .zip(&ev0)
+                    .map(|(a, b)| a - b)
+                    .collect();
                 phases[i] = serde_json::json!({
                     "events": ev, "busy_ms": ms(&par.busy_ns, &busy0), "exchange_ms": ms(&par.exchange_ns, &exch0), "wait_ms": ms(&par.wait_ns, &wait0)
                 });
@@ -1223,10 +1232,15 @@ fn threads_bench(args: &[String]) {
                 reference = fp;
             }
             walls[i].push(wall);
-            info[i] = (b.sim.events_processed, windows, info[i].2 && fp == reference, {
-                let bn: u64 = b.sim.links.iter().map(|l| l.stats.delivered).sum();
-                bn
-            });
+            info[i] = (
+                b.sim.events_processed,
+                windows,
+                info[i].2 && fp == reference,
+                {
+                    let bn: u64 = b.sim.links.iter().map(|l| l.stats.delivered).sum();
+                    bn
+                },
+            );
         }
     }
     let median = |v: &[f64]| {

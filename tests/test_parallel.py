@@ -1,0 +1,96 @@
+"""Issue 30: one simulation on several threads, bit-identical to one thread (docs/scaling.md)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import tcplab
+from tcplab import ScenarioError
+
+from conftest import TCPLAB
+
+FAT_TREE: dict[str, Any] = {
+    "duration": "15ms",
+    "metrics": {"interval": "3ms", "steady_start": "5ms", "trace": "1ms", "events": ["drop"]},
+    "defaults": {"flows": {"cc": "newreno", "init_cwnd": 10, "rto_min": "10ms", "delayed_ack": "1ms"}},
+    "fat_tree": {"k": 4, "link": {"rate": "1Gbps", "delay": "5us", "buffer": 20}, "traffic": "permutation"},
+}
+
+DUMBBELL: dict[str, Any] = {
+    "duration": "2s",
+    "metrics": {"interval": "250ms", "steady_start": "500ms", "events": ["drop", "loss"]},
+    "dumbbell": {
+        "bottleneck": {"rate": "10Mbps", "delay": "20ms", "buffer": "1bdp", "loss": 0.002},
+        "access": {"rate": "100Mbps", "delay": "1ms"},
+        "rtt": ["44ms", "84ms", "124ms"],
+        "flows": ["newreno", "cubic", {"cc": "vegas", "name": "v"}],
+    },
+}
+
+
+def _same(a: tcplab.Result, b: tcplab.Result) -> None:
+    sa, sb = copy.deepcopy(a.summary), copy.deepcopy(b.summary)
+    sa["run"].pop("wall_seconds")
+    sb["run"].pop("wall_seconds")
+    assert json.dumps(sa, sort_keys=True) == json.dumps(sb, sort_keys=True)
+    for name in ("intervals", "cwnd_trace", "queue_trace", "events"):
+        x, y = getattr(a, name, None), getattr(b, name, None)
+        if x is None or y is None:
+            assert x is None and y is None, name
+        else:
+            assert x.equals(y, null_equal=True), name
+
+
+@pytest.mark.parametrize("scenario", [FAT_TREE, DUMBBELL], ids=["fat_tree", "dumbbell"])
+def test_every_thread_count_gives_the_same_result(scenario: dict[str, Any]) -> None:
+    one = tcplab.run(scenario, progress=False)
+    assert one.summary["run"]["events"] > 0
+    for n in (2, 3):
+        _same(one, tcplab.run(scenario, progress=False, threads=n))
+
+
+def test_the_scenario_key_and_the_cli_flag(tmp_path: Path) -> None:
+    sc = {**FAT_TREE, "threads": 2}
+    _same(tcplab.run(FAT_TREE, progress=False), tcplab.run(sc, progress=False))
+    path = tmp_path / "ft.toml"
+    path.write_text(tcplab.Scenario.from_dict(FAT_TREE).to_toml())
+    outs = []
+    for n in (1, 4):
+        out = tmp_path / f"o{n}"
+        subprocess.run([str(TCPLAB), "run", str(path), "--out", str(out), "--threads", str(n), "-q"], check=True)
+        outs.append(out)
+    for f in ("intervals.parquet", "cwnd_trace.parquet", "queue_trace.parquet"):
+        assert (outs[0] / f).read_bytes() == (outs[1] / f).read_bytes(), f
+
+
+def test_pcap_files_are_identical(tmp_path: Path) -> None:
+    sc = copy.deepcopy(DUMBBELL)
+    sc["dumbbell"]["bottleneck"]["pcap"] = "bn.pcap"
+    for n in (1, 2):
+        (tmp_path / str(n)).mkdir()
+        tcplab.run(sc, progress=False, threads=n, pcap_dir=tmp_path / str(n))
+    files = sorted(p.name for p in (tmp_path / "1").iterdir())
+    assert files and files == sorted(p.name for p in (tmp_path / "2").iterdir())
+    for f in files:
+        assert (tmp_path / "1" / f).read_bytes() == (tmp_path / "2" / f).read_bytes(), f
+
+
+@pytest.mark.parametrize(
+    ("change", "threads", "needle"),
+    [
+        ({}, 0, "between 1 and 1024"),
+        ({}, 5, "at most one thread per pod"),
+        ({"metrics": {"events": ["cwnd"]}}, 2, "one thread only"),
+    ],
+)
+def test_refusals_name_threads(change: dict[str, Any], threads: int, needle: str) -> None:
+    sc = {**copy.deepcopy(FAT_TREE), **change}
+    with pytest.raises(ScenarioError) as e:
+        tcplab.run(sc, progress=False, threads=threads)
+    assert e.value.args[1] == "threads" and needle in str(e.value), str(e.value)
