@@ -403,7 +403,7 @@ impl EventQueue {
         Some(e.unpack())
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn peek_time(&mut self) -> Option<SimTime> {
         loop {
             let e = self.main.peek()?;

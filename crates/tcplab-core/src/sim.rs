@@ -631,7 +631,7 @@ impl Sim {
     }
 
     /// The event loop: every event up to and including `limit` (at most the end).
-    #[inline]
+    #[inline(never)]
     fn process(&mut self, limit: SimTime) {
         let limit = limit.min(self.end);
         while let Some(at) = self.events.peek_time() {
@@ -702,24 +702,17 @@ impl Sim {
             Event::QueueWake(l) => self.links[l.index()].wake(l, now, &mut self.events),
             Event::LinkState(l) => self.links[l.index()].state_change(l, now, &mut self.events),
             Event::NodeTimer(n) => self.agent_timer(n),
-            Event::Interval => {
-                self.global_events += 1;
-                self.close_interval()
-            }
-            Event::Trace => {
-                self.global_events += 1;
-                self.trace_sample()
-            }
-            Event::SteadyStart => {
-                self.global_events += 1;
-                self.steady_start()
-            }
+            // Each counts itself in `global_events`.
+            Event::Interval => self.close_interval(),
+            Event::Trace => self.trace_sample(),
+            Event::SteadyStart => self.steady_start(),
         }
     }
 
     /// The steady-state window begins: snapshot the counters it is measured from.
     #[inline(never)]
     fn steady_start(&mut self) {
+        self.global_events += 1;
         let now = self.now;
         for f in &mut self.flows {
             f.counters.steady_goodput0 = f.counters.goodput_bytes;
@@ -858,7 +851,7 @@ impl Sim {
     /// Re-arming a later deadline costs nothing: the pending event reschedules itself.
     /// Called after everything that touches a flow, so it is also where cwnd events are
     /// noted.
-    #[inline]
+    #[inline(always)]
     fn sync_timer(&mut self, f: FlowId) {
         if self.cwnd_events_on {
             self.note_cwnd(f);
@@ -1052,6 +1045,7 @@ impl Sim {
 
     #[inline(never)]
     fn close_interval(&mut self) {
+        self.global_events += 1;
         let now = self.now;
         self.push_interval_rows(self.last_interval, now);
         self.last_interval = now;
@@ -1096,6 +1090,7 @@ impl Sim {
 
     #[inline(never)]
     fn trace_sample(&mut self) {
+        self.global_events += 1;
         let t = self.now.as_secs_f64();
         let tr = &mut self.cwnd_trace;
         for (i, f) in self.flows.iter().enumerate() {
