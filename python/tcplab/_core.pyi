@@ -99,6 +99,7 @@ class Simulation:
         pcap_log: bool = False,
         audit: int = 0,
         max_memory: int | None = None,
+        threads: int | None = None,
     ) -> Simulation:
         """Build from scenario JSON text; ``seed`` (in [0, 2^64)) replaces the scenario's.
 
@@ -107,9 +108,12 @@ class Simulation:
         memory for ``results()["pcap_log"]`` (a test and debugging aid). ``audit`` > 0
         checks the engine's invariants every ``audit`` events. ``max_memory`` (bytes)
         bounds the built scenario's estimated memory (default: half the available memory).
+        ``threads`` (default: the scenario's ``threads``, else 1) splits the run over that
+        many threads with bit-identical results (docs/scaling.md).
 
-        Raises :class:`ScenarioError` for an invalid scenario or a pcap file that cannot
-        be created (field ``links.NAME.pcap``).
+        Raises :class:`ScenarioError` for an invalid scenario, a pcap file that cannot
+        be created (field ``links.NAME.pcap``) or a split the parallel engine refuses
+        (field ``threads``).
         """
     @property
     def duration(self) -> float:
@@ -122,7 +126,11 @@ class Simulation:
         """Whether the run has reached its duration."""
     @property
     def events(self) -> int:
-        """Events processed so far."""
+        """Events processed so far (a parallel run: every partition's until it ends, the
+        shared interval and trace events counted once per partition)."""
+    @property
+    def threads(self) -> int:
+        """Threads the run uses (1: the sequential engine)."""
     def advance(self, seconds: float) -> bool:
         """Advance by ``seconds`` (> 0) of simulated time with the GIL released; returns
         whether the run has finished. Raises ValueError for a non-positive step."""
