@@ -180,7 +180,14 @@ impl Simulation {
         let threads = threads.or(built.scenario.threads).unwrap_or(1);
         let par = if threads > 1 {
             let replica = || tcplab_core::load_json_limited(scenario_json, seed, max_memory);
-            Some(tcplab_core::scenario::split(&mut built, threads, replica).map_err(scenario_err)?)
+            let limit = max_memory.map_or(
+                tcplab_core::scenario::memory::MemoryLimit::Auto,
+                tcplab_core::scenario::memory::MemoryLimit::Bytes,
+            );
+            Some(
+                tcplab_core::scenario::split(&mut built, threads, limit, replica)
+                    .map_err(scenario_err)?,
+            )
         } else if threads == 0 {
             return Err(scenario_err(CoreScenarioError::new(
                 "threads",

@@ -1194,8 +1194,13 @@ fn threads_bench(args: &[String]) {
                 b.sim.run();
                 (t0.elapsed().as_secs_f64(), 0)
             } else {
-                let mut par = tcplab_core::scenario::split(&mut b, n, || Ok(load()))
-                    .unwrap_or_else(|e| die(&format!("{e}")));
+                let mut par = tcplab_core::scenario::split(
+                    &mut b,
+                    n,
+                    tcplab_core::scenario::memory::MemoryLimit::Auto,
+                    || Ok(load()),
+                )
+                .unwrap_or_else(|e| die(&format!("{e}")));
                 par.run_until(warm);
                 let (w0, busy0, exch0, wait0) = (
                     par.windows,

@@ -86,6 +86,12 @@ pub fn human(b: u64) -> String {
 
 /// Refuse a scenario whose estimate exceeds `limit`, naming the largest contributor.
 pub fn check(sc: &Scenario, limit: MemoryLimit) -> Result<(), ScenarioError> {
+    check_copies(sc, 1, limit)
+}
+
+/// [`check`] for `copies` copies of the built scenario (a parallel run keeps one per
+/// partition and the template its results are merged into).
+pub fn check_copies(sc: &Scenario, copies: u64, limit: MemoryLimit) -> Result<(), ScenarioError> {
     let (max, why) = match limit {
         MemoryLimit::Bytes(b) => (b, "the limit given (--max-memory / max_memory)".to_string()),
         MemoryLimit::Auto => match auto_limit() {
@@ -94,19 +100,32 @@ pub fn check(sc: &Scenario, limit: MemoryLimit) -> Result<(), ScenarioError> {
         },
     };
     let parts = estimate(sc);
-    let total: u64 = parts.iter().map(|p| p.2).sum();
+    let total: u64 = parts
+        .iter()
+        .map(|p| p.2)
+        .sum::<u64>()
+        .saturating_mul(copies);
     if total <= max {
         return Ok(());
     }
     let (key, what, bytes) = parts.iter().max_by_key(|p| p.2).expect("four parts");
+    let (key, copies_note) = if copies > 1 {
+        (
+            "threads",
+            format!(" for {copies} copies (one per thread and the merged result)"),
+        )
+    } else {
+        (*key, String::new())
+    };
     Err(ScenarioError::new(
-        *key,
+        key,
         format!(
-            "the built scenario would need about {} (largest: {what} = {}), above {} ({why}); \
-             shrink the scenario or raise the limit with --max-memory SIZE",
+            "the built scenario would need about {}{copies_note} (largest: {what} = {}), above {} ({why}); \
+             shrink the scenario{} or raise the limit with --max-memory SIZE",
             human(total),
             human(*bytes),
-            human(max)
+            human(max),
+            if copies > 1 { ", use fewer threads" } else { "" }
         ),
     ))
 }

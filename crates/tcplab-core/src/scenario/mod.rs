@@ -112,13 +112,14 @@ pub struct Scenario {
 /// The most threads a run may ask for.
 pub const MAX_THREADS: u32 = 1024;
 
-/// Split a built scenario for a parallel run on `threads` threads (`threads` ≥ 2):
-/// `replica` builds the same scenario with the same seed again (one copy per partition;
+/// Split a built scenario for a parallel run on `threads` threads (`threads` ≥ 2), its
+/// `threads + 1` copies checked against `limit` first: `replica` builds the same scenario with the same seed again (one copy per partition;
 /// `built` keeps its own as the template the results are merged into). Pcap captures
 /// opened on `built` move to the partition that owns their link.
 pub fn split(
     built: &mut Built,
     threads: u32,
+    limit: memory::MemoryLimit,
     mut replica: impl FnMut() -> Result<Built, ScenarioError>,
 ) -> Result<crate::par::Parallel, ScenarioError> {
     if threads == 0 || threads > MAX_THREADS {
@@ -131,6 +132,7 @@ pub fn split(
         return Err(ScenarioError::new("threads", why));
     }
     let node_part = partition::partition(&built.sim, threads as usize)?;
+    memory::check_copies(&built.scenario, threads as u64 + 1, limit)?;
     let mut sims = Vec::with_capacity(threads as usize);
     for _ in 0..threads {
         sims.push(replica()?.sim);

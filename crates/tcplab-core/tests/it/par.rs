@@ -27,7 +27,13 @@ fn sequential(text: &str) -> String {
 /// progress loop does).
 fn parallel(text: &str, threads: u32, steps: u64) -> (String, u64) {
     let mut b = tcplab_core::load_toml(text, None).unwrap();
-    let mut par = split(&mut b, threads, || tcplab_core::load_toml(text, None)).unwrap();
+    let mut par = split(
+        &mut b,
+        threads,
+        tcplab_core::scenario::memory::MemoryLimit::Auto,
+        || tcplab_core::load_toml(text, None),
+    )
+    .unwrap();
     let end = par.end();
     for i in 1..=steps {
         par.run_until(SimTime(end.0 / steps * i));
@@ -135,22 +141,66 @@ from = "a"
 to = "b"
 "#;
     let mut b = tcplab_core::load_toml(text, None).unwrap();
-    let e = split(&mut b, 2, || tcplab_core::load_toml(text, None))
-        .err()
-        .unwrap();
+    let e = split(
+        &mut b,
+        2,
+        tcplab_core::scenario::memory::MemoryLimit::Auto,
+        || tcplab_core::load_toml(text, None),
+    )
+    .err()
+    .unwrap();
     assert_eq!(e.field, "threads");
     assert!(e.reason.contains("lookahead"), "{}", e.reason);
-    let e = split(&mut b, 3, || tcplab_core::load_toml(text, None))
-        .err()
-        .unwrap();
+    let e = split(
+        &mut b,
+        3,
+        tcplab_core::scenario::memory::MemoryLimit::Auto,
+        || tcplab_core::load_toml(text, None),
+    )
+    .err()
+    .unwrap();
     assert!(
         e.reason.contains("at most one thread per node"),
         "{}",
         e.reason
     );
     b.sim.enable_audit(10);
-    let e = split(&mut b, 2, || tcplab_core::load_toml(text, None))
+    let e = split(
+        &mut b,
+        2,
+        tcplab_core::scenario::memory::MemoryLimit::Auto,
+        || tcplab_core::load_toml(text, None),
+    )
+    .err()
+    .unwrap();
+    assert!(e.reason.contains("auditor"), "{}", e.reason);
+}
+
+#[test]
+fn every_copy_counts_against_the_memory_limit() {
+    use tcplab_core::scenario::memory::{estimate, MemoryLimit};
+    let text = r#"
+duration = "10ms"
+[fat_tree]
+k = 4
+link = { rate = "1Gbps", delay = "5us", buffer = 20 }
+traffic = "permutation"
+"#;
+    let mut b = tcplab_core::load_toml(text, None).unwrap();
+    let one: u64 = estimate(&b.scenario).iter().map(|p| p.2).sum();
+    // Room for two copies: one thread's run fits, two threads' (three copies) do not.
+    let limit = MemoryLimit::Bytes(2 * one);
+    let e = split(&mut b, 2, limit, || tcplab_core::load_toml(text, None))
         .err()
         .unwrap();
-    assert!(e.reason.contains("auditor"), "{}", e.reason);
+    assert_eq!(e.field, "threads");
+    assert!(
+        e.reason.contains("3 copies") && e.reason.contains("fewer threads"),
+        "{}",
+        e.reason
+    );
+    assert!(split(&mut b, 2, MemoryLimit::Bytes(3 * one), || {
+        tcplab_core::load_toml(text, None)
+    })
+    .is_ok());
 }
