@@ -421,7 +421,12 @@ def test_python_metric_vary_fn_windows_and_formula(tmp_path: Path) -> None:
     assert df["claim"].to_list() == ["eq", "fair", "padhye"]
     vals = pl.read_parquet(out / "report.parquet")
     sg = vals.filter(pl.col("figure") == "sg")
-    assert sg.height == 4 and sg["n"].to_list() == [2] * 4 and (sg["mean"] > 5).all()  # 10 Mb/s link, Mb/s
+    # System goodput in Mb/s of a 10 Mb/s link: positive, within capacity, and different for
+    # every (curve, N) (the curve's args and the vary_fn reach the runs). Not a level: these
+    # 10-s runs are start-up dominated (2 seeds, CIs of +-2.4 Mb/s); the tie order of
+    # 2026-11-27 moved std at N = 4 from 5.46 to 4.07 (an earlier "> 5" bound held by chance).
+    assert sg.height == 4 and sg["n"].to_list() == [2] * 4
+    assert ((sg["mean"] > 0) & (sg["mean"] <= 10)).all() and sg["mean"].round(6).n_unique() == 4
     af = vals.filter(pl.col("figure") == "af")
     assert set(af["window"].to_list()) == {None, "2-5", "6-10"}
     from tcplab.metrics import allotted
