@@ -471,10 +471,8 @@ impl Sim {
             for &(t, m) in &s.steps {
                 let m = m as usize;
                 for &f in &s.flows[n.min(m)..n.max(m)] {
-                    if let Some((me, parts)) = &self.part {
-                        if parts[self.flows[f.index()].src.index()] != *me {
-                            continue;
-                        }
+                    if !self.mine(self.flows[f.index()].src) {
+                        continue;
                     }
                     let ev = if m > n {
                         Event::AppStart(f)
@@ -496,13 +494,9 @@ impl Sim {
             self.setup_cc_trace();
             self.events.schedule(SimTime::ZERO, Event::Trace);
         }
-        for (i, l) in self.links.iter_mut().enumerate() {
-            let mine = match &self.part {
-                None => true,
-                Some((me, parts)) => parts[l.from.index()] == *me,
-            };
-            if mine {
-                l.start_states(LinkId::from_index(i), &mut self.events);
+        for i in 0..self.links.len() {
+            if self.mine(self.links[i].from) {
+                self.links[i].start_states(LinkId::from_index(i), &mut self.events);
             }
         }
         if self.cwnd_events_on {
