@@ -6,6 +6,7 @@ not installed (`apt-get install -y ns2`; .ci/run installs it).
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -183,3 +184,145 @@ def test_ns2_profile_is_ns2s_defaults():
     s = ns2.translate(dumbbell(flows=[{"count": 2, "cc": "reno"}], profile="ns2"))
     assert s.otcl.count("$tcp set bugFix_ true") == 2
     assert [n.split(":")[0] for n in s.notes] == ["flows.f1.recovery_burst", "flows.f2.recovery_burst"]
+
+
+# -- ns-2 as an engine of `tcplab reproduce` (issue 29: the ns-2 column) ---------------------
+
+NEEDS_NS = pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 not installed (apt-get install -y ns2)")
+
+
+@NEEDS_NS
+def test_ns2_result_is_tcplab_shaped(tmp_path):
+    # run_ns2_result gives a Result with tcplab's interval schema and summary keys, built
+    # from the same counters as run_ns2's metrics; the per-interval series adds up to the
+    # steady-state goodput, and nothing exceeds the bottleneck's rate.
+    from tcplab.results import INTERVAL_SCHEMA, load
+
+    sc = dumbbell()
+    res = ns2.run_ns2_result(sc, 1, tmp_path / "r")
+    assert (tmp_path / "r" / "scenario.tcl").exists()
+    assert dict(res.intervals.schema) == INTERVAL_SCHEMA
+    flows = {f["name"]: f for f in res.summary["flows"]}
+    assert set(flows) == {"f1", "f2"} and res.summary["engine"] == "ns-2.35"
+    metrics = ns2.run_ns2(sc, 1)
+    bn = next(lk for lk in res.summary["links"] if lk["name"] == "bn")
+    total = 0.0
+    for name, f in flows.items():
+        assert f["goodput_bps"] == pytest.approx(metrics["flows"][name]["goodput_bps"])
+        assert f["throughput_bps"] == pytest.approx(f["goodput_bps"] * 1040 / 1000)
+        iv = res.intervals.filter((res.intervals["flow"] == name) & (res.intervals["t_start"] >= 4.0))
+        assert iv.height == 8 and iv["goodput_bps"].mean() == pytest.approx(f["goodput_bps"])
+        total += f["throughput_bps"]
+    assert 0.8 * 10e6 < total <= 10e6
+    assert 0.8 < bn["steady_utilization"] <= 1.0 and bn["offered"] == metrics["links"]["bn"]["arrivals"]
+    j = res.summary["fairness"]["jain"]
+    assert 0.5 < j <= 1.0
+    res.save(tmp_path / "saved")
+    assert load(tmp_path / "saved") == res
+
+
+def _ns2_manifest(tmp_path: Path) -> Path:
+    d = tmp_path / "paper"
+    d.mkdir()
+    (d / "db.toml").write_text("""
+name = "two flows"
+duration = "10s"
+[dumbbell]
+bottleneck = { rate = "10Mbps", delay = "20ms", buffer = 50 }
+access = { rate = "100Mbps", delay = "1ms" }
+rtt = "44ms"
+flows = [{ count = 2, cc = "newreno" }]
+[defaults.flows]
+mss = 1000
+header = 40
+max_window = "100000B"
+[metrics]
+steady_start = "4s"
+""")
+    (d / "reproduce.toml").write_text("""
+paper = "ns-2 engine test"
+[[figure]]
+id = "g"
+title = "goodput vs buffer"
+kind = "grid"
+scenario = "db.toml"
+vary = ["dumbbell.bottleneck.buffer"]
+x = [20, 50]
+flow = "f1"
+metric = "goodput_bps"
+y_scale = 1e-6
+curves = [{ id = "newreno", label = "NewReno" },
+          { id = "bbr", label = "BBR", set = { "dumbbell.flows" = [{ count = 2, cc = "bbr", sack = true, init_cwnd = 10 }] } }]
+
+[[claim]]
+id = "runs"
+text = "NewReno's f1 gets between 1 and 10 Mb/s at 50 packets"
+kind = "value"
+a = { figure = "g", curve = "newreno", x = 50 }
+lo = 1
+hi = 10
+
+[[claim]]
+id = "vs_bbr"
+text = "BBR over NewReno"
+kind = "ratio"
+a = { figure = "g", curve = "bbr", x = 50 }
+b = { figure = "g", curve = "newreno", x = 50 }
+lo = 0.1
+
+[[claim]]
+id = "highest"
+text = "NewReno highest"
+kind = "highest"
+a = { figure = "g", curve = "newreno" }
+lo = 0
+""")
+    return d
+
+
+@NEEDS_NS
+def test_reproduce_engine_ns2_and_columns(tmp_path):
+    from tcplab.reproduce import reproduce
+
+    d = _ns2_manifest(tmp_path)
+    df = reproduce(str(d), tmp_path / "ns2", jobs=1, engine="ns2")
+    rows = {r["claim"]: r for r in df.iter_rows(named=True)}
+    assert rows["runs"]["met"] is True and 1 < rows["runs"]["simulated"] < 10
+    # BBR has no ns-2 agent: its claims are not run and say why, naming the key; a claim over
+    # every curve of the figure ("highest") depends on BBR's runs too.
+    for c in ("vs_bbr", "highest"):
+        assert rows[c]["met"] is None and "flows.f1.cc" in rows[c]["note"] and "bbr" in rows[c]["note"], rows[c]
+    assert not (tmp_path / "ns2" / "g" / "bbr").exists()
+    md = (tmp_path / "ns2" / "report.md").read_text()
+    assert "Engine: ns-2.35" in md and "1 of 3 claims met (2 not run)" in md
+    assert (tmp_path / "ns2" / "g" / "newreno" / "x50" / "s1" / "scenario.tcl").exists()
+    # The tcplab reproduction with the ns-2 column and the ns2-profile column: the ns-2
+    # column is the engine run's value, the profile column a tcplab run of its own.
+    both = reproduce(str(d), tmp_path / "main", jobs=1, columns=["ns2", "ns2_profile"])
+    r = {x["claim"]: x for x in both.iter_rows(named=True)}
+    assert r["runs"]["ns2_simulated"] == pytest.approx(rows["runs"]["simulated"])
+    assert r["vs_bbr"]["ns2_met"] is None and r["vs_bbr"]["met"] is not None
+    assert r["vs_bbr"]["ns2_profile_met"] is not None
+    prof = json.loads((tmp_path / "main" / "ns2_profile" / "g" / "newreno" / "x50" / "s1" / "job.json").read_text())
+    assert prof["overrides"]["defaults.flows.profile"] == "ns2"
+    md = (tmp_path / "main" / "report.md").read_text()
+    assert "| ns2 | ns2_profile |" in md
+    # resume: an ns-2 run already complete is not run again (same OTcl script)
+    before = (tmp_path / "ns2" / "g" / "newreno" / "x50" / "s1" / "summary.json").stat().st_mtime_ns
+    reproduce(str(d), tmp_path / "ns2", jobs=1, engine="ns2", resume=True)
+    assert (tmp_path / "ns2" / "g" / "newreno" / "x50" / "s1" / "summary.json").stat().st_mtime_ns == before
+
+
+def test_reproduce_engine_errors(tmp_path):
+    from tcplab.reproduce import reproduce
+    from tcplab.scenario import ScenarioError
+
+    with pytest.raises(ScenarioError) as e:
+        reproduce("ho2011", tmp_path, engine="ns3")
+    assert e.value.field == "engine" and "tcplab, ns2" in e.value.reason
+    with pytest.raises(ScenarioError) as e:
+        reproduce("ho2011", tmp_path, columns=["ns4"])
+    assert e.value.field == "columns" and "ns2_profile" in e.value.reason
+    with pytest.raises(ScenarioError) as e:  # seed 000's figures compare closed forms
+        reproduce("kalampoukas97", tmp_path, engine="ns2", only=["fig2_3"])
+    assert e.value.field == "engine" and "closed forms" in e.value.reason

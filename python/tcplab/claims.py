@@ -73,7 +73,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -579,9 +579,58 @@ def _xs(values: pl.DataFrame, sel: dict[str, Any], x_min: float | None) -> list[
     return [x for x in xs if x_min is None or x >= x_min]
 
 
-def evaluate_claims(claims: list[Claim], values: pl.DataFrame) -> pl.DataFrame:
+def without_curves(grid: Grid, drop: set[str | None]) -> Grid:
+    """The grid without the curves in ``drop``, nor those tabulated over one of them."""
+    keep = [c for c in grid.curves if c.id not in drop and c.over not in drop]
+    return grid if len(keep) == len(grid.curves) else Grid(**{**grid.__dict__, "curves": keep})
+
+
+def empty_values() -> pl.DataFrame:
+    """:func:`grid_values`' frame with no rows."""
+    return pl.DataFrame(schema={"figure": pl.String, "curve": pl.String, "label": pl.String, "x": pl.Float64,
+                                "window": pl.String, "n": pl.Int64, "mean": pl.Float64, "std": pl.Float64,
+                                "ci95": pl.Float64, "formula": pl.Float64})
+
+
+def claim_curves(c: Claim, figs: dict[str, Any]) -> set[tuple[str, str]]:
+    """Every (figure, curve) whose runs the claim's value depends on."""
+    out: set[tuple[str, str]] = set()
+    for sel in (c.a, c.b):
+        if sel is None:
+            continue
+        fig = sel["figure"]
+        g = figs[fig].grid if fig in figs else None
+        if c.kind in ("highest", "lowest", "spread") and g is not None:
+            out |= {(fig, cv.id) for cv in g.curves}
+        curves = sel.get("curve")
+        for cid in curves if isinstance(curves, list) else [curves]:
+            if cid is not None:
+                out.add((fig, cid))
+        if sel.get("over") is not None:
+            out.add((fig, sel["over"]))
+        for o in c.against:
+            out.add((fig, o))
+    for f, cid in list(out):  # a curve tabulated over another depends on that one's runs too
+        g = figs[f].grid if f in figs else None
+        out |= {(f, cv.over) for cv in (g.curves if g else []) if cv.id == cid and cv.over is not None}
+    return out
+
+
+def evaluate_claims(claims: list[Claim], values: pl.DataFrame, figs: list[Any] | None = None,
+                    missing: Mapping[tuple[str, str | None], str] | None = None) -> pl.DataFrame:
+    """One row per claim: its value, the verdict, the note shown when it is not met. A claim
+    that depends on a (figure, curve) in ``missing`` (runs another engine could not make)
+    gets no value (``simulated`` NaN, ``met`` null) and the reason as its note."""
     rows = []
+    by_id = {f.id: f for f in figs or []}
     for c in claims:
+        gone = sorted(k for k in claim_curves(c, by_id) if k in (missing or {})) if missing else []
+        if gone:
+            reason = (missing or {})[gone[0]]
+            rows.append({"claim": c.id, "text": c.text, "kind": c.kind, "paper": c.paper, "simulated": math.nan,
+                         "detail": "no run", "lo": c.lo, "hi": c.hi, "met": None,
+                         "note": f"not run: curve {gone[0][1]} of {gone[0][0]}: {reason}"})
+            continue
         detail = ""
         if c.kind == "value":
             v, ci = _mean(values, c.a, c.a["x"])
@@ -654,23 +703,41 @@ def evaluate_claims(claims: list[Claim], values: pl.DataFrame) -> pl.DataFrame:
                                       "met": pl.Boolean, "note": pl.String})
 
 
-def markdown(values: pl.DataFrame, claims: pl.DataFrame, figs: list[Any]) -> list[str]:
-    """Report sections for grid figures (tables of means) and the claims."""
+def _verdict(met: bool | None) -> str:
+    return "not run" if met is None else ("met" if met else "**not met** ⚠")
+
+
+def markdown(values: pl.DataFrame, claims: pl.DataFrame, figs: list[Any], columns: Sequence[str] = ()) -> list[str]:
+    """Report sections for grid figures (tables of means) and the claims; ``columns``: the
+    extra columns of the claims table (``<col>_simulated``, ``<col>_met``, ``<col>_note``)."""
     out: list[str] = []
     if claims.height:
         met = int(claims["met"].sum())
-        out += ["## Claims", "", f"{met} of {claims.height} claims met.", "",
-                "| claim | paper | simulated | accepted | verdict |", "|---|---|---|---|---|"]
+        ran = int(claims["met"].is_not_null().sum())
+        head = f"{met} of {claims.height} claims met" + (f" ({claims.height - ran} not run)" if ran < claims.height else "")
+        for col in columns:
+            m = claims[f"{col}_met"]
+            head += f"; {col}: {int(m.sum())} met, {int(m.is_not_null().sum())} run"
+        out += ["## Claims", "", head + ".", "",
+                "| claim | paper | simulated | " + "".join(f"{c} | " for c in columns) + "accepted | verdict |",
+                "|---|---|---|" + "---|" * len(columns) + "---|---|"]
         for r in claims.iter_rows(named=True):
             lo = "" if r["lo"] is None else f"{r['lo']:g}"
             hi = "" if r["hi"] is None else f"{r['hi']:g}"
             rng = f"[{lo}, {hi}]"
             paper = "–" if r["paper"] is None else f"{r['paper']:g}"
-            out.append(f"| {r['text']} | {paper} | {r['simulated']:.3g} ({r['detail']}) | {rng} | {'met' if r['met'] else '**not met** ⚠'} |")
+            cells = ""
+            for col in columns:
+                v, m = r[f"{col}_simulated"], r[f"{col}_met"]
+                cells += "– (not run) | " if m is None else f"{v:.3g} ({_verdict(m)}) | "
+            out.append(f"| {r['text']} | {paper} | {r['simulated']:.3g} ({r['detail']}) | {cells}{rng} | {_verdict(r['met'])} |")
         notes: dict[str, list[str]] = {}
         for r in claims.iter_rows(named=True):
             if not r["met"]:
                 notes.setdefault(r["note"], []).append(r["claim"])
+            for col in columns:
+                if r[f"{col}_met"] is None and r[f"{col}_note"]:
+                    notes.setdefault(f"{col}: {r[f'{col}_note']}", []).append(r["claim"])
         for note, ids in notes.items():
             out += ["", f"> {', '.join(ids)}: {note}"]
         out.append("")

@@ -295,6 +295,12 @@ def reproduce(
                      show_default=False),
     ] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Keep the runs already complete in --out (same scenario, overrides, tcplab version and compiled engine) and run only the others.")] = False,
+    engine: Annotated[str, typer.Option("--engine", help="tcplab, or ns2: run every run in ns-2.35 (translated scenarios; curves ns-2 cannot express are left out, with the reason).")] = "tcplab",
+    column: Annotated[
+        Optional[list[str]],
+        typer.Option("--column", help="Add a column to the claims table: ns2 (ns-2.35 itself) or ns2_profile (tcplab with profile = \"ns2\"); runs go to OUT/COLUMN/ (repeatable).",
+                     show_default=False),
+    ] = None,
 ) -> None:
     """Reproduce a paper's experiments: every figure, its closed forms or the paper's claims, and a report (Markdown + HTML)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -322,7 +328,7 @@ def reproduce(
             df = run_reproduction(
                 paper, target, only=only or (), jobs=jobs,
                 on_progress=lambda done, total, what: progress.update(task, completed=done, total=total, description=what),
-                overrides=overrides or None, resume=resume,
+                overrides=overrides or None, resume=resume, engine=engine, columns=column or (),
             )
     except ScenarioError as e:
         _fail(e)
@@ -341,18 +347,25 @@ def reproduce(
         return
     if "claim" in df.columns:
         table = Table(title="the paper's claims vs simulation (accepted ranges: see the manifest and the report)", title_justify="left")
-        for col in ("claim", "paper", "simulated", "accepted", "verdict"):
+        cols = [c for c in column or []]
+        verdict = lambda m: "not run" if m is None else ("met" if m else "not met")  # noqa: E731
+        for col in ("claim", "paper", "simulated", *cols, "accepted", "verdict"):
             table.add_column(col, justify="left" if col in ("claim", "verdict") else "right", no_wrap=col != "claim")
         for r in df.iter_rows(named=True):
             lo = "" if r["lo"] is None else f"{r['lo']:g}"
             hi = "" if r["hi"] is None else f"{r['hi']:g}"
-            table.add_row(r["claim"], "–" if r["paper"] is None else f"{r['paper']:g}", f"{r['simulated']:.3g}",
-                          f"[{lo}, {hi}]", "met" if r["met"] else "not met", style=None if r["met"] else "red")
+            cells = ["–" if r[f"{c}_met"] is None else f"{r[f'{c}_simulated']:.3g} ({verdict(r[f'{c}_met'])})" for c in cols]
+            table.add_row(r["claim"], "–" if r["paper"] is None else f"{r['paper']:g}",
+                          "–" if r["met"] is None else f"{r['simulated']:.3g}", *cells,
+                          f"[{lo}, {hi}]", verdict(r["met"]), style=None if r["met"] else "red")
         out_console = _out_console()
         out_console.print(table)
         n_met = int(df["met"].sum())
-        out_console.print(f"{n_met}/{df.height} claims met; each one not met is explained in {target / 'report.md'} "
-                          f"(and report.html)", highlight=False)
+        n_run = int(df["met"].is_not_null().sum())
+        out_console.print(f"{n_met}/{df.height} claims met" + (f" ({df.height - n_run} not run)" if n_run < df.height else "")
+                          + "".join(f"; {c}: {int(df[f'{c}_met'].sum())} met of {int(df[f'{c}_met'].is_not_null().sum())} run"
+                                    for c in cols)
+                          + f"; each one not met is explained in {target / 'report.md'} (and report.html)", highlight=False)
         return
     table = Table(title=f"closed form vs simulation (agreement: within {AGREE_PT:g} points; which closed form: see the report)",
                   title_justify="left")

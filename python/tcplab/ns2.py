@@ -31,6 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+
+from tcplab.results import INTERVAL_SCHEMA, Result
 from tcplab.scenario import Scenario
 
 __all__ = [
@@ -43,12 +46,16 @@ __all__ = [
     "translate",
     "to_otcl",
     "run_ns2",
+    "run_ns2_result",
+    "ns2_result",
     "run_tcplab",
     "compare",
     "run_both",
     "ns2_available",
     "SAMPLE_PERIOD_S",
 ]
+
+INTERVAL_COLUMNS = tuple(INTERVAL_SCHEMA)
 
 #: Period of the cwnd and queue samples on both sides (seconds).
 SAMPLE_PERIOD_S = 0.01
@@ -348,6 +355,10 @@ def _error_tcl(name: str, link: Mapping[str, Any]) -> float:
     raise Ns2Unsupported(f"links.{name}.error.model", f"'{model}' is not translated (Bernoulli only)")
 
 
+#: The congestion controls :func:`_agent` translates (every other one is refused).
+_NS2_ALGORITHMS = ("newreno", "reno", "gaimd", "vegas", "highspeed", "cubic", "scalable", "westwood", "xcp")
+
+
 def _flow_value(flow: Mapping[str, Any], key: str) -> Any:
     return flow[key] if key in flow else _FLOW_DEFAULTS.get(key)
 
@@ -361,7 +372,10 @@ def _agent(name: str, flow: Mapping[str, Any], notes: list[str]) -> tuple[str, l
     sets: list[str] = []
     extra: list[str] = []
 
-    # Refusals first: recovery and loss-detection machinery ns-2.35 does not have.
+    # Refusals first: an algorithm without an ns-2.35 agent (the most basic reason), then
+    # recovery and loss-detection machinery ns-2.35 does not have.
+    if algo not in _NS2_ALGORITHMS:
+        raise Ns2Unsupported(f"{key}.cc", f"ns-2.35 has no agent for '{algo}'")
     refuse_if = [
         ("loss_detection", lambda x: x not in (None, "dupack"), "ns-2.35 has no RACK"),
         ("tlp", lambda x: bool(x), "ns-2.35 has no tail loss probes"),
@@ -556,6 +570,8 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
                 raise Ns2Unsupported(f"links.{xcp_links[0]}.queue", "ns-2.35's Queue/XCP serves XCP and other traffic "
                                      f"from separate queues (tcplab: one FIFO); flow {fname} is not XCP")
     t0, t1 = _window(sc)
+    interval_s = _seconds((sc.get("metrics") or {}).get("interval", "1s"))
+    n_iv = int(math.floor(_seconds(sc["duration"]) / interval_s + 1e-9))
     seed = int(sc.get("seed", 1) if seed is None else seed)
     notes: list[str] = []
     t = _Tcl()
@@ -728,9 +744,20 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
       "if {$c > $rwnd($i)} {return $rwnd($i)}; return $c }")
     t("proc occ {l} { global qm q; return [expr {[$qm($l) set pkts_] + ([$q($l) set blocked_] ? 1 : 0)}] }")
     t("proc mark_start {} {")
-    t("  global a s ack0 bytes0 tcpflows udpflows")
+    t("  global a s qm ack0 bytes0 tcpflows udpflows nlinks lk0")
     t("  foreach i $tcpflows { set ack0($i) [$a($i) set ack_] }")
     t("  foreach i $udpflows { set bytes0($i) [$s($i) set bytes_] }")
+    t("  for {set l 0} {$l < $nlinks} {incr l} { set lk0($l) [list [$qm($l) set parrivals_] "
+      "[$qm($l) set pdrops_] [$qm($l) set pmarks_] [$qm($l) set bdepartures_]] }")
+    t("}")
+    # Per-interval counters (metrics.interval, from t = 0): the sender's cumulative ack and
+    # window for TCP, the sink's byte count for UDP (tcplab-shaped results, ns2_result()).
+    t("set niv 0")
+    t("proc ivsample {} {")
+    t("  global a s tcpflows udpflows iack icw ibytes niv")
+    t("  foreach i $tcpflows { lappend iack($i) [$a($i) set ack_]; lappend icw($i) [wnd $i] }")
+    t("  foreach i $udpflows { lappend ibytes($i) [$s($i) set bytes_] }")
+    t("  incr niv")
     t("}")
     t("proc sample {} {")
     t("  global ns tcpflows nlinks cw ql")
@@ -739,7 +766,8 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
     t("}")
     t("proc jlist {xs} { return \"\\[[join $xs ,]\\]\" }")
     t("proc finish {} {")
-    t("  global a s qm ack0 bytes0 tcpflows udpflows nlinks cw ql")
+    t("  global a s qm ack0 bytes0 tcpflows udpflows nlinks cw ql lk0 iack icw ibytes niv")
+    t(f"  if {{$niv < {n_iv + 1}}} {{ ivsample }}")
     t(f"  set f [open {{{out_json}}} w]")
     t("  puts $f \"{\\\"flows\\\": {\"")
     t("  set first 1")
@@ -749,20 +777,20 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
     t("    if {![info exists ack0($i)]} { set ack0($i) 0 }")
     t("    puts -nonewline $f \"\\\"$i\\\": {\\\"ack0\\\": $ack0($i), \\\"ack1\\\": [$a($i) set ack_], "
       "\\\"data_packets\\\": [$a($i) set ndatapack_], \\\"retransmits\\\": [$a($i) set nrexmitpack_], "
-      "\\\"timeouts\\\": [$a($i) set nrexmit_], \\\"cwnd\\\": [jlist $cw($i)]}\"")
+      "\\\"timeouts\\\": [$a($i) set nrexmit_], \\\"cwnd\\\": [jlist $cw($i)], \\\"iack\\\": [jlist $iack($i)], \\\"icw\\\": [jlist $icw($i)]}\"")
     t("  }")
     t("  foreach i $udpflows {")
     t("    if {!$first} { puts $f \",\" }; set first 0")
     t("    if {![info exists bytes0($i)]} { set bytes0($i) 0 }")
     t("    puts -nonewline $f \"\\\"$i\\\": {\\\"bytes0\\\": $bytes0($i), \\\"bytes1\\\": [$s($i) set bytes_], "
-      "\\\"packets\\\": [$s($i) set npkts_]}\"")
+      "\\\"packets\\\": [$s($i) set npkts_], \\\"ibytes\\\": [jlist $ibytes($i)]}\"")
     t("  }")
     t("  puts $f \"}, \\\"links\\\": {\"")
     t("  for {set l 0} {$l < $nlinks} {incr l} {")
     t("    if {$l > 0} { puts $f \",\" }")
     t("    if {![info exists ql($l)]} { set ql($l) {} }")
     t("    puts -nonewline $f \"\\\"$l\\\": {\\\"arrivals\\\": [$qm($l) set parrivals_], "
-      "\\\"drops\\\": [$qm($l) set pdrops_], \\\"marks\\\": [$qm($l) set pmarks_], \\\"q\\\": [jlist $ql($l)]}\"")
+      "\\\"drops\\\": [$qm($l) set pdrops_], \\\"marks\\\": [$qm($l) set pmarks_], \\\"q\\\": [jlist $ql($l)], \\\"bdep\\\": [$qm($l) set bdepartures_], \\\"at0\\\": [jlist $lk0($l)]}\"")
     t("  }")
     t("  puts $f \"}}\"")
     t("  close $f")
@@ -771,6 +799,7 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
     t(f"$ns at {_num(t0)} \"mark_start\"")
     n_samples = int(math.floor((t1 - t0) / SAMPLE_PERIOD_S + 1e-9)) + 1
     t(f"for {{set k 0}} {{$k < {n_samples}}} {{incr k}} {{ $ns at [expr {{{_num(t0)} + $k * {SAMPLE_PERIOD_S}}}] \"sample\" }}")
+    t(f"for {{set k 0}} {{$k <= {n_iv}}} {{incr k}} {{ $ns at [expr {{$k * {_num(interval_s)}}}] \"ivsample\" }}")
     t(f"$ns at {_num(t1)} \"finish\"")
     t("$ns run")
     return Ns2Script(
@@ -816,12 +845,31 @@ def run_ns2(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | Non
     return the metrics: ``{"window": [t0, t1], "flows": {name: {...}}, "links": {name:
     {...}}, "notes": [...], "wall_s": ...}``. The script and its JSON stay in ``out_dir``
     (a temporary directory when None). Raises :class:`Ns2Unsupported` or :class:`Ns2Error`."""
+    script = translate(scenario, seed, out_json="ns2_result.json")
+    raw, wall = _execute(script, out_dir, timeout_s)
+    return _ns2_metrics(script, raw, wall)
+
+
+def run_ns2_result(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | None = None,
+                   out_dir: str | Path | None = None, timeout_s: float = 3600.0) -> Result:
+    """Run ``scenario`` in ns-2.35 and return a tcplab-shaped :class:`~tcplab.results.Result`
+    (what ``tcplab reproduce --engine ns2`` tabulates; docs/crosscheck.md, "ns-2.35 as an
+    engine" has each key's ns-2 source). ``out_dir`` keeps ``scenario.tcl`` and ns-2's JSON.
+    Raises :class:`Ns2Unsupported` or :class:`Ns2Error`."""
+    sc = expanded(scenario)
+    if seed is not None:
+        sc["seed"] = int(seed)
+    script = translate(sc, seed, out_json="ns2_result.json")
+    raw, wall = _execute(script, out_dir, timeout_s)
+    return ns2_result(sc, script, raw, wall)
+
+
+def _execute(script: Ns2Script, out_dir: str | Path | None, timeout_s: float) -> tuple[dict[str, Any], float]:
     import time
 
     binary = ns2_available()
     if binary is None:
         raise Ns2Error("ns-2 is not installed: `apt-get install -y ns2` (Debian/Ubuntu) gives /usr/bin/ns")
-    script = translate(scenario, seed, out_json="ns2_result.json")
     with tempfile.TemporaryDirectory(prefix="tcplab-ns2-") as tmp:
         d = Path(out_dir) if out_dir is not None else Path(tmp)
         d.mkdir(parents=True, exist_ok=True)
@@ -839,7 +887,123 @@ def run_ns2(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | Non
             msg = tail[0] if tail else f"exit status {proc.returncode}"
             raise Ns2Error(f"ns-2 failed on {d / 'scenario.tcl'}: {msg}")
         raw = json.loads(res.read_text())
-    return _ns2_metrics(script, raw, wall)
+    return raw, wall
+
+
+def _jain(xs: list[float]) -> float | None:
+    if not xs:
+        return None
+    sq = sum(x * x for x in xs)
+    return 1.0 if sq == 0 else sum(xs) ** 2 / (len(xs) * sq)
+
+
+def ns2_result(sc: Mapping[str, Any], script: Ns2Script, raw: Mapping[str, Any], wall: float) -> Result:
+    """A tcplab-shaped result from ns-2's JSON (see :func:`run_ns2_result`). Definitions,
+    as close to docs/outputs.md as ns-2's counters allow:
+
+    * TCP goodput: the sender's cumulative ack (``ack_``) advanced over the window, times
+      the mss (in-order data delivered, as the sender learns it: half a round trip after
+      tcplab's receiver-side count); throughput: the same segments at ``mss + header``.
+    * UDP goodput / throughput: the sink's (LossMonitor) ``bytes_``, net of / with headers.
+    * Per interval (``metrics.interval`` from t = 0): the same counters' differences; the
+      window at the interval's end (``cwnd_``, capped by ``window_``) times the mss; no
+      smoothed RTT (NaN).
+    * Links: ``offered``, ``drops``, ``marks`` from the queue monitor over the whole run,
+      ``steady_*`` over the window; utilisation from ``bdepartures_`` (bytes sent)."""
+    t0, t1 = script.window
+    span = t1 - t0
+    duration = _seconds(sc["duration"])
+    interval = _seconds((sc.get("metrics") or {}).get("interval", "1s"))
+    links_sc = sc.get("links", {})
+    rate = {n: _rate_bps(lk["rate"]) for n, lk in links_sc.items()}
+    flows_out: list[dict[str, Any]] = []
+    rows: dict[str, list[Any]] = {c: [] for c in INTERVAL_COLUMNS}
+    for i, name in enumerate(script.flows):
+        f = sc["flows"][name]
+        r = raw["flows"][str(i)]
+        tcp = script.transport[name] == "tcp"
+        eff_link = f.get("efficiency_link") or next(
+            (n for n, lk in sorted(links_sc.items()) if lk["from"] == f["from"]), None)
+        eff_rate = rate.get(eff_link or "", math.nan)
+        app_type, app = _variant(f.get("app"), "type", "bulk")
+        start = _seconds(app.get("start", 0))
+        stop = _seconds(app["stop"]) if app.get("stop") is not None else math.inf
+        if tcp:
+            mss = int(_flow_value(f, "mss"))
+            wire = mss + int(f.get("header", 40))
+            per_unit, wire_per_unit = mss, wire  # per segment acked
+            c0, c1, series = r["ack0"], r["ack1"], r["iack"]
+        else:
+            per_unit = script.payload[name] / script.wire[name]
+            wire_per_unit = 1.0  # per byte on the wire
+            c0, c1, series = r["bytes0"], r["bytes1"], r["ibytes"]
+        good = (c1 - c0) * per_unit * 8 / span if span > 0 else math.nan
+        thr = (c1 - c0) * wire_per_unit * 8 / span if span > 0 else math.nan
+        cw = r.get("cwnd") or []
+        flows_out.append({
+            "name": name, "from": f["from"], "to": f["to"],
+            "cc": _variant(f.get("cc"), "algorithm", "newreno")[0] if tcp else None,
+            "transport": script.transport[name], "goodput_bps": good, "throughput_bps": thr,
+            "efficiency": thr / eff_rate if eff_rate else math.nan, "efficiency_link": eff_link,
+            "segments_sent": r.get("data_packets", r.get("packets")), "retransmits": r.get("retransmits", 0),
+            "timeouts": r.get("timeouts", 0),
+            "mean_cwnd_bytes": (sum(cw) / len(cw) * int(_flow_value(f, "mss"))) if tcp and cw else None,
+            "group": f.get("group"),
+        })
+        icw = r.get("icw") or []
+        for k in range(min(len(series) - 1, int(math.ceil(duration / interval - 1e-9)))):
+            a, b = k * interval, min((k + 1) * interval, duration)
+            n = series[k + 1] - series[k]
+            rows["flow"].append(name)
+            rows["t_start"].append(a)
+            rows["t_end"].append(b)
+            rows["goodput_bps"].append(n * per_unit * 8 / (b - a))
+            tp = n * wire_per_unit * 8 / (b - a)
+            rows["throughput_bps"].append(tp)
+            rows["efficiency"].append(tp / eff_rate if eff_rate else math.nan)
+            rows["cwnd_bytes"].append(int(icw[k + 1] * int(_flow_value(f, "mss"))) if tcp and k + 1 < len(icw) else 0)
+            rows["srtt_s"].append(math.nan)
+            rows["active"].append(max(0.0, min(b, stop) - max(a, start)) / (b - a))
+    links_out: list[dict[str, Any]] = []
+    for j, name in enumerate(script.links):
+        r = raw["links"][str(j)]
+        lk = links_sc[name]
+        a0, d0, m0, b0 = r["at0"]
+        steady_arr = r["arrivals"] - a0
+        links_out.append({
+            "name": name, "from": lk["from"], "to": lk["to"], "rate_bps": rate[name],
+            "delay_s": _seconds(lk.get("delay", 0)), "queue": _variant(lk.get("queue"), "type", "droptail")[0],
+            "offered": r["arrivals"], "drops": r["drops"], "marks": r["marks"],
+            "steady_drops": r["drops"] - d0, "steady_marks": r["marks"] - m0,
+            "steady_drop_rate": (r["drops"] - d0) / steady_arr if steady_arr else 0.0,
+            "steady_mark_rate": (r["marks"] - m0) / steady_arr if steady_arr else 0.0,
+            "utilization": r["bdep"] * 8 / (rate[name] * duration) if duration > 0 else math.nan,
+            "steady_utilization": (r["bdep"] - b0) * 8 / (rate[name] * span) if span > 0 else math.nan,
+        })
+    tcp_good = [f["goodput_bps"] for f in flows_out if f["transport"] == "tcp"]
+    groups: dict[str, dict[str, Any]] = {}
+    for f in flows_out:
+        if f["group"] is not None:
+            groups.setdefault(str(f["group"]), {"rates": []})["rates"].append(f["goodput_bps"])
+    stochastic = any((lk.get("error") or lk.get("loss")) for lk in links_sc.values()) or any(
+        _variant(f.get("app"), "type", "bulk")[0] == "onoff" for f in sc["flows"].values())
+    summary = {
+        "engine": "ns-2.35",
+        "run": {"engine": "ns-2.35", "sim_seconds": duration, "steady_start_s": t0, "stochastic": bool(stochastic),
+                "wall_seconds": wall, "events": None, "packets_dropped": sum(lk["drops"] for lk in links_out)},
+        "seed": int(sc.get("seed", 1)),
+        "flows": flows_out,
+        "links": links_out,
+        "fairness": {"jain": _jain(tcp_good), "flows": len(tcp_good),
+                     "groups": {g: {"jain": _jain(v["rates"]), "flows": len(v["rates"]), "goodput_bps": sum(v["rates"])}
+                                for g, v in sorted(groups.items())}},
+        "analysis": {},
+        "pcap": [],
+        "scenario": json.loads(json.dumps(sc, default=str)),
+        "warnings": list(script.notes),
+    }
+    intervals = pl.DataFrame(rows, schema=INTERVAL_SCHEMA)
+    return Result(summary, intervals)
 
 
 def _ns2_metrics(script: Ns2Script, raw: Mapping[str, Any], wall: float) -> dict[str, Any]:

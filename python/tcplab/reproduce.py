@@ -72,7 +72,7 @@ class Figure:
         if self.grid is not None:
             g = self.grid
             return [
-                Job(self.id, job_variant(c.id, x, s), self.scenarios[0], job_overrides(g, c, self.vary, self.unit, x, s))
+                Job(self.id, job_variant(c.id, x, s), self.scenarios[0], job_overrides(g, c, self.vary, self.unit, x, s), c.id)
                 for c in g.curves for x in self.x for s in range(1, g.seeds + 1)
             ]
         if self.kind == "timeseries":
@@ -91,6 +91,8 @@ class Job:
     variant: str
     scenario: Path
     overrides: dict[str, Any]
+    #: the grid curve the run belongs to (None outside grids)
+    curve: str | None = None
 
 
 def _fmt_x(x: float) -> str:
@@ -210,28 +212,57 @@ def _job_key(job: Job) -> dict[str, Any]:
             "tcplab": __version__, "engine": _engine_id()}
 
 
-def _job_done(job: Job, out: Path) -> bool:
+def _job_done(job: Job, out: Path, engine: str = "tcplab") -> bool:
     """The run's directory holds a complete result (summary.json is written last) of this
     very job."""
     d = out / job.figure / job.variant
     try:
         if not (d / "summary.json").is_file():
             return False
-        return json.loads((d / JOB_FILE).read_text()) == _job_key(job)
+        return json.loads((d / JOB_FILE).read_text()) == _engine_key(job, engine)
     except (OSError, ValueError):
         return False
 
 
-def _run_job(job: Job, out: str) -> str:
-    """Worker: run one job and save it (runs in a child process)."""
+def _job_scenario(job: Job) -> Scenario:
     sc = Scenario.from_toml(job.scenario)
-    if job.overrides:
-        sc = sc.with_overrides(job.overrides)
-    res = run(sc, progress=False)
+    return sc.with_overrides(job.overrides) if job.overrides else sc
+
+
+def _engine_key(job: Job, engine: str) -> dict[str, Any]:
+    """:func:`_job_key`; for ns-2 the engine is the OTcl script the run executes (same
+    script, same ns-2 result) instead of the compiled core."""
+    key = _job_key(job)
+    if engine == "ns2":
+        from tcplab import ns2
+
+        script = ns2.translate(ns2.expanded(_job_scenario(job)), out_json="ns2_result.json").otcl
+        key["engine"] = "ns-2.35:" + hashlib.sha256(script.encode()).hexdigest()[:16]
+    return key
+
+
+def _run_job(job: Job, out: str, engine: str = "tcplab") -> str:
+    """Worker: run one job and save it (runs in a child process)."""
+    sc = _job_scenario(job)
     d = Path(out) / job.figure / job.variant
-    key = json.dumps(_job_key(job), indent=1)
+    if engine == "ns2":
+        from tcplab import ns2
+
+        res = ns2.run_ns2_result(sc, out_dir=d)
+        (d / "ns2_result.json").unlink(missing_ok=True)  # the raw 10-ms samples: summarised in the result
+    else:
+        res = run(sc, progress=False)
+    key = json.dumps(_engine_key(job, engine), indent=1)
     res.save(d, before_summary=lambda dd: write_text(dd / JOB_FILE, key))
     return str(d)
+
+
+#: Engines :func:`reproduce` runs; extra report columns (``columns``) and what they run.
+ENGINES = ("tcplab", "ns2")
+COLUMNS: dict[str, tuple[str, dict[str, Any], str]] = {
+    "ns2": ("ns2", {}, "ns-2.35 itself, on the translated scenario (docs/crosscheck.md)"),
+    "ns2_profile": ("tcplab", {"defaults.flows.profile": "ns2"}, 'tcplab with profile = "ns2" on every flow'),
+}
 
 
 def _pt(x: float | None) -> str:
@@ -366,8 +397,16 @@ def _markdown(paper: str, figs: list[Figure], table: list[dict[str, Any]], image
 
 
 def _grid_markdown(paper: str, figs: list[Figure], values: pl.DataFrame, claim_df: pl.DataFrame,
-                   images: dict[str, list[str]], overrides: dict[str, Any] | None) -> str:
+                   images: dict[str, list[str]], overrides: dict[str, Any] | None, engine: str = "tcplab",
+                   extra: Sequence[tuple[str, str]] = ()) -> str:
     out = [f"# Reproduction: {paper}", ""]
+    if engine == "ns2":
+        out += ["**Engine: ns-2.35.** Every run below is the manifest's scenario translated to OTcl by "
+                "`tcplab.ns2` and run by ns-2 (the simulator the paper used); 'simulated' means ns-2's value. "
+                "Curves ns-2 cannot express are left out, and their claims say why.", ""]
+    if extra:
+        out += ["Columns beside tcplab's own value: " + "; ".join(f"**{c}**: {lbl} (runs in `{c}/`)" for c, lbl in extra)
+                + ".", ""]
     if overrides:
         out += ["**Shortened or modified run**: every run was changed by "
                 + ", ".join(f"`{k} = {v}`" for k, v in overrides.items())
@@ -377,7 +416,7 @@ def _grid_markdown(paper: str, figs: list[Figure], values: pl.DataFrame, claim_d
            "(Student's t). The claims table compares the paper's statements with the simulation; "
            "the accepted ranges and the explanations come from the manifest (reproduce.toml), "
            "every simulated number from the runs.", ""]
-    out += _claims.markdown(values, claim_df, figs)
+    out += _claims.markdown(values, claim_df, figs, [c for c, _ in extra])
     for fig in figs:
         out += [f"## {fig.title}", ""]
         for img in images.get(fig.id, []):
@@ -438,6 +477,8 @@ def reproduce(
     on_progress: Callable[[int, int, str], None] | None = None,
     overrides: dict[str, Any] | None = None,
     resume: bool = False,
+    engine: str = "tcplab",
+    columns: Sequence[str] = (),
 ) -> pl.DataFrame:
     """Run the experiments of ``paper`` (a folder name under ``scenarios/``), write the
     figures and the report under ``out``, and return the comparison table (for papers
@@ -448,7 +489,19 @@ def reproduce(
     runs whose directory under ``out`` already holds a complete result of the same job (same
     scenario file content, overrides, tcplab version and compiled engine; ``job.json`` beside
     its summary) are
-    not run again, so an interrupted reproduction goes on where it stopped."""
+    not run again, so an interrupted reproduction goes on where it stopped.
+
+    ``engine = "ns2"`` runs every run in ns-2.35 instead (each scenario translated by
+    :mod:`tcplab.ns2`; a curve whose scenario ns-2 cannot express is left out with the
+    translator's reason, and the claims on it get no value). ``columns`` (keys of
+    :data:`COLUMNS`: ``"ns2"``, ``"ns2_profile"``) run the same experiments again into
+    ``out/<column>/`` and add each column's value and verdict to the claims table
+    (``<column>_simulated``, ``<column>_met``, ``<column>_note``)."""
+    if engine not in ENGINES:
+        raise scenario_error("engine", f"must be one of {', '.join(ENGINES)}, got '{engine}'")
+    for c in columns:
+        if c not in COLUMNS:
+            raise scenario_error("columns", f"unknown column '{c}' (known: {', '.join(COLUMNS)})")
     folder = paper_dir(paper)
     title, figs, claim_list = _load(folder)
     if only:
@@ -458,17 +511,34 @@ def reproduce(
         figs = [f for f in figs if f.id in only]
         ids = {f.id for f in figs}
         claim_list = [c for c in claim_list if c.a["figure"] in ids and (c.b is None or c.b["figure"] in ids)]
+    if (engine != "tcplab" or columns) and any(f.grid is None for f in figs):
+        bad = next(f for f in figs if f.grid is None)
+        raise scenario_error("engine" if engine != "tcplab" else "columns",
+                             f"figure {bad.id} compares closed forms, not claims: other engines and columns are for "
+                             "manifests whose figures are grids with claims (select grid figures with --only)")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     todo = [j for f in figs for j in f.jobs()]
     if overrides:
-        todo = [Job(j.figure, j.variant, j.scenario, {**j.overrides, **overrides}) for j in todo]
+        todo = [Job(j.figure, j.variant, j.scenario, {**j.overrides, **overrides}, j.curve) for j in todo]
     # Validate every run before starting any.
+    refused: dict[tuple[str, str | None], str] = {}
     for j in todo:
-        sc = Scenario.from_toml(j.scenario)
-        if j.overrides:
-            sc = sc.with_overrides(j.overrides)
+        sc = _job_scenario(j)
         sc.validate()
+        if engine == "ns2" and (j.figure, j.curve) not in refused:
+            from tcplab import ns2
+
+            try:
+                ns2.translate(ns2.expanded(sc))
+            except ns2.Ns2Unsupported as e:
+                refused[(j.figure, j.curve)] = str(e)
+    if engine == "ns2":
+        from tcplab import ns2
+
+        if ns2.ns2_available() is None and len(refused) < len({(j.figure, j.curve) for j in todo}):
+            raise scenario_error("engine", "ns-2 is not installed: `apt-get install -y ns2` (Debian/Ubuntu) gives /usr/bin/ns")
+        todo = [j for j in todo if (j.figure, j.curve) not in refused]
     # Figures that plot different metrics of the same runs (same scenario, same overrides)
     # share them: each distinct run is made once, its output copied to the other figures.
     copies: dict[str, list[Job]] = {}
@@ -484,7 +554,7 @@ def reproduce(
     todo = unique
     done = 0
     if resume:
-        left = [j for j in todo if not _job_done(j, out)]
+        left = [j for j in todo if not _job_done(j, out, engine)]
         done = len(todo) - len(left)
         if on_progress and done:
             on_progress(done, len(todo), f"{done} runs already complete")
@@ -495,7 +565,7 @@ def reproduce(
     workers = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
     if workers == 1:
         for j in todo:
-            _run_job(j, str(out))
+            _run_job(j, str(out), engine)
             done += 1
             if on_progress:
                 on_progress(done, total, f"{j.figure}/{j.variant}")
@@ -503,7 +573,7 @@ def reproduce(
         # spawn, not fork: forking a process that runs threads (notebooks, Dask, pytest
         # plugins) can deadlock the children.
         with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-            futs = {pool.submit(_run_job, j, str(out)): j for j in todo}
+            futs = {pool.submit(_run_job, j, str(out), engine): j for j in todo}
             for fut in as_completed(futs):
                 fut.result()
                 done += 1
@@ -521,10 +591,19 @@ def reproduce(
     grid_frames: list[pl.DataFrame] = []
     for fig in figs:
         if fig.grid is not None:
-            g = fig.grid
+            g = _claims.without_curves(fig.grid, {c for (f, c) in refused if f == fig.id})
+            if not g.curves:
+                continue
             results = {(c.id, x, sd): load(out / fig.id / job_variant(c.id, x, sd))
                        for c in g.curves for x in fig.x for sd in range(1, g.seeds + 1)}
-            vals = _claims.grid_values(fig.id, g, fig.x, results)
+            try:
+                vals = _claims.grid_values(fig.id, g, fig.x, results)
+            except (KeyError, TypeError, ValueError, IndexError, pl.exceptions.PolarsError) as e:
+                if engine == "tcplab":
+                    raise
+                for c in g.curves:
+                    refused[(fig.id, c.id)] = f"{fig.id}: the metric needs what ns-2's results lack ({e})"
+                continue
             grid_frames.append(vals)
             png = f"{fig.id}.png"
             _claims.plot_grid(fig.title, fig.x_label or "x", g, vals, results, fig.x, out / png, fig.id)
@@ -547,10 +626,19 @@ def reproduce(
             images[fig.id] = [png]
             for (x, res), j in zip(results, fig.jobs()):
                 table += _rows_for(fig, j.variant, x, res)
-    if grid_frames:
-        values = pl.concat(grid_frames)
-        claim_df = _claims.evaluate_claims(claim_list, values)
-        md = _grid_markdown(title, figs, values, claim_df, images, overrides)
+    if any(f.grid is not None for f in figs):
+        values = pl.concat(grid_frames) if grid_frames else _claims.empty_values()
+        claim_df = _claims.evaluate_claims(claim_list, values, figs, refused)
+        extra: list[tuple[str, str]] = []
+        for col in columns:
+            col_engine, col_over, label = COLUMNS[col]
+            sub = reproduce(paper, out / col, only=only, jobs=jobs, on_progress=on_progress,
+                            overrides={**(overrides or {}), **col_over} or None, resume=resume, engine=col_engine)
+            claim_df = claim_df.join(
+                sub.select("claim", pl.col("simulated").alias(f"{col}_simulated"), pl.col("met").alias(f"{col}_met"),
+                           pl.col("note").alias(f"{col}_note")), on="claim", how="left", maintain_order="left")
+            extra.append((col, label))
+        md = _grid_markdown(title, figs, values, claim_df, images, overrides, engine, extra)
         write_text(out / "report.md", md)
         write_text(out / "report.html", _html(md, out))
         write_parquet(values, out / "report.parquet")
@@ -567,4 +655,3 @@ def reproduce(
     )
     write_parquet(df, out / "report.parquet")
     return df
-
