@@ -236,7 +236,7 @@ def _engine_key(job: Job, engine: str) -> dict[str, Any]:
     if engine == "ns2":
         from tcplab import ns2
 
-        script = ns2.translate(ns2.expanded(_job_scenario(job)), out_json="ns2_result.json").otcl
+        script = ns2.translate(ns2.expanded(_job_scenario(job)), out_json="ns2_result.json", samples=False).otcl
         key["engine"] = "ns-2.35:" + hashlib.sha256(script.encode()).hexdigest()[:16]
     return key
 
@@ -530,7 +530,7 @@ def reproduce(
             from tcplab import ns2
 
             try:
-                ns2.translate(ns2.expanded(sc))
+                ns2.translate(ns2.expanded(sc), samples=False)
             except ns2.Ns2Unsupported as e:
                 refused[(j.figure, j.curve)] = str(e)
     if engine == "ns2":
