@@ -264,6 +264,23 @@ def test_not_dominated_per_x() -> None:
     assert got["qr"]["simulated"] == pytest.approx(1.0 / 1.1) and not got["qr"]["met"]
     assert "vs r at x = 1" in got["qr"]["detail"]
     assert got["qr2"]["simulated"] == pytest.approx(1.2) and got["qr2"]["met"]
+    # across_x: p's point at x = 2 (1.6, 1.2)/2 against q's at x = 1 (1.8, 1.5)/2: q has
+    # both coordinates larger, so p is dominated by a point of q's profile (another N).
+    across = Claim("qx", "", "not_dominated", a, b, 1.0, None, against=["q"], across_x=True)
+    r = evaluate_claims([across], v).row(0, named=True)
+    assert r["simulated"] == pytest.approx(max(1.6 / 1.8, 1.2 / 1.5)) and not r["met"]
+    assert "vs q (its x = 1) at x = 2" in r["detail"]
+
+
+def test_xspread_over_x_and_against_b() -> None:
+    v = _values([("f", "a", 1, 8.0), ("f", "a", 2, 4.0), ("f", "a", 4, 5.0),
+                 ("f", "b", 1, 1.0), ("f", "b", 2, 3.0), ("f", "b", 4, 2.0)])
+    one = Claim("one", "", "xspread", {"figure": "f", "curve": "a"}, None, None, 2.0)
+    two = Claim("two", "", "xspread", {"figure": "f", "curve": "a"}, {"figure": "f", "curve": "b"}, None, 1.0)
+    got = {r["claim"]: r for r in evaluate_claims([one, two], v).iter_rows(named=True)}
+    assert got["one"]["simulated"] == pytest.approx(2.0) and got["one"]["met"]
+    assert got["two"]["simulated"] == pytest.approx(2.0 / 3.0) and got["two"]["met"]
+    assert "8 at x = 1 / 4 at x = 2" in got["one"]["detail"]
 
 
 def test_decreasing_over_a_list_of_curves() -> None:

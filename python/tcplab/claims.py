@@ -48,6 +48,8 @@ range a reproduction must fall into (``lo``, ``hi``) and what is measured:
   of ``a`` to another curve, so ``lo = 1`` / ``hi = 1`` says "highest" / "lowest";
 * ``kind = "spread"``: the largest ratio max/min of the figure's curves at one of ``a``'s x
   (``a.curve`` is not needed);
+* ``kind = "xspread"``: the spread max/min of ``a``'s means over its x values; with ``b``,
+  that spread divided by ``b``'s over its x values (``hi = 1``: "varies less than b");
 * ``kind = "not_dominated"``: a two-dimensional profile. ``a`` and ``b`` select the same
   curve in two figures with the same x values (the two coordinates of its point at each x,
   e.g. E and F of seed 004's E/F profiles); ``against = ["CURVE", ...]`` lists the curves
@@ -58,6 +60,9 @@ range a reproduction must fall into (``lo``, ``hi``) and what is measured:
   ``max(a/a', b/b')`` (a', b': the other curve's coordinates): > 1 means the point is
   larger in at least one coordinate, so ``lo = 1`` says "never dominated" (a value of
   exactly 1 is a tie in the better coordinate: not dominated only if the other one ties too).
+  ``across_x = true`` compares each of ``a``'s points with the other curves' points at
+  every x, not only at its own (a profile against whole profiles, e.g. "higher E at equal
+  F or higher F at equal E" whatever N gave those points).
 
 A selector may add ``window = [t0, t1]`` (one of a series figure's ``windows``: the per-slot
 mean over it), ``formula = true`` (the curve's closed form at x instead of the simulation)
@@ -86,7 +91,7 @@ from tcplab.scenario import scenario_error
 
 __all__ = ["Curve", "Grid", "Claim", "parse_grid", "parse_claims", "grid_values", "evaluate_claims"]
 
-CLAIM_KINDS = ("value", "ratio", "ge", "decreasing", "increasing", "range", "min", "max", "highest", "lowest", "spread",
+CLAIM_KINDS = ("value", "ratio", "ge", "decreasing", "increasing", "range", "min", "max", "highest", "lowest", "spread", "xspread",
                "not_dominated")
 
 
@@ -476,11 +481,13 @@ class Claim:
     explain: str | None = None
     #: ``not_dominated``: the curves compared with ``a``/``b``'s.
     against: list[str] = field(default_factory=list)
+    #: ``not_dominated``: compare with the other curves' points at every x.
+    across_x: bool = False
 
 
 def parse_claims(data: dict[str, Any], figures: dict[str, Any], path: Path) -> list[Claim]:
     out = []
-    allowed = {"id", "text", "kind", "a", "b", "lo", "hi", "paper", "x_min", "explain", "against"}
+    allowed = {"id", "text", "kind", "a", "b", "lo", "hi", "paper", "x_min", "explain", "against", "across_x"}
     for i, raw in enumerate(data.get("claim") or []):
         where = f"claim[{i}]"
         extra = set(raw) - allowed
@@ -512,6 +519,8 @@ def parse_claims(data: dict[str, Any], figures: dict[str, Any], path: Path) -> l
                         raise scenario_error(f"{where}.against", f"figure '{fig.id}' has no curve '{o}'", path)
         elif against is not None:
             raise scenario_error(f"{where}.against", "only for kind = \"not_dominated\"", path)
+        if "across_x" in raw and (raw["kind"] != "not_dominated" or not isinstance(raw["across_x"], bool)):
+            raise scenario_error(f"{where}.across_x", "true or false, only for kind = \"not_dominated\"", path)
         for side in ("a", "b"):
             sel = raw.get(side)
             if sel is None:
@@ -546,7 +555,8 @@ def parse_claims(data: dict[str, Any], figures: dict[str, Any], path: Path) -> l
                 raise scenario_error(f"{where}.{side}.x", "one x value", path)
         out.append(Claim(id=str(raw["id"]), text=str(raw["text"]), kind=raw["kind"], a=raw["a"], b=raw.get("b"),
                          lo=raw.get("lo"), hi=raw.get("hi"), paper=raw.get("paper"), x_min=raw.get("x_min"),
-                         explain=raw.get("explain"), against=list(against or [])))
+                         explain=raw.get("explain"), against=list(against or []),
+                         across_x=bool(raw.get("across_x", False))))
     return out
 
 
@@ -659,16 +669,30 @@ def evaluate_claims(claims: list[Claim], values: pl.DataFrame, figs: list[Any] |
             detail = f"at x = {_fmt(at)}"
         elif c.kind == "not_dominated":
             pts = []
-            for x in _xs(values, c.a, c.x_min):
+            xs = _xs(values, c.a, c.x_min)
+            for x in xs:
                 ea, fb = _mean(values, c.a, x)[0], _mean(values, c.b, x)[0]  # type: ignore[arg-type]
                 for o in c.against:
-                    eo = _mean(values, {**c.a, "curve": o}, x)[0]
-                    fo = _mean(values, {**c.b, "curve": o}, x)[0]  # type: ignore[dict-item]
-                    ra = ea / eo if eo else math.inf
-                    rb = fb / fo if fo else math.inf
-                    pts.append((max(ra, rb), x, o, ra, rb))
-            v, at, who, ra, rb = min(pts)
-            detail = f"vs {who} at x = {_fmt(at)}: {ra:.3g}, {rb:.3g}"
+                    for xo in xs if c.across_x else [x]:
+                        eo = _mean(values, {**c.a, "curve": o}, xo)[0]
+                        fo = _mean(values, {**c.b, "curve": o}, xo)[0]  # type: ignore[dict-item]
+                        ra = ea / eo if eo else math.inf
+                        rb = fb / fo if fo else math.inf
+                        pts.append((max(ra, rb), x, o, xo, ra, rb))
+            v, at, who, xo, ra, rb = min(pts)
+            detail = f"vs {who}" + (f" (its x = {_fmt(xo)})" if c.across_x else "") + f" at x = {_fmt(at)}: {ra:.3g}, {rb:.3g}"
+        elif c.kind == "xspread":
+            def _xspread(sel: dict[str, Any]) -> tuple[float, str]:
+                pts = [(_mean(values, sel, x)[0], x) for x in _xs(values, sel, c.x_min)]
+                (lo_v, lo_x), (hi_v, hi_x) = min(pts), max(pts)
+                return (hi_v / lo_v if lo_v else math.inf), f"{hi_v:.3g} at x = {_fmt(hi_x)} / {lo_v:.3g} at x = {_fmt(lo_x)}"
+            va, da = _xspread(c.a)
+            if c.b is None:
+                v, detail = va, da
+            else:
+                vb, db = _xspread(c.b)
+                v = va / vb if vb else math.inf
+                detail = f"{va:.3g} ({da}) over {vb:.3g} ({db})"
         elif c.kind in ("highest", "lowest", "spread"):
             others = sorted(set(values.filter(pl.col("figure") == c.a["figure"])["curve"].to_list()) - {c.a.get("curve")})
             pts = []

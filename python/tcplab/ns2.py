@@ -1005,7 +1005,7 @@ def ns2_result(sc: Mapping[str, Any], script: Ns2Script, raw: Mapping[str, Any],
                                 for g, v in sorted(groups.items())}},
         "analysis": {},
         "pcap": [],
-        "scenario": json.loads(json.dumps(sc, default=str)),
+        "scenario": str(sc.get("name", "")),
         "warnings": list(script.notes),
     }
     intervals = pl.DataFrame(rows, schema=INTERVAL_SCHEMA)

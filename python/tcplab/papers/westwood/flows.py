@@ -158,6 +158,23 @@ def _trace(res: Result, flow: str, t0: float | None) -> Any:
     return d
 
 
+def time_to_window(res: Result, flow: str = "w", fraction: float = 0.9, capacity_bps: float = 40e6,
+                   rtt_s: float = 0.1, mss: int = 1000, header: int = 40) -> float:
+    """Simulated time at which the flow's congestion window (cwnd trace) first reaches
+    ``fraction`` of the path's BDP in packets, ``capacity_bps`` x ``rtt_s`` over the data
+    packets' wire size (``mss + header``): E004-S-APROBE's "time to reach 90 % of BDP" for
+    a flow that starts at 0 (path.toml's). A window that never gets there is censored at
+    the run's length (a lower bound: a ratio against it errs towards 1)."""
+    import polars as pl
+
+    tr = res.traces.get("cwnd")
+    if tr is None:
+        raise ValueError("the run has no cwnd trace (metrics.trace)")
+    bdp_packets = capacity_bps * rtt_s / (8 * (mss + header))
+    d = tr.filter((pl.col("flow") == flow) & (pl.col("cwnd_bytes") >= fraction * bdp_packets * mss)).sort("t")
+    return float(d["t"][0]) if d.height else float(res.summary["run"]["sim_seconds"])
+
+
 def trace_mean(res: Result, flow: str, column: str, t0: float | None = None) -> float:
     """Mean of a cwnd-trace column (e.g. ``cc_be_bps``) of ``flow`` over samples at t >= t0
     (default: the run's steady-state start)."""
