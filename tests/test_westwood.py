@@ -43,3 +43,21 @@ def test_bad_parameters_name_the_leaf(cc: dict, leaf: str) -> None:
     with pytest.raises(tcplab.ScenarioError) as e:
         tcplab.Scenario.from_toml(EXAMPLE).with_overrides({"flows.westwood.cc": cc}).validate()
     assert f"flows.westwood.cc.{leaf}" in str(e.value)
+
+
+def test_fr_inflation_off_changes_recovery_only_without_sack() -> None:
+    # mechanisms.md's tcpw_fr_inflation = false: NewReno recovery keeps the control's window
+    # instead of inflating it by the duplicate acks. Under 1 % loss the runs differ; with
+    # SACK recovery (which never inflates) the key changes nothing.
+    base = tcplab.Scenario.from_toml(EXAMPLE).with_overrides({"duration": "20s"})
+    def goodput(sc):
+        res = tcplab.run(sc, progress=False)
+        return {f["name"]: f for f in res.summary["flows"]}["westwood"]
+    on = goodput(base)
+    off = goodput(base.with_overrides({"flows.westwood.cc.fr_inflation": False}))
+    assert on["fast_retransmits"] > 10 and on != off
+    sack = base.with_overrides({"flows.westwood.sack": True})
+    assert goodput(sack) == goodput(sack.with_overrides({"flows.westwood.cc.fr_inflation": False}))
+    with pytest.raises(tcplab.ScenarioError) as e:
+        base.with_overrides({"flows.westwood.cc.fr_inflation": "no"}).validate()
+    assert "flows.westwood.cc.fr_inflation" in str(e.value)

@@ -207,6 +207,13 @@ pub trait CongestionControl {
     fn controls_recovery_window(&self) -> bool {
         false
     }
+    /// Whether Reno/NewReno fast recovery (sack = false) inflates the window by the
+    /// duplicate acks (RFC 5681 §3.2 steps 4-5: 3 S at the fast retransmit, S per further
+    /// duplicate, deflated on a partial ack). `false`: the recovery window stays `cwnd()`
+    /// (seed 004's `tcpw_fr_inflation = false`). Asked once, when the sender is built.
+    fn recovery_inflation(&self) -> bool {
+        true
+    }
 }
 
 /// How the window's per-ack increase counts an ack (the flow key `ack_counting`).
@@ -432,6 +439,9 @@ impl CongestionControl for AnyCc {
     }
     fn controls_recovery_window(&self) -> bool {
         dispatch!(self, c => c.controls_recovery_window())
+    }
+    fn recovery_inflation(&self) -> bool {
+        dispatch!(self, c => c.recovery_inflation())
     }
 }
 

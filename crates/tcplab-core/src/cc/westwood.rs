@@ -32,7 +32,10 @@
 //!   `S_k = Σ_{t_j > t_k − T_k} d_j / T_k` filtered with the BE filter (τ fixed).
 //! - Control (slide "TCPW Control Algorithm"), for be/re/crb/abse: on 3 dupacks
 //!   `ssthresh = ERE·RTT_min` (in whole segments, floor 2), `cwnd = min(cwnd, ssthresh)`;
-//!   fast recovery (transport) inflates from there and its exit restores that window; on a
+//!   fast recovery (transport) inflates from there by 3 S plus S per further dupack
+//!   (`fr_inflation = true`, default; mechanisms.md's `tcpw_fr_inflation`) or stays at that
+//!   window (`fr_inflation = false`, Reno/NewReno recovery only: SACK recovery never
+//!   inflates), and its exit restores that window; on a
 //!   timeout `ssthresh = ERE·RTT_min`, `cwnd = S`. ECN-Echo (not in the deck): as 3 dupacks.
 //!   RTT_min = the connection's minimum RTT sample. Otherwise NewReno.
 //! - Agile Probing (slide "Agile Probing (Aprobe)"), at startup (`agile_probing`), after each
@@ -61,9 +64,7 @@
 //! the interpolation. ABSE's T_k ≤ RTT uses the same ring; at `T_k = Δt_k` its sample is
 //! exactly d_k/Δt_k.
 //!
-//! Not implemented (mechanisms.md options): recovery without window inflation
-//! (`tcpw_fr_inflation = false`; the transport always inflates by 3 S plus S per further
-//! dupack), Mascolo's virtual null samples during ack silences (the gain clamp is used
+//! Not implemented (mechanisms.md options): Mascolo's virtual null samples during ack silences (the gain clamp is used
 //! instead), ABSE's adaptive τ (not in the deck), and Linux Westwood+'s rate-halving /
 //! PRR descent during recovery (the transport runs NewReno recovery from `cwnd/2`).
 
@@ -158,6 +159,15 @@ pub struct WestwoodSpec {
     /// PNCD: evaluate every this many rounds (RTTs) of congestion avoidance (default 1).
     #[serde(default = "one_u")]
     pub pncd_period: u32,
+    /// Fast recovery inflates the window by the duplicate acks (default true;
+    /// mechanisms.md §25's `tcpw_fr_inflation`). False: the recovery window stays at
+    /// `min(cwnd, ssthresh)` (Reno/NewReno recovery; SACK recovery never inflates).
+    #[serde(default = "yes")]
+    pub fr_inflation: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Default for WestwoodSpec {
@@ -175,6 +185,7 @@ impl Default for WestwoodSpec {
             pncd_eps: eps(),
             pncd_rounds: 8,
             pncd_period: 1,
+            fr_inflation: true,
         }
     }
 }
@@ -373,6 +384,7 @@ pub struct Westwood {
     pncd_eps: f64,
     pncd_rounds: u32,
     pncd_period: u32,
+    fr_inflation: bool,
     // --- ack counting and per-instant samples
     accounted: f64,
     /// Σ d_k so far (the ring's cumulative count).
@@ -428,6 +440,7 @@ impl Westwood {
             pncd_eps: s.pncd_eps,
             pncd_rounds: s.pncd_rounds,
             pncd_period: s.pncd_period,
+            fr_inflation: s.fr_inflation,
             accounted: 0.0,
             cum: 0.0,
             ring: Ring::new(),
@@ -738,6 +751,9 @@ const TRACE: &[&str] = &[
 ];
 
 impl CongestionControl for Westwood {
+    fn recovery_inflation(&self) -> bool {
+        self.fr_inflation
+    }
     fn name(&self) -> &'static str {
         match self.estimator {
             Estimator::Be => "westwood",

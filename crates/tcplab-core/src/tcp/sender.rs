@@ -141,6 +141,9 @@ pub struct TcpSender {
     recover_set: bool,
     /// Send window while in fast recovery (inflated by duplicate acks).
     rec_window: u64,
+    /// Fast recovery inflates `rec_window` by duplicate acks (`CongestionControl::
+    /// recovery_inflation`; false: it stays the algorithm's window).
+    inflate: bool,
     /// The segment being timed for the RTO estimator: (end sequence, send time).
     timed: Option<(u64, SimTime)>,
     /// Retransmission timer deadline, if running.
@@ -215,6 +218,7 @@ enum Syn {
 impl TcpSender {
     pub fn new(flow: FlowId, src: NodeId, dst: NodeId, cfg: &TcpConfig, cc: AnyCc) -> Self {
         let cc_window = cc.controls_recovery_window() && cfg.recovery == Recovery::Rfc6675;
+        let inflate = cc.recovery_inflation();
         // Linux skips PRR for an algorithm with `cong_control` (BBR).
         let prr = if cc_window { Prr::Off } else { cfg.prr };
         TcpSender {
@@ -251,6 +255,7 @@ impl TcpSender {
             recover: 0,
             recover_set: false,
             rec_window: 0,
+            inflate,
             timed: None,
             rto_deadline: None,
             stats: SenderStats::default(),
@@ -775,7 +780,9 @@ impl TcpSender {
             match self.state {
                 CaState::Recovery => {
                     if dup {
-                        self.rec_window += self.mss as u64;
+                        if self.inflate {
+                            self.rec_window += self.mss as u64;
+                        }
                     } else if newly > 0 {
                         let full = ack >= self.recover;
                         if full || self.cc.recovery_style() == RecoveryStyle::Reno {
@@ -786,9 +793,13 @@ impl TcpSender {
                         } else {
                             // NewReno partial ack: retransmit the next hole, deflate, restart timer.
                             self.retransmit_head(now, out);
-                            self.rec_window = self.rec_window.saturating_sub(newly);
-                            if newly >= self.mss as u64 {
-                                self.rec_window += self.mss as u64;
+                            if self.inflate {
+                                self.rec_window = self.rec_window.saturating_sub(newly);
+                                if newly >= self.mss as u64 {
+                                    self.rec_window += self.mss as u64;
+                                }
+                            } else {
+                                self.rec_window = self.cc.cwnd();
                             }
                             self.partial_acks += 1;
                             restart = self.partial_ack_timer == PartialAckTimer::Every
@@ -961,7 +972,10 @@ impl TcpSender {
 
     fn enter_recovery(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
         self.begin_recovery(now);
-        self.rec_window = self.cc.cwnd() + self.dupack_threshold as u64 * self.mss as u64;
+        self.rec_window = self.cc.cwnd();
+        if self.inflate {
+            self.rec_window += self.dupack_threshold as u64 * self.mss as u64;
+        }
         self.retransmit_head(now, out);
     }
 
@@ -1500,6 +1514,54 @@ mod tests {
             s.rto_deadline,
             Some(SimTime::ZERO + SimDuration::from_secs(1))
         );
+    }
+
+    /// `recovery_inflation` (Westwood's `fr_inflation`): with it, fast recovery's window is
+    /// the algorithm's window plus 3 S, plus S per further dupack; without, the algorithm's
+    /// window throughout (also after a partial ack).
+    #[test]
+    fn recovery_without_inflation_keeps_the_algorithms_window() {
+        use crate::cc::{westwood::WestwoodSpec, AckCounting, AnyCc, CcInit, CongestionControl};
+        let run = |inflate: bool| {
+            let cfg = TcpConfig {
+                mss: MSS,
+                header: 40,
+                init_cwnd: 10,
+                rto_min: SimDuration::from_ms(200),
+                rto_initial: SimDuration::from_secs(1),
+                ..TcpConfig::default()
+            };
+            let spec = WestwoodSpec { fr_inflation: inflate, ..WestwoodSpec::default() };
+            let init = CcInit {
+                mss: MSS,
+                init_cwnd: 10 * MSS as u64,
+                init_ssthresh: u64::MAX,
+                ack_counting: AckCounting::Acks,
+            };
+            let cc = AnyCc::Westwood(Box::new(spec.build("flows.f.cc", init).unwrap()));
+            let mut s = TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc);
+            let t0 = SimTime::ZERO;
+            collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+            let t1 = SimTime(1_000_000);
+            collect(&mut s, |s, o| s.on_ack(t1, &ack_pkt(1000, t0), &mut |p| o(p)));
+            for _ in 0..3 {
+                collect(&mut s, |s, o| s.on_ack(t1, &ack_pkt(1000, t0), &mut |p| o(p)));
+            }
+            assert_eq!(s.state(), CaState::Recovery);
+            let at_fr = (s.window(), s.cc.cwnd());
+            collect(&mut s, |s, o| s.on_ack(t1, &ack_pkt(1000, t0), &mut |p| o(p)));
+            let after_dup = s.window();
+            collect(&mut s, |s, o| s.on_ack(t1, &ack_pkt(4000, t0), &mut |p| o(p)));
+            assert_eq!(s.state(), CaState::Recovery);
+            (at_fr, after_dup, s.window(), s.cc.cwnd())
+        };
+        let ((w, cw), dup, partial, cw2) = run(true);
+        assert_eq!(w, cw + 3 * MSS as u64);
+        assert_eq!(dup, w + MSS as u64);
+        assert_eq!(partial, dup - 3000 + MSS as u64);
+        assert!(cw2 > 0);
+        let ((w, cw), dup, partial, cw2) = run(false);
+        assert_eq!((w, dup, partial), (cw, cw, cw2));
     }
 
     #[test]
