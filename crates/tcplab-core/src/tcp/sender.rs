@@ -118,6 +118,9 @@ pub struct TcpSender {
     rto_restart_on_retransmit: bool,
     /// ECN: the next new data segment carries CWR.
     cwr_pending: bool,
+    /// What a duplicate ack adds to `rec_window` in Reno/NewReno fast recovery: one MSS, or
+    /// 0 when the algorithm's `recovery_inflation` is false (the window stays its own).
+    inflate_step: u64,
     /// ECN: `snd_max` at the last ECE reaction; the next needs `snd_una` beyond it.
     ecn_reacted_until: Option<u64>,
     partial_ack_timer: PartialAckTimer,
@@ -141,9 +144,6 @@ pub struct TcpSender {
     recover_set: bool,
     /// Send window while in fast recovery (inflated by duplicate acks).
     rec_window: u64,
-    /// Fast recovery inflates `rec_window` by duplicate acks (`CongestionControl::
-    /// recovery_inflation`; false: it stays the algorithm's window).
-    inflate: bool,
     /// The segment being timed for the RTO estimator: (end sequence, send time).
     timed: Option<(u64, SimTime)>,
     /// Retransmission timer deadline, if running.
@@ -255,7 +255,7 @@ impl TcpSender {
             recover: 0,
             recover_set: false,
             rec_window: 0,
-            inflate,
+            inflate_step: if inflate { cfg.mss as u64 } else { 0 },
             timed: None,
             rto_deadline: None,
             stats: SenderStats::default(),
@@ -780,9 +780,7 @@ impl TcpSender {
             match self.state {
                 CaState::Recovery => {
                     if dup {
-                        if self.inflate {
-                            self.rec_window += self.mss as u64;
-                        }
+                        self.rec_window += self.inflate_step;
                     } else if newly > 0 {
                         let full = ack >= self.recover;
                         if full || self.cc.recovery_style() == RecoveryStyle::Reno {
@@ -793,7 +791,7 @@ impl TcpSender {
                         } else {
                             // NewReno partial ack: retransmit the next hole, deflate, restart timer.
                             self.retransmit_head(now, out);
-                            if self.inflate {
+                            if self.inflate_step != 0 {
                                 self.rec_window = self.rec_window.saturating_sub(newly);
                                 if newly >= self.mss as u64 {
                                     self.rec_window += self.mss as u64;
@@ -972,10 +970,7 @@ impl TcpSender {
 
     fn enter_recovery(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
         self.begin_recovery(now);
-        self.rec_window = self.cc.cwnd();
-        if self.inflate {
-            self.rec_window += self.dupack_threshold as u64 * self.mss as u64;
-        }
+        self.rec_window = self.cc.cwnd() + self.dupack_threshold as u64 * self.inflate_step;
         self.retransmit_head(now, out);
     }
 
