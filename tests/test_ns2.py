@@ -326,3 +326,24 @@ def test_reproduce_engine_errors(tmp_path):
     with pytest.raises(ScenarioError) as e:  # seed 000's figures compare closed forms
         reproduce("kalampoukas97", tmp_path, engine="ns2", only=["fig2_3"])
     assert e.value.field == "engine" and "closed forms" in e.value.reason
+
+
+def test_vegas_segments_carry_their_header_on_the_wire():
+    # ns-2.35's VegasTcpAgent::output never adds headersize() (useHeaders_ is ignored), so
+    # the translator puts the header into packetSize_ for Vegas only.
+    s = ns2.translate(dumbbell(flows=[{"count": 1, "cc": {"algorithm": "vegas"}}])).otcl
+    assert "$tcp set packetSize_ 1040" in s
+    s = ns2.translate(dumbbell(flows=[{"count": 1, "cc": "newreno"}])).otcl
+    assert "$tcp set packetSize_ 1000" in s
+
+
+@NEEDS_NS
+def test_vegas_in_ns2_fills_the_link_with_whole_packets(tmp_path):
+    # One Vegas flow with a window far above the BDP: the bottleneck is busy all the time
+    # and carries 1040-B packets, so the throughput (1040 B per acked segment) is the rate.
+    sc = dumbbell(flows=[{"count": 1, "cc": {"algorithm": "vegas"}}], max_window="1000000B")
+    res = ns2.run_ns2_result(sc, 1, tmp_path)
+    f = res.summary["flows"][0]
+    bn = next(lk for lk in res.summary["links"] if lk["name"] == "bn")
+    assert bn["steady_utilization"] > 0.99
+    assert 0.99 * 10e6 < f["throughput_bps"] <= 1.001 * 10e6

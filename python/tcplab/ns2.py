@@ -489,7 +489,13 @@ def _agent(name: str, flow: Mapping[str, Any], notes: list[str]) -> tuple[str, l
     # Every tcplab key, written explicitly.
     mss = int(v("mss"))
     header = int(flow.get("header", 40))
-    sets += [f"packetSize_ {mss}", f"tcpip_base_hdr_size_ {header}", "useHeaders_ true"]
+    if agent == "Agent/TCP/Vegas":
+        # VegasTcpAgent::output (tcp/tcp-vegas.cc) is its own and never adds headersize():
+        # useHeaders_ is ignored and a segment is packetSize_ bytes on the wire. So the
+        # header goes into packetSize_ (acks still count segments: goodput = segments x mss).
+        sets += [f"packetSize_ {mss + header}", f"tcpip_base_hdr_size_ {header}", "useHeaders_ true"]
+    else:
+        sets += [f"packetSize_ {mss}", f"tcpip_base_hdr_size_ {header}", "useHeaders_ true"]
     max_window = _bytes(v("max_window"))
     sets.append(f"window_ {max(1, max_window // mss)}")
     sets.append("maxcwnd_ 0")
