@@ -231,3 +231,34 @@ def test_str_of_error_is_the_message() -> None:
         Scenario.from_toml(FIG2_3).with_overrides({"duration": "0s"}).validate()
     assert str(ei.value) == "duration: must be positive"
     assert type(ei.value).__name__ == "ScenarioError"
+
+
+def test_poisson_time_loss_is_per_second_not_per_packet() -> None:
+    # Seed 002's time-based link loss (error model poisson_time): a 1 Mb/s and an 8 Mb/s
+    # constant-rate source over links with the same mean_interval (0.5 s, 60 s: about 120
+    # events) lose about as many packets each, where a per-packet probability would give the
+    # slow one an eighth of the fast one's losses.
+    import tcplab
+
+    links, flows = {}, {}
+    for name, rate in (("slow", "1Mbps"), ("fast", "8Mbps")):
+        links[f"{name}_ab"] = {"from": f"{name}_a", "to": f"{name}_b", "rate": "10Mbps", "delay": "10ms",
+                               "error": {"model": "poisson_time", "mean_interval": "0.5s"}}
+        flows[name] = {"from": f"{name}_a", "to": f"{name}_b", "transport": "udp",
+                       "app": {"type": "cbr", "rate": rate, "packet_size": 1000}}
+    sc = tcplab.Scenario.from_dict({
+        "duration": "60s",
+        "nodes": {n: "host" for k in ("slow", "fast") for n in (f"{k}_a", f"{k}_b")},
+        "links": links, "flows": flows,
+    })
+    res = tcplab.run(sc, progress=False)
+    assert res.summary["run"]["stochastic"] is True
+    lost = {lk["name"]: lk["lost"] for lk in res.summary["links"]}
+    assert 80 <= lost["slow_ab"] <= 160 and 80 <= lost["fast_ab"] <= 160, lost
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.Scenario.from_dict({
+            "duration": "1s", "nodes": {"a": "host", "b": "host"},
+            "links": {"ab": {"from": "a", "to": "b", "rate": "10Mbps",
+                             "error": {"model": "poisson_time", "mean_interval": "0s"}}},
+        }).validate()
+    assert "links.ab.error.mean_interval" in str(e.value)

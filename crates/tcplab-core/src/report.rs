@@ -381,6 +381,7 @@ fn uses_randomness(b: &Built) -> bool {
             || match &l.error {
                 ErrorModel::Bernoulli(m) => m.rng().drew_since(seed, Stream::LinkLoss, i),
                 ErrorModel::GilbertElliott(m) => m.rng().drew_since(seed, Stream::LinkError, i),
+                ErrorModel::PoissonTime(m) => m.rng().drew_since(seed, Stream::LinkError, i),
                 // Exponential lengths are drawn as the schedule is built (the first outage).
                 ErrorModel::Outage(o) => o.is_random(),
                 ErrorModel::None | ErrorModel::List(_) => false,

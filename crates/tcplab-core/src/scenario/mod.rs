@@ -219,6 +219,8 @@ crate::tagged_enum! {
         "list" => List(crate::net::error::ListSpec),
         /// Lose what is sent during a named outage schedule's down periods.
         "outage" => Outage(crate::net::error::OutageRefSpec),
+        /// Loss events as a Poisson process in time, each losing the next packet.
+        "poisson_time" => PoissonTime(crate::net::error::PoissonTimeSpec),
     }
 }
 

@@ -18,16 +18,21 @@
 //!   transmits); for tests.
 //! * [`outage`]: a shared schedule of down periods; a packet whose transmission overlaps a
 //!   down period is lost (see that module for the whole rule).
+//! * [`poisson_time`]: loss events as a Poisson process in time (mean spacing
+//!   `mean_interval`), each losing the next packet (seed 002's "one loss approximately every
+//!   10 seconds" whatever the load).
 
 pub mod bernoulli;
 pub mod gilbert_elliott;
 pub mod list;
 pub mod outage;
+pub mod poisson_time;
 
 pub use bernoulli::{Bernoulli, BernoulliSpec};
 pub use gilbert_elliott::{GilbertElliott, GilbertElliottSpec};
 pub use list::{DropList, ListSpec};
 pub use outage::{Outage, OutageRefSpec, Schedule};
+pub use poisson_time::{PoissonTime, PoissonTimeSpec};
 
 use crate::rng::SimRng;
 use crate::scenario::{ErrorSpec, ScenarioError};
@@ -46,6 +51,8 @@ pub enum ErrorModel {
     GilbertElliott(Box<GilbertElliott>),
     List(DropList),
     Outage(Box<Outage>),
+    /// Boxed: its state is a word larger than Bernoulli's.
+    PoissonTime(Box<PoissonTime>),
 }
 
 impl ErrorModel {
@@ -69,6 +76,7 @@ impl ErrorModel {
             ErrorModel::GilbertElliott(m) => m.lost(),
             ErrorModel::List(m) => m.lost(),
             ErrorModel::Outage(m) => m.lost(start, done),
+            ErrorModel::PoissonTime(m) => m.lost(start),
         }
     }
 
@@ -76,7 +84,7 @@ impl ErrorModel {
     pub fn is_random(&self) -> bool {
         match self {
             ErrorModel::None | ErrorModel::List(_) => false,
-            ErrorModel::Bernoulli(_) | ErrorModel::GilbertElliott(_) => true,
+            ErrorModel::Bernoulli(_) | ErrorModel::GilbertElliott(_) | ErrorModel::PoissonTime(_) => true,
             ErrorModel::Outage(o) => o.is_random(),
         }
     }
@@ -89,6 +97,7 @@ impl ErrorModel {
             ErrorModel::GilbertElliott(_) => "gilbert_elliott",
             ErrorModel::List(_) => "list",
             ErrorModel::Outage(_) => "outage",
+            ErrorModel::PoissonTime(_) => "poisson_time",
         }
     }
 
@@ -132,6 +141,7 @@ impl ErrorSpec {
             ErrorSpec::GilbertElliott(s) => s.build(field, cx)?,
             ErrorSpec::List(s) => s.build(field, cx)?,
             ErrorSpec::Outage(s) => s.build(field, cx)?,
+            ErrorSpec::PoissonTime(s) => s.build(field, cx)?,
         })
     }
 }
