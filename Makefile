@@ -17,7 +17,7 @@ PAPERS    := $(notdir $(patsubst %/reproduce.toml,%,$(wildcard scenarios/*/repro
 FUZZ_SECONDS ?= 60
 # Stop a target after this many executions as well (-1: only the time limit).
 FUZZ_RUNS ?= -1
-FUZZ_TARGETS ?= scenario_toml scenario_json units pcap run_bounded
+FUZZ_TARGETS ?= scenario_toml scenario_json units pcap run_bounded sizes_bounded
 
 .PHONY: fuzz fuzz-merge reproduce reproduce-all test test-rust test-python bench bench-ns3 bench-ns3-vegas bench-ns3-algo bench-sweep kernel-compare crosscheck-ns2 schema develop clean
 

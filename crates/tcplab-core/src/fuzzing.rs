@@ -7,8 +7,10 @@
 
 mod gen;
 mod pcap;
+mod sizes;
 
 pub use pcap::check_pcap;
+pub use sizes::{check_sizes_bounded, sizes_scenario};
 
 use crate::scenario::{self, units, ScenarioError};
 use crate::time::SimTime;

@@ -48,3 +48,8 @@ fn run_bounded() {
 fn pcap() {
     replay("pcap", fuzzing::check_pcap);
 }
+
+#[test]
+fn sizes_bounded() {
+    replay("sizes_bounded", fuzzing::check_sizes_bounded);
+}
