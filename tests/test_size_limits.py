@@ -45,8 +45,10 @@ def test_each_bounded_count_is_refused_with_one_line(d: dict[str, Any], field: s
 def test_estimated_memory_above_the_limit_names_the_largest_contributor(cli: CliRunner, tmp_path: Path) -> None:
     d = {"dumbbell": {"pairs": 2000, "bottleneck": LINK, "access": {"rate": "100Mbps", "delay": "1ms"}}}
     # 2 000 pairs: 8 002 link directions (16.4 MB) dominate 4 002 nodes and 2 routers' tables.
+    # Refused before expansion writes them out, naming the builder key (issue 32's
+    # sizes_bounded fuzz target: a 65,536-pair dumbbell took 5.5 s to expand before).
     e = _refused(d, max_memory="10MB")
-    assert e.field == "links"
+    assert e.field == "dumbbell.pairs"
     assert "8002 link directions × 2 KiB = 16.4 MB" in e.reason and "above 10.0 MB" in e.reason
     assert "--max-memory" in e.reason
     # Within the limit it builds (and runs).
@@ -58,7 +60,28 @@ def test_estimated_memory_above_the_limit_names_the_largest_contributor(cli: Cli
     r = cli("run", f, "--out", tmp_path / "o", "--max-memory", "10MB", "--quiet")
     assert r.returncode == 2
     (line,) = r.stderr.strip().splitlines()
-    assert line.startswith(f"error: {f}: links: the built scenario would need about")
+    assert line.startswith(f"error: {f}: dumbbell.pairs: the built scenario would need about")
+    # Explicit nodes and links (no builder) are estimated once written: the built scenario's
+    # largest part names its table.
+    plain = Scenario.from_dict({"duration": "1s", **d}).expand()
+    with pytest.raises(tcplab.ScenarioError) as e2:
+        tcplab.run(plain, progress=False, max_memory="10MB")
+    assert e2.value.field == "links" and "8002 link directions" in e2.value.reason
+
+
+@pytest.mark.parametrize(
+    ("d", "field", "what"),
+    [
+        ({"dumbbell": {"pairs": 65_536, "bottleneck": LINK}}, "dumbbell.pairs", "262146 link directions"),
+        # 5 001 routers' tables of 15 003 entries (600 MB) outweigh the 100 000 cross flows.
+        ({"parking_lot": {"hops": 5_000, "link": LINK, "cross": [{"count": 20}]}}, "parking_lot.hops", "15003 nodes × 512 B, route tables of 5001 nodes"),
+        # 1 280 switches' tables of 9 472 entries (101.8 MB) just outweigh 49 152 link directions.
+        ({"fat_tree": {"k": 32, "traffic": "permutation"}}, "fat_tree.k", "route tables of 1280 nodes"),
+    ],
+)  # fmt: skip
+def test_builders_are_estimated_before_they_expand(d: dict[str, Any], field: str, what: str) -> None:
+    e = _refused(d, max_memory="8MB")
+    assert e.field == field and what in e.reason and "\n" not in str(e), str(e)
 
 
 def test_ten_million_pairs_are_refused_before_any_allocation(tmp_path: Path) -> None:

@@ -62,5 +62,5 @@ pub fn load_json_limited(
         scenario::memory::MemoryLimit::Auto,
         scenario::memory::MemoryLimit::Bytes,
     );
-    scenario::build_limited(scenario::from_json(text)?, seed, limit)
+    scenario::build_limited(scenario::from_json_limited(text, limit)?, seed, limit)
 }

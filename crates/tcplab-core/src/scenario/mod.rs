@@ -861,6 +861,14 @@ pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
     from_document(json_document(text)?)
 }
 
+/// [`from_json`], refusing before expansion a builder whose elements alone exceed `limit`
+/// ([`memory::check_builders`]); the built scenario is checked again by [`build_limited`].
+pub fn from_json_limited(text: &str, limit: memory::MemoryLimit) -> Result<Scenario, ScenarioError> {
+    let doc = json_document(text)?;
+    memory::check_builders(&doc, limit)?;
+    from_document(doc)
+}
+
 /// The plain scenario a TOML scenario expands to (builders, duplex links and defaults
 /// replaced by what they generate; keys sorted), after checking that it is valid.
 pub fn expand_toml(text: &str) -> Result<serde_json::Value, ScenarioError> {
