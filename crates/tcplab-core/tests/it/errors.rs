@@ -236,7 +236,19 @@ fn bad_error_models_name_their_field() {
             gel,
             "error = { model = \"gilbert\", p = 0.1 }".into(),
             "links.sr.error.model",
-            "unknown model 'gilbert' (known: none, bernoulli, gilbert_elliott, list, outage)",
+            "unknown model 'gilbert' (known: none, bernoulli, gilbert_elliott, list, outage, poisson_time)",
+        ),
+        (
+            gel,
+            "error = { model = \"poisson_time\", mean_interval = \"0s\" }".into(),
+            "links.sr.error.mean_interval",
+            "at least 1us",
+        ),
+        (
+            gel,
+            "error = { model = \"poisson_time\" }".into(),
+            "links.sr.error",
+            "mean_interval",
         ),
         (
             gel,
