@@ -249,7 +249,7 @@ def _run_job(job: Job, out: str, engine: str = "tcplab") -> str:
         from tcplab import ns2
 
         res = ns2.run_ns2_result(sc, out_dir=d)
-        (d / "ns2_result.json").unlink(missing_ok=True)  # the raw 10-ms samples: summarised in the result
+        (d / "ns2_result.json").unlink(missing_ok=True)  # ns-2's raw counters: summarised in the result
     else:
         res = run(sc, progress=False)
     key = json.dumps(_engine_key(job, engine), indent=1)
