@@ -175,7 +175,9 @@ mod tests {
             let r = crate::load_json_limited(&text, Some(1), Some(LIMIT));
             let bad = matches!(i, 2 | 3 | 4 | 8 | 9 | 10 | 14 | 15);
             if bad {
-                let e = r.err().unwrap_or_else(|| panic!("{:?} accepted", PATHS[i as usize]));
+                let e = r
+                    .err()
+                    .unwrap_or_else(|| panic!("{:?} accepted", PATHS[i as usize]));
                 assert!(e.field.contains("links.ab.pcap"), "{e:?}");
             } else if matches!(i, 0 | 1 | 5 | 12) {
                 assert!(r.is_ok(), "{:?} refused: {:?}", PATHS[i as usize], r.err());

@@ -89,9 +89,11 @@ pub fn estimate_builders(doc: &serde_json::Value) -> Vec<Part> {
         out.push((
             key,
             format!("{nodes} nodes × {NODE_BYTES} B, route tables of {routers} nodes"),
-            nodes
-                .saturating_mul(NODE_BYTES)
-                .saturating_add(routers.saturating_mul(nodes).saturating_mul(ROUTE_ENTRY_BYTES)),
+            nodes.saturating_mul(NODE_BYTES).saturating_add(
+                routers
+                    .saturating_mul(nodes)
+                    .saturating_mul(ROUTE_ENTRY_BYTES),
+            ),
         ));
         out.push((
             key,
@@ -102,14 +104,27 @@ pub fn estimate_builders(doc: &serde_json::Value) -> Vec<Part> {
     if let Some(d) = doc.get("dumbbell") {
         if let Some(p) = n(d.get("pairs")) {
             let flows = groups(d.get("flows"));
-            push("dumbbell.pairs", p.saturating_mul(2).saturating_add(2), 2, p.saturating_mul(4).saturating_add(2), flows);
+            push(
+                "dumbbell.pairs",
+                p.saturating_mul(2).saturating_add(2),
+                2,
+                p.saturating_mul(4).saturating_add(2),
+                flows,
+            );
         }
     }
     if let Some(d) = doc.get("parking_lot") {
         if let Some(k) = n(d.get("hops")) {
-            let flows = groups(d.get("flows")).saturating_add(k.saturating_mul(groups(d.get("cross"))));
+            let flows =
+                groups(d.get("flows")).saturating_add(k.saturating_mul(groups(d.get("cross"))));
             let nodes = k.saturating_add(1).saturating_mul(3);
-            push("parking_lot.hops", nodes, k.saturating_add(1), k.saturating_mul(6).saturating_add(4), flows);
+            push(
+                "parking_lot.hops",
+                nodes,
+                k.saturating_add(1),
+                k.saturating_mul(6).saturating_add(4),
+                flows,
+            );
         }
     }
     if let Some(d) = doc.get("fat_tree") {
@@ -122,7 +137,13 @@ pub fn estimate_builders(doc: &serde_json::Value) -> Vec<Part> {
                 Some("all_to_all") => hosts.saturating_mul(hosts.saturating_sub(1)),
                 _ => 0,
             };
-            push("fat_tree.k", hosts.saturating_add(switches), switches, k3.saturating_mul(3) / 2, flows);
+            push(
+                "fat_tree.k",
+                hosts.saturating_add(switches),
+                switches,
+                k3.saturating_mul(3) / 2,
+                flows,
+            );
         }
     }
     out

@@ -863,7 +863,10 @@ pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
 
 /// [`from_json`], refusing before expansion a builder whose elements alone exceed `limit`
 /// ([`memory::check_builders`]); the built scenario is checked again by [`build_limited`].
-pub fn from_json_limited(text: &str, limit: memory::MemoryLimit) -> Result<Scenario, ScenarioError> {
+pub fn from_json_limited(
+    text: &str,
+    limit: memory::MemoryLimit,
+) -> Result<Scenario, ScenarioError> {
     let doc = json_document(text)?;
     memory::check_builders(&doc, limit)?;
     from_document(doc)

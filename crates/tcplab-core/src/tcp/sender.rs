@@ -1526,7 +1526,10 @@ mod tests {
                 rto_initial: SimDuration::from_secs(1),
                 ..TcpConfig::default()
             };
-            let spec = WestwoodSpec { fr_inflation: inflate, ..WestwoodSpec::default() };
+            let spec = WestwoodSpec {
+                fr_inflation: inflate,
+                ..WestwoodSpec::default()
+            };
             let init = CcInit {
                 mss: MSS,
                 init_cwnd: 10 * MSS as u64,
@@ -1538,15 +1541,23 @@ mod tests {
             let t0 = SimTime::ZERO;
             collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
             let t1 = SimTime(1_000_000);
-            collect(&mut s, |s, o| s.on_ack(t1, &ack_pkt(1000, t0), &mut |p| o(p)));
+            collect(&mut s, |s, o| {
+                s.on_ack(t1, &ack_pkt(1000, t0), &mut |p| o(p))
+            });
             for _ in 0..3 {
-                collect(&mut s, |s, o| s.on_ack(t1, &ack_pkt(1000, t0), &mut |p| o(p)));
+                collect(&mut s, |s, o| {
+                    s.on_ack(t1, &ack_pkt(1000, t0), &mut |p| o(p))
+                });
             }
             assert_eq!(s.state(), CaState::Recovery);
             let at_fr = (s.window(), s.cc.cwnd());
-            collect(&mut s, |s, o| s.on_ack(t1, &ack_pkt(1000, t0), &mut |p| o(p)));
+            collect(&mut s, |s, o| {
+                s.on_ack(t1, &ack_pkt(1000, t0), &mut |p| o(p))
+            });
             let after_dup = s.window();
-            collect(&mut s, |s, o| s.on_ack(t1, &ack_pkt(4000, t0), &mut |p| o(p)));
+            collect(&mut s, |s, o| {
+                s.on_ack(t1, &ack_pkt(4000, t0), &mut |p| o(p))
+            });
             assert_eq!(s.state(), CaState::Recovery);
             (at_fr, after_dup, s.window(), s.cc.cwnd())
         };

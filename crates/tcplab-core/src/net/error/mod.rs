@@ -84,7 +84,9 @@ impl ErrorModel {
     pub fn is_random(&self) -> bool {
         match self {
             ErrorModel::None | ErrorModel::List(_) => false,
-            ErrorModel::Bernoulli(_) | ErrorModel::GilbertElliott(_) | ErrorModel::PoissonTime(_) => true,
+            ErrorModel::Bernoulli(_)
+            | ErrorModel::GilbertElliott(_)
+            | ErrorModel::PoissonTime(_) => true,
             ErrorModel::Outage(o) => o.is_random(),
         }
     }

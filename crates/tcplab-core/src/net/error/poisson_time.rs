@@ -84,7 +84,11 @@ impl PoissonTime {
         if start < self.next {
             return false;
         }
-        self.next = SimTime(start.0.saturating_add(Self::gap(&mut self.rng, self.mean_ps)));
+        self.next = SimTime(
+            start
+                .0
+                .saturating_add(Self::gap(&mut self.rng, self.mean_ps)),
+        );
         true
     }
 }
@@ -106,7 +110,9 @@ mod tests {
         let count = |step_ps: u64| {
             let mut m = model(SimDuration::from_ms(10), 7);
             let end = 100_000_000_000_000u64; // 100 s in ps
-            (0..end / step_ps).filter(|k| m.lost(SimTime(k * step_ps))).count()
+            (0..end / step_ps)
+                .filter(|k| m.lost(SimTime(k * step_ps)))
+                .count()
         };
         for step in [10_000_000u64, 100_000_000] {
             let n = count(step);
@@ -120,7 +126,9 @@ mod tests {
     #[test]
     fn events_in_one_gap_lose_one_packet() {
         let mut m = model(SimDuration::from_ms(10), 1);
-        let lost = (1..=20u64).filter(|s| m.lost(SimTime(s * 1_000_000_000_000))).count();
+        let lost = (1..=20u64)
+            .filter(|s| m.lost(SimTime(s * 1_000_000_000_000)))
+            .count();
         assert_eq!(lost, 20);
         let after = m.next.0 - 20 * 1_000_000_000_000;
         assert!(after < 200_000_000_000, "{after}"); // within 200 ms (20 means)
