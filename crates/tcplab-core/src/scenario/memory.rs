@@ -156,28 +156,7 @@ pub fn check_builders(doc: &serde_json::Value, limit: MemoryLimit) -> Result<(),
     if parts.is_empty() {
         return Ok(());
     }
-    let (max, why) = match limit {
-        MemoryLimit::Bytes(b) => (b, "the limit given (--max-memory / max_memory)".to_string()),
-        MemoryLimit::Auto => match auto_limit() {
-            Some(b) => (b, "half of this machine's available memory".to_string()),
-            None => return Ok(()),
-        },
-    };
-    let total = parts.iter().map(|p| p.2).fold(0u64, u64::saturating_add);
-    if total <= max {
-        return Ok(());
-    }
-    let (key, what, bytes) = parts.iter().max_by_key(|p| p.2).expect("non-empty");
-    Err(ScenarioError::new(
-        *key,
-        format!(
-            "the built scenario would need about {} (largest: {what} = {}), above {} ({why}); \
-             shrink the scenario or raise the limit with --max-memory SIZE",
-            human(total),
-            human(*bytes),
-            human(max),
-        ),
-    ))
+    check_parts(&parts, 1, limit)
 }
 
 /// Half of `MemAvailable` from /proc/meminfo, in bytes.
@@ -208,6 +187,12 @@ pub fn check(sc: &Scenario, limit: MemoryLimit) -> Result<(), ScenarioError> {
 /// [`check`] for `copies` copies of the built scenario (a parallel run keeps one per
 /// partition and the template its results are merged into).
 pub fn check_copies(sc: &Scenario, copies: u64, limit: MemoryLimit) -> Result<(), ScenarioError> {
+    check_parts(&estimate(sc), copies, limit)
+}
+
+/// The limit check shared by [`check_copies`] and [`check_builders`]: `copies` times the
+/// parts' sum against `limit`; the error names the largest part's key (or `threads`).
+fn check_parts(parts: &[Part], copies: u64, limit: MemoryLimit) -> Result<(), ScenarioError> {
     let (max, why) = match limit {
         MemoryLimit::Bytes(b) => (b, "the limit given (--max-memory / max_memory)".to_string()),
         MemoryLimit::Auto => match auto_limit() {
@@ -215,16 +200,15 @@ pub fn check_copies(sc: &Scenario, copies: u64, limit: MemoryLimit) -> Result<()
             None => return Ok(()),
         },
     };
-    let parts = estimate(sc);
     let total: u64 = parts
         .iter()
         .map(|p| p.2)
-        .sum::<u64>()
+        .fold(0u64, u64::saturating_add)
         .saturating_mul(copies);
     if total <= max {
         return Ok(());
     }
-    let (key, what, bytes) = parts.iter().max_by_key(|p| p.2).expect("four parts");
+    let (key, what, bytes) = parts.iter().max_by_key(|p| p.2).expect("some parts");
     let (key, copies_note) = if copies > 1 {
         (
             "threads",

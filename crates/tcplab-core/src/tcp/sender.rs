@@ -1299,15 +1299,20 @@ mod tests {
 
     const MSS: u32 = 1000;
 
-    fn sender(init_cwnd: u32, newreno: bool) -> TcpSender {
-        let cfg = TcpConfig {
+    /// The transport settings of the test senders.
+    fn test_cfg(init_cwnd: u32) -> TcpConfig {
+        TcpConfig {
             mss: MSS,
             header: 40,
             init_cwnd,
             rto_min: SimDuration::from_ms(200),
             rto_initial: SimDuration::from_secs(1),
             ..TcpConfig::default()
-        };
+        }
+    }
+
+    fn sender(init_cwnd: u32, newreno: bool) -> TcpSender {
+        let cfg = test_cfg(init_cwnd);
         let cc = reno(MSS, (init_cwnd * MSS) as u64, u64::MAX, newreno);
         TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc)
     }
@@ -1518,14 +1523,7 @@ mod tests {
     fn recovery_without_inflation_keeps_the_algorithms_window() {
         use crate::cc::{westwood::WestwoodSpec, AckCounting, AnyCc, CcInit, CongestionControl};
         let run = |inflate: bool| {
-            let cfg = TcpConfig {
-                mss: MSS,
-                header: 40,
-                init_cwnd: 10,
-                rto_min: SimDuration::from_ms(200),
-                rto_initial: SimDuration::from_secs(1),
-                ..TcpConfig::default()
-            };
+            let cfg = test_cfg(10);
             let spec = WestwoodSpec {
                 fr_inflation: inflate,
                 ..WestwoodSpec::default()
