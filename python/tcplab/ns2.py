@@ -33,6 +33,7 @@ from typing import Any
 
 import polars as pl
 
+from tcplab.metrics import jain
 from tcplab.results import INTERVAL_SCHEMA, Result
 from tcplab.scenario import Scenario
 
@@ -900,13 +901,6 @@ def _execute(script: Ns2Script, out_dir: str | Path | None, timeout_s: float) ->
     return raw, wall
 
 
-def _jain(xs: list[float]) -> float | None:
-    if not xs:
-        return None
-    sq = sum(x * x for x in xs)
-    return 1.0 if sq == 0 else sum(xs) ** 2 / (len(xs) * sq)
-
-
 def ns2_result(sc: Mapping[str, Any], script: Ns2Script, raw: Mapping[str, Any], wall: float) -> Result:
     """A tcplab-shaped result from ns-2's JSON (see :func:`run_ns2_result`). Definitions,
     as close to docs/outputs.md as ns-2's counters allow:
@@ -1006,8 +1000,8 @@ def ns2_result(sc: Mapping[str, Any], script: Ns2Script, raw: Mapping[str, Any],
         "seed": int(sc.get("seed", 1)),
         "flows": flows_out,
         "links": links_out,
-        "fairness": {"jain": _jain(tcp_good), "flows": len(tcp_good),
-                     "groups": {g: {"jain": _jain(v["rates"]), "flows": len(v["rates"]), "goodput_bps": sum(v["rates"])}
+        "fairness": {"jain": jain(tcp_good), "flows": len(tcp_good),
+                     "groups": {g: {"jain": jain(v["rates"]), "flows": len(v["rates"]), "goodput_bps": sum(v["rates"])}
                                 for g, v in sorted(groups.items())}},
         "analysis": {},
         "pcap": [],
