@@ -80,8 +80,12 @@ pub struct OnOff {
     silent: bool,
 }
 
-/// Most on periods a write may need (spacing of writes / mean on period).
-pub const MAX_PERIODS_PER_WRITE: u128 = 1_000_000;
+/// Most on periods a write may need (spacing of writes / mean on period). Each costs two
+/// draws inside one event, and a run has as many such events as writes: at 10^6 (the
+/// first bound) a 10-ms run of 1-byte writes at 10 Mb/s with 1-ps periods took 5·10^9
+/// draws (fuzz/regressions/run_bounded/onoff_on_1ps_1byte). An on period a thousand times
+/// shorter than one write's spacing already carries no meaning as traffic.
+pub const MAX_PERIODS_PER_WRITE: u128 = 1_000;
 
 impl OnOffSpec {
     pub fn build(&self, cx: &AppCx) -> Result<App, ScenarioError> {
@@ -297,8 +301,10 @@ mod tests {
         let e = spec(SimDuration(1)).build(&cx).unwrap_err();
         assert_eq!(e.field, "flows.f.app.on", "{e:?}");
         assert!(e.reason.contains("8000000000 times shorter"), "{e:?}");
-        // 8 ns: exactly a million periods per write, accepted.
-        assert!(spec(SimDuration(8_000)).build(&cx).is_ok());
+        // 8 us: exactly a thousand periods per write, accepted; 7.99 us (1001), refused.
+        assert!(spec(SimDuration(8_000_000)).build(&cx).is_ok());
+        let e = spec(SimDuration(7_990_000)).build(&cx).unwrap_err();
+        assert!(e.reason.contains("1001 times shorter"), "{e:?}");
     }
 
     #[test]

@@ -1150,6 +1150,20 @@ fn suite(args: &[String]) {
     }
 }
 
+/// `tcplab-bench fuzz-input TARGET FILE`: the scenario (JSON) a fuzz input of `run_bounded`
+/// or `sizes_bounded` stands for, to triage what a campaign found (docs/reliability.md).
+fn fuzz_input(args: &[String]) {
+    let (Some(target), Some(file)) = (args.first(), args.get(1)) else {
+        die("usage: tcplab-bench fuzz-input run_bounded|sizes_bounded FILE");
+    };
+    let data = std::fs::read(file).unwrap_or_else(|e| die(&format!("{file}: {e}")));
+    match target.as_str() {
+        "run_bounded" => println!("{}", tcplab_core::fuzzing::scenario_from_bytes(&data)),
+        "sizes_bounded" => println!("{}", tcplab_core::fuzzing::sizes_scenario(&data)),
+        t => die(&format!("TARGET: {t:?} is not run_bounded or sizes_bounded")),
+    }
+}
+
 /// `tcplab-bench threads [SECONDS [WARMUP [K [TRAFFIC [ROUNDS [THREADS...]]]]]]`: the
 /// parallel engine's speed-up (issue 30) on the bench's fat-tree (`fat8`'s links: 10 Gb/s,
 /// 5 us, 100 packets; NewReno; `K` = 8 and `TRAFFIC` = permutation by default, or
@@ -1534,6 +1548,7 @@ fn main() {
         Some("sizes") => println!("{}", sizes()),
         Some("parallelism") => parallelism(&args[1..]),
         Some("threads") => threads_bench(&args[1..]),
+        Some("fuzz-input") => fuzz_input(&args[1..]),
         Some("scale") => scale(&args[1..]),
         Some(f) if args.len() == 3 && f.parse::<usize>().is_ok() => {
             let n: usize = f.parse().unwrap();
