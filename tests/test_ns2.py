@@ -140,6 +140,13 @@ def test_refusals_name_the_key():
         "flows.f1.cc.c: ns-2.35's Linux cubic module has c = 0.4004 (refused)"
     notes = ns2.translate(dumbbell(flows=[{"cc": "cubic", "sack": True, "prr": "off"}])).notes
     assert any(n.startswith("flows.f1.cc.beta: 0.7 in tcplab") for n in notes)
+    # Vegas' fine-grained retransmission is ns-2's Vegas agent's own: accepted there (and
+    # without it, a note says ns-2 does it anyway), refused for any other algorithm.
+    assert refusal(dumbbell(flows=[{"cc": "newreno", "loss_detection": "vegas"}])) == \
+        "flows.f1.loss_detection: Vegas' fine-grained retransmission exists in ns-2.35's Vegas agent only (refused)"
+    assert "Agent/TCP/Vegas" in ns2.translate(dumbbell(flows=[{"cc": "vegas", "loss_detection": "vegas"}])).otcl
+    notes = ns2.translate(dumbbell(flows=[{"cc": "vegas"}])).notes
+    assert any(n.startswith("flows.f1.loss_detection: ns-2's Vegas agent always retransmits") for n in notes)
 
 
 def test_bench_scenarios_translate():

@@ -378,7 +378,9 @@ def _agent(name: str, flow: Mapping[str, Any], notes: list[str]) -> tuple[str, l
     if algo not in _NS2_ALGORITHMS:
         raise Ns2Unsupported(f"{key}.cc", f"ns-2.35 has no agent for '{algo}'")
     refuse_if = [
-        ("loss_detection", lambda x: x not in (None, "dupack"), "ns-2.35 has no RACK"),
+        ("loss_detection", lambda x: x == "rack", "ns-2.35 has no RACK"),
+        ("loss_detection", lambda x: x == "vegas" and algo != "vegas",
+         "Vegas' fine-grained retransmission exists in ns-2.35's Vegas agent only"),
         ("tlp", lambda x: bool(x), "ns-2.35 has no tail loss probes"),
         ("frto", lambda x: bool(x), "F-RTO is not translated"),
         ("dsack_undo", lambda x: bool(x), "ns-2.35 has no D-SACK undo"),
@@ -429,7 +431,13 @@ def _agent(name: str, flow: Mapping[str, Any], notes: list[str]) -> tuple[str, l
             raise Ns2Unsupported(f"{key}.cc.ss_exit_cut", "ns-2.35's Vegas does not cut to 7/8 at slow-start exit")
         if sack:
             raise Ns2Unsupported(f"{key}.sack", "ns-2.35's Vegas has no SACK")
+        if cc.get("restart_window", 1) != 2:
+            notes.append(f"{key}.cc.restart_window: {cc.get('restart_window', 1)} in tcplab; ns-2's Vegas restarts "
+                         "from 2 segments after a timeout (v_slowstart_, not settable from OTcl)")
         agent = "Agent/TCP/Vegas"
+        if v("loss_detection") != "vegas":
+            notes.append(f"{key}.loss_detection: ns-2's Vegas agent always retransmits by its fine-grained "
+                         "timer on early duplicate acks (tcp-vegas.cc); tcplab does with loss_detection = \"vegas\"")
         sets += [f"v_alpha_ {_num(cc.get('alpha', 1))}", f"v_beta_ {_num(cc.get('beta', 3))}",
                  f"v_gamma_ {_num(cc.get('gamma', 1))}"]
     elif algo == "highspeed":

@@ -25,7 +25,8 @@
 //! - end of fast recovery: `W = ssthresh` (or RFC 6582 §3.2 step 3 with
 //!   `recovery_exit = "flightsize"`)
 //! - ECN echo (not in P1): `W = 1/2·W` (floor 2S), `ssthresh = W`
-//! - timeout (Reno): `ssthresh = max(W/2, 2S)`, `W = S`, Vegas slow start again
+//! - timeout (Reno): `ssthresh = max(W/2, 2S)`, `W = S` (`restart_window`: ns-2's Vegas
+//!   agent restarts from 2S, `v_slowstart_`), Vegas slow start again
 //! - Vegas-ALT (`alt = true`, seed 001 §II, `cc/alt.rs`): `BaseRTT = TF_min + TB_min` and
 //!   each RTT sample `RTT_i = TF_i + TB_min` from the receiver's arrival (AT) and leaving
 //!   (LT) timestamps, so backward queueing leaves Delta alone; everything else as above
@@ -37,8 +38,9 @@
 //! that start (`delivered > snd_max` at the start; Linux `beg_snd_nxt`). Per ack the work is
 //! a compare, an add and a min.
 //!
-//! Not implemented: Brakmo's fine-grained retransmission check on the first and second
-//! duplicate ack (the transport uses the usual `dupack_threshold` rule), and the
+//! Brakmo's fine-grained retransmission on the first and second duplicate ack is the
+//! transport's (`loss_detection = "vegas"`, `tcp/sender/vegas_loss.rs`, as ns-2's Vegas
+//! agent; the default is the usual `dupack_threshold` rule). Not implemented: the
 //! "distinguished segment" RTT mode.
 
 use super::alt::{self, AltClock, AltWire};
@@ -71,6 +73,11 @@ pub struct VegasSpec {
     /// Cut the window to 7/8 when slow start ends (some ns-2 versions); default false.
     #[serde(default)]
     pub ss_exit_cut: bool,
+    /// The window after a retransmission timeout, in segments: 1 (default, Reno) or more
+    /// (ns-2's Vegas agent restarts from `v_slowstart_` = 2, `VegasTcpAgent::timeout`;
+    /// `profile = "ns2"` sets 2 for Vegas flows).
+    #[serde(default)]
+    pub restart_window: Option<u32>,
     /// Vegas-ALT (seed 001 §II): BaseRTT = TF_min + TB_min and RTT = TF + TB_min from the
     /// receiver's arrival and leaving timestamps, so backward queueing is ignored; default
     /// false.
@@ -93,6 +100,7 @@ impl Default for VegasSpec {
             beta: 3.0,
             gamma: 1.0,
             ss_exit_cut: false,
+            restart_window: None,
             alt: false,
             alt_option_bytes: None,
             alt_data_option: None,
@@ -134,6 +142,16 @@ impl VegasSpec {
         );
         v.gamma = self.gamma;
         v.ss_exit_cut = self.ss_exit_cut;
+        match self.restart_window {
+            None => {}
+            Some(w @ 1..=1000) => v.restart_window = w as f64,
+            Some(w) => {
+                return Err(ScenarioError::new(
+                    format!("{field}.restart_window"),
+                    format!("must be 1 to 1000 segments, got {w}"),
+                ))
+            }
+        }
         if self.alt_wire(field)?.is_some() {
             v.rounds.alt = Some(AltClock::default());
         }
@@ -225,6 +243,8 @@ pub struct Vegas {
     beta: f64,
     gamma: f64,
     ss_exit_cut: bool,
+    /// Segments in the window after a timeout (`restart_window`).
+    restart_window: f64,
     slow_start: bool,
     /// In slow start: this round grows the window (every other round does).
     grow_round: bool,
@@ -271,6 +291,7 @@ impl Vegas {
             beta,
             gamma: 1.0,
             ss_exit_cut: false,
+            restart_window: 1.0,
             slow_start: true,
             grow_round: true,
             rounds: Rounds::new(),
@@ -378,7 +399,7 @@ impl CongestionControl for Vegas {
             }
             Congestion::Timeout => {
                 self.ssthresh = (self.cwnd / 2.0).max(floor);
-                self.cwnd = self.mss;
+                self.cwnd = self.restart_window * self.mss;
                 self.slow_start = true;
                 self.grow_round = true;
             }
@@ -547,5 +568,34 @@ mod tests {
         .build("flows.f.cc", init)
         .unwrap_err();
         assert_eq!(e.field, "flows.f.cc.gamma");
+        let e = VegasSpec {
+            restart_window: Some(0),
+            ..VegasSpec::default()
+        }
+        .build("flows.f.cc", init)
+        .unwrap_err();
+        assert_eq!(e.field, "flows.f.cc.restart_window");
+    }
+
+    #[test]
+    fn a_timeout_restarts_from_the_restart_window() {
+        let init = crate::cc::CcInit {
+            mss: 1000,
+            init_cwnd: 10_000,
+            init_ssthresh: u64::MAX,
+            ack_counting: Default::default(),
+        };
+        for (w, expect) in [(None, 1000.0), (Some(2), 2000.0)] {
+            let mut v = VegasSpec {
+                restart_window: w,
+                ..VegasSpec::default()
+            }
+            .build("flows.f.cc", init)
+            .unwrap();
+            let c = crate::cc::testkit::view(1000, 10_000, CaState::Open);
+            v.on_congestion(SimTime::ZERO, Congestion::Timeout, &c);
+            assert_eq!(v.cwnd(), expect as u64, "{w:?}");
+            assert_eq!(v.ssthresh, 5000.0);
+        }
     }
 }

@@ -496,8 +496,10 @@ pub struct FlowSpec {
     /// such as "50Mbps" (wire bits per second).
     #[serde(default)]
     pub pacing: Option<PacingSpec>,
-    /// Loss detection in SACK recovery: "dupack" (duplicate acks and RFC 6675's IsLost, the
-    /// default) or "rack" (RACK-TLP, RFC 8985; needs `sack = true`).
+    /// Loss detection: "dupack" (duplicate acks and, with SACK, RFC 6675's IsLost, the
+    /// default), "rack" (RACK-TLP, RFC 8985; needs `sack = true`) or "vegas" (Vegas'
+    /// fine-grained retransmission on the first duplicate acks and its own recovery, as
+    /// ns-2's Vegas agent; needs `sack = false`).
     #[serde(default)]
     pub loss_detection: Option<LossDetectionSpec>,
     /// Tail loss probes (RFC 8985 §7) with `loss_detection = "rack"` (default true).
@@ -655,6 +657,7 @@ pub enum RecoverySpec {
 pub enum LossDetectionSpec {
     Dupack,
     Rack,
+    Vegas,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, JsonSchema, PartialEq, Eq)]

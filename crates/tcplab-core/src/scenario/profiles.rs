@@ -12,7 +12,9 @@
 //! - `"ns2"`: ns-2.35's one-way TCP agents and sinks as `tcl/lib/ns-default.tcl` sets them
 //!   (Agent/TCP, Agent/TCP/Newreno, Agent/TCPSink), each key's source in docs/tcp.md. The
 //!   algorithm is not set (Reno, Newreno, Vegas, ... are ns-2 agents of their own: set `cc`)
-//!   nor is `max_window` (ns-2's `window_` of 20 packets is a script's choice).
+//!   nor is `max_window` (ns-2's `window_` of 20 packets is a script's choice). A flow whose
+//!   `cc` is Vegas gets `loss_detection = "vegas"` (ns-2's `VegasTcpAgent`) in place of
+//!   `limited_transmit` and `recovery_burst`, and `cc.restart_window = 2` (`v_slowstart_`).
 
 use serde_json::{json, Value};
 
@@ -26,6 +28,19 @@ pub const NEEDS_SACK: [&str; 5] = ["recovery", "prr", "loss_detection", "tlp", "
 /// Keys of Reno/NewReno recovery: a flow that sets `sack = true` over a profile without
 /// SACK (`ns2`: ns-2's Sack1 agent) does not get them.
 pub const NEEDS_NO_SACK: [&str; 3] = ["bugfix", "limited_transmit", "recovery_burst"];
+
+/// Keys of the `ns2` profile that a Vegas flow does not get: with `cc = "vegas"` the
+/// profile sets `loss_detection = "vegas"` instead (ns-2's Vegas agent).
+pub const NOT_WITH_VEGAS: [&str; 2] = ["limited_transmit", "recovery_burst"];
+
+/// Whether a flow's `cc` value names Vegas (`"vegas"` or a table with that algorithm).
+pub fn names_vegas(cc: Option<&Value>) -> bool {
+    match cc {
+        Some(Value::String(s)) => s == "vegas",
+        Some(Value::Object(o)) => o.get("algorithm").and_then(Value::as_str) == Some("vegas"),
+        _ => false,
+    }
+}
 
 /// The flow keys a profile sets, in documentation order.
 pub fn keys(name: &str) -> Option<Vec<(&'static str, Value)>> {

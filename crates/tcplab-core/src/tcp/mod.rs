@@ -165,6 +165,11 @@ pub enum LossDetection {
     DupAck,
     /// RACK-TLP (RFC 8985, [`rack`]): time-based, needs SACK.
     Rack,
+    /// Vegas' fine-grained retransmission (Brakmo & Peterson 1995 §3.1, as ns-2's
+    /// `VegasTcpAgent`): the segment at `snd_una` is resent on the first or second
+    /// duplicate ack, or on one of the two acks after a retransmission, once it is older
+    /// than a fine-grained timeout (`tcp/sender/vegas_loss.rs`). Without SACK.
+    Vegas,
 }
 
 /// The sender's loss recovery.

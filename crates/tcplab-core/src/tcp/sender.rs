@@ -74,6 +74,9 @@ use crate::time::{SimDuration, SimTime};
 
 mod rack_glue;
 mod undo;
+mod vegas_loss;
+
+pub use vegas_loss::VegasLoss;
 
 pub use undo::UndoStats;
 
@@ -197,6 +200,9 @@ pub struct TcpSender {
     recovery_burst: u32,
     /// `syn`: the SYN's state (see [`Syn`]).
     syn: Syn,
+    /// `loss_detection = "vegas"`: per-segment send times and the fine-grained timeout
+    /// (`sender/vegas_loss.rs`).
+    vegas: Option<Box<VegasLoss>>,
 }
 
 /// The one-way handshake of `syn = true` (ns-2's `syn_`).
@@ -279,7 +285,7 @@ impl TcpSender {
                 .then(|| Box::new(undo::Spurious::new(cfg.frto, cfg.dsack_undo))),
             pacing: cfg.pacing,
             paced: cfg.pacing != Pacing::Off,
-            extras: cfg.pacing != Pacing::Off,
+            extras: cfg.pacing != Pacing::Off || cfg.loss_detection == LossDetection::Vegas,
             pace_next: SimTime::ZERO,
             pace_deadline: None,
             rate: None,
@@ -291,6 +297,8 @@ impl TcpSender {
             limited_transmit: cfg.limited_transmit && cfg.recovery == Recovery::NewReno,
             recovery_burst: cfg.recovery_burst,
             syn: if cfg.syn { Syn::ToSend } else { Syn::Done },
+            vegas: (cfg.loss_detection == LossDetection::Vegas)
+                .then(|| Box::new(VegasLoss::new(cfg.mss))),
         }
         .with_rate_sampler()
     }
@@ -335,10 +343,13 @@ impl TcpSender {
         Some((w * pct * 10_000_000_000 / srtt.0 as u128).min(u64::MAX as u128) as u64)
     }
 
-    /// Pacing and rate sampling for a segment leaving (flows with either; out of line so
-    /// that the others pay one test).
+    /// Pacing, rate sampling and Vegas' send times for a segment leaving (flows with any;
+    /// out of line so that the others pay one test).
     #[inline(never)]
     fn on_send_extras(&mut self, now: SimTime, seq: u64, len: u32, retx: bool) {
+        if let Some(v) = self.vegas.as_deref_mut() {
+            v.on_send(now, seq, len, self.snd_una);
+        }
         if let Some(r) = self.rate.as_deref_mut() {
             r.on_send(now, seq, len as u64, retx, self.snd_max - self.snd_una);
         }
@@ -776,6 +787,8 @@ impl TcpSender {
             if !self.sack_on_ack_plain(now, pkt, newly, &sacked) {
                 self.sack_on_ack(now, pkt, newly, dup, sacked);
             }
+        } else if self.vegas.is_some() {
+            self.vegas_on_ack(now, newly, dup, out);
         } else {
             match self.state {
                 CaState::Recovery => {
@@ -1257,6 +1270,9 @@ impl TcpSender {
         if self.spurious.is_some() {
             self.undo_on_rto();
         }
+        if self.vegas.is_some() {
+            self.vegas_on_timeout(now);
+        }
         let mut view = self.view();
         if let Some(st) = self.sack.as_deref().filter(|st| st.rto_unsacked) {
             // `rto_unsacked_flight`: RFC 5681 eq. (4) bounds ssthresh by FlightSize/2 ("no
@@ -1676,6 +1692,94 @@ mod tests {
             s.on_ack(t2, &ack_pkt(high, t0), &mut |p| o(p))
         });
         assert!(!s.view().una_retransmitted);
+    }
+
+    /// A Vegas sender with `loss_detection = "vegas"` and a 10-segment window, whose first
+    /// ack (segment 0, at 100 ms) started the fine-grained estimator: T = 0.1375·17/16 s.
+    fn vegas_fine_sender() -> (TcpSender, SimTime) {
+        let cfg = TcpConfig {
+            loss_detection: LossDetection::Vegas,
+            ..test_cfg(10)
+        };
+        let cc = AnyCc::Vegas(crate::cc::Vegas::new(MSS, 10_000, u64::MAX, 1.0, 3.0));
+        let mut s = TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc);
+        let t0 = SimTime::ZERO;
+        collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
+        let t1 = t0 + SimDuration::from_ms(100);
+        collect(&mut s, |s, o| s.on_ack(t1, &ack_pkt(1000, t0), &mut |p| o(p)));
+        let t = (0.2 + 0.075) / 2.0;
+        let fine = s.vegas_loss().unwrap().timeout_s;
+        assert!((fine - (t + t / 16.0)).abs() < 1e-12, "{fine}");
+        (s, t1)
+    }
+
+    #[test]
+    fn vegas_retransmits_on_the_first_dupack_once_the_head_is_older_than_its_fine_timeout() {
+        let (mut s, t1) = vegas_fine_sender();
+        // A dupack before T has passed for segment 1000 (sent at 0): nothing yet.
+        let early = SimTime::ZERO + SimDuration::from_ms(140);
+        let out = collect(&mut s, |s, o| s.on_ack(early, &ack_pkt(1000, t1), &mut |p| o(p)));
+        assert!(out.iter().all(|p| p.seq != 1000), "{out:?}");
+        assert_eq!(s.state(), CaState::Open);
+        // The second dupack, at 150 ms (> T = 146 ms): retransmitted, window cut to 3/4,
+        // plus one segment per dupack so far; the fine timeout backs off by 1/8.
+        let late = SimTime::ZERO + SimDuration::from_ms(150);
+        let t_before = s.vegas_loss().unwrap().timeout_s;
+        let out = collect(&mut s, |s, o| s.on_ack(late, &ack_pkt(1000, t1), &mut |p| o(p)));
+        assert_eq!(out.iter().filter(|p| p.seq == 1000).count(), 1, "{out:?}");
+        assert_eq!(s.stats.fast_retransmits, 1);
+        assert_eq!(s.vegas_loss().unwrap().fine_retransmits, 1);
+        assert_eq!(s.state(), CaState::Recovery);
+        assert!(s.cc.cwnd() < 10_000);
+        assert_eq!(s.window(), s.cc.cwnd() + 2 * MSS as u64);
+        let t_after = s.vegas_loss().unwrap().timeout_s;
+        assert!((t_after - t_before * 1.125).abs() < 1e-12);
+        // Sent once: the dupack count jumps to the threshold, so the next one inflates.
+        let w = s.window();
+        collect(&mut s, |s, o| s.on_ack(late, &ack_pkt(1000, t1), &mut |p| o(p)));
+        assert_eq!(s.window(), w + MSS as u64);
+        assert_eq!(s.stats.fast_retransmits, 1);
+    }
+
+    #[test]
+    fn vegas_resends_the_next_old_hole_on_a_new_ack_without_a_second_cut() {
+        let (mut s, t1) = vegas_fine_sender();
+        // Segments 1000 and 3000 lost. Three dupacks (no expiry yet: at 120 ms) start the
+        // recovery of 1000.
+        let t = SimTime::ZERO + SimDuration::from_ms(120);
+        for _ in 0..3 {
+            collect(&mut s, |s, o| s.on_ack(t, &ack_pkt(1000, t1), &mut |p| o(p)));
+        }
+        assert_eq!(s.stats.fast_retransmits, 1);
+        assert_eq!(s.vegas_loss().unwrap().fine_retransmits, 0);
+        let cut = s.cc.cwnd();
+        // The retransmission's ack covers up to the next hole at 3000, which was sent at 0
+        // and is older than T by now: resent at once, no second cut, window deflated.
+        let t2 = SimTime::ZERO + SimDuration::from_ms(250);
+        let out = collect(&mut s, |s, o| s.on_ack(t2, &ack_pkt(3000, t1), &mut |p| o(p)));
+        assert_eq!(out.iter().filter(|p| p.seq == 3000).count(), 1, "{out:?}");
+        assert_eq!(s.stats.fast_retransmits, 1);
+        assert_eq!(s.vegas_loss().unwrap().fine_retransmits, 1);
+        assert_eq!(s.cc.cwnd(), cut);
+        assert_eq!(s.window(), cut, "deflated to the algorithm's window");
+        // Dupacks for the resent hole count from the threshold (ns-2 sets dupacks_ to it):
+        // before the hole is older than T they only inflate the window.
+        let w = s.window();
+        let t3 = t2 + SimDuration::from_ms(10);
+        let out = collect(&mut s, |s, o| s.on_ack(t3, &ack_pkt(3000, t1), &mut |p| o(p)));
+        assert!(out.iter().all(|p| p.seq != 3000), "{out:?}");
+        assert_eq!(s.window(), w + MSS as u64);
+        // Once it is (sent at 250 ms; T about 236 ms since the new ack's sample, the
+        // original send of segment 2000 at 0 ms: 250 ms): resent. It had been sent twice, so T
+        // doubles, and since its last send (250 ms) came after the last cut (120 ms) the
+        // window is cut again, by half (P1: a retransmission lost again).
+        let before = s.vegas_loss().unwrap().timeout_s;
+        let t4 = SimTime::ZERO + SimDuration::from_ms(500);
+        let out = collect(&mut s, |s, o| s.on_ack(t4, &ack_pkt(3000, t1), &mut |p| o(p)));
+        assert_eq!(out.iter().filter(|p| p.seq == 3000).count(), 1, "{out:?}");
+        assert!((s.vegas_loss().unwrap().timeout_s - 2.0 * before).abs() < 1e-12);
+        assert_eq!(s.stats.fast_retransmits, 2);
+        assert_eq!(s.cc.cwnd(), (cut / 2).max(2 * MSS as u64));
     }
 
     /// Three holes (1000, 3000, 5000): the timer after each partial ack, per variant.

@@ -67,6 +67,19 @@ fn each_mistake_names_its_field() {
             "flows.f.rto_restart_on_retransmit",
             "RACK-TLP",
         ),
+        // Vegas' loss detection is its own recovery, without SACK or NewReno's extras.
+        (
+            "cc = \"newreno\"",
+            "cc = \"vegas\"\nsack = true\nloss_detection = \"vegas\"",
+            "flows.f.loss_detection",
+            "needs sack = false",
+        ),
+        (
+            "cc = \"newreno\"",
+            "cc = \"vegas\"\nloss_detection = \"vegas\"\nlimited_transmit = true",
+            "flows.f.limited_transmit",
+            "does not apply with loss_detection = \"vegas\"",
+        ),
         (
             "cc = \"newreno\"",
             "cc = \"newreno\"\nmss = 1\nheader = 4294967295",

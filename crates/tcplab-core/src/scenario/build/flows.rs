@@ -186,7 +186,28 @@ pub(super) fn flows(
                 ));
             }
             Some(LossDetectionSpec::Rack) => LossDetection::Rack,
+            Some(LossDetectionSpec::Vegas) if recovery != Recovery::NewReno => {
+                return Err(ScenarioError::new(
+                    format!("{f}.loss_detection"),
+                    "\"vegas\" is Vegas' own recovery without SACK: needs sack = false",
+                ));
+            }
+            Some(LossDetectionSpec::Vegas) => LossDetection::Vegas,
         };
+        if loss_detection == LossDetection::Vegas {
+            for (on, k) in [
+                (fl.limited_transmit, "limited_transmit"),
+                (fl.recovery_burst > 0, "recovery_burst"),
+            ] {
+                if on {
+                    return Err(ScenarioError::new(
+                        format!("{f}.{k}"),
+                        "does not apply with loss_detection = \"vegas\" (ns-2's Vegas agent \
+                         sends nothing new on the first two duplicate acks and caps no burst)",
+                    ));
+                }
+            }
+        }
         if fl.tlp.is_some() && loss_detection != LossDetection::Rack {
             return Err(ScenarioError::new(
                 format!("{f}.tlp"),

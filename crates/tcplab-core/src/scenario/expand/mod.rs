@@ -338,7 +338,30 @@ fn apply_profile(e: &mut Obj, path: &str, origins: &mut Origins) -> Result<(), S
     let no_sack = e.get("sack") == Some(&Value::Bool(false));
     // `sack = true` over a profile without SACK drops Reno/NewReno recovery's keys.
     let sack = e.get("sack") == Some(&Value::Bool(true));
+    // ns-2's Vegas agent (`VegasTcpAgent::recv`) has its own loss detection and recovery,
+    // and none of Agent/TCP/Newreno's limited transmit or recovery burst.
+    let vegas = name == "ns2" && !sack && super::profiles::names_vegas(e.get("cc"));
+    if vegas && !e.contains_key("loss_detection") {
+        e.insert("loss_detection".into(), Value::from("vegas"));
+        origins.set(format!("{path}.loss_detection"), field.clone());
+    }
+    // ... and restarts from a window of 2 after a timeout (`v_slowstart_`).
+    if vegas {
+        let cc = e.get_mut("cc").expect("names_vegas saw it");
+        if cc.is_string() {
+            *cc = serde_json::json!({ "algorithm": "vegas" });
+        }
+        if let Value::Object(o) = cc {
+            if !o.contains_key("restart_window") {
+                o.insert("restart_window".into(), Value::from(2));
+                origins.set(format!("{path}.cc.restart_window"), field.clone());
+            }
+        }
+    }
     for (k, dv) in keys {
+        if vegas && super::profiles::NOT_WITH_VEGAS.contains(&k) {
+            continue;
+        }
         if no_sack && super::profiles::NEEDS_SACK.contains(&k) {
             continue;
         }

@@ -896,6 +896,45 @@ profile = "rfc"
 }
 
 #[test]
+fn the_ns2_profile_gives_vegas_its_own_loss_detection() {
+    let links = "[links.ab]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\nduplex = true\n";
+    let text = format!(
+        r#"{TWO_HOSTS}{links}
+[defaults.flows]
+profile = "ns2"
+[flows.v]
+from = "a"
+to = "b"
+cc = {{ algorithm = "vegas", beta = 4 }}
+[flows.w]
+from = "a"
+to = "b"
+cc = "vegas"
+loss_detection = "dupack"
+[flows.n]
+from = "b"
+to = "a"
+cc = "newreno"
+"#
+    );
+    let v = expand(&text);
+    let f = &v["flows"]["v"];
+    assert_eq!(f["loss_detection"], "vegas");
+    assert_eq!(f.get("limited_transmit"), None, "ns-2's Vegas agent has none");
+    assert_eq!(f.get("recovery_burst"), None);
+    assert_eq!(f["syn"], true, "the profile's other keys stay");
+    assert_eq!(f["cc"]["restart_window"], 2, "v_slowstart_");
+    assert_eq!(f["cc"]["beta"], 4, "the flow's own parameters stay");
+    assert_eq!(v["flows"]["w"]["cc"]["algorithm"], "vegas", "a name becomes a table");
+    assert_eq!(v["flows"]["w"]["cc"]["restart_window"], 2);
+    assert_eq!(v["flows"]["w"]["loss_detection"], "dupack", "the flow's own key wins");
+    let n = &v["flows"]["n"];
+    assert_eq!(n.get("loss_detection"), None);
+    assert_eq!(n["limited_transmit"], true);
+    crate::load_toml(&text, None).unwrap();
+}
+
+#[test]
 fn unknown_profiles_name_the_field() {
     let links = "[links.ab]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\nduplex = true\n";
     let e = err(&format!(
