@@ -1160,7 +1160,9 @@ fn fuzz_input(args: &[String]) {
     match target.as_str() {
         "run_bounded" => println!("{}", tcplab_core::fuzzing::scenario_from_bytes(&data)),
         "sizes_bounded" => println!("{}", tcplab_core::fuzzing::sizes_scenario(&data)),
-        t => die(&format!("TARGET: {t:?} is not run_bounded or sizes_bounded")),
+        t => die(&format!(
+            "TARGET: {t:?} is not run_bounded or sizes_bounded"
+        )),
     }
 }
 

@@ -1706,7 +1706,9 @@ mod tests {
         let t0 = SimTime::ZERO;
         collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
         let t1 = t0 + SimDuration::from_ms(100);
-        collect(&mut s, |s, o| s.on_ack(t1, &ack_pkt(1000, t0), &mut |p| o(p)));
+        collect(&mut s, |s, o| {
+            s.on_ack(t1, &ack_pkt(1000, t0), &mut |p| o(p))
+        });
         let t = (0.2 + 0.075) / 2.0;
         let fine = s.vegas_loss().unwrap().timeout_s;
         assert!((fine - (t + t / 16.0)).abs() < 1e-12, "{fine}");
@@ -1718,14 +1720,18 @@ mod tests {
         let (mut s, t1) = vegas_fine_sender();
         // A dupack before T has passed for segment 1000 (sent at 0): nothing yet.
         let early = SimTime::ZERO + SimDuration::from_ms(140);
-        let out = collect(&mut s, |s, o| s.on_ack(early, &ack_pkt(1000, t1), &mut |p| o(p)));
+        let out = collect(&mut s, |s, o| {
+            s.on_ack(early, &ack_pkt(1000, t1), &mut |p| o(p))
+        });
         assert!(out.iter().all(|p| p.seq != 1000), "{out:?}");
         assert_eq!(s.state(), CaState::Open);
         // The second dupack, at 150 ms (> T = 146 ms): retransmitted, window cut to 3/4,
         // plus one segment per dupack so far; the fine timeout backs off by 1/8.
         let late = SimTime::ZERO + SimDuration::from_ms(150);
         let t_before = s.vegas_loss().unwrap().timeout_s;
-        let out = collect(&mut s, |s, o| s.on_ack(late, &ack_pkt(1000, t1), &mut |p| o(p)));
+        let out = collect(&mut s, |s, o| {
+            s.on_ack(late, &ack_pkt(1000, t1), &mut |p| o(p))
+        });
         assert_eq!(out.iter().filter(|p| p.seq == 1000).count(), 1, "{out:?}");
         assert_eq!(s.stats.fast_retransmits, 1);
         assert_eq!(s.vegas_loss().unwrap().fine_retransmits, 1);
@@ -1736,7 +1742,9 @@ mod tests {
         assert!((t_after - t_before * 1.125).abs() < 1e-12);
         // Sent once: the dupack count jumps to the threshold, so the next one inflates.
         let w = s.window();
-        collect(&mut s, |s, o| s.on_ack(late, &ack_pkt(1000, t1), &mut |p| o(p)));
+        collect(&mut s, |s, o| {
+            s.on_ack(late, &ack_pkt(1000, t1), &mut |p| o(p))
+        });
         assert_eq!(s.window(), w + MSS as u64);
         assert_eq!(s.stats.fast_retransmits, 1);
     }
@@ -1748,7 +1756,9 @@ mod tests {
         // recovery of 1000.
         let t = SimTime::ZERO + SimDuration::from_ms(120);
         for _ in 0..3 {
-            collect(&mut s, |s, o| s.on_ack(t, &ack_pkt(1000, t1), &mut |p| o(p)));
+            collect(&mut s, |s, o| {
+                s.on_ack(t, &ack_pkt(1000, t1), &mut |p| o(p))
+            });
         }
         assert_eq!(s.stats.fast_retransmits, 1);
         assert_eq!(s.vegas_loss().unwrap().fine_retransmits, 0);
@@ -1756,7 +1766,9 @@ mod tests {
         // The retransmission's ack covers up to the next hole at 3000, which was sent at 0
         // and is older than T by now: resent at once, no second cut, window deflated.
         let t2 = SimTime::ZERO + SimDuration::from_ms(250);
-        let out = collect(&mut s, |s, o| s.on_ack(t2, &ack_pkt(3000, t1), &mut |p| o(p)));
+        let out = collect(&mut s, |s, o| {
+            s.on_ack(t2, &ack_pkt(3000, t1), &mut |p| o(p))
+        });
         assert_eq!(out.iter().filter(|p| p.seq == 3000).count(), 1, "{out:?}");
         assert_eq!(s.stats.fast_retransmits, 1);
         assert_eq!(s.vegas_loss().unwrap().fine_retransmits, 1);
@@ -1766,7 +1778,9 @@ mod tests {
         // before the hole is older than T they only inflate the window.
         let w = s.window();
         let t3 = t2 + SimDuration::from_ms(10);
-        let out = collect(&mut s, |s, o| s.on_ack(t3, &ack_pkt(3000, t1), &mut |p| o(p)));
+        let out = collect(&mut s, |s, o| {
+            s.on_ack(t3, &ack_pkt(3000, t1), &mut |p| o(p))
+        });
         assert!(out.iter().all(|p| p.seq != 3000), "{out:?}");
         assert_eq!(s.window(), w + MSS as u64);
         // Once it is (sent at 250 ms; T about 236 ms since the new ack's sample, the
@@ -1775,7 +1789,9 @@ mod tests {
         // window is cut again, by half (P1: a retransmission lost again).
         let before = s.vegas_loss().unwrap().timeout_s;
         let t4 = SimTime::ZERO + SimDuration::from_ms(500);
-        let out = collect(&mut s, |s, o| s.on_ack(t4, &ack_pkt(3000, t1), &mut |p| o(p)));
+        let out = collect(&mut s, |s, o| {
+            s.on_ack(t4, &ack_pkt(3000, t1), &mut |p| o(p))
+        });
         assert_eq!(out.iter().filter(|p| p.seq == 3000).count(), 1, "{out:?}");
         assert!((s.vegas_loss().unwrap().timeout_s - 2.0 * before).abs() < 1e-12);
         assert_eq!(s.stats.fast_retransmits, 2);

@@ -920,14 +920,24 @@ cc = "newreno"
     let v = expand(&text);
     let f = &v["flows"]["v"];
     assert_eq!(f["loss_detection"], "vegas");
-    assert_eq!(f.get("limited_transmit"), None, "ns-2's Vegas agent has none");
+    assert_eq!(
+        f.get("limited_transmit"),
+        None,
+        "ns-2's Vegas agent has none"
+    );
     assert_eq!(f.get("recovery_burst"), None);
     assert_eq!(f["syn"], true, "the profile's other keys stay");
     assert_eq!(f["cc"]["restart_window"], 2, "v_slowstart_");
     assert_eq!(f["cc"]["beta"], 4, "the flow's own parameters stay");
-    assert_eq!(v["flows"]["w"]["cc"]["algorithm"], "vegas", "a name becomes a table");
+    assert_eq!(
+        v["flows"]["w"]["cc"]["algorithm"], "vegas",
+        "a name becomes a table"
+    );
     assert_eq!(v["flows"]["w"]["cc"]["restart_window"], 2);
-    assert_eq!(v["flows"]["w"]["loss_detection"], "dupack", "the flow's own key wins");
+    assert_eq!(
+        v["flows"]["w"]["loss_detection"], "dupack",
+        "the flow's own key wins"
+    );
     let n = &v["flows"]["n"];
     assert_eq!(n.get("loss_detection"), None);
     assert_eq!(n["limited_transmit"], true);

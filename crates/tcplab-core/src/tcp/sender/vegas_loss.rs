@@ -305,13 +305,20 @@ mod tests {
         let mut v = VegasLoss::new(1000);
         v.on_send(ms(0), 0, 1000, 0);
         v.on_send(ms(0), 1000, 1000, 0);
-        assert!(!v.expired(ms(5000), 0), "nothing expires before the first ack");
+        assert!(
+            !v.expired(ms(5000), 0),
+            "nothing expires before the first ack"
+        );
         // First ack at 100 ms: rtt = 0.1, sa = 0.8, sd = 0.1, T = (0.2 + 0.1)/2 = 0.15;
         // then the segment's own sample (0.1 s, sent once): n = 0, sa = 0.8,
         // sd = 0.1 + 0 - 0.025 = 0.075, T = (0.2 + 0.075)/2 = 0.1375, T += T/16.
         v.sample(ms(100), 1000);
         let t = (0.2 + 0.075) / 2.0;
-        assert!((v.timeout_s - (t + t / 16.0)).abs() < 1e-12, "{}", v.timeout_s);
+        assert!(
+            (v.timeout_s - (t + t / 16.0)).abs() < 1e-12,
+            "{}",
+            v.timeout_s
+        );
         assert!(!v.expired(ms(100), 1000));
         let tt = SimDuration::from_secs_f64(t + t / 16.0);
         assert!(!v.expired(ms(0) + SimDuration(tt.0 - 1_000_000), 1000));
