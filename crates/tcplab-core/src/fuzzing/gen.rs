@@ -529,11 +529,28 @@ fn ordered_intervals(v: Option<&Value>) -> Value {
 }
 
 /// Add the keys that the flow's other keys need, so that most generated flows build:
-/// SACK recovery for its keys (PRR, NextSeg rule 3, RACK and its tail loss probes, the
+/// Vegas' loss detection without SACK and NewReno's extras, SACK recovery for its keys (PRR, NextSeg rule 3, RACK and its tail loss probes, the
 /// RTO's unSACKed flight; SACK for D-SACK undo), ECN for ECN's keys and the algorithms that
 /// need marks, a datagram source for UDP, and no `rto_max` below `rto_min`.
 fn repair_flow(t: &mut Map<String, Value>) {
     let has = |t: &Map<String, Value>, k: &str| t.contains_key(k);
+    if t.get("loss_detection") == Some(&json!("vegas")) {
+        // Vegas' loss detection runs without SACK and without NewReno's extras.
+        let sack_keys = [
+            "sack",
+            "prr",
+            "nextseg_rule3",
+            "rto_unsacked_flight",
+            "dsack_undo",
+            "tlp",
+        ];
+        if sack_keys.iter().any(|k| has(t, k)) || has(t, "recovery") {
+            t.insert("loss_detection".into(), json!("dupack"));
+        } else {
+            t.remove("limited_transmit");
+            t.remove("recovery_burst");
+        }
+    }
     if has(t, "tlp") {
         t.insert("loss_detection".into(), json!("rack"));
     }
