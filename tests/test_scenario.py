@@ -203,6 +203,25 @@ def test_toml_syntax_error_names_file_and_line(tmp_path: Path) -> None:
     assert ei.value.args[2].startswith("TOML syntax error at line 3")
 
 
+def test_json_files_hold_the_same_schema(tmp_path: Path) -> None:
+    sc = Scenario.from_toml(FIG2_3).with_overrides(SHORT_OVERRIDES)
+    p = tmp_path / "fig.json"
+    p.write_text(json.dumps(sc.to_dict()))
+    back = Scenario.from_toml(p)
+    assert back.to_dict() == sc.to_dict()
+    a, b = (tcplab.run(x, progress=False).summary for x in (back, sc))
+    assert a["flows"] == b["flows"] and a["links"] == b["links"]
+    p.write_text('{"name": "x",\n "duration": }')
+    with pytest.raises(ScenarioError) as ei:
+        Scenario.from_toml(p)
+    assert str(p) in ei.value.args[0]
+    assert ei.value.args[2].startswith("JSON syntax error at line 2, column 14")
+    p.write_text("[1, 2]")
+    with pytest.raises(ScenarioError) as ei:
+        Scenario.from_toml(p)
+    assert "a JSON scenario is an object" in ei.value.args[2]
+
+
 def test_run_rejects_bad_seed() -> None:
     sc = Scenario.from_toml(FIG2_3).with_overrides(SHORT_OVERRIDES)
     for seed in (-1, 2**64, 1.5):

@@ -153,11 +153,12 @@ class Scenario:
 
     @classmethod
     def from_toml(cls, path: str | Path) -> Scenario:
-        """Read a scenario TOML file.
+        """Read a scenario file: TOML, or JSON when its name ends in ``.json`` (the same
+        schema, as :meth:`from_dict` takes it).
 
-        Unreadable files and TOML syntax errors raise :class:`ScenarioError` naming the
-        file (and, for syntax errors, the line and column). The content is not validated
-        here; call :meth:`validate` or run it.
+        Unreadable files and syntax errors raise :class:`ScenarioError` naming the file
+        (and, for syntax errors, the line and column). The content is not validated here;
+        call :meth:`validate` or run it.
         """
         path = Path(path)
         try:
@@ -172,6 +173,16 @@ class Scenario:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as e:
             raise scenario_error("", f"not UTF-8 text (byte {e.start})", path) from None
+        if path.suffix.lower() == ".json":
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as e:
+                raise scenario_error("", f"JSON syntax error at line {e.lineno}, column {e.colno}: {e.msg}",
+                                     path) from None
+            if not isinstance(data, dict):
+                raise scenario_error("", f"a JSON scenario is an object ({{...}}), not a {type(data).__name__}",
+                                     path)
+            return cls(data, source=path)
         return cls.from_toml_text(text, source=path)
 
     @classmethod
