@@ -135,6 +135,30 @@ def test_plot_efficiency_without_analysis(result: Result, tmp_path: Path) -> Non
     assert (tmp_path / "e.svg").exists()
 
 
+def test_efficiency_legend_names_algorithms_and_is_capped(tmp_path: Path) -> None:
+    """Legend entries say what each flow runs; past LEGEND_FLOWS flows the rest are drawn
+    but counted in one entry (issue 31: the fat-tree example drew 128 entries off the figure)."""
+    import tcplab
+    from tcplab.plots import LEGEND_FLOWS, _flow_label
+
+    sc = tcplab.Scenario.from_dict({
+        "duration": "2s", "metrics": {"steady_start": "1s", "interval": "0.5s"},
+        "dumbbell": {"bottleneck": {"rate": "20Mbps", "delay": "5ms", "buffer": 100},
+                     "access": {"rate": "100Mbps", "delay": "1ms"},
+                     "flows": [{"count": 15, "cc": "newreno"}, {"count": 5, "cc": "vegas"}]}})
+    res = tcplab.run(sc, progress=False)
+    ax = plot_efficiency(res, tmp_path / "many.png").axes[0]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    flow_entries = [lbl for lbl in labels if "steady-state mean" in lbl]
+    assert len(flow_entries) == LEGEND_FLOWS == 12
+    assert all(" newreno (simulated" in lbl for lbl in flow_entries)
+    assert labels[-1] == "... and 8 more flows (not in the legend)"
+    # Every flow is still drawn: 20 data lines (the count entry draws nothing).
+    assert sum(1 for ln in ax.get_lines() if len(ln.get_xdata()) > 0) == 20
+    assert _flow_label("f1", "cubic") == "f1 cubic"
+    assert _flow_label("cubic_1", "cubic") == "cubic_1" and _flow_label("hs", None) == "hs"
+
+
 def test_trace_plots_need_traces(result: Result, tmp_path: Path) -> None:
     bare = Result(result.summary, result.intervals)
     with pytest.raises(ValueError, match="metrics.trace"):

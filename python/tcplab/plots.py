@@ -87,6 +87,15 @@ def _titled(result: Result, what: str) -> str:
     return f"{name}: {what}" if name else what
 
 
+#: Flows named in a plot's legend; the others are drawn and counted in one last entry.
+LEGEND_FLOWS = 12
+
+
+def _flow_label(name: str, cc: str | None) -> str:
+    """``"f1 cubic"``: the flow's name and what it runs, unless the name already says it."""
+    return f"{name} {cc}" if cc and cc not in name.replace("_", " ").replace("-", " ").split() else name
+
+
 def plot_efficiency(result: Result, path: str | Path, title: str | None = None, flows: list[str] | None = None) -> Figure:
     """Efficiency of each flow per measurement interval against time.
 
@@ -95,6 +104,9 @@ def plot_efficiency(result: Result, path: str | Path, title: str | None = None, 
     When the summary has an ``analysis`` section, each analysed flow's closed-form
     efficiency is a dashed horizontal line of the flow's colour, labelled with the closed
     form used, e.g. ``"fast (Theorem 1: 2.0%)"``. The warm-up before ``run.steady_start_s`` is shaded. ``flows`` selects flows by name.
+    Legend entries name each flow with its algorithm (``"f1 cubic"``); past
+    :data:`LEGEND_FLOWS` flows the rest are drawn without an entry of their own and counted
+    in a last one, so that many-flow runs keep their legend on the figure.
     """
     summary = result.summary
     fig = _figure()
@@ -105,6 +117,7 @@ def plot_efficiency(result: Result, path: str | Path, title: str | None = None, 
     known += [f for f in iv["flow"].unique(maintain_order=True).to_list() if f not in known]
     flows = _select("flows", known, flows)
     mean_eff = {f["name"]: f.get("efficiency") for f in summary.get("flows") or []}
+    algo = {f["name"]: f.get("cc") for f in summary.get("flows") or []}
     analytic: dict[str, tuple[float, str]] = {}
     analysis = summary.get("analysis")
     if analysis:
@@ -114,14 +127,19 @@ def plot_efficiency(result: Result, path: str | Path, title: str | None = None, 
     for i, name in enumerate(flows):
         d = iv.filter(pl.col("flow") == name).sort("t_start")
         mid = ((d["t_start"] + d["t_end"]) / 2).to_list()
-        label = name
+        label = _flow_label(name, algo.get(name))
         m = mean_eff.get(name)
         if m is not None:
-            label = f"{name} (simulated, steady-state mean {m:.1%})"
+            label = f"{label} (simulated, steady-state mean {m:.1%})"
+        if i >= LEGEND_FLOWS:
+            label = "_nolegend_"
         ax.plot(mid, d["efficiency"].to_list(), color=_colour(i), ls=_dash(i), lw=1.3, marker="o", ms=2.2, label=label)
         if name in analytic:
             a, how = analytic[name]
-            ax.axhline(a, color=_colour(i), ls="--", lw=1.2, label=f"{name} ({how}: {a:.1%})")
+            ax.axhline(a, color=_colour(i), ls="--", lw=1.2,
+                       label=f"{name} ({how}: {a:.1%})" if i < LEGEND_FLOWS else "_nolegend_")
+    if len(flows) > LEGEND_FLOWS:
+        ax.plot([], [], " ", label=f"... and {len(flows) - LEGEND_FLOWS} more flows (not in the legend)")
     ax.set_ylim(0.0, 1.05)
     ax.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
     end = float((summary.get("run") or {}).get("sim_seconds") or (iv["t_end"].max() if iv.height else 1.0))
