@@ -155,6 +155,10 @@ def test_efficiency_legend_names_algorithms_and_is_capped(tmp_path: Path) -> Non
     assert labels[-1] == "... and 8 more flows (not in the legend)"
     # Every flow is still drawn: 20 data lines (the count entry draws nothing).
     assert sum(1 for ln in ax.get_lines() if len(ln.get_xdata()) > 0) == 20
+    res = tcplab.run(sc.with_overrides({"metrics.trace": "0.1s"}), progress=False)
+    labels = [t.get_text() for t in plot_cwnd(res, tmp_path / "c.png").axes[0].get_legend().get_texts()]
+    assert "f01 newreno cwnd" in labels and labels[-1] == "... and 16 more flows (not in the legend)"
+    assert sum(lbl.endswith(" cwnd") for lbl in labels) == LEGEND_FLOWS // 3
     assert _flow_label("f1", "cubic") == "f1 cubic"
     assert _flow_label("cubic_1", "cubic") == "cubic_1" and _flow_label("hs", None) == "hs"
 

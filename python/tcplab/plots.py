@@ -183,7 +183,10 @@ def plot_cwnd(
     ``flows`` selects flows by name; ``by_group`` draws one panel per flow ``group`` label
     (flows without one share a panel); ``log`` uses a logarithmic window axis: by default
     it does so when one flow's largest window is over 50 times the median of the flows'
-    95th percentiles (one inflated window would otherwise flatten every other line)."""
+    95th percentiles (one inflated window would otherwise flatten every other line).
+    Legend entries name the flow with its algorithm (``"f1 cubic cwnd"``), for at most
+    :data:`LEGEND_FLOWS` / 3 flows per panel (three entries each; the rest are counted in a
+    last entry)."""
     tr = _need_trace(result, "cwnd")
     names = _select("flows", tr["flow"].unique(maintain_order=True).to_list(), flows)
     if log is None:
@@ -197,17 +200,27 @@ def plot_cwnd(
     axes = {g: fig.add_subplot(len(panels), 1, k + 1) for k, g in enumerate(panels)}
     for ax in axes.values():
         _shade_warmup(ax, result.summary)
+    algo = {f["name"]: f.get("cc") for f in result.summary.get("flows") or []}
+    shown = dict.fromkeys(axes, 0)
+    cap = max(1, LEGEND_FLOWS // 3)  # up to three entries per flow
     for i, name in enumerate(names):
-        ax = axes[group_of.get(name, "") if by_group else ""]
+        g = group_of.get(name, "") if by_group else ""
+        ax = axes[g]
         d = tr.filter(pl.col("flow") == name).sort("t")
         t = d["t"].to_list()
         c = _colour(i)
-        ax.plot(t, (d["cwnd_bytes"].cast(pl.Float64) / 1e3).to_list(), color=c, lw=1.2, label=f"{name} cwnd", drawstyle="steps-post")
+        shown[g] += 1
+        who = _flow_label(name, algo.get(name)) if shown[g] <= cap else None
+        lab = (lambda what: f"{who} {what}") if who else (lambda what: "_nolegend_")  # noqa: E731
+        ax.plot(t, (d["cwnd_bytes"].cast(pl.Float64) / 1e3).to_list(), color=c, lw=1.2, label=lab("cwnd"), drawstyle="steps-post")
         ss = d["ssthresh_bytes"].cast(pl.Float64)
         ss = pl.Series([None if v is None or v >= _UNLIMITED else v / 1e3 for v in ss.to_list()], dtype=pl.Float64)
         if ss.null_count() < len(ss):
-            ax.plot(t, ss.to_list(), color=c, lw=1.0, ls=":", label=f"{name} ssthresh", drawstyle="steps-post")
-        ax.plot(t, (d["in_flight_bytes"].cast(pl.Float64) / 1e3).to_list(), color=c, lw=0.6, alpha=0.6, label=f"{name} in flight", drawstyle="steps-post")
+            ax.plot(t, ss.to_list(), color=c, lw=1.0, ls=":", label=lab("ssthresh"), drawstyle="steps-post")
+        ax.plot(t, (d["in_flight_bytes"].cast(pl.Float64) / 1e3).to_list(), color=c, lw=0.6, alpha=0.6, label=lab("in flight"), drawstyle="steps-post")
+    for g, n in shown.items():
+        if n > cap:
+            axes[g].plot([], [], " ", label=f"... and {n - cap} more flows (not in the legend)")
     head = title if title is not None else _titled(result, "congestion windows")
     for k, (g, ax) in enumerate(axes.items()):
         _time_axis(ax, result)
