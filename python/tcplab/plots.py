@@ -211,7 +211,8 @@ def plot_cwnd(
         c = _colour(i)
         shown[g] += 1
         who = _flow_label(name, algo.get(name)) if shown[g] <= cap else None
-        lab = (lambda what: f"{who} {what}") if who else (lambda what: "_nolegend_")  # noqa: E731
+        def lab(what: str, who: str | None = who) -> str:
+            return f"{who} {what}" if who else "_nolegend_"
         ax.plot(t, (d["cwnd_bytes"].cast(pl.Float64) / 1e3).to_list(), color=c, lw=1.2, label=lab("cwnd"), drawstyle="steps-post")
         ss = d["ssthresh_bytes"].cast(pl.Float64)
         ss = pl.Series([None if v is None or v >= _UNLIMITED else v / 1e3 for v in ss.to_list()], dtype=pl.Float64)

@@ -52,7 +52,7 @@
 use super::TcpSender;
 use crate::cc::{CaState, CongestionControl};
 use crate::net::packet::Packet;
-use crate::time::{SimTime, PS_PER_S};
+use crate::time::SimTime;
 
 /// One slot of the ring: the segment it describes (start, end) and its last send.
 #[derive(Clone, Copy, Debug)]
@@ -90,10 +90,6 @@ pub struct VegasLoss {
     cut_at: Option<SimTime>,
     /// Retransmissions decided by T before the duplicate-ack threshold or on a new ack.
     pub fine_retransmits: u64,
-}
-
-fn secs(d: crate::time::SimDuration) -> f64 {
-    d.0 as f64 / PS_PER_S as f64
 }
 
 impl VegasLoss {
@@ -165,7 +161,7 @@ impl VegasLoss {
         self.started
             && self
                 .at(una)
-                .is_some_and(|s| secs(now.since(s.sent)) >= self.timeout_s)
+                .is_some_and(|s| now.since(s.sent).as_secs_f64() >= self.timeout_s)
     }
 
     /// An ack of new data up to `ack`: the first ack starts the estimator, later ones
@@ -173,7 +169,7 @@ impl VegasLoss {
     fn sample(&mut self, now: SimTime, ack: u64) {
         if !self.started {
             self.started = true;
-            let r = self.first_sent.map_or(0.0, |t| secs(now.since(t)));
+            let r = self.first_sent.map_or(0.0, |t| now.since(t).as_secs_f64());
             self.sa = 8.0 * r;
             self.sd = r;
             self.timeout_s = (self.sa / 4.0 + self.sd) / 2.0;
@@ -182,7 +178,7 @@ impl VegasLoss {
         if s.end != ack || s.transmits != 1 {
             return;
         }
-        let rtt = secs(now.since(s.sent));
+        let rtt = now.since(s.sent).as_secs_f64();
         if rtt > 0.0 {
             let n = rtt - self.sa / 8.0;
             self.sa += n;
