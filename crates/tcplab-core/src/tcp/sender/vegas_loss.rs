@@ -45,6 +45,11 @@
 //! retransmitted without a cut; with `syn_` the data leave after the SYN's ack, so the
 //! two agree).
 //!
+//! The algorithm hears `on_recovery_exit` only when leaving a recovery that began with its
+//! own cut (`on_congestion`); a recovery entered without one (a retransmission of a segment
+//! sent before the last cut or timeout, or on a new ack) only drops the sender's inflation.
+//! (ns-2 deflates to `v_newcwnd_` in both cases, which after a timeout is 0.)
+//!
 //! Not taken from ns-2: its per-ack loop that clears the acked slots (the tags make it
 //! unnecessary: per-ack work stays O(1)); its inflation by duplicate acks after a timeout
 //! (the `Loss` state ignores them, as for the other loss detections).
@@ -88,6 +93,10 @@ pub struct VegasLoss {
     worried: u32,
     /// The last window cut or timeout (ns-2's `t_cwnd_changed_`); none yet: any loss cuts.
     cut_at: Option<SimTime>,
+    /// The algorithm was told of the current recovery (`on_congestion` at its cut), so
+    /// leaving it calls `on_recovery_exit`; a recovery entered without a cut (the window was
+    /// already cut for this loss) only drops the inflation.
+    cc_recovery: bool,
     /// Retransmissions decided by T before the duplicate-ack threshold or on a new ack.
     pub fine_retransmits: u64,
 }
@@ -104,6 +113,7 @@ impl VegasLoss {
             timeout_s: 1000.0, // ns-2's initial v_timeout_: nothing expires before an ack
             worried: 0,
             cut_at: None,
+            cc_recovery: false,
             fine_retransmits: 0,
         }
     }
@@ -207,10 +217,14 @@ impl TcpSender {
             self.dupacks = 0;
             match self.state {
                 CaState::Recovery => {
-                    // Deflate to the algorithm's window (ns-2 `cwnd_ = v_newcwnd_`).
+                    // Deflate to the algorithm's window (ns-2 `cwnd_ = v_newcwnd_`): the
+                    // sender's inflated window is dropped; the algorithm hears of the exit
+                    // only from a recovery it was told of.
                     self.state = CaState::Open;
-                    let view = self.view();
-                    self.cc.on_recovery_exit(now, &view);
+                    if std::mem::take(&mut f.cc_recovery) {
+                        let view = self.view();
+                        self.cc.on_recovery_exit(now, &view);
+                    }
                 }
                 CaState::Loss if una >= self.recover => self.state = CaState::Open,
                 _ => {}
@@ -235,7 +249,7 @@ impl TcpSender {
         if !dup || self.state == CaState::Loss {
             return;
         }
-        self.dupacks += 1;
+        self.dupacks = self.dupacks.saturating_add(1);
         let expired = f.expired(now, una);
         if !(expired || self.dupacks == self.dupack_threshold) {
             if self.dupacks > self.dupack_threshold && self.state == CaState::Recovery {
@@ -257,6 +271,7 @@ impl TcpSender {
         }
         if f.cut_at.is_none_or(|c| c < sent) {
             f.cut_at = Some(now);
+            f.cc_recovery = true;
             self.begin_recovery(now);
             self.rec_window = self.cc.cwnd() + self.dupacks as u64 * mss;
         } else if self.state != CaState::Recovery {
@@ -278,6 +293,7 @@ impl TcpSender {
         if let Some(f) = self.vegas.as_deref_mut() {
             f.cut_at = Some(now);
             f.worried = 0;
+            f.cc_recovery = false;
         }
     }
 
