@@ -177,6 +177,7 @@ impl Link {
     /// setting, and note when the run ends. Call once, before the first packet.
     pub fn prepare(&mut self, end: SimTime) {
         self.end = end;
+        self.error.set_horizon(end);
         self.fifo = self.backpressure.is_none() && self.queue.admission_only();
         self.plain_limit = if self.fifo {
             self.queue.plain_limit()

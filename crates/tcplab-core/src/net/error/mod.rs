@@ -80,6 +80,14 @@ impl ErrorModel {
         }
     }
 
+    /// Note when the run ends: transmissions that start later never happen in it (only the
+    /// outage model, whose answer costs one step per period up to the start, uses it).
+    pub fn set_horizon(&mut self, end: SimTime) {
+        if let ErrorModel::Outage(o) = self {
+            o.set_horizon(end);
+        }
+    }
+
     /// Whether the model draws random numbers (so that the seed can change its losses).
     pub fn is_random(&self) -> bool {
         match self {

@@ -349,6 +349,11 @@ pub struct Outage {
     down_ps: u64,
     /// Outages begun so far (state events processed).
     pub outages: u64,
+    /// The end of the run: a transmission that starts later never happens in it, so
+    /// `lost` answers it without generating the periods up to its start (a queue on a slow
+    /// link schedules starts far past the end: 1,000 packets at 1 b/s reach 2·10^7 s, 2·10^9
+    /// periods of 10 ms; fuzz regression `outage_1bps_link`).
+    horizon: SimTime,
 }
 
 impl Outage {
@@ -371,13 +376,22 @@ impl Outage {
             down_since: SimTime::ZERO,
             down_ps: 0,
             outages: 0,
+            horizon: SimTime::MAX,
         }
+    }
+
+    /// Note when the run ends (see `horizon`).
+    pub fn set_horizon(&mut self, end: SimTime) {
+        self.horizon = end;
     }
 
     /// Does the transmission `[start, done)` overlap a down period? `start` must not
     /// decrease from one call to the next.
     #[inline]
     pub fn lost(&mut self, start: SimTime, done: SimTime) -> bool {
+        if start > self.horizon {
+            return false;
+        }
         while self.losses.up <= start {
             self.losses.advance();
         }
@@ -492,6 +506,32 @@ mod tests {
             (SimTime(14 * S), SimTime(15 * S)),
         ];
         assert_eq!(s.periods(3), want);
+    }
+
+    #[test]
+    fn a_start_after_the_horizon_generates_no_periods() {
+        // 5-s periods from 5 s: a start 10^7 s ahead would walk 2·10^6 periods; after the
+        // horizon it is answered at once and the schedule has not moved.
+        let mut o = Outage::new(handoff(1));
+        o.set_horizon(SimTime(100 * S));
+        assert!(
+            o.lost(SimTime(5 * S), SimTime(5 * S + 1)),
+            "the first outage"
+        );
+        let at = (o.losses.down, o.losses.up);
+        assert!(!o.lost(SimTime(10_000_000 * S), SimTime(10_000_001 * S)));
+        assert_eq!((o.losses.down, o.losses.up), at);
+        // Up to the horizon the answers are those of an unbounded model.
+        let mut a = Outage::new(handoff(3));
+        let mut b = Outage::new(handoff(3));
+        b.set_horizon(SimTime(100 * S));
+        for k in 0..1000u64 {
+            let t = SimTime(k * S / 10);
+            assert_eq!(
+                a.lost(t, t + SimDuration(S / 20)),
+                b.lost(t, t + SimDuration(S / 20))
+            );
+        }
     }
 
     #[test]
