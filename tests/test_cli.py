@@ -66,6 +66,16 @@ def test_run_with_traces_writes_trace_files_and_plots(cli: CliRunner, tmp_path: 
     assert {p.name for p in out.iterdir()} == {"summary.json", "intervals.parquet", "efficiency.png"}
 
 
+def test_plot_mbps_writes_goodput_png_and_a_later_run_removes_it(cli: CliRunner, tmp_path: Path) -> None:
+    r = cli("run", FIG2_3, "--out", tmp_path, *SHORT, "--quiet", "--plot-mbps")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "goodput.png").read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / "efficiency.png").exists()
+    r = cli("run", FIG2_3, "--out", tmp_path, *SHORT, "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert not (tmp_path / "goodput.png").exists()
+
+
 def test_seed_option_is_recorded(cli: CliRunner, tmp_path: Path) -> None:
     r = cli("run", FIG2_3, "--out", tmp_path, *SHORT, "--seed", "42", "--quiet")
     assert r.returncode == 0, r.stderr

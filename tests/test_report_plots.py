@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib
+import polars as pl
 import pytest
 from rich.console import Console
 
@@ -126,6 +127,20 @@ def test_plots_are_pngs(result: Result, tmp_path: Path) -> None:
     assert (tmp_path / "eff.png").read_bytes() == (tmp_path / "eff2.png").read_bytes()
 
 
+def test_plot_efficiency_in_mbps(result: Result, tmp_path: Path) -> None:
+    """mbps=True draws goodput_bps / 1e6 per interval, no closed-form or 100 % lines."""
+    ax = plot_efficiency(result, tmp_path / "gp.png", mbps=True).axes[0]
+    assert "Mb/s" in ax.get_ylabel()
+    labels = ax.get_legend_handles_labels()[1]
+    assert not any("Theorem" in lbl for lbl in labels)
+    assert not any(ln.get_gid() == "reference-100" for ln in ax.get_lines())
+    first = result.summary["flows"][0]["name"]
+    want = (result.intervals.filter(pl.col("flow") == first).sort("t_start")["goodput_bps"] / 1e6).to_list()
+    assert list(ax.get_lines()[0].get_ydata()) == want
+    assert any(f"{result.summary['flows'][0]['goodput_bps'] / 1e6:.3g} Mb/s" in lbl for lbl in labels)
+    assert ax.get_ylim()[0] == 0.0 and ax.get_ylim()[1] >= max(want)
+
+
 def test_plot_efficiency_without_analysis(result: Result, tmp_path: Path) -> None:
     s = copy.deepcopy(result.summary)
     s["analysis"] = None
@@ -153,8 +168,12 @@ def test_efficiency_legend_names_algorithms_and_is_capped(tmp_path: Path) -> Non
     assert len(flow_entries) == LEGEND_FLOWS == 12
     assert all(" newreno (simulated" in lbl for lbl in flow_entries)
     assert labels[-1] == "... and 8 more flows (not in the legend)"
-    # Every flow is still drawn: 20 data lines (the count entry draws nothing).
-    assert sum(1 for ln in ax.get_lines() if len(ln.get_xdata()) > 0) == 20
+    # Every flow is still drawn: 20 data lines (the count entry draws nothing), and the
+    # 100 % line above them.
+    data = [ln for ln in ax.get_lines() if len(ln.get_xdata()) > 0 and ln.get_gid() != "reference-100"]
+    assert len(data) == 20
+    (ref,) = [ln for ln in ax.get_lines() if ln.get_gid() == "reference-100"]
+    assert list(ref.get_ydata()) == [1.0, 1.0] and ref.get_zorder() > max(ln.get_zorder() for ln in data)
     res = tcplab.run(sc.with_overrides({"metrics.trace": "0.1s"}), progress=False)
     labels = [t.get_text() for t in plot_cwnd(res, tmp_path / "c.png").axes[0].get_legend().get_texts()]
     assert "f01 newreno cwnd" in labels and labels[-1] == "... and 16 more flows (not in the legend)"
@@ -197,7 +216,8 @@ def test_plot_selection_groups_log_and_idle_links(tmp_path: Path) -> None:
     drawn = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert "bn" in drawn and len(drawn) < len(res.traces["queue"]["link"].unique())
     assert "idle direction" in fig.axes[0].get_legend().get_title().get_text()
-    assert len(plot_efficiency(res, tmp_path / "e.png", flows=["f1"]).axes[0].get_lines()) == 1
+    lines = plot_efficiency(res, tmp_path / "e.png", flows=["f1"]).axes[0].get_lines()
+    assert [ln.get_gid() for ln in lines] == [None, "reference-100"]  # f1 and the 100 % line
     # 20 distinct colours, then the same colours dashed.
     assert len({_colour(i) for i in range(20)}) == 20 and _dash(0) != _dash(20)
     # Sweep bands clipped at zero for a rate, log axes on request.

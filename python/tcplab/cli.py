@@ -112,6 +112,7 @@ def run(
         Optional[int],
         typer.Option("--threads", min=1, max=1024, help="Threads for this one simulation (default: the scenario's `threads`, else 1); results are bit-identical (docs/scaling.md).", show_default=False),
     ] = None,
+    plot_mbps: Annotated[bool, typer.Option("--plot-mbps", help="Also write goodput.png: each flow's goodput in Mb/s per interval.")] = False,
 ) -> None:
     """Run a scenario; write results and plots to --out and print the report."""
     try:
@@ -146,7 +147,10 @@ def run(
         raise typer.Exit(EXIT_INTERRUPTED) from None
     def plots(d: Path) -> None:
         plot_efficiency(result, d / "efficiency.png")
-        for png in ("cwnd.png", "queue.png"):
+        if plot_mbps:
+            plot_efficiency(result, d / "goodput.png", mbps=True)
+        # An earlier run's plots that this run does not draw would be stale.
+        for png in ("cwnd.png", "queue.png", *(() if plot_mbps else ("goodput.png",))):
             (d / png).unlink(missing_ok=True)
         if "cwnd" in result.traces:
             plot_cwnd(result, d / "cwnd.png")

@@ -96,7 +96,9 @@ def _flow_label(name: str, cc: str | None) -> str:
     return f"{name} {cc}" if cc and cc not in name.replace("_", " ").replace("-", " ").split() else name
 
 
-def plot_efficiency(result: Result, path: str | Path, title: str | None = None, flows: list[str] | None = None) -> Figure:
+def plot_efficiency(
+    result: Result, path: str | Path, title: str | None = None, flows: list[str] | None = None, mbps: bool = False
+) -> Figure:
     """Efficiency of each flow per measurement interval against time.
 
     Efficiency is the flow's unique data wire bytes delivered per interval divided by
@@ -106,7 +108,12 @@ def plot_efficiency(result: Result, path: str | Path, title: str | None = None, 
     form used, e.g. ``"fast (Theorem 1: 2.0%)"``. The warm-up before ``run.steady_start_s`` is shaded. ``flows`` selects flows by name.
     Legend entries name each flow with its algorithm (``"f1 cubic"``); past
     :data:`LEGEND_FLOWS` flows the rest are drawn without an entry of their own and counted
-    in a last one, so that many-flow runs keep their legend on the figure.
+    in a last one, so that many-flow runs keep their legend on the figure. A dotted line
+    marks 100 %, drawn above the flows' lines so that a flow at capacity does not hide it.
+
+    ``mbps=True`` draws each flow's goodput in Mb/s per interval instead (the intervals'
+    ``goodput_bps``), with the steady-state mean goodput in the legend; the closed-form
+    lines, which are efficiencies, and the 100 % line are then left out.
     """
     summary = result.summary
     fig = _figure()
@@ -117,6 +124,7 @@ def plot_efficiency(result: Result, path: str | Path, title: str | None = None, 
     known += [f for f in iv["flow"].unique(maintain_order=True).to_list() if f not in known]
     flows = _select("flows", known, flows)
     mean_eff = {f["name"]: f.get("efficiency") for f in summary.get("flows") or []}
+    mean_gp = {f["name"]: f.get("goodput_bps") for f in summary.get("flows") or []}
     algo = {f["name"]: f.get("cc") for f in summary.get("flows") or []}
     analytic: dict[str, tuple[float, str]] = {}
     analysis = summary.get("analysis")
@@ -128,27 +136,33 @@ def plot_efficiency(result: Result, path: str | Path, title: str | None = None, 
         d = iv.filter(pl.col("flow") == name).sort("t_start")
         mid = ((d["t_start"] + d["t_end"]) / 2).to_list()
         label = _flow_label(name, algo.get(name))
-        m = mean_eff.get(name)
+        m = mean_gp.get(name) if mbps else mean_eff.get(name)
         if m is not None:
-            label = f"{label} (simulated, steady-state mean {m:.1%})"
+            label = f"{label} (simulated, steady-state mean {m / 1e6:.3g} Mb/s)" if mbps else f"{label} (simulated, steady-state mean {m:.1%})"
         if i >= LEGEND_FLOWS:
             label = "_nolegend_"
-        ax.plot(mid, d["efficiency"].to_list(), color=_colour(i), ls=_dash(i), lw=1.3, marker="o", ms=2.2, label=label)
-        if name in analytic:
+        y = (d["goodput_bps"] / 1e6).to_list() if mbps else d["efficiency"].to_list()
+        ax.plot(mid, y, color=_colour(i), ls=_dash(i), lw=1.3, marker="o", ms=2.2, label=label)
+        if name in analytic and not mbps:
             a, how = analytic[name]
             ax.axhline(a, color=_colour(i), ls="--", lw=1.2,
                        label=f"{name} ({how}: {a:.1%})" if i < LEGEND_FLOWS else "_nolegend_")
     if len(flows) > LEGEND_FLOWS:
         ax.plot([], [], " ", label=f"... and {len(flows) - LEGEND_FLOWS} more flows (not in the legend)")
-    ax.set_ylim(0.0, 1.05)
-    ax.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
+    if mbps:
+        ax.set_ylim(bottom=0.0)
+    else:
+        ax.axhline(1.0, color="0.35", ls=":", lw=1.0, zorder=3, label="_nolegend_", gid="reference-100")
+        ax.set_ylim(0.0, 1.05)
+        ax.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
     end = float((summary.get("run") or {}).get("sim_seconds") or (iv["t_end"].max() if iv.height else 1.0))
     ax.set_xlim(0.0, end)
     ax.set_xlabel("time (s)")
     interval = None
     if iv.height:
         interval = float((iv["t_end"] - iv["t_start"]).max())
-    ax.set_ylabel(f"efficiency per {interval:g}-s interval" if interval else "efficiency")
+    what = "goodput (Mb/s)" if mbps else "efficiency"
+    ax.set_ylabel(f"{what} per {interval:g}-s interval" if interval else what)
     ax.set_title(title if title is not None else str(summary.get("scenario") or ""), fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend(loc="center right", fontsize=8, framealpha=0.9)
