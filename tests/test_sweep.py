@@ -169,6 +169,17 @@ def test_grid_sweep_combined_table_and_determinism(spec_dir: Path, tmp_path: Pat
     assert (tmp_path / "a" / "summary.parquet").read_bytes() == (tmp_path / "b" / "summary.parquet").read_bytes()
     again = tcplab.load_sweep(tmp_path / "a")
     assert again.summary.equals(s) and again.runs["status"].to_list() == ["ok"] * 12
+    # Run-level columns (issue 31 §4): each equals the run's own summary.json.
+    link_cols = [c for c in res.runs.columns if c.rsplit(".", 1)[-1] in ("steady_utilization", "steady_drop_rate", "steady_mark_rate")]
+    assert "jain" in res.runs.columns and link_cols
+    for r in res.runs.iter_rows(named=True):
+        summary = res.result(r["run_id"]).summary
+        assert r["jain"] == summary["fairness"]["jain"]
+        links = {ln["name"]: ln for ln in summary["links"]}
+        for c in link_cols:
+            name, key = c.rsplit(".", 1)
+            assert r[c] == links[name][key], (r["run_id"], c)
+    assert again.runs.drop("executed").equals(res.runs.drop("executed"))
 
 
 def test_resume_runs_nothing_twice(spec_dir: Path, tmp_path: Path) -> None:

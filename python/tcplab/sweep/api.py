@@ -172,7 +172,7 @@ def sweep(
             store.write_manifest(spec, runs, records)
         summary = summary_frame(spec, runs, out_dir, records)
         write_parquet(summary, out_dir / SUMMARY_FILE)
-        frame = runs_frame(spec, runs, records, executed)
+        frame = runs_frame(spec, runs, records, executed, out_dir)
         warnings = seed_warnings(spec, runs, out_dir, records)
         if skipped_failed:
             warnings.append(
@@ -209,4 +209,4 @@ def load_sweep(out: str | Path, spec: SweepSpec | Mapping[str, Any] | str | Path
     records = {r.id: rec for r in runs if (rec := store.status(r.id)) is not None}
     summary_path = out / SUMMARY_FILE
     summary = pl.read_parquet(summary_path) if summary_path.exists() else summary_frame(sp, runs, out, records)
-    return SweepResult(out, sp, runs_frame(sp, runs, records, set()), summary, 0.0)
+    return SweepResult(out, sp, runs_frame(sp, runs, records, set(), out), summary, 0.0)

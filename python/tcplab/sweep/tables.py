@@ -30,7 +30,11 @@ class SweepResult:
         out: the output directory.
         spec: the sweep spec.
         runs: one row per run: ``run_id, seed, <swept keys>..., status, error, attempts,
-            wall_seconds, executed`` (``executed`` is true for runs done by this call).
+            wall_seconds, executed`` (``executed`` is true for runs done by this call), then
+            run-level results of the successful runs: ``jain`` and
+            ``<link>.steady_utilization``, ``<link>.steady_drop_rate``,
+            ``<link>.steady_mark_rate`` for the link directions that dropped, marked or were
+            at least half busy in some run (at most ``RUN_LINKS``).
         summary: the combined per-flow table (``summary.parquet``).
     """
 
@@ -89,7 +93,54 @@ def param_series(name: str, values: list[Any]) -> pl.Series:
     return pl.Series(name, [None if v is None else canonical(v) for v in values], dtype=pl.String)
 
 
-def runs_frame(spec: SweepSpec, runs: Sequence[SweepRun], records: Mapping[str, dict[str, Any]], executed: set[str]) -> pl.DataFrame:
+#: Link directions given run-level columns in ``SweepResult.runs`` at most.
+RUN_LINKS = 16
+#: The per-link keys of summary.json copied into ``SweepResult.runs`` (steady-state window).
+RUN_LINK_KEYS = ("steady_utilization", "steady_drop_rate", "steady_mark_rate")
+
+
+def _run_level(runs: Sequence[SweepRun], records: Mapping[str, dict[str, Any]], out: Path) -> list[pl.Series]:
+    """Run-level columns from each successful run's summary.json: ``jain`` and, for the link
+    directions that matter, ``<link>.steady_utilization``, ``.steady_drop_rate`` and
+    ``.steady_mark_rate``. A link direction matters when, in some run, it dropped or marked
+    in the steady window or was at least half busy; at most :data:`RUN_LINKS` of them, those
+    with the highest drop rate, then mark rate, then utilisation in any run."""
+    summaries: list[dict[str, Any] | None] = []
+    for r in runs:
+        s = None
+        if (records.get(r.id) or {}).get("status") == "ok":
+            try:
+                s = json.loads((out / RUNS_DIR / r.id / "summary.json").read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                s = None
+        summaries.append(s)
+    jain = [((s or {}).get("fairness") or {}).get("jain") if s else None for s in summaries]
+    cols = [pl.Series("jain", [None if v is None else float(v) for v in jain], dtype=pl.Float64)]
+    per_run: list[dict[str, dict[str, Any]]] = [
+        {str(ln.get("name")): ln for ln in (s.get("links") or []) if isinstance(ln, dict)} if s else {} for s in summaries
+    ]
+    peak: dict[str, tuple[float, float, float]] = {}
+    for links in per_run:
+        for name, ln in links.items():
+            d, m, u = (float(ln.get(k) or 0.0) for k in ("steady_drop_rate", "steady_mark_rate", "steady_utilization"))
+            old = peak.get(name, (0.0, 0.0, 0.0))
+            peak[name] = (max(old[0], d), max(old[1], m), max(old[2], u))
+    busy = [n for n, (d, m, u) in peak.items() if d > 0 or m > 0 or u >= 0.5]
+    busy = sorted(busy, key=lambda n: (-peak[n][0], -peak[n][1], -peak[n][2], n))[:RUN_LINKS]
+    for name in sorted(busy):
+        for k in RUN_LINK_KEYS:
+            vals = [links[name].get(k) if name in links else None for links in per_run]
+            cols.append(pl.Series(f"{name}.{k}", [None if v is None else float(v) for v in vals], dtype=pl.Float64))
+    return cols
+
+
+def runs_frame(
+    spec: SweepSpec,
+    runs: Sequence[SweepRun],
+    records: Mapping[str, dict[str, Any]],
+    executed: set[str],
+    out: Path | None = None,
+) -> pl.DataFrame:
     cols: list[pl.Series] = [
         pl.Series("run_id", [r.id for r in runs], dtype=pl.String),
         pl.Series("seed", [r.seed for r in runs], dtype=pl.UInt64),
@@ -103,6 +154,8 @@ def runs_frame(spec: SweepSpec, runs: Sequence[SweepRun], records: Mapping[str, 
         pl.Series("wall_seconds", [x.get("wall_seconds") for x in recs], dtype=pl.Float64),
         pl.Series("executed", [r.id in executed for r in runs], dtype=pl.Boolean),
     ]
+    if out is not None:
+        cols += _run_level(runs, records, out)
     return pl.DataFrame(cols)
 
 
