@@ -114,7 +114,7 @@ def _run_level(runs: Sequence[SweepRun], records: Mapping[str, dict[str, Any]], 
             except (OSError, ValueError):
                 s = None
         summaries.append(s)
-    jain = [((s or {}).get("fairness") or {}).get("jain") if s else None for s in summaries]
+    jain = [(s.get("fairness") or {}).get("jain") if s else None for s in summaries]
     cols = [pl.Series("jain", [None if v is None else float(v) for v in jain], dtype=pl.Float64)]
     per_run: list[dict[str, dict[str, Any]]] = [
         {str(ln.get("name")): ln for ln in (s.get("links") or []) if isinstance(ln, dict)} if s else {} for s in summaries
