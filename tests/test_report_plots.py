@@ -252,3 +252,38 @@ def test_report_shows_jain_and_steady_utilisation(tmp_path: Path) -> None:
     assert "utilization and max queue: whole run (steady-state window in parentheses)" in text
     for fig in (plot_queue(res, tmp_path / "q.png"), plot_cwnd(res, tmp_path / "c.png")):
         assert fig.axes[0].get_title() in ("queues", "congestion windows")
+
+
+def test_many_flow_report_shows_the_edges_and_groups_warnings(result: Result) -> None:
+    """Issue 31 §5: with many flows the report stays readable and linear: the best and worst
+    flows, the busiest links, one line per kind of warning beyond the first few (a generated
+    summary of 10 000 flows and 20 002 link directions; rows counted, not timed)."""
+    from tcplab.report import TABLE_EDGE, TABLE_LINKS, WARNINGS_EACH, warning_lines
+
+    base = result.summary
+    s = copy.deepcopy(base)
+    n = 10_000
+    f0, l0 = base["flows"][0], base["links"][0]
+    s["flows"] = [{**f0, "name": f"g{i:05d}", "goodput_bps": float(i)} for i in range(n)]
+    s["links"] = [{**l0, "name": f"l{i:05d}", "drops": 0, "lost": 0, "utilization": i / (2 * n + 2)} for i in range(2 * n + 2)]
+    s["links"][7]["drops"] = 5
+    s["analysis"] = None
+    s["warnings"] = [f"flow 'g{i:05d}' delivered nothing for {3 + i % 4} consecutive intervals (0-3 s) while its application was running" for i in range(n)]
+    s["warnings"].append("an unrelated warning")
+    text = _render(s)
+    # The 10 highest and 10 lowest goodputs, and one row for the rest.
+    shown = [w for ln in text.splitlines() if (w := (ln.split() or [""])[0]).startswith("g0")]
+    assert shown == [f"g{i:05d}" for i in range(n - 1, n - 1 - TABLE_EDGE, -1)] + [f"g{i:05d}" for i in range(TABLE_EDGE - 1, -1, -1)]
+    flat = " ".join(text.split())
+    assert f"… {n - 2 * TABLE_EDGE} more" in text and "median 5 kb/s" in flat
+    # The link that dropped first, then the busiest; one row for the rest.
+    links = [w for ln in text.splitlines() if (w := (ln.split() or [""])[0]).startswith("l0") or w.startswith("l1") or w.startswith("l2")]
+    assert links[0] == "l00007" and links[1] == f"l{2 * n + 1:05d}" and len(links) == TABLE_LINKS
+    assert f"… {2 * n + 2 - TABLE_LINKS} more" in text
+    # Warnings: the first few of a kind in full, the rest in one line; other kinds kept.
+    lines = warning_lines(s["warnings"])
+    assert len(lines) == WARNINGS_EACH + 2 and lines[-1] == "an unrelated warning"
+    assert lines[WARNINGS_EACH].startswith(f"{n - WARNINGS_EACH} more like the one above: g00003, g00004")
+    assert len(text.splitlines()) < 100
+    # Few flows: every flow and every warning, as before.
+    assert warning_lines(["a 'x' 1", "b"]) == ["a 'x' 1", "b"]

@@ -7,6 +7,7 @@ so, and a queue peak above the Theorem 2 bound is flagged too.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rich import box
@@ -18,6 +19,14 @@ __all__ = ["analysis_table", "print_run", "fmt_rate", "fmt_pct", "DISAGREEMENT"]
 
 #: |simulated − analytic| above this (a fraction; 0.03 = 3 percentage points) is reported.
 DISAGREEMENT = 0.03
+#: Flows (links) printed in full; beyond it the tables show the :data:`TABLE_EDGE` best and
+#: worst flows (the links that dropped or lost most, then the busiest) and count the rest.
+TABLE_FLOWS = 20
+TABLE_LINKS = 20
+TABLE_EDGE = 10
+#: Warnings of one kind (the same text but for flow names and numbers) printed one by one;
+#: more are printed as one line with a count and the first names.
+WARNINGS_EACH = 3
 
 
 def fmt_rate(bps: float | None) -> str:
@@ -118,7 +127,23 @@ def _flows_table(summary: dict[str, Any]) -> Table:
     table = Table(box=box.SIMPLE_HEAD, title=f"Flows (rates averaged over t ≥ {_num(steady)} s)", title_justify="left", caption=caption, caption_justify="left")
     for col, j in (("flow", "left"), ("cc", "left"), ("goodput", "right"), ("through-\nput", "right"), ("effi-\nciency", "right"), ("of\nlink", "left"), ("retrans-\nmits", "right"), ("time-\nouts", "right")):
         table.add_column(col, justify=j, no_wrap=True)  # type: ignore[arg-type]
-    for f in flows:
+    shown: list[dict[str, Any] | None] = list(flows)
+    if len(flows) > TABLE_FLOWS:
+        # Many flows: the best and the worst by goodput, the rest counted (all of them are in
+        # summary.json and intervals.parquet).
+        by_gp = sorted(flows, key=lambda f: -(f.get("goodput_bps") or 0.0))
+        shown = [*by_gp[:TABLE_EDGE], None, *by_gp[-TABLE_EDGE:]]
+        gps = sorted(float(f.get("goodput_bps") or 0.0) for f in flows)
+        mid = gps[len(gps) // 2] if len(gps) % 2 else (gps[len(gps) // 2 - 1] + gps[len(gps) // 2]) / 2
+        table.caption = (
+            f"{len(flows)} flows: the {TABLE_EDGE} highest and {TABLE_EDGE} lowest goodputs; goodput min {fmt_rate(gps[0])}, "
+            f"median {fmt_rate(mid)}, max {fmt_rate(gps[-1])}; every flow in summary.json and intervals.parquet"
+            + (f"\n{caption}" if caption else "")
+        )
+    for f in shown:
+        if f is None:
+            table.add_row(f"… {len(flows) - 2 * TABLE_EDGE} more", *[""] * 7)
+            continue
         table.add_row(
             str(f.get("name")),
             str(f.get("cc")) if f.get("transport") != "udp" else f"udp, loss {fmt_pct(f.get('loss_fraction'))}",
@@ -150,7 +175,16 @@ def _links_table(summary: dict[str, Any]) -> Table:
         table.caption = caption
     for col, j in cols:
         table.add_column(col, justify=j, no_wrap=True)  # type: ignore[arg-type]
-    for ln in links:
+    shown: list[dict[str, Any] | None] = list(links)
+    if len(links) > TABLE_LINKS:
+        # Many link directions: those that dropped or lost most, then the busiest.
+        key = lambda ln: (-((ln.get("drops") or 0) + (ln.get("lost") or 0)), -(ln.get("utilization") or 0.0))  # noqa: E731
+        shown = [*sorted(links, key=key)[:TABLE_LINKS], None]
+        table.caption = f"{len(links)} link directions: the {TABLE_LINKS} that dropped or lost most, then the busiest; every one in summary.json\n{table.caption}"
+    for ln in shown:
+        if ln is None:
+            table.add_row(f"… {len(links) - TABLE_LINKS} more", *[""] * (len(cols) - 1))
+            continue
         u = fmt_pct(ln.get("utilization"))
         cells = [
             str(ln.get("name")),
@@ -228,5 +262,27 @@ def print_run(summary: dict[str, Any], console: Console | None = None) -> None:
             console.print(Text(f"Paper: {note}", style="italic"))
         for line in disagreements(summary):
             console.print(Text(line, style="bold red"))
-    for w in summary.get("warnings") or []:
+    for w in warning_lines(summary.get("warnings") or []):
         console.print(Text(f"warning: {w}", style="yellow"))
+
+
+def _warning_kind(w: str) -> str:
+    """A warning's text with flow names ('f1') and numbers blanked: one kind per message."""
+    return re.sub(r"\d+(\.\d+)?", "#", re.sub(r"'[^']*'", "''", w))
+
+
+def warning_lines(warnings: list[str]) -> list[str]:
+    """The warnings to print: each kind's first :data:`WARNINGS_EACH` in full, the rest of
+    that kind as one line with their count and the first names (summary.json keeps all)."""
+    kinds: dict[str, list[str]] = {}
+    for w in warnings:
+        kinds.setdefault(_warning_kind(w), []).append(w)
+    out: list[str] = []
+    for same in kinds.values():
+        out += same[:WARNINGS_EACH]
+        rest = same[WARNINGS_EACH:]
+        if rest:
+            names = [m.group(1) for w in rest if (m := re.search(r"'([^']*)'", w))]
+            listed = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+            out.append(f"{len(rest)} more like the one above{': ' + listed if names else ''} (all in summary.json)")
+    return out
