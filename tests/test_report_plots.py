@@ -287,3 +287,33 @@ def test_many_flow_report_shows_the_edges_and_groups_warnings(result: Result) ->
     assert len(text.splitlines()) < 100
     # Few flows: every flow and every warning, as before.
     assert warning_lines(["a 'x' 1", "b"]) == ["a 'x' 1", "b"]
+
+
+def test_efficiency_plot_of_many_flows_draws_their_distribution(result: Result, tmp_path: Path) -> None:
+    """Issue 31 §5: 10 000 flows are drawn as a median line and two bands (artists counted,
+    not timed), with the band edges the per-interval quantiles; flows= still draws lines."""
+    from tcplab.plots import PLOT_FLOWS
+
+    n, k = 10_000, 4
+    iv = pl.DataFrame(
+        {
+            "flow": [f"g{i:05d}" for i in range(n) for _ in range(k)],
+            "t_start": [float(j) for _ in range(n) for j in range(k)],
+            "t_end": [float(j + 1) for _ in range(n) for j in range(k)],
+            "efficiency": [(i % 100) / 100 for i in range(n) for _ in range(k)],
+            "goodput_bps": [1e4 * (i % 100) for i in range(n) for _ in range(k)],
+        }
+    )
+    s = copy.deepcopy(result.summary)
+    s["flows"] = [{"name": f"g{i:05d}", "cc": "reno", "efficiency": (i % 100) / 100} for i in range(n)]
+    s["analysis"] = None
+    ax = plot_efficiency(Result(s, iv), tmp_path / "many.png").axes[0]
+    lines = [ln for ln in ax.get_lines() if len(ln.get_xdata()) > 0]
+    assert len(lines) == 2 and lines[0].get_gid() == "median-flow"  # the median and the 100 % line
+    assert list(lines[0].get_ydata()) == [0.495] * k  # median of 0.00 ... 0.99
+    labels = ax.get_legend_handles_labels()[1]
+    assert f"min-max over {n} flows" in labels and "10-90 % of flows" in labels
+    assert len(ax.collections) == 2 and n > PLOT_FLOWS
+    # Chosen flows are drawn one by one, as before.
+    ax = plot_efficiency(Result(s, iv), tmp_path / "two.png", flows=["g00001", "g00002"]).axes[0]
+    assert [ln.get_gid() for ln in ax.get_lines()] == [None, None, "reference-100"]

@@ -89,6 +89,10 @@ def _titled(result: Result, what: str) -> str:
 
 #: Flows named in a plot's legend; the others are drawn and counted in one last entry.
 LEGEND_FLOWS = 12
+#: Above this many flows (none chosen with ``flows=``), ``plot_efficiency`` draws the
+#: distribution over flows per interval (median, 10-90 % and min-max bands) instead of one
+#: line per flow: thousands of lines take minutes to draw and cannot be told apart.
+PLOT_FLOWS = 50
 
 
 def _flow_label(name: str, cc: str | None) -> str:
@@ -111,6 +115,10 @@ def plot_efficiency(
     in a last one, so that many-flow runs keep their legend on the figure. A dotted line
     marks 100 %, drawn above the flows' lines so that a flow at capacity does not hide it.
 
+    With more than :data:`PLOT_FLOWS` flows (and no ``flows=`` choice) it draws their
+    distribution per interval instead of a line each: the median flow, the band of the middle
+    80 % and the min-max band.
+
     ``mbps=True`` draws each flow's goodput in Mb/s per interval instead (the intervals'
     ``goodput_bps``), with the steady-state mean goodput in the legend; the closed-form
     lines, which are efficiencies, and the 100 % line are then left out.
@@ -122,6 +130,7 @@ def plot_efficiency(
     iv = result.intervals
     known = [f["name"] for f in summary.get("flows") or []]
     known += [f for f in iv["flow"].unique(maintain_order=True).to_list() if f not in known]
+    many = flows is None and len(known) > PLOT_FLOWS
     flows = _select("flows", known, flows)
     mean_eff = {f["name"]: f.get("efficiency") for f in summary.get("flows") or []}
     mean_gp = {f["name"]: f.get("goodput_bps") for f in summary.get("flows") or []}
@@ -132,7 +141,9 @@ def plot_efficiency(
         for row in analysis.get("rows") or []:
             if row.get("analytic") is not None:
                 analytic[row["flow"]] = (float(row["analytic"]), str(row.get("analytic_label") or "Theorem 1"))
-    for i, name in enumerate(flows):
+    if many:
+        _flow_bands(ax, iv, "goodput_bps" if mbps else "efficiency", 1e-6 if mbps else 1.0, len(flows))
+    for i, name in enumerate([] if many else flows):
         d = iv.filter(pl.col("flow") == name).sort("t_start")
         mid = ((d["t_start"] + d["t_end"]) / 2).to_list()
         label = _flow_label(name, algo.get(name))
@@ -147,7 +158,7 @@ def plot_efficiency(
             a, how = analytic[name]
             ax.axhline(a, color=_colour(i), ls="--", lw=1.2,
                        label=f"{name} ({how}: {a:.1%})" if i < LEGEND_FLOWS else "_nolegend_")
-    if len(flows) > LEGEND_FLOWS:
+    if len(flows) > LEGEND_FLOWS and not many:
         ax.plot([], [], " ", label=f"... and {len(flows) - LEGEND_FLOWS} more flows (not in the legend)")
     if mbps:
         ax.set_ylim(bottom=0.0)
@@ -168,6 +179,27 @@ def plot_efficiency(
     ax.legend(loc="center right", fontsize=8, framealpha=0.9)
     _save(fig, path)
     return fig
+
+
+def _flow_bands(ax: Any, iv: pl.DataFrame, col: str, scale: float, n: int) -> None:
+    """The distribution over flows per interval: median line, 10-90 % and min-max bands
+    (one group-by over the intervals table: linear in flows)."""
+    q = (
+        iv.group_by("t_start", "t_end")
+        .agg(
+            pl.col(col).min().alias("lo"),
+            pl.col(col).quantile(0.1, "linear").alias("p10"),
+            pl.col(col).median().alias("p50"),
+            pl.col(col).quantile(0.9, "linear").alias("p90"),
+            pl.col(col).max().alias("hi"),
+        )
+        .sort("t_start")
+    )
+    mid = ((q["t_start"] + q["t_end"]) / 2).to_list()
+    y = {c: (q[c] * scale).to_list() for c in ("lo", "p10", "p50", "p90", "hi")}
+    ax.fill_between(mid, y["lo"], y["hi"], color=_colour(0), alpha=0.15, lw=0, label=f"min-max over {n} flows")
+    ax.fill_between(mid, y["p10"], y["p90"], color=_colour(0), alpha=0.35, lw=0, label="10-90 % of flows")
+    ax.plot(mid, y["p50"], color=_colour(0), lw=1.5, marker="o", ms=2.2, label="median flow", gid="median-flow")
 
 
 def _time_axis(ax: Any, result: Result) -> None:
