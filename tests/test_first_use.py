@@ -284,3 +284,19 @@ def test_warnings_reach_the_cli(cli: CliRunner, tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     s = json.loads((tmp_path / "o" / "summary.json").read_text())
     assert any("written for today's stacks" in w for w in s["warnings"])
+
+
+def test_commands_that_never_draw_do_not_import_matplotlib() -> None:
+    """Issue 31 §5: matplotlib (about 1 s to import) loads only where a figure is made, so
+    `tcplab list`, `validate` and `expand` do not pay for it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, tcplab, tcplab.cli, tcplab.reproduce, tcplab.claims, tcplab.plots\n"
+        "from tcplab.reproduce import _load, paper_dir, papers\n"
+        "[_load(paper_dir(p)) for p in papers()]\n"
+        "print('matplotlib' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

@@ -108,3 +108,16 @@ def test_resume_runs_only_what_is_missing_or_stale(tmp_path: Path) -> None:
     seen.clear()
     reproduce("kalampoukas97", out, resume=True, on_progress=lambda *a: seen.append(a), **{**opts, "overrides": {"duration": "201s"}})
     assert [s[0] for s in seen] == list(range(1, len(runs) + 1))
+
+
+def test_n_jobs_counts_every_papers_runs_without_building_them() -> None:
+    """`tcplab list` counts runs with Figure.n_jobs(); it must equal the runs jobs() builds."""
+    from tcplab.reproduce import _load, papers
+
+    seen = 0
+    for name in papers():
+        _, figs, _ = _load(paper_dir(name))
+        for f in figs:
+            assert f.n_jobs() == len(f.jobs()), (name, f.id)
+            seen += 1
+    assert seen > 50

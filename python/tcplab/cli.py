@@ -399,7 +399,7 @@ def list_papers(
         names = [paper_dir(paper).name] if paper else papers()
         for name in names:
             title, figs, claims = _load(paper_dir(name))
-            runs = sum(len(f.jobs()) for f in figs)
+            runs = sum(f.n_jobs() for f in figs)
             print(f"{name}: {title}")
             print(f"  {len(figs)} figures, {runs} runs" + (f", {len(claims)} claims" if claims else ""))
             for f in figs:

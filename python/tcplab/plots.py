@@ -16,15 +16,19 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.ticker import PercentFormatter
 
 from tcplab.fileio import atomic_path
 from tcplab.results import Result
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+# matplotlib is imported where a figure is made, not with this module (about 1 s): commands
+# that never draw (`tcplab list`, `validate`, `expand`) and modules that only need the
+# helpers below do not pay for it.
 
 __all__ = ["plot_efficiency", "plot_cwnd", "plot_queue", "plot_sweep", "sweep_stats"]
 
@@ -34,9 +38,19 @@ _UNLIMITED = 2**62
 
 
 def _figure(width: float = 8.0, height: float = 4.5) -> Figure:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(width, height), layout="constrained")
     FigureCanvasAgg(fig)
     return fig
+
+
+def _percent_axis(ax: Any) -> None:
+    """Label the y axis in percent of 1.0."""
+    from matplotlib.ticker import PercentFormatter
+
+    ax.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
 
 
 def _save(fig: Figure, path: str | Path) -> None:
@@ -165,7 +179,7 @@ def plot_efficiency(
     else:
         ax.axhline(1.0, color="0.35", ls=":", lw=1.0, zorder=3, label="_nolegend_", gid="reference-100")
         ax.set_ylim(0.0, 1.05)
-        ax.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
+        _percent_axis(ax)
     end = float((summary.get("run") or {}).get("sim_seconds") or (iv["t_end"].max() if iv.height else 1.0))
     ax.set_xlim(0.0, end)
     ax.set_xlabel("time (s)")
@@ -438,7 +452,7 @@ def plot_sweep(
     ax.set_xlabel(x)
     ax.set_ylabel(f"{y} (mean, 95% CI over {seeds} seeds)")
     if y == "efficiency":
-        ax.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
+        _percent_axis(ax)
     ax.set_title(title if title is not None else f"{y} vs {x}", fontsize=10)
     ax.grid(True, alpha=0.3)
     if hue or many:

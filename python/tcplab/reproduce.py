@@ -36,12 +36,11 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-from matplotlib.ticker import PercentFormatter
 
 from tcplab import claims as _claims
 from tcplab.claims import Grid, job_overrides, job_variant, parse_grid
 from tcplab.fileio import write_parquet, write_text
-from tcplab.plots import _colour, _figure, _save, plot_efficiency
+from tcplab.plots import _colour, _figure, _percent_axis, _save, plot_efficiency
 from tcplab.results import Result, load
 from tcplab.runner import run
 from tcplab.scenario import Scenario, scenario_error
@@ -67,6 +66,17 @@ class Figure:
     aggregate: bool = False
     explain: str | None = None
     grid: Grid | None = None
+
+    def n_jobs(self) -> int:
+        """``len(self.jobs())`` without building the runs' overrides (a grid's vary functions
+        can draw thousands of start times: `tcplab list` counted runs that way in 1.6 s)."""
+        if self.grid is not None:
+            return len(self.grid.curves) * len(self.x) * self.grid.seeds
+        if self.kind == "timeseries":
+            return 1
+        if len(self.scenarios) > 1:
+            return min(len(self.x), len(self.scenarios))
+        return len(self.x)
 
     def jobs(self) -> list[Job]:
         if self.grid is not None:
@@ -311,7 +321,7 @@ def _plot_aggregate(res: Result, path: Path, title: str) -> None:
         if r.get("paper") is not None:
             ax.axhline(r["paper"], color=_colour(i), ls=":", lw=1.2, label=f"{r['role']} paper: {r['paper']:.1%}")
     ax.set_ylim(0, 1.05)
-    ax.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
+    _percent_axis(ax)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("aggregate efficiency per interval")
     ax.set_title(title, fontsize=10)
@@ -355,7 +365,7 @@ def _plot_sweep(fig_spec: Figure, results: list[tuple[float, Result]], path: Pat
         ax.set_yscale("log")
     else:
         ax.set_ylim(0, 1.05)
-        ax.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
+        _percent_axis(ax)
         ax.set_ylabel("steady-state efficiency")
     ax.set_title(fig_spec.title, fontsize=10)
     ax.grid(True, alpha=0.3)
