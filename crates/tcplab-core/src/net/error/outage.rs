@@ -386,8 +386,10 @@ impl Outage {
     }
 
     /// Does the transmission `[start, done)` overlap a down period? `start` must not
-    /// decrease from one call to the next.
-    #[inline]
+    /// decrease from one call to the next. Out of line: inlined into `Link::offer` (through
+    /// `ErrorModel::lost`) it cost links without outages +0.8 % instructions on bench b
+    /// (callgrind `run b 5`: 478.27 M inlined, 474.43 M out of line).
+    #[inline(never)]
     pub fn lost(&mut self, start: SimTime, done: SimTime) -> bool {
         if start > self.horizon {
             return false;
