@@ -8,6 +8,7 @@ so, and a queue peak above the Theorem 2 bound is flagged too.
 from __future__ import annotations
 
 import re
+import statistics
 from typing import Any
 
 from rich import box
@@ -133,11 +134,10 @@ def _flows_table(summary: dict[str, Any]) -> Table:
         # summary.json and intervals.parquet).
         by_gp = sorted(flows, key=lambda f: -(f.get("goodput_bps") or 0.0))
         shown = [*by_gp[:TABLE_EDGE], None, *by_gp[-TABLE_EDGE:]]
-        gps = sorted(float(f.get("goodput_bps") or 0.0) for f in flows)
-        mid = gps[len(gps) // 2] if len(gps) % 2 else (gps[len(gps) // 2 - 1] + gps[len(gps) // 2]) / 2
+        gps = [float(f.get("goodput_bps") or 0.0) for f in flows]
         table.caption = (
-            f"{len(flows)} flows: the {TABLE_EDGE} highest and {TABLE_EDGE} lowest goodputs; goodput min {fmt_rate(gps[0])}, "
-            f"median {fmt_rate(mid)}, max {fmt_rate(gps[-1])}; every flow in summary.json and intervals.parquet"
+            f"{len(flows)} flows: the {TABLE_EDGE} highest and {TABLE_EDGE} lowest goodputs; goodput min {fmt_rate(min(gps))}, "
+            f"median {fmt_rate(statistics.median(gps))}, max {fmt_rate(max(gps))}; every flow in summary.json and intervals.parquet"
             + (f"\n{caption}" if caption else "")
         )
     for f in shown:
@@ -178,8 +178,8 @@ def _links_table(summary: dict[str, Any]) -> Table:
     shown: list[dict[str, Any] | None] = list(links)
     if len(links) > TABLE_LINKS:
         # Many link directions: those that dropped or lost most, then the busiest.
-        key = lambda ln: (-((ln.get("drops") or 0) + (ln.get("lost") or 0)), -(ln.get("utilization") or 0.0))  # noqa: E731
-        shown = [*sorted(links, key=key)[:TABLE_LINKS], None]
+        worst = sorted(links, key=lambda ln: (-((ln.get("drops") or 0) + (ln.get("lost") or 0)), -(ln.get("utilization") or 0.0)))
+        shown = [*worst[:TABLE_LINKS], None]
         table.caption = f"{len(links)} link directions: the {TABLE_LINKS} that dropped or lost most, then the busiest; every one in summary.json\n{table.caption}"
     for ln in shown:
         if ln is None:
