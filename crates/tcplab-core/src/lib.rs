@@ -24,6 +24,7 @@ pub mod analysis;
 pub mod app;
 pub mod audit;
 pub mod cc;
+pub mod config;
 pub mod event;
 #[doc(hidden)]
 pub mod fuzzing;

@@ -1,8 +1,8 @@
 //! `bulk`: a greedy (FTP-like) source over TCP.
 
 use super::{App, AppCx};
-use crate::scenario::units::DurationValue;
-use crate::scenario::ScenarioError;
+use crate::config::units::DurationValue;
+use crate::config::ScenarioError;
 use schemars::JsonSchema;
 use serde::Deserialize;
 

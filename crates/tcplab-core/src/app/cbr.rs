@@ -1,8 +1,8 @@
 //! `cbr`: constant bit rate, over UDP (one datagram per tick) or TCP (app-limited).
 
 use super::{App, AppCx, Spacing};
-use crate::scenario::units::{DurationValue, RateValue};
-use crate::scenario::ScenarioError;
+use crate::config::units::{DurationValue, RateValue};
+use crate::config::ScenarioError;
 use crate::time::SimTime;
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -11,13 +11,28 @@ pub mod cbr;
 pub mod onoff;
 pub mod transfer;
 
+use crate::config::units::DurationValue;
+use crate::config::ScenarioError;
 use crate::rng::{SimRng, Stream};
-use crate::scenario::units::DurationValue;
-use crate::scenario::{AppSpec, ScenarioError};
 use crate::time::{Rate, SimDuration, SimTime, PS_PER_S};
 
 pub use cbr::Cbr;
 pub use onoff::OnOff;
+
+crate::tagged_enum! {
+    /// Application of a flow, chosen by `type` (parameters in `app/`).
+    #[derive(PartialEq)]
+    pub enum AppSpec, tag "type" {
+        /// Greedy sender.
+        "bulk" => Bulk(crate::app::bulk::BulkSpec),
+        /// A finite transfer.
+        "transfer" => Transfer(crate::app::transfer::TransferSpec),
+        /// Constant bit rate.
+        "cbr" => Cbr(crate::app::cbr::CbrSpec),
+        /// On/off source (constant or exponential periods).
+        "onoff" => Onoff(crate::app::onoff::OnOffSpec),
+    }
+}
 
 /// The runtime application of one flow.
 #[derive(Clone, Debug)]

@@ -1,9 +1,9 @@
 //! `onoff`: an on/off source (VBR background traffic), over UDP or TCP.
 
 use super::{App, AppCx};
+use crate::config::units::{DurationValue, RateValue};
+use crate::config::ScenarioError;
 use crate::rng::SimRng;
-use crate::scenario::units::{DurationValue, RateValue};
-use crate::scenario::ScenarioError;
 use crate::time::{SimDuration, SimTime, PS_PER_S};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -166,7 +166,7 @@ fn parse_mean_rate(s: &str) -> Result<u64, String> {
     if !zero.is_empty() && zero.parse::<f64>() == Ok(0.0) {
         return Ok(0);
     }
-    crate::scenario::units::parse_rate(t).map(|r| r.bps())
+    crate::config::units::parse_rate(t).map(|r| r.bps())
 }
 
 impl OnOff {
@@ -229,7 +229,7 @@ impl OnOff {
 mod tests {
     use super::*;
     use crate::app::{App, AppCx, Begin};
-    use crate::scenario::units::{DurationValue, RateValue};
+    use crate::config::units::{DurationValue, RateValue};
     use crate::time::Rate;
 
     fn source(seed: u64, dist: Distribution, on_ms: u64, off_ms: u64, bps: u64) -> App {

@@ -1,8 +1,8 @@
 //! `transfer`: a finite transfer over TCP.
 
 use super::{App, AppCx};
-use crate::scenario::units::{DurationValue, SizeValue};
-use crate::scenario::ScenarioError;
+use crate::config::units::{DurationValue, SizeValue};
+use crate::config::ScenarioError;
 use schemars::JsonSchema;
 use serde::Deserialize;
 

@@ -35,7 +35,7 @@
 //! any `receiver_clock_offset` is bit-identical to one without.
 
 use super::AckSample;
-use crate::scenario::ScenarioError;
+use crate::config::ScenarioError;
 use crate::time::{SimTime, PS_PER_S};
 
 /// Bytes of the ALT option: one RFC 1323 timestamps option (P1 footnote 1; acks 40 → 50 B).

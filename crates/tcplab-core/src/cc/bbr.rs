@@ -62,9 +62,9 @@
 //! in recovery; not done here). Without SACK, `pipe` is `snd_max − snd_una`.
 
 use super::{AckSample, CaState, CcInit, Congestion, CongestionControl, ConnView};
+use crate::config::units::DurationValue;
+use crate::config::ScenarioError;
 use crate::rng::SimRng;
-use crate::scenario::units::DurationValue;
-use crate::scenario::ScenarioError;
 use crate::time::{SimDuration, SimTime};
 
 fn high_gain() -> f64 {

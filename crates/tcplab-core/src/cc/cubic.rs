@@ -54,7 +54,7 @@
 //! sources used here are never application-limited), §4.9 spurious-congestion undo.
 
 use super::{recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView};
-use crate::scenario::ScenarioError;
+use crate::config::ScenarioError;
 use crate::time::{SimDuration, SimTime};
 
 fn default_c() -> f64 {

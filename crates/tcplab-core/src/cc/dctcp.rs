@@ -25,7 +25,7 @@
 
 use super::reno::half_flight;
 use super::{recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView};
-use crate::scenario::ScenarioError;
+use crate::config::ScenarioError;
 use crate::time::SimTime;
 
 fn sixteenth() -> f64 {

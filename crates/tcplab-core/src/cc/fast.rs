@@ -28,7 +28,7 @@
 use super::alt::{self, AltClock, AltWire};
 use super::vegas::{trace_values, Rounds};
 use super::{recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView};
-use crate::scenario::ScenarioError;
+use crate::config::ScenarioError;
 use crate::time::SimTime;
 
 fn fifty() -> f64 {

@@ -24,7 +24,7 @@
 use super::{
     recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle,
 };
-use crate::scenario::ScenarioError;
+use crate::config::ScenarioError;
 use crate::time::SimTime;
 
 fn one() -> f64 {

@@ -50,7 +50,7 @@
 //! only when ⌊w⌋ changes (O(1) per ack; the table is searched by bisection, 72 rows).
 
 use super::{recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView};
-use crate::scenario::ScenarioError;
+use crate::config::ScenarioError;
 use crate::time::SimTime;
 
 fn low_window() -> f64 {

@@ -42,9 +42,9 @@ pub use vegas::Vegas;
 pub use westwood::Westwood;
 pub use xcp::Xcp;
 
+use crate::config::ScenarioError;
 use crate::net::packet::CcHeader;
 use crate::rng::{SimRng, Stream};
-use crate::scenario::ScenarioError;
 use crate::tcp::RecoveryExit;
 use crate::time::{SimDuration, SimTime};
 

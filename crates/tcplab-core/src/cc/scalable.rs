@@ -20,7 +20,7 @@
 //!   equilibrium `a = p·b·w`, i.e. `w = a/(b·p)` (= 0.08/p with the defaults)
 
 use super::{recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView};
-use crate::scenario::ScenarioError;
+use crate::config::ScenarioError;
 use crate::time::SimTime;
 
 fn default_a() -> f64 {

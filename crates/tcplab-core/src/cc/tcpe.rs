@@ -35,7 +35,7 @@ use super::{
     recovery_exit_cwnd, reno::half_flight, AckSample, CaState, CcInit, Congestion,
     CongestionControl, ConnView, RecoveryStyle,
 };
-use crate::scenario::ScenarioError;
+use crate::config::ScenarioError;
 use crate::time::{SimDuration, SimTime};
 use schemars::JsonSchema;
 use serde::Deserialize;

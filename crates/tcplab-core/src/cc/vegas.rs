@@ -45,7 +45,7 @@
 
 use super::alt::{self, AltClock, AltWire};
 use super::{recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView};
-use crate::scenario::ScenarioError;
+use crate::config::ScenarioError;
 use crate::time::SimTime;
 
 fn one() -> f64 {

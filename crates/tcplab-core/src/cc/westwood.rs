@@ -69,7 +69,7 @@
 //! PRR descent during recovery (the transport runs NewReno recovery from `cwnd/2`).
 
 use super::{recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView};
-use crate::scenario::ScenarioError;
+use crate::config::ScenarioError;
 use crate::time::SimTime;
 
 /// Snapshots in the RE ring.

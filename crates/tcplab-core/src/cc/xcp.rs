@@ -23,8 +23,8 @@
 use super::{
     recovery_exit_cwnd, AckSample, CaState, CcInit, Congestion, CongestionControl, ConnView,
 };
+use crate::config::ScenarioError;
 use crate::net::packet::CcHeader;
-use crate::scenario::ScenarioError;
 use crate::time::SimTime;
 
 /// `cc = "xcp"` / `cc = { algorithm = "xcp" }`: no parameters.

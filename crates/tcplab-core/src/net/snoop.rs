@@ -44,10 +44,10 @@
 //! with one, O(1) per packet (the cache is in sequence order: appends, pops from the front,
 //! a head lookup); the timer scans the connections only when it fires.
 
+use crate::config::units::DurationValue;
+use crate::config::ScenarioError;
 use crate::event::{FlowId, LinkId};
 use crate::net::packet::{Packet, PacketKind};
-use crate::scenario::units::DurationValue;
-use crate::scenario::ScenarioError;
 use crate::time::{SimDuration, SimTime};
 use schemars::JsonSchema;
 use serde::Deserialize;

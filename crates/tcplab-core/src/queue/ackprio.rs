@@ -8,8 +8,9 @@
 //! `analysis::kalampoukas97`.
 
 use super::{Backlog, DataAckQueues, Limit, QueueCx, QueueDisc};
+use crate::config::ScenarioError;
 use crate::net::packet::Packet;
-use crate::scenario::{LimitSpec, ScenarioError};
+use crate::queue::LimitSpec;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -18,7 +19,7 @@ use serde::Deserialize;
 #[serde(deny_unknown_fields)]
 pub struct AckPrioSpec {
     /// Shared capacity: packets, bytes or "unlimited"; default 1000 packets.
-    #[serde(default = "crate::scenario::default_limit")]
+    #[serde(default = "crate::queue::default_limit")]
     pub limit: LimitSpec,
 }
 

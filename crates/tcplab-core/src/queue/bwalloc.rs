@@ -26,7 +26,8 @@
 //! `analysis::kalampoukas97`.
 
 use super::{Backlog, DataAckQueues, Limit, QueueCx, QueueDisc};
-use crate::scenario::{LimitSpec, ScenarioError};
+use crate::config::ScenarioError;
+use crate::queue::LimitSpec;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -41,7 +42,7 @@ fn default_data_fraction() -> f64 {
 #[serde(deny_unknown_fields)]
 pub struct BwallocSpec {
     /// Shared capacity: packets, bytes or "unlimited"; default 1000 packets.
-    #[serde(default = "crate::scenario::default_limit")]
+    #[serde(default = "crate::queue::default_limit")]
     pub limit: LimitSpec,
     /// f in (0, 1); the paper's default is 0.5.
     #[serde(default = "default_data_fraction")]

@@ -41,9 +41,9 @@
 //! give the same drops, marks and departures (tested in `net/link.rs`).
 
 use super::{Backlog, DropReason, QueueCx, QueueDisc, Red};
+use crate::config::units::DurationValue;
+use crate::config::ScenarioError;
 use crate::net::packet::Packet;
-use crate::scenario::units::DurationValue;
-use crate::scenario::ScenarioError;
 use crate::time::{Rate, SimDuration, SimTime};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -97,8 +97,8 @@ fn from_nonempty() -> CheckFrom {
 #[serde(deny_unknown_fields)]
 pub struct ChokeSpec {
     /// Physical buffer: packets (100 or "100p"), bytes ("64KiB") or "unlimited".
-    #[serde(default = "crate::scenario::default_limit")]
-    pub limit: crate::scenario::LimitSpec,
+    #[serde(default = "crate::queue::default_limit")]
+    pub limit: crate::queue::LimitSpec,
     /// Lower threshold on the average queue, in packets (CHOKe checks start here).
     pub min_th: f64,
     /// Upper threshold on the average queue, in packets.
@@ -152,8 +152,8 @@ pub struct ChokeSpec {
 #[serde(deny_unknown_fields)]
 pub struct ChokeRedISpec {
     /// Physical buffer: packets (100 or "100p"), bytes ("64KiB") or "unlimited".
-    #[serde(default = "crate::scenario::default_limit")]
-    pub limit: crate::scenario::LimitSpec,
+    #[serde(default = "crate::queue::default_limit")]
+    pub limit: crate::queue::LimitSpec,
     /// Lower threshold on the queue, in packets.
     pub min_th: f64,
     /// Upper threshold on the queue, in packets.

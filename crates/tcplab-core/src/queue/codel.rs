@@ -29,10 +29,11 @@
 //! runs one per flow bucket over its own storage ([`CodelQueue`]).
 
 use super::{Backlog, DropReason, Limit, QueueCx, QueueDisc};
+use crate::config::units::DurationValue;
+use crate::config::ScenarioError;
 use crate::net::packet::flags;
 use crate::net::packet::Packet;
-use crate::scenario::units::DurationValue;
-use crate::scenario::{LimitSpec, ScenarioError};
+use crate::queue::LimitSpec;
 use crate::time::{SimDuration, SimTime};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -53,7 +54,7 @@ pub(crate) fn default_mtu() -> u32 {
 #[serde(deny_unknown_fields)]
 pub struct CodelSpec {
     /// Buffer: packets (100 or "100p"), bytes ("64KiB") or "unlimited"; default 1000 packets.
-    #[serde(default = "crate::scenario::default_limit")]
+    #[serde(default = "crate::queue::default_limit")]
     pub limit: LimitSpec,
     /// Acceptable standing queue delay (RFC 8289 TARGET); default "5ms".
     #[serde(default = "default_target")]
@@ -502,7 +503,7 @@ mod tests {
     #[test]
     fn bad_parameters_name_their_field() {
         let spec = |t: u64, i: u64, mtu: u32| CodelSpec {
-            limit: crate::scenario::default_limit(),
+            limit: crate::queue::default_limit(),
             target: DurationValue(SimDuration::from_ms(t)),
             interval: DurationValue(SimDuration::from_ms(i)),
             ecn: false,

@@ -3,9 +3,10 @@
 //! (step marking as DCTCP's switches do, RFC 8257 §3.1), others pass unmarked.
 
 use super::{Backlog, DropReason, QueueCx, QueueDisc};
+use crate::config::ScenarioError;
 use crate::net::packet::flags;
 use crate::net::packet::Packet;
-use crate::scenario::{LimitSpec, ScenarioError};
+use crate::queue::LimitSpec;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::collections::VecDeque;
@@ -15,7 +16,7 @@ use std::collections::VecDeque;
 #[serde(deny_unknown_fields)]
 pub struct DropTailSpec {
     /// "100" or 100 (packets), "64KiB" (bytes), or "unlimited"; default 1000 packets.
-    #[serde(default = "crate::scenario::default_limit")]
+    #[serde(default = "crate::queue::default_limit")]
     pub limit: LimitSpec,
     /// ECN step marking: an ECN-capable arrival that finds at least this many packets
     /// waiting gets CE (DCTCP's K); absent = never mark.
@@ -26,7 +27,7 @@ pub struct DropTailSpec {
 impl Default for DropTailSpec {
     fn default() -> Self {
         DropTailSpec {
-            limit: crate::scenario::default_limit(),
+            limit: crate::queue::default_limit(),
             mark_threshold: None,
         }
     }

@@ -33,9 +33,9 @@
 
 use super::codel::{CodelParams, CodelQueue, CodelState};
 use super::{Backlog, DropReason, QueueCx, QueueDisc};
+use crate::config::units::{DurationValue, SizeValue};
+use crate::config::ScenarioError;
 use crate::net::packet::Packet;
-use crate::scenario::units::{DurationValue, SizeValue};
-use crate::scenario::ScenarioError;
 use crate::time::SimTime;
 use schemars::JsonSchema;
 use serde::Deserialize;

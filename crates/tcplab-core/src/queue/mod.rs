@@ -13,6 +13,7 @@ pub mod droptail;
 pub mod fq_codel;
 pub mod pie;
 pub mod red;
+mod spec;
 pub mod xcp;
 
 pub use ackprio::AckPriority;
@@ -23,6 +24,8 @@ pub use droptail::{DropTail, Limit};
 pub use fq_codel::FqCodel;
 pub use pie::Pie;
 pub use red::Red;
+pub(crate) use spec::default_limit;
+pub use spec::{LimitSpec, QueueSpec};
 pub use xcp::Xcp;
 
 use crate::ids::FlowId;
@@ -435,15 +438,11 @@ macro_rules! each_queue {
     };
 }
 
-impl crate::scenario::QueueSpec {
+impl QueueSpec {
     /// Validate and build the discipline of a link of rate `rate` (`field` =
     /// `links.NAME.queue`). Registry: one line per discipline.
-    pub fn build(
-        &self,
-        field: &str,
-        rate: Rate,
-    ) -> Result<AnyQueue, crate::scenario::ScenarioError> {
-        use crate::scenario::QueueSpec as S;
+    pub fn build(&self, field: &str, rate: Rate) -> Result<AnyQueue, crate::config::ScenarioError> {
+        use QueueSpec as S;
         Ok(match self {
             S::Droptail(s) => AnyQueue::DropTail(s.build(field)?),
             S::Ackprio(s) => AnyQueue::AckPriority(s.build(field)?),

@@ -35,10 +35,11 @@
 //! Storage: a FIFO of (packet, arrival time).
 
 use super::{Backlog, DropReason, Limit, QueueCx, QueueDisc};
+use crate::config::units::DurationValue;
+use crate::config::ScenarioError;
 use crate::net::packet::flags;
 use crate::net::packet::Packet;
-use crate::scenario::units::DurationValue;
-use crate::scenario::{LimitSpec, ScenarioError};
+use crate::queue::LimitSpec;
 use crate::time::{SimDuration, SimTime};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -69,7 +70,7 @@ fn mean_pkt() -> u32 {
 #[serde(deny_unknown_fields)]
 pub struct PieSpec {
     /// Buffer: packets (100 or "100p"), bytes ("64KiB") or "unlimited"; default 1000 packets.
-    #[serde(default = "crate::scenario::default_limit")]
+    #[serde(default = "crate::queue::default_limit")]
     pub limit: LimitSpec,
     /// QDELAY_REF, the queueing delay PIE steers to (default "15ms").
     #[serde(default = "ms15")]
@@ -352,7 +353,7 @@ mod tests {
 
     pub(super) fn spec() -> PieSpec {
         PieSpec {
-            limit: crate::scenario::default_limit(),
+            limit: crate::queue::default_limit(),
             target: ms15(),
             t_update: ms15(),
             alpha: alpha(),

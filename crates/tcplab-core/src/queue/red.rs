@@ -35,8 +35,8 @@
 //! ([`QueueDisc::admit`]).
 
 use super::{Backlog, DropReason, Limit, QueueCx, QueueDisc};
+use crate::config::ScenarioError;
 use crate::net::packet::Packet;
-use crate::scenario::ScenarioError;
 use crate::time::Rate;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -93,8 +93,8 @@ pub(crate) fn default_max_p_i() -> f64 {
 #[serde(deny_unknown_fields)]
 pub struct RedSpec {
     /// Physical buffer: packets (100 or "100p"), bytes ("64KiB") or "unlimited".
-    #[serde(default = "crate::scenario::default_limit")]
-    pub limit: crate::scenario::LimitSpec,
+    #[serde(default = "crate::queue::default_limit")]
+    pub limit: crate::queue::LimitSpec,
     /// Lower threshold on the average queue, in packets.
     pub min_th: f64,
     /// Upper threshold on the average queue, in packets.
@@ -131,8 +131,8 @@ pub struct RedSpec {
 #[serde(deny_unknown_fields)]
 pub struct RedISpec {
     /// Physical buffer: packets (100 or "100p"), bytes ("64KiB") or "unlimited".
-    #[serde(default = "crate::scenario::default_limit")]
-    pub limit: crate::scenario::LimitSpec,
+    #[serde(default = "crate::queue::default_limit")]
+    pub limit: crate::queue::LimitSpec,
     /// Lower threshold on the queue, in packets.
     pub min_th: f64,
     /// Upper threshold on the queue, in packets.
@@ -645,7 +645,7 @@ mod tests {
     #[test]
     fn auto_weight_is_one_second_of_packets() {
         let spec = RedSpec {
-            limit: crate::scenario::LimitSpec::Packets(100),
+            limit: crate::queue::LimitSpec::Packets(100),
             min_th: 5.0,
             max_th: 15.0,
             max_p: 0.1,

@@ -49,9 +49,10 @@
 //! Per-packet work is O(1): three running sums, one minimum, two multiplications.
 
 use super::{Backlog, DropReason, Limit, QueueCx, QueueDisc};
+use crate::config::units::DurationValue;
+use crate::config::ScenarioError;
 use crate::net::packet::Packet;
-use crate::scenario::units::DurationValue;
-use crate::scenario::{LimitSpec, ScenarioError};
+use crate::queue::LimitSpec;
 use crate::time::{Rate, SimDuration, SimTime};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -76,7 +77,7 @@ fn default_init_interval() -> DurationValue {
 pub struct XcpSpec {
     /// Physical buffer (drop tail): packets (100 or "100p"), bytes ("64KiB") or
     /// "unlimited"; default 1000 packets.
-    #[serde(default = "crate::scenario::default_limit")]
+    #[serde(default = "crate::queue::default_limit")]
     pub limit: LimitSpec,
     /// Efficiency-controller gain on spare bandwidth, α (default 0.4; Katabi 2002: stable
     /// for 0 < α < π/(4√2) with β = α²√2).

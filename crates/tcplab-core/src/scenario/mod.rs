@@ -12,45 +12,21 @@ pub mod memory;
 pub mod partition;
 pub mod profiles;
 pub mod suggest;
-pub mod tagged;
-pub mod units;
 
-pub(crate) use build::known as known_names;
+pub use crate::app::AppSpec;
+pub(crate) use crate::config::split_subpath;
+pub use crate::config::{tagged, units, ScenarioError};
+pub use crate::net::error::{ErrorSpec, OutageScheduleSpec};
+pub use crate::queue::{LimitSpec, QueueSpec};
+
 pub use build::{outage_periods, Built};
 
 use schemars::JsonSchema;
-use serde::de::{self, Deserializer, Visitor};
+use serde::de::{self, Deserializer};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt;
 use units::{DurationValue, SizeValue};
-
-/// A scenario error: the dotted path of the offending field and why it is wrong.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ScenarioError {
-    pub field: String,
-    pub reason: String,
-}
-
-impl ScenarioError {
-    pub fn new(field: impl Into<String>, reason: impl Into<String>) -> Self {
-        ScenarioError {
-            field: field.into(),
-            reason: reason.into(),
-        }
-    }
-}
-
-impl fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.field.is_empty() {
-            write!(f, "{}", self.reason)
-        } else {
-            write!(f, "{}: {}", self.field, self.reason)
-        }
-    }
-}
-impl std::error::Error for ScenarioError {}
 
 #[derive(Clone, Copy, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -206,91 +182,8 @@ pub struct LinkSpec {
     pub pcap: Option<String>,
 }
 
-crate::tagged_enum! {
-    /// Error model of a link direction, chosen by `model` (parameters in `net/error/`).
-    pub enum ErrorSpec, tag "model" {
-        /// No errors.
-        "none" => None(crate::net::error::NoneSpec),
-        /// Independent losses with probability `p`.
-        "bernoulli" => Bernoulli(crate::net::error::BernoulliSpec),
-        /// Two-state Markov losses.
-        "gilbert_elliott" => GilbertElliott(crate::net::error::GilbertElliottSpec),
-        /// Drop exactly the listed packet numbers.
-        "list" => List(crate::net::error::ListSpec),
-        /// Lose what is sent during a named outage schedule's down periods.
-        "outage" => Outage(crate::net::error::OutageRefSpec),
-        /// Loss events as a Poisson process in time, each losing the next packet.
-        "poisson_time" => PoissonTime(crate::net::error::PoissonTimeSpec),
-    }
-}
-
-crate::tagged_enum! {
-    /// A named outage schedule (`[outages.NAME]`), chosen by `type`.
-    pub enum OutageScheduleSpec, tag "type" {
-        /// Down periods every `period`.
-        "periodic" => Periodic(crate::net::error::outage::PeriodicSpec),
-        /// Explicit down intervals.
-        "list" => List(crate::net::error::outage::IntervalsSpec),
-    }
-}
-
 fn zero_duration() -> DurationValue {
     DurationValue(crate::time::SimDuration::ZERO)
-}
-
-crate::tagged_enum! {
-    #[derive(PartialEq)]
-    /// Outgoing queue discipline of a link direction: `queue = { type = "red", … }` (one
-    /// line per discipline; each one's parameters live in its own module under `queue/`).
-    pub enum QueueSpec, tag "type" {
-        /// FIFO that drops arrivals when full (optionally ECN step marking).
-        "droptail" => Droptail(crate::queue::droptail::DropTailSpec),
-        /// End-host ack priority (seed 000 §4).
-        "ackprio" => Ackprio(crate::queue::ackprio::AckPrioSpec),
-        /// End-host data/ack bandwidth allocation (seed 000 §6).
-        "bwalloc" => Bwalloc(crate::queue::bwalloc::BwallocSpec),
-        /// RED on the averaged queue (Floyd & Jacobson 1993).
-        "red" => Red(crate::queue::red::RedSpec),
-        /// RED on the instantaneous queue (seed 002).
-        "red_i" => RedI(crate::queue::red::RedISpec),
-        /// CHOKe over RED (Pan, Prabhakar & Psounis 2000).
-        "choke" => Choke(crate::queue::choke::ChokeSpec),
-        /// Seed 002's CHOKe/RED-I: periodic CHOKe drops, RED-I marks.
-        "choke_red_i" => ChokeRedI(crate::queue::choke::ChokeRedISpec),
-        /// CoDel (RFC 8289): drops at dequeue on the packets' sojourn time.
-        "codel" => Codel(crate::queue::codel::CodelSpec),
-        /// FQ-CoDel (RFC 8290): flow hashing, DRR over new and old flows, CoDel per flow.
-        "fq_codel" => FqCodel(crate::queue::fq_codel::FqCodelSpec),
-        /// PIE (RFC 8033): random early drop steered by the queueing delay.
-        "pie" => Pie(crate::queue::pie::PieSpec),
-        /// XCP router: explicit per-packet feedback (Katabi, Handley & Rohrs 2002).
-        "xcp" => Xcp(crate::queue::xcp::XcpSpec),
-    }
-}
-
-impl Default for QueueSpec {
-    fn default() -> Self {
-        QueueSpec::Droptail(Default::default())
-    }
-}
-
-pub(crate) fn default_limit() -> LimitSpec {
-    LimitSpec::Packets(1000)
-}
-
-impl LimitSpec {
-    /// The queue limit, rejecting a zero one (`field` names the limit).
-    pub fn to_limit(self, field: &str) -> Result<crate::queue::Limit, ScenarioError> {
-        use crate::queue::Limit;
-        match self {
-            LimitSpec::Packets(0) | LimitSpec::Bytes(0) => {
-                Err(ScenarioError::new(field, "must be positive"))
-            }
-            LimitSpec::Packets(n) => Ok(Limit::Packets(n)),
-            LimitSpec::Bytes(b) => Ok(Limit::Bytes(b)),
-            LimitSpec::Unlimited => Ok(Limit::Unlimited),
-        }
-    }
 }
 
 /// `flows.NAME.pacing`: "off", "cc", "linux" or a rate ("50Mbps").
@@ -326,81 +219,6 @@ impl JsonSchema for PacingSpec {
         schemars::json_schema!({
             "description": "\"off\", \"cc\" (the algorithm's rate), \"linux\" (2 or 1.2 cwnd/srtt) or a rate (\"50Mbps\")",
             "type": "string"
-        })
-    }
-}
-
-/// Queue capacity: packets (integer, "100p" or "100pkt"), bytes (string with a size unit), or "unlimited".
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LimitSpec {
-    Packets(u32),
-    Bytes(u64),
-    Unlimited,
-}
-
-impl<'de> Deserialize<'de> for LimitSpec {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = LimitSpec;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str(
-                    "a packet count (100 or \"100p\"), a byte size (\"64KiB\") or \"unlimited\"",
-                )
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<LimitSpec, E> {
-                u32::try_from(v)
-                    .map(LimitSpec::Packets)
-                    .map_err(|_| E::custom("packet limit too large"))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<LimitSpec, E> {
-                if v < 0 {
-                    Err(E::custom(format!("'{v}' is negative")))
-                } else {
-                    self.visit_u64(v as u64)
-                }
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<LimitSpec, E> {
-                let t = s.trim();
-                if t == "unlimited" {
-                    return Ok(LimitSpec::Unlimited);
-                }
-                if let Some(m) = units::bdp_elsewhere(s) {
-                    return Err(E::custom(m));
-                }
-                for suf in ["packets", "pkts", "pkt", "p"] {
-                    if let Some(n) = t.strip_suffix(suf) {
-                        return n
-                            .trim()
-                            .parse::<u32>()
-                            .map(LimitSpec::Packets)
-                            .map_err(|_| E::custom(format!("'{s}' is not a packet count")));
-                    }
-                }
-                // A plain integer means packets; the same digits in a string would read as
-                // bytes, so a string needs its unit.
-                if t.parse::<f64>().is_ok() {
-                    return Err(E::custom(format!(
-                        "'{s}' has no unit; write {t} or \"{t}p\" for packets, \"{t}B\" for bytes"
-                    )));
-                }
-                units::parse_size(t)
-                    .map(LimitSpec::Bytes)
-                    .map_err(E::custom)
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-impl JsonSchema for LimitSpec {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "LimitSpec".into()
-    }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "description": "Packets (100 or \"100p\"), bytes (\"64KiB\") or \"unlimited\"",
-            "anyOf": [{"type": "integer", "minimum": 0}, {"type": "string"}]
         })
     }
 }
@@ -702,21 +520,6 @@ pub enum RecoveryExitSpec {
     Flightsize,
 }
 
-crate::tagged_enum! {
-    /// Application of a flow, chosen by `type` (parameters in `app/`).
-    #[derive(PartialEq)]
-    pub enum AppSpec, tag "type" {
-        /// Greedy sender.
-        "bulk" => Bulk(crate::app::bulk::BulkSpec),
-        /// A finite transfer.
-        "transfer" => Transfer(crate::app::transfer::TransferSpec),
-        /// Constant bit rate.
-        "cbr" => Cbr(crate::app::cbr::CbrSpec),
-        /// On/off source (constant or exponential periods).
-        "onoff" => Onoff(crate::app::onoff::OnOffSpec),
-    }
-}
-
 /// A flow's transport.
 #[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -830,13 +633,6 @@ impl FlowNames {
     pub fn label(&self) -> String {
         self.names().join("+")
     }
-}
-
-/// Split a message that carries a sub-path (see [`tagged`]) into (sub-path, message).
-pub(crate) fn split_subpath(msg: &str) -> Option<(String, String)> {
-    let rest = msg.strip_prefix(tagged::SUBPATH)?;
-    let (sub, m) = rest.split_once(tagged::SUBPATH)?;
-    Some((sub.to_string(), m.to_string()))
 }
 
 /// Join the path serde reports with a sub-path carried in the message.

@@ -15,6 +15,7 @@ mod determinism;
 mod errors;
 mod events;
 mod fuzz_corpus;
+mod layers;
 mod modern;
 mod par;
 mod pcap;

@@ -1,8 +1,8 @@
 //! Bernoulli errors: each transmitted packet is lost independently with probability `p`.
 
 use super::{check_prob, ErrorCx, ErrorModel};
+use crate::config::ScenarioError;
 use crate::rng::{SimRng, Stream};
-use crate::scenario::ScenarioError;
 use schemars::JsonSchema;
 use serde::Deserialize;
 

@@ -12,8 +12,8 @@
 //! it is 0 or 1), then one draw for the transition.
 
 use super::{check_prob, ErrorCx, ErrorModel};
+use crate::config::ScenarioError;
 use crate::rng::{SimRng, Stream};
-use crate::scenario::ScenarioError;
 use schemars::JsonSchema;
 use serde::Deserialize;
 

@@ -2,7 +2,7 @@
 //! this direction transmits (1-based; data and acks alike; queue drops are not counted).
 
 use super::{ErrorCx, ErrorModel};
-use crate::scenario::ScenarioError;
+use crate::config::ScenarioError;
 use schemars::JsonSchema;
 use serde::Deserialize;
 

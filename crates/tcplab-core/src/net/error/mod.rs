@@ -34,12 +34,40 @@ pub use list::{DropList, ListSpec};
 pub use outage::{Outage, OutageRefSpec, Schedule};
 pub use poisson_time::{PoissonTime, PoissonTimeSpec};
 
+use crate::config::ScenarioError;
 use crate::rng::SimRng;
-use crate::scenario::{ErrorSpec, ScenarioError};
 use crate::time::SimTime;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::collections::BTreeMap;
+
+crate::tagged_enum! {
+    /// Error model of a link direction, chosen by `model` (parameters in `net/error/`).
+    pub enum ErrorSpec, tag "model" {
+        /// No errors.
+        "none" => None(crate::net::error::NoneSpec),
+        /// Independent losses with probability `p`.
+        "bernoulli" => Bernoulli(crate::net::error::BernoulliSpec),
+        /// Two-state Markov losses.
+        "gilbert_elliott" => GilbertElliott(crate::net::error::GilbertElliottSpec),
+        /// Drop exactly the listed packet numbers.
+        "list" => List(crate::net::error::ListSpec),
+        /// Lose what is sent during a named outage schedule's down periods.
+        "outage" => Outage(crate::net::error::OutageRefSpec),
+        /// Loss events as a Poisson process in time, each losing the next packet.
+        "poisson_time" => PoissonTime(crate::net::error::PoissonTimeSpec),
+    }
+}
+
+crate::tagged_enum! {
+    /// A named outage schedule (`[outages.NAME]`), chosen by `type`.
+    pub enum OutageScheduleSpec, tag "type" {
+        /// Down periods every `period`.
+        "periodic" => Periodic(crate::net::error::outage::PeriodicSpec),
+        /// Explicit down intervals.
+        "list" => List(crate::net::error::outage::IntervalsSpec),
+    }
+}
 
 /// The error model of one link direction.
 #[derive(Clone, Debug)]
@@ -174,13 +202,13 @@ pub(crate) fn check_prob(field: String, x: f64, open_hi: bool) -> Result<(), Sce
 mod tests {
     use super::outage::IntervalsSpec;
     use super::*;
+    use crate::config::units::DurationValue;
     use crate::event::{Event, EventQueue};
     use crate::ids::{FlowId, LinkId, NodeId};
     use crate::net::packet::{Packet, PacketKind};
     use crate::net::Link;
     use crate::queue::{AnyQueue, DropTail, Limit};
     use crate::rng::Stream;
-    use crate::scenario::units::DurationValue;
     use crate::time::{Rate, SimDuration};
 
     const MS: u64 = 1_000_000_000;

@@ -28,9 +28,9 @@
 //! schedule's index in `[outages]` (sorted by name), one draw per outage in order.
 
 use super::{ErrorCx, ErrorModel};
+use crate::config::units::DurationValue;
+use crate::config::ScenarioError;
 use crate::rng::{SimRng, Stream};
-use crate::scenario::units::DurationValue;
-use crate::scenario::ScenarioError;
 use crate::time::{SimDuration, SimTime};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -52,7 +52,7 @@ impl OutageRefSpec {
                 format!(
                     "unknown outage schedule '{}' ({})",
                     self.schedule,
-                    crate::scenario::known_names(cx.schedules.keys().cloned())
+                    crate::config::known_names(cx.schedules.keys().cloned())
                 ),
             )),
         }

@@ -18,9 +18,9 @@
 //! first when the model is built).
 
 use super::{ErrorCx, ErrorModel};
+use crate::config::units::DurationValue;
+use crate::config::ScenarioError;
 use crate::rng::{SimRng, Stream};
-use crate::scenario::units::DurationValue;
-use crate::scenario::ScenarioError;
 use crate::time::{SimDuration, SimTime};
 use schemars::JsonSchema;
 use serde::Deserialize;

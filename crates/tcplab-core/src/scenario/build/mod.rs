@@ -45,14 +45,7 @@ pub struct FlowMeta {
     pub tcp: TcpConfig,
 }
 
-pub(crate) fn known(names: impl Iterator<Item = String>) -> String {
-    let v: Vec<String> = names.collect();
-    if v.is_empty() {
-        "none defined".into()
-    } else {
-        format!("known: {}", v.join(", "))
-    }
-}
+pub(crate) use crate::config::known_names as known;
 
 /// Node and link names to ids, with errors that name the field and list the known names.
 pub(super) struct Names<'a> {

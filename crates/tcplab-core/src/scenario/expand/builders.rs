@@ -151,7 +151,7 @@ fn rate_of(e: &Entry, d: &Defaults, table: &str) -> Result<u64, ScenarioError> {
             // A misspelt `rate` is named as what it is, not as a missing rate.
             if let Some(k) = e.map.keys().find(|k| {
                 k.as_str() != "reverse_rate"
-                    && super::super::suggest::closest(k, &["rate"]).is_some()
+                    && crate::config::suggest::closest(k, &["rate"]).is_some()
             }) {
                 return Err(ScenarioError::new(
                     e.origin_of(k),

@@ -175,9 +175,9 @@ macro_rules! tagged_enum {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let v = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
                 let (name, rest) =
-                    $crate::scenario::tagged::split_tag::<D::Error>(v, $tag, Self::NAMES)?;
+                    $crate::config::tagged::split_tag::<D::Error>(v, $tag, Self::NAMES)?;
                 match name.as_str() {
-                    $( $lit => $crate::scenario::tagged::variant::<$ty, D::Error>(rest, $lit)
+                    $( $lit => $crate::config::tagged::variant::<$ty, D::Error>(rest, $lit)
                         .map($name::$variant), )+
                     _ => unreachable!("split_tag checked the name"),
                 }
@@ -194,7 +194,7 @@ macro_rules! tagged_enum {
                     "enum": Self::NAMES,
                     "description": "a name alone: that variant with its defaults",
                 })];
-                $( any.push($crate::scenario::tagged::variant_schema::<$ty>(g, $tag, $lit)); )+
+                $( any.push($crate::config::tagged::variant_schema::<$ty>(g, $tag, $lit)); )+
                 schemars::Schema::try_from(serde_json::json!({ "anyOf": any }))
                     .expect("an object schema")
             }
