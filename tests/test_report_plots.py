@@ -15,7 +15,7 @@ from rich.console import Console
 import tcplab
 from tcplab import Result, Scenario
 from tcplab.plots import plot_cwnd, plot_efficiency, plot_queue
-from tcplab.report import analysis_table, disagreements, fmt_pct, fmt_rate, print_run
+from tcplab.report import analysis_table, disagreements, fmt_pct, fmt_rate, fmt_seconds, print_run
 
 from conftest import FIG2_3, SHORT_OVERRIDES
 
@@ -250,6 +250,12 @@ def test_report_shows_jain_and_steady_utilisation(tmp_path: Path) -> None:
     bn = next(ln for ln in res.summary["links"] if ln["name"] == "bn")
     assert f"{fmt_pct(bn['utilization'])} ({fmt_pct(bn['steady_utilization'])})" in text
     assert "utilization and max queue: whole run (steady-state window in parentheses)" in text
+    # FlowMonitor-style columns (issue 31 §4): each flow's one-way delay, each link's mean queue.
+    assert f"{bn['steady_mean_queue_packets']:.3g} ({fmt_seconds(bn['steady_mean_queue_delay_s'])})" in text
+    assert bn["steady_mean_queue_packets"] > 1 and bn["steady_mean_queue_delay_s"] > 0
+    for f in res.summary["flows"]:
+        assert f"{fmt_seconds(f['mean_delay_s'])} ({fmt_seconds(f['p99_delay_s'])})" in text
+    assert [fmt_seconds(x) for x in (None, 0.0, 2.5, 0.0947, 4.28e-5)] == ["–", "0", "2.5 s", "94.7 ms", "42.8 µs"]
     for fig in (plot_queue(res, tmp_path / "q.png"), plot_cwnd(res, tmp_path / "c.png")):
         assert fig.axes[0].get_title() in ("queues", "congestion windows")
 

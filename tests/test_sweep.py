@@ -170,8 +170,9 @@ def test_grid_sweep_combined_table_and_determinism(spec_dir: Path, tmp_path: Pat
     again = tcplab.load_sweep(tmp_path / "a")
     assert again.summary.equals(s) and again.runs["status"].to_list() == ["ok"] * 12
     # Run-level columns (issue 31 §4): each equals the run's own summary.json.
-    link_cols = [c for c in res.runs.columns if c.rsplit(".", 1)[-1] in ("steady_utilization", "steady_drop_rate", "steady_mark_rate")]
-    assert "jain" in res.runs.columns and link_cols
+    keys = ("steady_utilization", "steady_drop_rate", "steady_mark_rate", "steady_mean_queue_packets", "steady_mean_queue_delay_s")
+    link_cols = [c for c in res.runs.columns if c.rsplit(".", 1)[-1] in keys]
+    assert "jain" in res.runs.columns and {c.rsplit(".", 1)[-1] for c in link_cols} == set(keys)
     for r in res.runs.iter_rows(named=True):
         summary = res.result(r["run_id"]).summary
         assert r["jain"] == summary["fairness"]["jain"]

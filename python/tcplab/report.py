@@ -115,6 +115,18 @@ def analysis_table(summary: dict[str, Any]) -> Table:
     return table
 
 
+def fmt_seconds(x: float | None) -> str:
+    """``0.0947`` → ``"94.7 ms"``, ``4.3e-5`` → ``"43 µs"`` (3 significant digits)."""
+    if x is None:
+        return "–"
+    if x == 0:
+        return "0"
+    for mul, unit in ((1.0, "s"), (1e3, "ms"), (1e6, "µs")):
+        if abs(x) * mul >= 1 or unit == "µs":
+            return f"{x * mul:.3g} {unit}"
+    return "–"  # pragma: no cover
+
+
 def _with_steady(total: Any, steady: Any) -> str:
     """``"14 (0)"``: a whole-run count and, when the core reports it, the steady-state part."""
     return _num(total) if steady is None else f"{_num(total)} ({_num(steady)})"
@@ -126,7 +138,11 @@ def _flows_table(summary: dict[str, Any]) -> Table:
     split = any("steady_retransmits" in f or "steady_timeouts" in f for f in flows)
     caption = "retransmits and timeouts: whole run (steady-state window in parentheses)" if split else None
     table = Table(box=box.SIMPLE_HEAD, title=f"Flows (rates averaged over t ≥ {_num(steady)} s)", title_justify="left", caption=caption, caption_justify="left")
-    for col, j in (("flow", "left"), ("cc", "left"), ("goodput", "right"), ("through-\nput", "right"), ("effi-\nciency", "right"), ("of\nlink", "left"), ("retrans-\nmits", "right"), ("time-\nouts", "right")):
+    delay = any("mean_delay_s" in f for f in flows)
+    cols = [("flow", "left"), ("cc", "left"), ("goodput", "right"), ("through-\nput", "right"), ("effi-\nciency", "right"), ("of\nlink", "left"), ("retrans-\nmits", "right"), ("time-\nouts", "right")]
+    if delay:
+        cols.append(("one-way delay\nmean (p99)", "right"))
+    for col, j in cols:
         table.add_column(col, justify=j, no_wrap=True)  # type: ignore[arg-type]
     shown: list[dict[str, Any] | None] = list(flows)
     if len(flows) > TABLE_FLOWS:
@@ -142,9 +158,9 @@ def _flows_table(summary: dict[str, Any]) -> Table:
         )
     for f in shown:
         if f is None:
-            table.add_row(f"… {len(flows) - 2 * TABLE_EDGE} more", *[""] * 7)
+            table.add_row(f"… {len(flows) - 2 * TABLE_EDGE} more", *[""] * (len(cols) - 1))
             continue
-        table.add_row(
+        cells = [
             str(f.get("name")),
             str(f.get("cc")) if f.get("transport") != "udp" else f"udp, loss {fmt_pct(f.get('loss_fraction'))}",
             fmt_rate(f.get("goodput_bps")),
@@ -153,7 +169,10 @@ def _flows_table(summary: dict[str, Any]) -> Table:
             str(f.get("efficiency_link") or ""),
             _with_steady(f.get("retransmits"), f.get("steady_retransmits")),
             _with_steady(f.get("timeouts"), f.get("steady_timeouts")),
-        )
+        ]
+        if delay:
+            cells.append(f"{fmt_seconds(f.get('mean_delay_s'))} ({fmt_seconds(f.get('p99_delay_s'))})")
+        table.add_row(*cells)
     return table
 
 
@@ -162,7 +181,7 @@ def _links_table(summary: dict[str, Any]) -> Table:
     split = any("steady_max_queue" in ln for ln in links)
     data = any("max_data_queue" in ln for ln in links)
     what = "max queue: peak packets queued or in transmission, all (data and acks)" + (" and data only" if data else "")
-    caption = f"{what}; whole run (steady-state window in parentheses)" if split else what
+    caption = f"{what};\nwhole run (steady-state window in parentheses)" if split else what
     table = Table(box=box.SIMPLE_HEAD, title="Links", title_justify="left", caption=caption, caption_justify="left")
     # The steady-state utilisation, when the steady window is not the whole run.
     steady = ((summary.get("run") or {}).get("steady_start_s") or 0) > 0 and any("steady_utilization" in ln for ln in links)
@@ -170,8 +189,12 @@ def _links_table(summary: dict[str, Any]) -> Table:
     cols = [("link", "left"), ("from→to", "left"), ("rate", "right"), util, ("drops", "right"), ("lost", "right"), ("max queue\n(all)", "right")]
     if data:
         cols.append(("max queue\n(data)", "right"))
+    qdelay = any("steady_mean_queue_delay_s" in ln for ln in links)
+    if qdelay:
+        # Packets waiting (not in transmission), steady-state window; docs/outputs.md.
+        cols.append(("steady mean\nqueue (delay)", "right"))
     if steady:
-        caption = caption.replace("; whole run", "; utilization and max queue: whole run") if split else caption + "; utilization: whole run (steady-state window in parentheses)"
+        caption = caption.replace(";\nwhole run", ";\nutilization and max queue: whole run") if split else caption + "; utilization: whole run (steady-state window in parentheses)"
         table.caption = caption
     for col, j in cols:
         table.add_column(col, justify=j, no_wrap=True)  # type: ignore[arg-type]
@@ -197,6 +220,9 @@ def _links_table(summary: dict[str, Any]) -> Table:
         ]
         if data:
             cells.append(_with_steady(ln.get("max_data_queue"), ln.get("steady_max_data_queue")))
+        if qdelay:
+            mq = ln.get("steady_mean_queue_packets")
+            cells.append("–" if mq is None else f"{mq:.3g} ({fmt_seconds(ln.get('steady_mean_queue_delay_s'))})")
         table.add_row(*cells)
     return table
 

@@ -239,6 +239,13 @@ const NULLABLE: &[&str] = &[
     "min_rtt_s",
     "mean_rtt_s",
     "p99_rtt_s",
+    // no arrival (fewer than two for the jitter) in the steady window
+    "mean_delay_s",
+    "p50_delay_s",
+    "p99_delay_s",
+    "mean_jitter_s",
+    // no packet joined a link's queue in the steady window
+    "steady_mean_queue_delay_s",
     // events that may not happen
     "completed_at_s",
     "max_window_reached_s",

@@ -466,8 +466,8 @@ impl SpinBarrier {
 }
 
 impl crate::sim::Flow {
-    /// Parallel runs: take the receiver half (receiver, its timer, the goodput counters and
-    /// what the receiver held at the steady-state start) from `far`, the destination
+    /// Parallel runs: take the receiver half (receiver, its timer, the goodput counters, the
+    /// one-way delays and what the receiver held at the steady-state start) from `far`, the destination
     /// partition's copy of this flow.
     fn take_receiver_half(&mut self, far: &mut crate::sim::Flow) {
         match (&mut self.transport, &mut far.transport) {
@@ -480,6 +480,7 @@ impl crate::sim::Flow {
             _ => unreachable!("copies of one flow have one transport"),
         }
         self.counters = far.counters;
+        std::mem::swap(&mut self.delay, &mut far.delay);
         std::mem::swap(&mut self.steady_held, &mut far.steady_held);
         self.take_rx_timer(far);
     }

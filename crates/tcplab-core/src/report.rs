@@ -14,6 +14,14 @@ use serde_json::{json, Value};
 /// At most this many down periods per outage schedule in `summary.outages`.
 const OUTAGE_CAP: usize = 10_000;
 
+/// `v` (a flow's object) with the FlowMonitor-style keys added.
+fn with_flow_monitor(mut v: Value, monitor: [(&str, Value); 6]) -> Value {
+    for (k, x) in monitor {
+        v[k] = x;
+    }
+    v
+}
+
 /// Build the summary of a finished run. `wall_seconds` is the only field that is not a
 /// function of (scenario, seed).
 pub fn summary(b: &Built, wall_seconds: f64) -> Value {
@@ -24,12 +32,29 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
     let sim_secs = end.as_secs_f64();
     let mut warnings: Vec<String> = Vec::new();
 
+    let losses = sim.data_losses();
     let flows: Vec<Value> = sim
         .flows
         .iter()
         .zip(&b.flow_meta)
-        .map(|(f, m)| {
+        .zip(&losses)
+        .map(|((f, m), &(data_sent, data_lost))| {
             let c = &f.counters;
+            let d = &f.delay;
+            let loss_ratio = if data_sent == 0 {
+                0.0
+            } else {
+                data_lost as f64 / data_sent as f64
+            };
+            // FlowMonitor-style keys (issue 31 §4), the same for TCP and UDP flows.
+            let monitor = [
+                ("data_packets_lost", json!(data_lost)),
+                ("data_loss_ratio", json!(loss_ratio)),
+                ("mean_delay_s", json!(d.dist.mean_s())),
+                ("p50_delay_s", json!(d.dist.quantile_s(0.5))),
+                ("p99_delay_s", json!(d.dist.quantile_s(0.99))),
+                ("mean_jitter_s", json!(d.jitter_s())),
+            ];
             // Data that arrived before the window, held out of order, and was delivered in
             // it when the hole below it filled: not the window's goodput (issue 31: counted
             // in, a short window showed goodput above throughput, and above capacity).
@@ -41,7 +66,7 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
             let link = &sim.links[f.eff_link.index()];
             let Some((sender, receiver)) = f.tcp() else {
                 let (us, ur) = f.udp().expect("a flow is TCP or UDP");
-                return json!({
+                let v = json!({
                     "name": f.name,
                     "from": sim.nodes[f.src.index()].name,
                     "to": sim.nodes[f.dst.index()].name,
@@ -57,9 +82,10 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
                     "packets_lost": ur.packets_lost(),
                     "loss_fraction": ur.loss_fraction(),
                 });
+                return with_flow_monitor(v, monitor);
             };
             let st = &sender.stats;
-            json!({
+            let v = json!({
                 "name": f.name,
                 "from": sim.nodes[f.src.index()].name,
                 "to": sim.nodes[f.dst.index()].name,
@@ -91,7 +117,8 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
                 "tlp_probes": sender.rack_state().map_or(0, |r| r.stats.tlp_probes),
                 "frto_spurious": sender.undo_stats().map_or(0, |u| u.frto_spurious),
                 "dsack_undos": sender.undo_stats().map_or(0, |u| u.dsack_undos),
-            })
+            });
+            with_flow_monitor(v, monitor)
         })
         .collect();
 
@@ -110,6 +137,8 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
         .iter()
         .map(|l| {
             let offered = l.stats.offered - l.stats.steady_offered0;
+            let area = l.queue_area_at(end) - l.stats.steady_area0;
+            let queued = l.queued() - l.stats.steady_queued0;
             let rate = |n: u64| {
                 if offered == 0 {
                     0.0
@@ -130,6 +159,12 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
                 },
                 "steady_drop_rate": rate(l.drops.packets - l.stats.steady_drops0),
                 "steady_mark_rate": rate(l.drops.marks - l.stats.steady_marks0),
+                "steady_mean_queue_packets": if steady_ps == 0 { 0.0 } else {
+                    area as f64 / steady_ps as f64
+                },
+                "steady_mean_queue_delay_s": (queued > 0).then(|| {
+                    area as f64 / queued as f64 * 1e-12
+                }),
                 "offered": l.stats.offered,
                 "delivered": l.stats.delivered,
                 "drops": l.drops.packets,

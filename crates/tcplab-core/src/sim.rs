@@ -46,6 +46,9 @@ pub struct Flow {
     /// `AppTick` at another time is stale and ignored).
     tick_at: Option<SimTime>,
     pub counters: FlowCounters,
+    /// One-way delay and jitter of the data packets that reached the destination, over
+    /// the steady-state window (receiver half).
+    pub delay: crate::stats::DelayStats,
     /// Link whose rate is the efficiency denominator.
     pub eff_link: LinkId,
     pub completed_at: Option<SimTime>,
@@ -97,6 +100,7 @@ impl Flow {
             schedule: None,
             tick_at: None,
             counters: FlowCounters::default(),
+            delay: crate::stats::DelayStats::new(),
             eff_link,
             completed_at: None,
             max_window_at: None,
@@ -361,6 +365,43 @@ impl Sim {
         if self.audit_flows {
             self.audit_accounting();
         }
+    }
+
+    /// Per flow, (data packets sent, of which the network dropped or lost), segments or
+    /// datagrams, over the run so far: sent (with a Snoop agent's local retransmissions)
+    /// less those delivered to the destination and those the links still hold (queued, in
+    /// transmission, propagating). Exact by the segment accounting the auditor checks
+    /// ([`crate::audit::check_accounting`]); the work of one walk over the packets in the
+    /// network, for the summary. Links settled by the caller.
+    pub fn data_losses(&self) -> Vec<(u64, u64)> {
+        let n = self.flows.len();
+        let mut held = vec![[0u64; 2]; n];
+        for l in &self.links {
+            l.held_by_flow(&mut held);
+        }
+        let mut local = vec![0u64; n];
+        for a in &self.agents {
+            let crate::net::snoop::AnyAgent::Snoop(s) = a;
+            for (i, x) in local.iter_mut().enumerate() {
+                *x += s.flow_accounting(FlowId::from_index(i)).0;
+            }
+        }
+        self.flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let (sent, delivered) = match &f.transport {
+                    Transport::Tcp { sender, receiver } => {
+                        (sender.stats.segments_sent, receiver.stats.data_packets)
+                    }
+                    Transport::Udp { sender, receiver } => {
+                        (sender.packets_sent, receiver.packets_delivered)
+                    }
+                };
+                let sent = sent + local[i];
+                (sent, sent.saturating_sub(delivered + held[i][0]))
+            })
+            .collect()
     }
 
     /// Each flow's segment accounting ([`crate::audit::check_accounting`]), data segments
@@ -711,6 +752,7 @@ impl Sim {
         for f in &mut self.flows {
             f.counters.steady_goodput0 = f.counters.goodput_bytes;
             f.counters.steady_wire0 = f.counters.wire_bytes;
+            f.delay.reset();
             if let Transport::Tcp { sender, receiver } = &mut f.transport {
                 f.retransmits_before_steady = sender.stats.retransmits;
                 f.timeouts_before_steady = sender.stats.timeouts;
@@ -726,6 +768,8 @@ impl Sim {
             l.stats.steady_offered0 = l.stats.offered;
             l.stats.steady_drops0 = l.drops.packets;
             l.stats.steady_marks0 = l.drops.marks;
+            l.stats.steady_area0 = l.queue_area_at(now);
+            l.stats.steady_queued0 = l.queued();
         }
     }
 
@@ -751,6 +795,7 @@ impl Sim {
                     receiver.on_segment(now, &p, &mut |a| net.send(node, a))
                 };
                 fl.counters.add(o.delivered, o.unique_wire);
+                fl.delay.add(now.0.saturating_sub(p.ts.0));
             }
             (Transport::Tcp { sender, .. }, PacketKind::Ack) => {
                 sender.on_ack(now, &p, &mut |d| net.send(node, d));
@@ -764,6 +809,7 @@ impl Sim {
             (Transport::Udp { receiver, .. }, _) => {
                 let n = receiver.on_datagram(&p);
                 fl.counters.add(n, p.size as u64);
+                fl.delay.add(now.0.saturating_sub(p.ts.0));
                 return;
             }
         }

@@ -33,7 +33,8 @@ class SweepResult:
             wall_seconds, executed`` (``executed`` is true for runs done by this call), then
             run-level results of the successful runs: ``jain`` and
             ``<link>.steady_utilization``, ``<link>.steady_drop_rate``,
-            ``<link>.steady_mark_rate`` for the link directions that dropped, marked or were
+            ``<link>.steady_mark_rate``, ``<link>.steady_mean_queue_packets``,
+            ``<link>.steady_mean_queue_delay_s`` for the link directions that dropped, marked or were
             at least half busy in some run (at most ``RUN_LINKS``).
         summary: the combined per-flow table (``summary.parquet``).
     """
@@ -96,13 +97,20 @@ def param_series(name: str, values: list[Any]) -> pl.Series:
 #: Link directions given run-level columns in ``SweepResult.runs`` at most.
 RUN_LINKS = 16
 #: The per-link keys of summary.json copied into ``SweepResult.runs`` (steady-state window).
-RUN_LINK_KEYS = ("steady_utilization", "steady_drop_rate", "steady_mark_rate")
+RUN_LINK_KEYS = (
+    "steady_utilization",
+    "steady_drop_rate",
+    "steady_mark_rate",
+    "steady_mean_queue_packets",
+    "steady_mean_queue_delay_s",
+)
 
 
 def _run_level(runs: Sequence[SweepRun], records: Mapping[str, dict[str, Any]], out: Path) -> list[pl.Series]:
     """Run-level columns from each successful run's summary.json: ``jain`` and, for the link
     directions that matter, ``<link>.steady_utilization``, ``.steady_drop_rate`` and
-    ``.steady_mark_rate``. A link direction matters when, in some run, it dropped or marked
+    ``.steady_mark_rate``, ``.steady_mean_queue_packets`` and ``.steady_mean_queue_delay_s``.
+    A link direction matters when, in some run, it dropped or marked
     in the steady window or was at least half busy; at most :data:`RUN_LINKS` of them, those
     with the highest drop rate, then mark rate, then utilisation in any run."""
     summaries: list[dict[str, Any] | None] = []

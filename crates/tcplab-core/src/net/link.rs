@@ -61,6 +61,19 @@ pub struct LinkStats {
     pub steady_offered0: u64,
     pub steady_drops0: u64,
     pub steady_marks0: u64,
+    /// Waiting packets integrated over time (packet·ps; the packet in transmission not
+    /// counted): the fast path adds each admitted packet's whole wait `start − arrival`
+    /// when it is admitted, the scheduled path adds `backlog × elapsed` before each
+    /// change of its backlog (at `area_at`). [`Link::queue_area_at`] gives the exact
+    /// integral up to a time. With [`Link::queued`], the mean queue and the mean queueing
+    /// delay.
+    pub queue_area: u128,
+    pub area_at: SimTime,
+    /// Scheduled path: packets the transmitter took from the queue (see [`Link::queued`]).
+    pub served: u64,
+    /// `queue_area_at` and [`Link::queued`] when the steady-state window began.
+    pub steady_area0: u128,
+    pub steady_queued0: u64,
 }
 
 /// A transmission on the FIFO fast path that has not finished yet.
@@ -307,6 +320,46 @@ impl Link {
         self.stats.steady_max_data_queue = self.data_occupancy();
     }
 
+    /// Scheduled path: integrate the `backlog` the queue held since `area_at` up to `now`,
+    /// before the queue changes.
+    #[inline]
+    fn add_queue_area(&mut self, backlog: u32, now: SimTime) {
+        self.stats.queue_area += backlog as u128 * now.since(self.stats.area_at).0 as u128;
+        self.stats.area_at = now;
+    }
+
+    /// Packets that joined the queue so far. Fast path: every drop is an arrival refused,
+    /// so those offered less those dropped. Scheduled path: those the transmitter took,
+    /// those dropped at dequeue (CoDel's head drops) and those waiting; a discipline that
+    /// evicts a queued packet for an arrival (CHOKe's drop of both, FQ-CoDel at its limit)
+    /// does not count the evicted one.
+    pub fn queued(&self) -> u64 {
+        if self.fifo {
+            self.stats.offered - self.drops.packets
+        } else {
+            self.stats.served + self.drops.dequeue_drops + self.queue.backlog().packets as u64
+        }
+    }
+
+    /// Waiting packets integrated over time up to `now` (packet·ps; see
+    /// [`LinkStats::queue_area`]): on the fast path less the waits admitted packets will
+    /// spend after `now`, on the scheduled path plus the backlog held since the last change.
+    /// Fast path: call after `settle(now)`.
+    pub fn queue_area_at(&self, now: SimTime) -> u128 {
+        if self.fifo {
+            let ahead: u128 = self
+                .txs
+                .iter()
+                .filter(|t| t.start > now)
+                .map(|t| (t.start.0 - now.0) as u128)
+                .sum();
+            self.stats.queue_area - ahead
+        } else {
+            self.stats.queue_area
+                + self.queue.backlog().packets as u128 * now.since(self.stats.area_at).0 as u128
+        }
+    }
+
     /// Busy time up to `now`, counting a transmission in progress. Fast path: call after
     /// `settle(now)`.
     pub fn busy_time(&self, now: SimTime) -> SimDuration {
@@ -370,7 +423,9 @@ impl Link {
         pkt: Packet,
         events: &mut EventQueue,
     ) {
-        let idle = self.busy.is_none() && self.queue.backlog().packets == 0;
+        let before = self.queue.backlog().packets;
+        self.add_queue_area(before, now);
+        let idle = self.busy.is_none() && before == 0;
         let mut cx = QueueCx {
             now,
             rate: self.rate,
@@ -422,6 +477,7 @@ impl Link {
         let start = now.max(self.free_at);
         let done = start + self.tx_time(pkt.size);
         self.free_at = done;
+        self.stats.queue_area += (start.0 - now.0) as u128;
         if pkt.tx_start == SimTime::MAX {
             pkt.tx_start = start;
         }
@@ -508,7 +564,11 @@ impl Link {
             return;
         }
         self.wake_pending = None;
-        let idle = !self.fifo && self.busy.is_none() && self.queue.backlog().packets == 0;
+        let backlog = self.queue.backlog().packets;
+        if !self.fifo {
+            self.add_queue_area(backlog, now);
+        }
+        let idle = !self.fifo && self.busy.is_none() && backlog == 0;
         let mut cx = QueueCx {
             now,
             rate: self.rate,
@@ -529,6 +589,7 @@ impl Link {
 
     #[inline]
     fn start_tx(&mut self, id: LinkId, now: SimTime, events: &mut EventQueue) {
+        self.add_queue_area(self.queue.backlog().packets, now);
         let mut cx = QueueCx {
             now,
             rate: self.rate,
@@ -546,6 +607,7 @@ impl Link {
             self.idle_at = now;
         }
         if let Some(mut p) = next {
+            self.stats.served += 1;
             if p.tx_start == SimTime::MAX {
                 p.tx_start = now;
             }
@@ -708,12 +770,8 @@ mod tests {
         )
     }
 
-    fn drive_queue(
-        arrivals: &[(u64, u32)],
-        queue: AnyQueue,
-        loss: f64,
-        scheduled: bool,
-    ) -> (Vec<(u64, u64, u64)>, Link) {
+    /// A 10 Mb/s, 5 ms link direction with `queue` and wire loss probability `loss`.
+    fn test_link(queue: AnyQueue, loss: f64) -> Link {
         let mut l = Link::new(
             "l".into(),
             NodeId(0),
@@ -726,6 +784,16 @@ mod tests {
             SimRng::derive(1, Stream::LinkLoss, 0),
         );
         l.prepare(SimTime::MAX);
+        l
+    }
+
+    fn drive_queue(
+        arrivals: &[(u64, u32)],
+        queue: AnyQueue,
+        loss: f64,
+        scheduled: bool,
+    ) -> (Vec<(u64, u64, u64)>, Link) {
+        let mut l = test_link(queue, loss);
         assert_eq!(l.fifo, l.queue.admission_only());
         if scheduled {
             l.force_scheduled();
@@ -783,6 +851,37 @@ mod tests {
     }
 
     #[test]
+    fn queue_area_by_hand() {
+        // Three 1500-byte packets at t = 0 on an idle 10 Mb/s link (1.2 ms each) wait 0,
+        // 1.2 and 2.4 ms. At 1 ms two have waited 1 ms each; at the end 3.6 ms in all.
+        let ms = 1_000_000_000u64;
+        for scheduled in [false, true] {
+            let mut l = test_link(AnyQueue::DropTail(DropTail::new(Limit::Packets(10))), 0.0);
+            if scheduled {
+                l.force_scheduled();
+            }
+            let mut ev = EventQueue::new();
+            for i in 0..3 {
+                let p = Packet::test(FlowId::from_index(i), PacketKind::Data, 1500);
+                l.offer(LinkId(0), SimTime::ZERO, p, &mut ev);
+            }
+            l.settle(SimTime(ms));
+            assert_eq!(l.queue_area_at(SimTime(ms)), 2 * ms as u128, "{scheduled}");
+            while let Some((at, e)) = ev.pop() {
+                match e {
+                    Event::LinkTxDone(id) => l.tx_done(id, at, &mut ev),
+                    Event::LinkArrival(id) => drop(l.arrive(id, &mut ev)),
+                    _ => unreachable!(),
+                }
+            }
+            let end = SimTime(100 * ms);
+            l.settle(end);
+            assert_eq!(l.queue_area_at(end), 3_600_000_000, "{scheduled}");
+            assert_eq!(l.queued(), 3);
+        }
+    }
+
+    #[test]
     fn fast_path_matches_scheduled_path() {
         // Bursts and gaps at picosecond resolution over 2 s (1500 B take 1.2 ms at 10 Mb/s).
         let arrivals = bursty_arrivals(7);
@@ -795,6 +894,12 @@ mod tests {
             let (sched, ls) = drive(&arrivals, limit, loss, true);
             assert_eq!(fast, sched, "{limit:?}");
             assert!(fast.len() > 1000);
+            // The same waiting integral and admissions, summed per packet (fast) and per
+            // backlog change (scheduled).
+            let end = SimTime(u64::MAX);
+            assert_eq!(lf.queue_area_at(end), ls.queue_area_at(end), "{limit:?}");
+            assert_eq!(lf.queued(), ls.queued(), "{limit:?}");
+            assert!(lf.queue_area_at(end) > 0);
             let (a, b) = (lf.stats, ls.stats);
             assert_eq!(
                 (

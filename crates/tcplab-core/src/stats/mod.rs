@@ -32,7 +32,8 @@ impl FlowCounters {
     }
 }
 
-/// Per-ack round-trip samples of one flow in the steady-state window: their count and sum
+/// Samples of one flow in the steady-state window (per-ack round trips, or one-way delays
+/// in [`DelayStats`]): their count and sum
 /// (mean) and a log histogram with 8 buckets per octave from 1 µs (bucket `8·⌊log2 µs⌋ +`
 /// the next three bits; the last of 160 buckets holds everything from about 1.1e6 s),
 /// so a quantile is known to within one bucket (≤ 9.1 % of its value). O(1) per sample, 640
@@ -112,6 +113,51 @@ impl RttDist {
     }
 }
 
+/// One-way delay of a flow's data packets (segments or datagrams) as ns-3's FlowMonitor
+/// reports it, over the steady-state window: each packet that reaches the destination
+/// host counts with `arrival − ts` (`ts`: when the source sent that copy, retransmissions
+/// each their own), in a [`RttDist`] histogram (mean exact, quantiles to one bucket), and
+/// jitter as the mean of `|d_i − d_{i−1}|` over consecutive arrivals (FlowMonitor's
+/// `jitterSum / (rxPackets − 1)`, ns-3 `flow-monitor/model/flow-monitor.cc`,
+/// `FlowMonitor::ReportLastRx`). O(1) per packet.
+#[derive(Clone, Debug, Default)]
+pub struct DelayStats {
+    pub dist: RttDist,
+    /// Delay of the previous arrival (`u64::MAX`: none yet in this window).
+    last_ps: u64,
+    /// Sum of `|d_i − d_{i−1}|` over the window's arrivals after its first (as many terms
+    /// as samples less one).
+    jitter_sum_ps: u128,
+}
+
+impl DelayStats {
+    pub fn new() -> Self {
+        DelayStats {
+            last_ps: u64::MAX,
+            ..Default::default()
+        }
+    }
+    #[inline]
+    pub fn add(&mut self, delay_ps: u64) {
+        self.dist.add(delay_ps);
+        if self.last_ps != u64::MAX {
+            self.jitter_sum_ps += delay_ps.abs_diff(self.last_ps) as u128;
+        }
+        self.last_ps = delay_ps;
+    }
+    /// The steady-state window starts: forget what came before it.
+    pub fn reset(&mut self) {
+        self.dist.reset();
+        self.last_ps = u64::MAX;
+        self.jitter_sum_ps = 0;
+    }
+    /// Mean `|d_i − d_{i−1}|` in seconds (None with fewer than two arrivals).
+    pub fn jitter_s(&self) -> Option<f64> {
+        let pairs = self.dist.count().saturating_sub(1);
+        (pairs > 0).then(|| self.jitter_sum_ps as f64 / pairs as f64 * 1e-12)
+    }
+}
+
 /// Jain's fairness index `(Σx)² / (n·Σx²)`; 1 for an empty or all-zero input.
 pub fn jain_index(xs: &[f64]) -> f64 {
     let n = xs.len() as f64;
@@ -156,5 +202,25 @@ mod tests {
         d.add(0);
         d.add(u64::MAX);
         assert_eq!(d.count(), 2);
+    }
+
+    #[test]
+    fn one_way_delay_and_jitter_as_flow_monitor() {
+        use super::DelayStats;
+        let ms = |x: u64| x * 1_000_000_000;
+        let mut d = DelayStats::new();
+        assert_eq!((d.jitter_s(), d.dist.mean_s()), (None, None));
+        d.add(ms(10));
+        assert_eq!(d.jitter_s(), None, "one arrival has no jitter");
+        // Delays 10, 14, 11, 11 ms: |4| + |3| + |0| over 3 pairs.
+        for x in [14, 11, 11] {
+            d.add(ms(x));
+        }
+        assert!((d.jitter_s().unwrap() - 7e-3 / 3.0).abs() < 1e-15);
+        assert!((d.dist.mean_s().unwrap() - 11.5e-3).abs() < 1e-15);
+        d.reset();
+        d.add(ms(30));
+        assert_eq!(d.jitter_s(), None, "the window restarts the pairs");
+        assert_eq!(d.dist.count(), 1);
     }
 }

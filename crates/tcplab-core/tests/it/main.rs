@@ -14,6 +14,7 @@ mod delay_cc;
 mod determinism;
 mod errors;
 mod events;
+mod flow_monitor;
 mod fuzz_corpus;
 mod layers;
 mod modern;
