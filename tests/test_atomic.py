@@ -34,8 +34,8 @@ from tcplab.sweep.spec import SweepSpec, sorted_overrides
 from conftest import REPO, TCPLAB
 from sweep_hooks import Counting
 
-# Two hosts, a captured data direction, 10-ms traces: a run of ~0.1 s wall whose save
-# writes a ~1 MB pcap, four parquet files and three plots.
+# Two hosts, a captured data direction, 10-ms traces: a run of ~0.1 s wall whose save (with
+# --plot) writes a ~1 MB pcap, four parquet files and three plots.
 SCENARIO = """
 name = "atomic"
 duration = "12s"
@@ -114,7 +114,8 @@ def check_result_dir(d: Path, *, plots: bool = True) -> str:
 
 
 def _tcplab_run(out: Path, *extra: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([str(TCPLAB), "run", str(out.parent / "s.toml"), "--out", str(out), "-q", *extra],
+    # --plot: the plots are written before summary.json too (drawn only when asked for).
+    return subprocess.Popen([str(TCPLAB), "run", str(out.parent / "s.toml"), "--out", str(out), "-q", "--plot", *extra],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
@@ -417,7 +418,7 @@ def test_a_really_full_disk_leaves_a_complete_result_or_none(tmp_path: Path) -> 
     pcap = (ref / "ab.pcap").stat().st_size
     rest = total - pcap
     assert pcap > rest + 120_000, (pcap, total)  # the capture is written first, during the run
-    script = '"$1" run "$2" --out "$d/out" -q; echo $? > "$3/code"; cp -a "$d/out" "$3/out" 2>/dev/null; true'
+    script = '"$1" run "$2" --out "$d/out" -q --plot; echo $? > "$3/code"; cp -a "$d/out" "$3/out" 2>/dev/null; true'
     cases = {  # tmpfs size → the file whose write fails ("" = none)
         rest + 80_000: "ab.pcap",
         pcap + rest // 20: ".parquet",

@@ -27,7 +27,9 @@ def test_run_writes_documented_outputs(cli: CliRunner, tmp_path: Path) -> None:
     r = cli("run", FIG2_3, "--out", out, *SHORT)
     assert r.returncode == 0, r.stderr
     assert r.stderr == ""
-    assert {p.name for p in out.iterdir()} == {"summary.json", "intervals.parquet", "efficiency.png"}
+    # Issue 31 §5: no plot unless asked for (--plot); the last line says how to get it.
+    assert {p.name for p in out.iterdir()} == {"summary.json", "intervals.parquet"}
+    assert r.stdout.splitlines()[-1] == "plots not drawn: add --plot for efficiency.png"
     s = json.loads((out / "summary.json").read_text())
     assert {"scenario", "seed", "run", "flows", "links", "analysis", "warnings"} <= s.keys()
     assert {"sim_seconds", "steady_start_s", "wall_seconds", "events", "packets_dropped"} <= s["run"].keys()
@@ -44,14 +46,27 @@ def test_run_writes_documented_outputs(cli: CliRunner, tmp_path: Path) -> None:
     iv = pl.read_parquet(out / "intervals.parquet")
     assert iv.columns[:8] == ["flow", "t_start", "t_end", "goodput_bps", "throughput_bps", "efficiency", "cwnd_bytes", "srtt_s"]
     assert iv.height > 0 and set(iv["flow"]) == {"slow", "fast"}
-    assert (out / "efficiency.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     # The report names the flows and compares with the closed form.
     assert "Theorem" in r.stdout and "slow" in r.stdout and "fast" in r.stdout
 
 
+def test_run_draws_plots_only_with_plot(cli: CliRunner, tmp_path: Path) -> None:
+    """`--plot` draws efficiency.png (same data files as without); a later run without it
+    removes the earlier plot, which would no longer describe the directory's result."""
+    r = cli("run", FIG2_3, "--out", tmp_path, *SHORT, "--plot")
+    assert r.returncode == 0, r.stderr
+    assert {p.name for p in tmp_path.iterdir()} == {"summary.json", "intervals.parquet", "efficiency.png"}
+    assert (tmp_path / "efficiency.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert r.stdout.splitlines()[-1] == f"results in {tmp_path}/"
+    r = cli("run", FIG2_3, "--out", tmp_path, *SHORT, "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["scenario"]  # the hint goes with the report only
+    assert {p.name for p in tmp_path.iterdir()} == {"summary.json", "intervals.parquet"}
+
+
 def test_run_with_traces_writes_trace_files_and_plots(cli: CliRunner, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    r = cli("run", FIG2_3, "--out", out, *SHORT, "--set", "metrics.trace=0.5s", "--quiet")
+    r = cli("run", FIG2_3, "--out", out, *SHORT, "--set", "metrics.trace=0.5s", "--quiet", "--plot")
     assert r.returncode == 0, r.stderr
     assert r.stdout == "" and r.stderr == ""
     names = {p.name for p in out.iterdir()}
@@ -61,9 +76,14 @@ def test_run_with_traces_writes_trace_files_and_plots(cli: CliRunner, tmp_path: 
     q = pl.read_parquet(out / "queue_trace.parquet")
     assert q.columns == ["link", "t", "packets", "bytes"]
     # Re-running without traces into the same directory removes the stale trace files.
-    r = cli("run", FIG2_3, "--out", out, *SHORT, "--quiet")
+    r = cli("run", FIG2_3, "--out", out, *SHORT, "--quiet", "--plot")
     assert r.returncode == 0, r.stderr
     assert {p.name for p in out.iterdir()} == {"summary.json", "intervals.parquet", "efficiency.png"}
+    # With traces but without --plot: the trace files, no plot; the hint names the plots.
+    r = cli("run", FIG2_3, "--out", out, *SHORT, "--set", "metrics.trace=0.5s")
+    assert r.returncode == 0, r.stderr
+    assert {p.name for p in out.iterdir()} == {"summary.json", "intervals.parquet", "cwnd_trace.parquet", "queue_trace.parquet"}
+    assert r.stdout.splitlines()[-1] == "plots not drawn: add --plot for efficiency.png, cwnd.png, queue.png"
 
 
 def test_plot_mbps_writes_goodput_png_and_a_later_run_removes_it(cli: CliRunner, tmp_path: Path) -> None:
@@ -71,9 +91,10 @@ def test_plot_mbps_writes_goodput_png_and_a_later_run_removes_it(cli: CliRunner,
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "goodput.png").read_bytes()[:4] == b"\x89PNG"
     assert (tmp_path / "efficiency.png").exists()
-    r = cli("run", FIG2_3, "--out", tmp_path, *SHORT, "--quiet")
+    r = cli("run", FIG2_3, "--out", tmp_path, *SHORT, "--quiet", "--plot")
     assert r.returncode == 0, r.stderr
     assert not (tmp_path / "goodput.png").exists()
+    assert (tmp_path / "efficiency.png").exists()
 
 
 def test_seed_option_is_recorded(cli: CliRunner, tmp_path: Path) -> None:

@@ -81,13 +81,19 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import polars as pl
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from tcplab.plots import _colour, _figure, _save, _t975
-from tcplab.results import Result
 from tcplab.scenario import scenario_error
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from tcplab.results import Result
+
+# polars is imported in the functions that read or build frames: loading a manifest
+# (`tcplab list`) does not need it.
 
 __all__ = ["Curve", "Grid", "Claim", "parse_grid", "parse_claims", "grid_values", "evaluate_claims"]
 
@@ -153,6 +159,25 @@ GRID_KEYS = {"flow", "curves", "seeds", "scale", "plot", "y_label", "y_scale", "
              "metric_key", "windows", "vary_fn", "vary_args"}
 
 
+# A manifest's FILE.py, executed once per content (by path and modification time): a
+# manifest names its functions dozens of times (`tcplab list` loads every manifest).
+_FILE_MODULES: dict[tuple[Path, int, int], ModuleType] = {}
+
+
+def _file_module(file: Path) -> ModuleType:
+    st = file.stat()
+    key = (file.resolve(), st.st_mtime_ns, st.st_size)
+    mod = _FILE_MODULES.get(key)
+    if mod is None:
+        spec = importlib.util.spec_from_file_location(f"tcplab_manifest_{file.stem}", file)
+        if spec is None or spec.loader is None:
+            raise ValueError(f"cannot load {file}")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        _FILE_MODULES[key] = mod
+    return mod
+
+
 def _python_ref(ref: str, where: str, path: Path | None, base: Path | None = None) -> Callable[..., Any]:
     """``module.function`` (importable) or, with ``base``, ``FILE.py:function`` in that folder."""
     try:
@@ -160,11 +185,7 @@ def _python_ref(ref: str, where: str, path: Path | None, base: Path | None = Non
             fname, func = ref.split(":", 1)
             if base is None or not fname.endswith(".py"):
                 raise ValueError("expected FILE.py:function")
-            spec = importlib.util.spec_from_file_location(f"tcplab_manifest_{Path(fname).stem}", base / fname)
-            if spec is None or spec.loader is None:
-                raise ValueError(f"cannot load {base / fname}")
-            mod = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(mod)
+            mod = _file_module(base / fname)
         else:
             modname, func = ref.rsplit(".", 1)
             mod = importlib.import_module(modname)
@@ -288,6 +309,8 @@ def job_overrides(grid: Grid, curve: Curve, vary: list[str], unit: str, x: float
 def _metric(fig_id: str, grid: Grid, res: Result) -> Any:
     """The run's raw metric: a per-flow summary key, or a ``python:`` function's result
     (``metric_key`` picks a dict entry; for series, the frame's column)."""
+    import polars as pl
+
     if grid.metric_callable is not None:
         out = grid.metric_callable(res, **grid.metric_args)
         if grid.plot == "series":
@@ -341,6 +364,8 @@ def metric_value(fig_id: str, grid: Grid, summary: dict[str, Any]) -> float:
 
 def _scalars(fig_id: str, grid: Grid, res: Result) -> dict[str | None, float]:
     """Window label (None = whole run or summary value) -> scalar value of one run."""
+    import polars as pl
+
     m = _metric(fig_id, grid, res)
     if not isinstance(m, pl.DataFrame):
         return {None: m}
@@ -380,6 +405,8 @@ def grid_values(fig_id: str, grid: Grid, xs: list[float], results: dict[tuple[st
     the curve's closed form at x (``formula``: the function's value times ``formula.scale``,
     in the plotted units) if it has one. ``window`` is null
     for the whole run, else ``"t0-t1"`` for each of a series figure's ``windows``."""
+    import polars as pl
+
     rows = []
     raw: dict[tuple[str, float], list[dict[str | None, float]]] = {}
     for c in grid.curves:
@@ -413,6 +440,8 @@ def grid_values(fig_id: str, grid: Grid, xs: list[float], results: dict[tuple[st
 
 def plot_grid(title: str, x_label: str, grid: Grid, values: pl.DataFrame, results: dict[tuple[str, float, int], Result],
               xs: list[float], path: Path, fig_id: str = "") -> None:
+    import polars as pl
+
     if grid.plot == "series":
         fig = _figure(8.0, 3.2 * len(grid.curves))
         for i, c in enumerate(grid.curves):
@@ -561,6 +590,8 @@ def parse_claims(data: dict[str, Any], figures: dict[str, Any], path: Path) -> l
 
 
 def _rows(values: pl.DataFrame, sel: dict[str, Any]) -> pl.DataFrame:
+    import polars as pl
+
     w = sel.get("window")
     d = values.filter((pl.col("figure") == sel["figure"]) & (pl.col("curve") == sel["curve"]))
     if "window" not in d.columns:  # frames written before windows existed
@@ -570,6 +601,8 @@ def _rows(values: pl.DataFrame, sel: dict[str, Any]) -> pl.DataFrame:
 
 def _mean(values: pl.DataFrame, sel: dict[str, Any], x: float) -> tuple[float, float | None]:
     """The selected curve's mean at x, or with ``formula = true`` its closed form there."""
+    import polars as pl
+
     d = _rows(values, sel).filter(pl.col("x") == float(x))
     if sel.get("formula"):
         v, ci = float(d["formula"][0]), None
@@ -597,6 +630,8 @@ def without_curves(grid: Grid, drop: set[str | None]) -> Grid:
 
 def empty_values() -> pl.DataFrame:
     """:func:`grid_values`' frame with no rows."""
+    import polars as pl
+
     return pl.DataFrame(schema={"figure": pl.String, "curve": pl.String, "label": pl.String, "x": pl.Float64,
                                 "window": pl.String, "n": pl.Int64, "mean": pl.Float64, "std": pl.Float64,
                                 "ci95": pl.Float64, "formula": pl.Float64})
@@ -631,6 +666,8 @@ def evaluate_claims(claims: list[Claim], values: pl.DataFrame, figs: list[Any] |
     """One row per claim: its value, the verdict, the note shown when it is not met. A claim
     that depends on a (figure, curve) in ``missing`` (runs another engine could not make)
     gets no value (``simulated`` NaN, ``met`` null) and the reason as its note."""
+    import polars as pl
+
     rows = []
     by_id = {f.id: f for f in figs or []}
     for c in claims:
@@ -769,6 +806,8 @@ def markdown(values: pl.DataFrame, claims: pl.DataFrame, figs: list[Any], column
 
 
 def figure_table(fig: Any, values: pl.DataFrame) -> list[str]:
+    import polars as pl
+
     g = fig.grid
     d = values.filter(pl.col("figure") == fig.id)
     win = d["window"].drop_nulls().len() > 0

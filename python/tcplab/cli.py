@@ -2,7 +2,7 @@
 
 ::
 
-    tcplab run SCENARIO.toml --out DIR [--set KEY=VALUE]... [--seed N] [--quiet]
+    tcplab run SCENARIO.toml --out DIR [--set KEY=VALUE]... [--seed N] [--quiet] [--plot]
     tcplab validate SCENARIO.toml...
     tcplab expand SCENARIO.toml [--set KEY=VALUE]... [--json]
     tcplab sweep SPEC.toml [--out DIR] [--jobs N] [--dask ADDRESS]
@@ -11,19 +11,26 @@
 
 Bad input (missing file, TOML syntax, bad ``--set``, invalid field) prints one line,
 ``error: <file>: <field>: <reason>``, on stderr and exits with status 2.
+
+Start-up: this module imports typer and the scenario code only. polars (about 0.3 s), rich's
+console, matplotlib (about 1 s) and Dask are imported inside the commands that use them, so
+``--help``, ``validate``, ``expand`` and ``list`` load none of them, and ``run`` draws (and
+imports matplotlib) only with ``--plot`` (tests/test_startup.py).
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, NoReturn, Optional
+from typing import TYPE_CHECKING, Annotated, NoReturn, Optional
 
 import typer
-from rich.console import Console
 
 from tcplab import _core
 from tcplab.scenario import Scenario, ScenarioError, parse_override
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 __all__ = ["app", "main", "format_error"]
 
@@ -80,6 +87,8 @@ _plain_usage_names()
 def _out_console() -> Console:
     """Standard output: the terminal's width, or, when piped, wide enough that no table is
     cut or wrapped (a rich console would otherwise assume 80 columns)."""
+    from rich.console import Console
+
     if sys.stdout.isatty():
         return Console()
     return Console(width=1000, soft_wrap=True)
@@ -112,13 +121,19 @@ def run(
         Optional[int],
         typer.Option("--threads", min=1, max=1024, help="Threads for this one simulation (default: the scenario's `threads`, else 1); results are bit-identical (docs/scaling.md).", show_default=False),
     ] = None,
-    plot_mbps: Annotated[bool, typer.Option("--plot-mbps", help="Also write goodput.png: each flow's goodput in Mb/s per interval.")] = False,
+    plot: Annotated[
+        bool,
+        typer.Option("--plot", help="Also draw efficiency.png (and cwnd.png / queue.png when metrics.trace is set); about 1-2 s more.")
+    ] = False,
+    plot_mbps: Annotated[bool, typer.Option("--plot-mbps", help="Also draw goodput.png: each flow's goodput in Mb/s per interval (implies --plot).")] = False,
 ) -> None:
-    """Run a scenario; write results and plots to --out and print the report."""
+    """Run a scenario; write results to --out (plots with --plot) and print the report."""
+    plot = plot or plot_mbps
     try:
         # Imported here, inside the try: a Ctrl-C while they load (seconds on a busy
         # machine) is an interruption like any other.
-        from tcplab.plots import plot_cwnd, plot_efficiency, plot_queue
+        if plot:
+            from tcplab.plots import plot_cwnd, plot_efficiency, plot_queue
         from tcplab.report import print_run
         from tcplab.results import pcap_files
         from tcplab.runner import run as run_scenario
@@ -145,16 +160,22 @@ def run(
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         raise typer.Exit(EXIT_INTERRUPTED) from None
+    traced = set(result.traces) if plot else set()
+
     def plots(d: Path) -> None:
+        # An earlier run's plots that this run does not draw would be stale.
+        for png, drawn in (("efficiency.png", plot), ("goodput.png", plot_mbps), ("cwnd.png", "cwnd" in traced),
+                           ("queue.png", "queue" in traced)):
+            if not drawn:
+                (d / png).unlink(missing_ok=True)
+        if not plot:
+            return
         plot_efficiency(result, d / "efficiency.png")
         if plot_mbps:
             plot_efficiency(result, d / "goodput.png", mbps=True)
-        # An earlier run's plots that this run does not draw would be stale.
-        for png in ("cwnd.png", "queue.png", *(() if plot_mbps else ("goodput.png",))):
-            (d / png).unlink(missing_ok=True)
-        if "cwnd" in result.traces:
+        if "cwnd" in traced:
             plot_cwnd(result, d / "cwnd.png")
-        if "queue" in result.traces:
+        if "queue" in traced:
             plot_queue(result, d / "queue.png")
 
     # Every file complete or absent; summary.json (removed first, written last) says the
@@ -175,6 +196,9 @@ def run(
         console = _out_console()
         print_run(result.summary, console)
         console.print(f"results in {out}/", highlight=False)
+        if not plot:
+            pngs = ["efficiency.png", *(f"{t}.png" for t in ("cwnd", "queue") if t in result.traces)]
+            console.print(f"plots not drawn: add --plot for {', '.join(pngs)}", highlight=False)
     failed = [f for f in (result.summary.get("pcap") or {}).get("files") or [] if f.get("error")]
     for f in failed:
         print(f"error: links.{f['link']}.pcap: {f['error']}", file=sys.stderr)
@@ -307,6 +331,7 @@ def reproduce(
     ] = None,
 ) -> None:
     """Reproduce a paper's experiments: every figure, its closed forms or the paper's claims, and a report (Markdown + HTML)."""
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 

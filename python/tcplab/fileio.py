@@ -18,9 +18,10 @@ import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
+if TYPE_CHECKING:
+    import polars as pl
 
 __all__ = ["PARQUET_OPTIONS", "atomic_path", "copy_file", "is_temporary", "remove_stale_temporaries", "write_bytes",
            "write_parquet", "write_text"]  # fmt: skip

@@ -28,10 +28,15 @@ All take a :class:`tcplab.Result` whose ``metrics.interval`` is the slot length 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import polars as pl
+if TYPE_CHECKING:
+    import polars as pl
 
-from tcplab.results import Result
+    from tcplab.results import Result
+
+# polars is imported in the functions that build frames: a manifest that names one of these
+# metrics is loaded (`tcplab list`) without it.
 
 __all__ = ["jain", "system_goodput", "protocol_goodput", "group_share", "allotted", "app_success", "playback_success", "post_outage"]
 
@@ -83,6 +88,8 @@ def group_share(res: Result, key: str, flows: Sequence[str] | None = None, by: s
 
 
 def _slots(res: Result, flows: Sequence[str] | None) -> pl.DataFrame:
+    import polars as pl
+
     names = _flows(res, flows)
     iv = res.intervals
     if "active" not in iv.columns:
@@ -93,6 +100,8 @@ def _slots(res: Result, flows: Sequence[str] | None) -> pl.DataFrame:
 def allotted(res: Result, flows: Sequence[str] | None = None) -> pl.DataFrame:
     """Per slot: ``t_start, t_end, asg_bps`` (goodput sum over the flows), ``active`` (flows
     active for the whole slot) and ``afair`` (Jain's index over those; null when none)."""
+    import polars as pl
+
     d = _slots(res, flows)
     g = (d.group_by("t_start", "t_end", maintain_order=True)
          .agg(asg_bps=pl.col("goodput_bps").sum(),
@@ -107,6 +116,8 @@ def allotted(res: Result, flows: Sequence[str] | None = None) -> pl.DataFrame:
 def app_success(res: Result, target_bps: float = 1e6, x: float = 0.7, flows: Sequence[str] | None = None) -> dict[str, object]:
     """``{"pooled": %, "attempts": n, "per_flow": {name: %}}``: success when the slot's
     goodput / ``target_bps`` > ``x``; attempts are the slots a flow was active throughout."""
+    import polars as pl
+
     if not target_bps > 0:
         raise ValueError(f"target_bps: must be positive, got {target_bps!r}")
     if not 0 <= x <= 1:

@@ -18,17 +18,17 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import polars as pl
-
 from tcplab.fileio import atomic_path
-from tcplab.results import Result
 
 if TYPE_CHECKING:
+    import polars as pl
     from matplotlib.figure import Figure
 
-# matplotlib is imported where a figure is made, not with this module (about 1 s): commands
-# that never draw (`tcplab list`, `validate`, `expand`) and modules that only need the
-# helpers below do not pay for it.
+    from tcplab.results import Result
+
+# matplotlib is imported where a figure is made and polars where a frame is read, not with
+# this module (about 1 s and 0.3 s): commands that never draw (`tcplab list`, `validate`,
+# `expand`) and modules that only need the helpers below do not pay for them.
 
 __all__ = ["plot_efficiency", "plot_cwnd", "plot_queue", "plot_sweep", "sweep_stats"]
 
@@ -137,6 +137,8 @@ def plot_efficiency(
     ``goodput_bps``), with the steady-state mean goodput in the legend; the closed-form
     lines, which are efficiencies, and the 100 % line are then left out.
     """
+    import polars as pl
+
     summary = result.summary
     fig = _figure()
     ax = fig.add_subplot()
@@ -198,6 +200,8 @@ def plot_efficiency(
 def _flow_bands(ax: Any, iv: pl.DataFrame, col: str, scale: float, n: int) -> None:
     """The distribution over flows per interval: median line, 10-90 % and min-max bands
     (one group-by over the intervals table: linear in flows)."""
+    import polars as pl
+
     q = (
         iv.group_by("t_start", "t_end")
         .agg(
@@ -247,6 +251,8 @@ def plot_cwnd(
     Legend entries name the flow with its algorithm (``"f1 cubic cwnd"``), for at most
     :data:`LEGEND_FLOWS` / 3 flows per panel (three entries each; the rest are counted in a
     last entry)."""
+    import polars as pl
+
     tr = _need_trace(result, "cwnd")
     names = _select("flows", tr["flow"].unique(maintain_order=True).to_list(), flows)
     if log is None:
@@ -307,6 +313,8 @@ def plot_queue(result: Result, path: str | Path, title: str | None = None, links
     ``links`` selects directions by name; otherwise (``skip_idle``) directions whose queue
     never held more than the packet in transmission are left out (counted in the legend
     title), so a dumbbell shows its bottlenecks rather than a dozen flat lines."""
+    import polars as pl
+
     tr = _need_trace(result, "queue")
     known = tr["link"].unique(maintain_order=True).to_list()
     names = _select("links", known, links)
@@ -358,6 +366,8 @@ def sweep_stats(df: Any, x: str, y: str, hue: str | None = None) -> pl.DataFrame
     Raises ValueError when a group holds the same seed twice: some other column (another
     swept key, or ``flow``) varies too, so filter ``df`` or pass it as ``hue``.
     """
+    import polars as pl
+
     d = df if isinstance(df, pl.DataFrame) else pl.from_pandas(df)
     keys = [c for c in (hue, x) if c is not None]
     for c in (*keys, y):
@@ -407,6 +417,8 @@ def plot_sweep(
     the table) show the confidence interval. Writes the figure to ``path`` when given;
     returns it. Raises ValueError as :func:`sweep_stats` does.
     """
+    import polars as pl
+
     st = sweep_stats(df, x, y, hue)
     if clip is None:
         if y == "efficiency" or "utilization" in y or y in ("jain", "fairness.jain"):

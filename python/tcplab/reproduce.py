@@ -33,17 +33,21 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import polars as pl
+from typing import TYPE_CHECKING, Any
 
 from tcplab import claims as _claims
 from tcplab.claims import Grid, job_overrides, job_variant, parse_grid
 from tcplab.fileio import write_parquet, write_text
 from tcplab.plots import _colour, _figure, _percent_axis, _save, plot_efficiency
-from tcplab.results import Result, load
-from tcplab.runner import run
 from tcplab.scenario import Scenario, scenario_error
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from tcplab.results import Result
+
+# polars, tcplab.results and tcplab.runner (which import polars) are imported where runs are
+# made or read: `tcplab list` loads the manifests only.
 
 __all__ = ["Figure", "Job", "load_manifest", "reproduce", "paper_dir", "AGREE_PT"]
 
@@ -261,6 +265,8 @@ def _run_job(job: Job, out: str, engine: str = "tcplab") -> str:
         res = ns2.run_ns2_result(sc, out_dir=d)
         (d / "ns2_result.json").unlink(missing_ok=True)  # ns-2's raw counters: summarised in the result
     else:
+        from tcplab.runner import run
+
         res = run(sc, progress=False)
     key = json.dumps(_engine_key(job, engine), indent=1)
     res.save(d, before_summary=lambda dd: write_text(dd / JOB_FILE, key))
@@ -308,6 +314,8 @@ def _rows_for(fig: Figure, variant: str, x: float | None, res: Result) -> list[d
 
 
 def _plot_aggregate(res: Result, path: Path, title: str) -> None:
+    import polars as pl
+
     fig = _figure()
     ax = fig.add_subplot()
     iv = res.intervals
@@ -507,6 +515,10 @@ def reproduce(
     :data:`COLUMNS`: ``"ns2"``, ``"ns2_profile"``) run the same experiments again into
     ``out/<column>/`` and add each column's value and verdict to the claims table
     (``<column>_simulated``, ``<column>_met``, ``<column>_note``)."""
+    import polars as pl
+
+    from tcplab.results import load
+
     if engine not in ENGINES:
         raise scenario_error("engine", f"must be one of {', '.join(ENGINES)}, got '{engine}'")
     for c in columns:

@@ -11,9 +11,10 @@ for every protocol of one seed (common random numbers).
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tcplab.results import Result
+if TYPE_CHECKING:
+    from tcplab.results import Result
 
 #: The deck's protocols as cc tables (mechanisms.md M-TCPW-*, choices in cc/westwood.rs).
 CC: dict[str, Any] = {
