@@ -117,4 +117,5 @@ def test_outputs_md_lists_the_registered_columns_in_order() -> None:
     assert table("intervals.parquet") == list(INTERVAL_SCHEMA)
     assert table("cwnd_trace.parquet") == [*TRACE_SCHEMAS["cwnd"], "cc_<name>"]
     assert table("queue_trace.parquet") == list(TRACE_SCHEMAS["queue"])
+    assert table("probes.parquet") == list(TRACE_SCHEMAS["probe"]) == ["flow", "t", "seq", "rtt_s", "forward_s"]
     assert table("events.parquet") == list(EVENT_SCHEMA)

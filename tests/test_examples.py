@@ -151,3 +151,38 @@ def test_pacing_key_is_validated(cli: CliRunner, tmp_path: Path) -> None:
     assert "pacing" in r.stderr and "50Mbps" in r.stderr, r.stderr
     r = cli("validate", REPO / "examples" / "bbr.toml", "--set", 'defaults.flows.pacing="40Mbps"')
     assert r.returncode == 0, r.stderr
+
+
+def test_latency_under_load_probe_and_delay_plot(cli: CliRunner, tmp_path: Path) -> None:
+    """examples/latency_under_load.toml (issue 31 §4): a ping-like probe (UDP, echo = true)
+    beside two CUBIC flows. Behind the 2-BDP drop-tail buffer its round trips are far above
+    the 40 ms base; FQ-CoDel keeps them near it. `tcplab run --plot` draws delay.png, and
+    probes.parquet reads back equal."""
+    import tcplab
+    from tcplab.plots import plot_delay
+
+    base = tcplab.Scenario.from_toml(REPO / "examples" / "latency_under_load.toml").with_overrides({"duration": "12s"})
+    medians = {}
+    for q in ("droptail", "fq_codel"):
+        res = tcplab.run(base.with_overrides({"dumbbell.bottleneck.queue": {"type": q}}), progress=False)
+        pr = res.probes
+        ping = next(f for f in res.summary["flows"] if f["name"] == "ping")
+        assert pr.columns == ["flow", "t", "seq", "rtt_s", "forward_s"]
+        assert pr.height == ping["echo_replies"] > 1000 and set(pr["flow"]) == {"ping"}
+        assert pr["rtt_s"].min() >= 0.040 and (pr["forward_s"] < pr["rtt_s"]).all()
+        steady = pr.filter(pr["t"] >= 5.0)
+        assert abs(steady["rtt_s"].mean() - ping["mean_rtt_s"]) < 1e-9
+        medians[q] = steady["rtt_s"].median()
+        fig = plot_delay(res, tmp_path / f"{q}.png")
+        cdf, box = fig.axes
+        assert len(cdf.get_lines()) == 1 and "ping (median" in cdf.get_legend().get_texts()[0].get_text()
+    assert medians["droptail"] > 0.08 and medians["fq_codel"] < 0.045, medians
+    # The CLI: the plot only with --plot, and the probe table on disk.
+    out = tmp_path / "cli"
+    r = cli("run", REPO / "examples" / "latency_under_load.toml", "--out", out, "--set", "duration=8s", "--plot")
+    assert r.returncode == 0, r.stderr
+    assert (out / "delay.png").exists() and (out / "probes.parquet").exists()
+    again = tcplab.load(out)
+    assert again.probes.equals(tcplab.run(base.with_overrides({"duration": "8s"}), progress=False).probes)
+    with pytest.raises(ValueError, match="echo = true"):
+        plot_delay(tcplab.run(REPO / "examples" / "dumbbell.toml", progress=False), tmp_path / "none.png")

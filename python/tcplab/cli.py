@@ -123,7 +123,7 @@ def run(
     ] = None,
     plot: Annotated[
         bool,
-        typer.Option("--plot", help="Also draw efficiency.png (and cwnd.png / queue.png when metrics.trace is set); about 1-2 s more.")
+        typer.Option("--plot", help="Also draw efficiency.png (and cwnd.png / queue.png when metrics.trace is set, delay.png when a flow echoes); about 1-2 s more.")
     ] = False,
     plot_mbps: Annotated[bool, typer.Option("--plot-mbps", help="Also draw goodput.png: each flow's goodput in Mb/s per interval (implies --plot).")] = False,
 ) -> None:
@@ -133,7 +133,7 @@ def run(
         # Imported here, inside the try: a Ctrl-C while they load (seconds on a busy
         # machine) is an interruption like any other.
         if plot:
-            from tcplab.plots import plot_cwnd, plot_efficiency, plot_queue
+            from tcplab.plots import plot_cwnd, plot_delay, plot_efficiency, plot_queue
         from tcplab.report import print_run
         from tcplab.results import pcap_files
         from tcplab.runner import run as run_scenario
@@ -165,7 +165,7 @@ def run(
     def plots(d: Path) -> None:
         # An earlier run's plots that this run does not draw would be stale.
         for png, drawn in (("efficiency.png", plot), ("goodput.png", plot_mbps), ("cwnd.png", "cwnd" in traced),
-                           ("queue.png", "queue" in traced)):
+                           ("queue.png", "queue" in traced), ("delay.png", "probe" in traced)):
             if not drawn:
                 (d / png).unlink(missing_ok=True)
         if not plot:
@@ -177,6 +177,8 @@ def run(
             plot_cwnd(result, d / "cwnd.png")
         if "queue" in traced:
             plot_queue(result, d / "queue.png")
+        if "probe" in traced:
+            plot_delay(result, d / "delay.png")
 
     # Every file complete or absent; summary.json (removed first, written last) says the
     # directory holds a complete result (Result.save).
@@ -198,6 +200,7 @@ def run(
         console.print(f"results in {out}/", highlight=False)
         if not plot:
             pngs = ["efficiency.png", *(f"{t}.png" for t in ("cwnd", "queue") if t in result.traces)]
+            pngs += ["delay.png"] if "probe" in result.traces else []
             console.print(f"plots not drawn: add --plot for {', '.join(pngs)}", highlight=False)
     failed = [f for f in (result.summary.get("pcap") or {}).get("files") or [] if f.get("error")]
     for f in failed:

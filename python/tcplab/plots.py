@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 # this module (about 1 s and 0.3 s): commands that never draw (`tcplab list`, `validate`,
 # `expand`) and modules that only need the helpers below do not pay for them.
 
-__all__ = ["plot_efficiency", "plot_cwnd", "plot_queue", "plot_sweep", "sweep_stats"]
+__all__ = ["plot_efficiency", "plot_cwnd", "plot_queue", "plot_delay", "plot_sweep", "sweep_stats"]
 
 _DPI = 120
 # Values at or above this are "unlimited" (e.g. ssthresh before the first loss).
@@ -336,6 +336,48 @@ def plot_queue(result: Result, path: str | Path, title: str | None = None, links
     ax.grid(True, alpha=0.3)
     shown = f"{len(idle)} idle direction(s) not drawn" if idle else None
     ax.legend(loc="upper right", fontsize=8, framealpha=0.9, title=shown, title_fontsize=7)
+    _save(fig, path)
+    return fig
+
+
+def plot_delay(result: Result, path: str | Path, title: str | None = None, flows: list[str] | None = None,
+               one_way: bool = False) -> Figure:
+    """Latency under load as Flent shows it, from the probes (``echo = true`` UDP flows,
+    :attr:`Result.probes`): left, the CDF of each probe flow's round trips (``one_way``: the
+    one-way delays out) in milliseconds; right, their box plots (median, quartiles,
+    whiskers at the 5th and 95th percentiles). Echoes that returned before the steady-state
+    window are left out, as in the summary's ``mean_rtt_s``. ``flows`` selects probe flows."""
+    import polars as pl
+
+    pr = result.probes
+    if pr.height == 0:
+        raise ValueError('the run has no probes; give a UDP flow echo = true (e.g. app = { type = "cbr", rate = "51.2kbps", packet_size = 64 })')
+    steady = float((result.summary.get("run") or {}).get("steady_start_s") or 0.0)
+    pr = pr.filter(pl.col("t") >= steady)
+    names = _select("flows", pr["flow"].unique(maintain_order=True).to_list(), flows)
+    col = "forward_s" if one_way else "rtt_s"
+    what = "one-way delay" if one_way else "round trip"
+    fig = _figure(10.0, 4.5)
+    cdf, box = fig.subplots(1, 2, width_ratios=[3, 1])
+    data = []
+    for i, name in enumerate(names):
+        ms = sorted(x * 1e3 for x in pr.filter(pl.col("flow") == name)[col].to_list())
+        data.append(ms)
+        if not ms:
+            continue
+        n = len(ms)
+        cdf.step(ms, [(k + 1) / n for k in range(n)], where="post", color=_colour(i), ls=_dash(i), lw=1.2,
+                 label=f"{name} (median {ms[n // 2]:.3g} ms, n = {n})")
+    cdf.set_xlabel(f"{what} (ms)")
+    cdf.set_ylabel("fraction of probes")
+    cdf.set_ylim(0.0, 1.0)
+    cdf.grid(True, alpha=0.3)
+    cdf.legend(loc="lower right", fontsize=8, framealpha=0.9)
+    cdf.set_title(title if title is not None else _titled(result, f"probe {what}s, t ≥ {steady:g} s"), fontsize=10)
+    box.boxplot([d or [float("nan")] for d in data], whis=(5, 95), showfliers=False)
+    box.set_xticks(range(1, len(names) + 1), names, rotation=30, fontsize=8)
+    box.set_ylabel(f"{what} (ms)")
+    box.grid(True, alpha=0.3)
     _save(fig, path)
     return fig
 

@@ -6,6 +6,7 @@ A results directory holds (see ``docs/outputs.md``)::
     intervals.parquet     per flow and interval: goodput, throughput, efficiency, cwnd, srtt
     cwnd_trace.parquet    sampled cwnd / ssthresh / in-flight (only when metrics.trace is set)
     queue_trace.parquet   sampled queue lengths per link (only when metrics.trace is set)
+    probes.parquet        every echo of the echo = true UDP flows: round trip, one-way delay
     events.parquet        cwnd changes, drops, losses, marks (only when metrics.events recorded any)
     *.pcap                packet traces of links.NAME.pcap (relative paths live here)
 
@@ -50,7 +51,13 @@ INTERVAL_SCHEMA: dict[str, pl.DataType] = _schema("intervals")
 
 #: Registered column types of the trace files, by trace name (the cwnd trace may have more:
 #: ``cc_<name>`` Float64 columns from the congestion-control trace hook).
-TRACE_SCHEMAS: dict[str, dict[str, pl.DataType]] = {"cwnd": _schema("cwnd_trace"), "queue": _schema("queue_trace")}
+TRACE_SCHEMAS: dict[str, dict[str, pl.DataType]] = {
+    "cwnd": _schema("cwnd_trace"),
+    "queue": _schema("queue_trace"),
+    # The echoes of `echo = true` UDP flows (probes.parquet), kept like a trace: present
+    # when the run has any.
+    "probe": _schema("probes"),
+}
 
 #: Column types of ``events.parquet``: the packet events' columns, then the cwnd events'
 #: own (null in the rows of the other kind).
@@ -58,7 +65,7 @@ EVENT_SCHEMA: dict[str, pl.DataType] = {**_schema("packet_events"), **_schema("c
 
 SUMMARY_FILE = "summary.json"
 INTERVALS_FILE = "intervals.parquet"
-TRACE_FILES = {"cwnd": "cwnd_trace.parquet", "queue": "queue_trace.parquet"}
+TRACE_FILES = {"cwnd": "cwnd_trace.parquet", "queue": "queue_trace.parquet", "probe": "probes.parquet"}
 EVENTS_FILE = "events.parquet"
 
 # Fixed writer settings: byte-identical files for identical frames.
@@ -146,6 +153,7 @@ class Result:
         traces = {
             "cwnd": _frame(raw["cwnd_trace"], TRACE_SCHEMAS["cwnd"]),
             "queue": _frame(raw["queue_trace"], TRACE_SCHEMAS["queue"]),
+            "probe": _frame(raw["probes"], TRACE_SCHEMAS["probe"]),
         }
         return cls(summary, intervals, traces, pcap_dir=pcap_dir, events=_events(raw))
 
@@ -157,6 +165,16 @@ class Result:
         for UDP flows and UDP-only ones, such as ``transport`` and ``loss_fraction``, null
         for TCP flows)."""
         return _records(self.summary.get("flows") or [])
+
+    @property
+    def probes(self) -> pl.DataFrame:
+        """Every echo the ``echo = true`` UDP flows got back (``probes.parquet``): ``flow``,
+        ``t`` (s, the echo's arrival), ``seq``, ``rtt_s``, ``forward_s`` (one-way delay
+        out); empty (those columns) when the scenario has no echoing flow."""
+        import polars as pl
+
+        got = self.traces.get("probe")
+        return got if got is not None else pl.DataFrame(schema=TRACE_SCHEMAS["probe"])
 
     @property
     def links(self) -> pl.DataFrame:

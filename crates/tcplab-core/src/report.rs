@@ -82,7 +82,14 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
                     "packets_lost": ur.packets_lost(),
                     "loss_fraction": ur.loss_fraction(),
                 });
-                return with_flow_monitor(v, monitor);
+                let mut v = with_flow_monitor(v, monitor);
+                if ur.echo {
+                    v["echo"] = json!(true);
+                    v["echo_replies"] = json!(us.echoes_received);
+                    v["mean_rtt_s"] = json!(us.echo_rtt.mean_s());
+                    v["p99_rtt_s"] = json!(us.echo_rtt.quantile_s(0.99));
+                }
+                return v;
             };
             let st = &sender.stats;
             let v = json!({

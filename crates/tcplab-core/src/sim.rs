@@ -184,6 +184,9 @@ pub struct Sim {
     pub intervals: IntervalColumns,
     pub cwnd_trace: CwndTrace,
     pub queue_trace: QueueTraceColumns,
+    /// Every echo of the `echo = true` UDP flows, flows in order (gathered from their
+    /// senders at the end of the run).
+    pub probes: crate::stats::columns::ProbeColumns,
     /// `metrics.events = ["cwnd"]`: every cwnd/ssthresh change.
     pub cwnd_events: CwndEventColumns,
     /// `metrics.events` drop / loss / mark: filled from the links' logs when the run ends.
@@ -303,6 +306,7 @@ impl Sim {
             intervals: IntervalColumns::default(),
             cwnd_trace: CwndTrace::default(),
             queue_trace: QueueTraceColumns::default(),
+            probes: Default::default(),
             cwnd_events: CwndEventColumns::default(),
             packet_events: PacketEventColumns::default(),
             events_processed: 0,
@@ -439,7 +443,7 @@ impl Sim {
                 ],
                 Transport::Udp { sender, receiver } => [
                     (sender.packets_sent + local, receiver.packets_delivered),
-                    (0, 0),
+                    (receiver.echoes_sent, sender.echoes_received),
                 ],
             };
             for (k, kind) in ["data segments", "acks"].into_iter().enumerate() {
@@ -753,6 +757,9 @@ impl Sim {
             f.counters.steady_goodput0 = f.counters.goodput_bytes;
             f.counters.steady_wire0 = f.counters.wire_bytes;
             f.delay.reset();
+            if let Transport::Udp { sender, .. } = &mut f.transport {
+                sender.echo_rtt.reset();
+            }
             if let Transport::Tcp { sender, receiver } = &mut f.transport {
                 f.retransmits_before_steady = sender.stats.retransmits;
                 f.timeouts_before_steady = sender.stats.timeouts;
@@ -806,10 +813,17 @@ impl Sim {
                     fl.max_window_at = Some(now);
                 }
             }
-            (Transport::Udp { receiver, .. }, _) => {
+            (Transport::Udp { sender, .. }, PacketKind::Ack) => {
+                sender.on_echo(now, &p);
+                return;
+            }
+            (Transport::Udp { receiver, .. }, PacketKind::Data) => {
                 let n = receiver.on_datagram(&p);
                 fl.counters.add(n, p.size as u64);
                 fl.delay.add(now.0.saturating_sub(p.ts.0));
+                if receiver.echo {
+                    net.send(node, receiver.echo_of(now, &p));
+                }
                 return;
             }
         }
@@ -1194,20 +1208,33 @@ impl Sim {
                     .iter_mut()
                     .filter_map(|l| l.drops.events.as_deref_mut()),
             );
+            self.gather_probes();
+        }
+    }
+
+    /// The probe table from the echoing flows' senders, flows in order (each one's rows in
+    /// time order): the same for any thread count, since a flow's sender lives in one
+    /// partition.
+    pub(crate) fn gather_probes(&mut self) {
+        for f in &mut self.flows {
+            if let Transport::Udp { sender, .. } = &mut f.transport {
+                self.probes.append(&mut sender.probes);
+            }
         }
     }
 
     /// Every result table with its columns, for the front ends (names from the registry
     /// in [`crate::stats::columns`], plus the cwnd trace's `cc_` columns). Flow and link
     /// columns hold ids: resolve them with [`Sim::flows`] and [`Sim::links`].
-    pub fn tables(&self) -> [(&'static str, Vec<Column<'_>>); 5] {
-        use crate::stats::columns::CwndTraceColumns;
+    pub fn tables(&self) -> [(&'static str, Vec<Column<'_>>); 6] {
+        use crate::stats::columns::{CwndTraceColumns, ProbeColumns};
         [
             (IntervalColumns::TABLE, self.intervals.columns()),
             (CwndTraceColumns::TABLE, self.cwnd_trace.columns()),
             (QueueTraceColumns::TABLE, self.queue_trace.columns()),
             (CwndEventColumns::TABLE, self.cwnd_events.columns()),
             (PacketEventColumns::TABLE, self.packet_events.columns()),
+            (ProbeColumns::TABLE, self.probes.columns()),
         ]
     }
 }

@@ -1,10 +1,15 @@
 //! UDP: datagrams with a per-flow sequence number (carried in `Packet::seq`, counting
 //! datagrams), never acknowledged. The receiver counts what arrives and infers losses
-//! from gaps in the sequence numbers.
+//! from gaps in the sequence numbers. A flow with `echo = true` is a probe, as ping or
+//! Flent's latency measurement: its receiver returns each datagram at once (same size, an
+//! ack-kind packet carrying the send time and its arrival time), and the source records
+//! the round trip and the one-way delay out of each echo ([`ProbeColumns`]).
 
 use crate::event::{FlowId, NodeId};
 use crate::net::packet::{flags, CcHeader};
 use crate::net::{Packet, PacketKind};
+use crate::stats::columns::{ProbeColumns, ProbeRow};
+use crate::stats::RttDist;
 use crate::time::SimTime;
 
 /// The sending end of a UDP flow.
@@ -18,6 +23,12 @@ pub struct UdpSender {
     /// Datagrams sent so far (the next datagram's sequence number).
     pub packets_sent: u64,
     pub bytes_sent: u64,
+    /// Echoes received (an `echo = true` flow), whole run.
+    pub echoes_received: u64,
+    /// Their round trips in the steady-state window (reset when it begins).
+    pub echo_rtt: RttDist,
+    /// Every echo's row, in arrival order (empty unless the flow echoes).
+    pub probes: ProbeColumns,
 }
 
 impl UdpSender {
@@ -29,7 +40,24 @@ impl UdpSender {
             header,
             packets_sent: 0,
             bytes_sent: 0,
+            echoes_received: 0,
+            echo_rtt: RttDist::default(),
+            probes: ProbeColumns::default(),
         }
+    }
+
+    /// An echo of one of this flow's datagrams came back at `now`.
+    pub fn on_echo(&mut self, now: SimTime, p: &Packet) {
+        self.echoes_received += 1;
+        let rtt = now.since(p.ts);
+        self.echo_rtt.add(rtt.0);
+        self.probes.push(ProbeRow {
+            flow: self.flow,
+            t: now.as_secs_f64(),
+            seq: p.seq,
+            rtt_s: rtt.as_secs_f64(),
+            forward_s: p.rx_time.since(p.ts).as_secs_f64(),
+        });
     }
 
     /// Send one datagram of `len` payload bytes now.
@@ -64,9 +92,37 @@ pub struct UdpReceiver {
     pub bytes_delivered: u64,
     /// One past the highest sequence number received.
     next_expected: u64,
+    /// Return every datagram to its source (`flows.NAME.echo`).
+    pub echo: bool,
+    /// Echoes sent, whole run.
+    pub echoes_sent: u64,
 }
 
 impl UdpReceiver {
+    /// A receiver that returns every datagram when `echo` is set.
+    pub fn new(echo: bool) -> Self {
+        UdpReceiver {
+            echo,
+            ..Default::default()
+        }
+    }
+
+    /// The echo of datagram `p`, which arrived at `now`: back to its source, the same size
+    /// (so the frame on the wire is the datagram's), its number and send time kept, its
+    /// arrival time in `rx_time`.
+    pub fn echo_of(&mut self, now: SimTime, p: &Packet) -> Packet {
+        self.echoes_sent += 1;
+        Packet {
+            src: p.dst,
+            dst: p.src,
+            kind: PacketKind::Ack,
+            rx_time: now,
+            tx_start: SimTime::MAX,
+            cc: CcHeader::default(),
+            ..*p
+        }
+    }
+
     /// A datagram arrived; returns its payload bytes.
     #[inline]
     pub fn on_datagram(&mut self, p: &Packet) -> u64 {
@@ -112,5 +168,28 @@ mod tests {
         assert_eq!(r.bytes_delivered, 8000);
         assert_eq!(r.packets_lost(), 2);
         assert!((r.loss_fraction() - 0.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn an_echo_returns_the_datagram_and_gives_both_delays() {
+        let mut s = UdpSender::new(FlowId(2), NodeId(0), NodeId(1), 28);
+        let ms = |x: u64| SimTime(x * 1_000_000_000);
+        let mut sent = Vec::new();
+        s.send(ms(1000), 64, &mut |p| sent.push(p));
+        let mut r = UdpReceiver::new(true);
+        let arrived = ms(1000 + 15);
+        let e = r.echo_of(arrived, &sent[0]);
+        assert_eq!(
+            (e.src, e.dst, e.kind, e.size, e.len),
+            (NodeId(1), NodeId(0), PacketKind::Ack, 92, 64)
+        );
+        assert_eq!((e.ts, e.seq, r.echoes_sent), (sent[0].ts, 0, 1));
+        s.on_echo(ms(1000 + 40), &e);
+        assert_eq!(s.echoes_received, 1);
+        assert_eq!(s.probes.seq, [0]);
+        assert!((s.probes.rtt_s[0] - 0.040).abs() < 1e-12);
+        assert!((s.probes.forward_s[0] - 0.015).abs() < 1e-12);
+        assert!((s.probes.t[0] - 1.040).abs() < 1e-12);
+        assert!((s.echo_rtt.mean_s().unwrap() - 0.040).abs() < 1e-12);
     }
 }

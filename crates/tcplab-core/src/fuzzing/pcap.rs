@@ -120,7 +120,8 @@ fn verify(file: &[u8], recs: &[(SimTime, Packet)], rwnd: &[u64]) -> Vec<usize> {
         assert_eq!(le32(&r[4..8]) as u64, ns % 1_000_000_000, "{what}: ns");
         assert_eq!(le32(&r[8..12]) as usize, hdr, "{what}: captured length");
         // IPv4 cannot say more than 65,535 bytes: longer packets are written at that.
-        let payload = if data { p.len as u64 } else { 0 };
+        // A UDP echo (ack kind, `echo = true` flows) carries its datagram's payload back.
+        let payload = if data || udp { p.len as u64 } else { 0 };
         let total = (hdr as u64 + payload).min(u16::MAX as u64) as u16;
         assert_eq!(le32(&r[12..16]), total as u32, "{what}: original length");
         // IPv4.
@@ -145,16 +146,13 @@ fn verify(file: &[u8], recs: &[(SimTime, Packet)], rwnd: &[u64]) -> Vec<usize> {
         let seg_len = total - 20;
         if udp {
             let h = &r[36..44];
-            assert_eq!(
-                be16(&h[0..2]),
-                sender_port(p.flow),
-                "{what}: UDP source port"
-            );
-            assert_eq!(
-                be16(&h[2..4]),
-                RECEIVER_PORT,
-                "{what}: UDP destination port"
-            );
+            let (sport, dport) = if data {
+                (sender_port(p.flow), RECEIVER_PORT)
+            } else {
+                (RECEIVER_PORT, sender_port(p.flow))
+            };
+            assert_eq!(be16(&h[0..2]), sport, "{what}: UDP source port");
+            assert_eq!(be16(&h[2..4]), dport, "{what}: UDP destination port");
             assert_eq!(be16(&h[4..6]), seg_len, "{what}: UDP length");
             assert_ne!(
                 be16(&h[6..8]),

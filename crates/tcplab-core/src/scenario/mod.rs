@@ -390,6 +390,12 @@ pub struct FlowSpec {
     /// than `header` do not apply).
     #[serde(default)]
     pub transport: TransportSpec,
+    /// UDP only: the destination returns every datagram to the source at once, which
+    /// records each round trip and one-way delay (`probes.parquet`): a ping-like probe of
+    /// latency under load (e.g. `app = { type = "cbr", rate = "51.2kbps", packet_size = 64 }`,
+    /// one 64-byte datagram every 10 ms). Needs a path back.
+    #[serde(default)]
+    pub echo: bool,
     /// Application: bulk (greedy), a finite transfer, cbr or onoff.
     #[serde(default)]
     pub app: AppSpec,

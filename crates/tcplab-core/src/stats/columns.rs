@@ -231,14 +231,28 @@ table! {
     }
 }
 
+table! {
+    /// Every echo an `echo = true` UDP flow got back (`probes.parquet`): its round trip and
+    /// its one-way delay out, one row per echoed datagram, flows in scenario order and each
+    /// flow's rows in time order.
+    ProbeColumns, ProbeRow, "probes" {
+        flow: flow, "", "flow name";
+        t: f64, "s", "when the echo reached the source";
+        seq: u64, "", "the datagram's number (0, 1, ...: a gap is a datagram or echo lost)";
+        rtt_s: f64, "s", "round trip: the echo's arrival less the datagram's send time";
+        forward_s: f64, "s", "one-way delay out: the datagram's arrival at the destination less its send time";
+    }
+}
+
 /// Every registered table with its columns, in export order.
-pub fn registry() -> [(&'static str, &'static [ColumnDef]); 5] {
+pub fn registry() -> [(&'static str, &'static [ColumnDef]); 6] {
     [
         (IntervalColumns::TABLE, IntervalColumns::COLUMNS),
         (CwndTraceColumns::TABLE, CwndTraceColumns::COLUMNS),
         (QueueTraceColumns::TABLE, QueueTraceColumns::COLUMNS),
         (CwndEventColumns::TABLE, CwndEventColumns::COLUMNS),
         (PacketEventColumns::TABLE, PacketEventColumns::COLUMNS),
+        (ProbeColumns::TABLE, ProbeColumns::COLUMNS),
     ]
 }
 

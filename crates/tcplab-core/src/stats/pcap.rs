@@ -39,7 +39,8 @@
 //! - UDP datagrams (`flags::UDP`, from `transport = "udp"` flows): IPv4 protocol 17 and an
 //!   8-byte UDP header instead (capture length 28, total length = 28 + payload): ports as
 //!   for TCP data (sender `10000 + flow id` → 5001), length = 8 + payload, checksum as if
-//!   the payload were zero bytes. The datagram's sequence number is not on the wire.
+//!   the payload were zero bytes. The datagram's sequence number is not on the wire. An
+//!   `echo = true` flow's echoes go back 5001 → `10000 + flow id`, the datagram's size.
 //!
 //! Writing never panics: the first I/O error is remembered, later records are skipped, and
 //! the run's summary reports it (see [`PcapWriter::error`]). Records are built in a fixed
@@ -165,7 +166,8 @@ pub fn encode(
     } else {
         tcp_header_len(p)
     };
-    let payload = if data { p.len as usize } else { 0 };
+    // A UDP echo (ack kind) carries its datagram's payload back.
+    let payload = if data || udp { p.len as usize } else { 0 };
     let total = (hdr + payload).min(u16::MAX as usize) as u16;
 
     // Record header: seconds, nanoseconds, captured length, original length.
@@ -201,8 +203,13 @@ pub fn encode(
     if udp {
         let len = total - 20;
         let h = &mut buf[36..36 + 8];
-        h[0..2].copy_from_slice(&sender_port(p.flow).to_be_bytes());
-        h[2..4].copy_from_slice(&RECEIVER_PORT.to_be_bytes());
+        let (sport, dport) = if data {
+            (sender_port(p.flow), RECEIVER_PORT)
+        } else {
+            (RECEIVER_PORT, sender_port(p.flow))
+        };
+        h[0..2].copy_from_slice(&sport.to_be_bytes());
+        h[2..4].copy_from_slice(&dport.to_be_bytes());
         h[4..6].copy_from_slice(&len.to_be_bytes());
         h[6..8].copy_from_slice(&[0, 0]);
         let c = fold(sum16(&src) + sum16(&dst) + 17 + len as u32 + sum16(h));
@@ -521,6 +528,26 @@ mod tests {
         pseudo.extend_from_slice(&1008u16.to_be_bytes());
         pseudo.extend_from_slice(udp);
         assert_eq!(checksum(&pseudo), 0, "valid UDP checksum");
+    }
+
+    #[test]
+    fn udp_echo_is_the_datagram_back() {
+        // An `echo = true` flow's echo: ack kind, the datagram's size and payload, ports
+        // reversed, so the frame length is the simulated wire size (issue 31 §2).
+        let mut b = [0u8; RECORD_LEN];
+        let mut d = data(2, 17, 64);
+        d.flags = flags::UDP;
+        d.size = 92;
+        let e = crate::udp::UdpReceiver::new(true).echo_of(SimTime(2_000_000_000_000), &d);
+        encode(&mut b, SimTime(2_000_000_000_000), &e, 0, 9);
+        assert_eq!(le32(&b[12..16]), 92, "orig length = wire size");
+        let ip = &b[16..36];
+        assert_eq!((be16(&ip[2..4]), ip[9]), (92, 17));
+        let udp = &b[36..44];
+        assert_eq!(
+            (be16(&udp[0..2]), be16(&udp[2..4]), be16(&udp[4..6])),
+            (5001, 10002, 72)
+        );
     }
 
     #[test]

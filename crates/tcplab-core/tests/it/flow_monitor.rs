@@ -154,3 +154,108 @@ fn tcp_losses_are_the_drops_and_wire_losses_of_their_data() {
     let q = f(&l["steady_mean_queue_packets"]);
     assert!(q > 0.0 && q <= 20.0 && w > 0.0, "{q} {w}");
 }
+
+fn ping(extra: &str) -> tcplab_core::scenario::Built {
+    crate::common::run(&two_host(
+        "10Mbps",
+        "10Mbps",
+        "10ms",
+        "10ms",
+        "{ type = \"droptail\", limit = 100 }",
+        0.0,
+        &format!(
+            r#"
+[flows.ping]
+from = "a"
+to = "b"
+transport = "udp"
+echo = true
+app = {{ type = "cbr", rate = "51.2kbps", packet_size = 64, start = "1s" }}
+{extra}
+"#
+        ),
+        "10s",
+        "[metrics]\nsteady_start = \"2s\"",
+    ))
+}
+
+#[test]
+fn an_idle_path_echoes_every_probe_after_exactly_two_path_delays() {
+    // 64 B + 28 B every 10 ms; each way 92 B take 73.6 µs at 10 Mb/s, then 10 ms.
+    let b = ping("");
+    let s = tcplab_core::report::summary(&b, 0.0);
+    let fl = named(&s, "flows", "ping");
+    let one_way = 92.0 * 8.0 / 10e6 + 0.010;
+    let p = &b.sim.probes;
+    // From 1 s to 10 s: 900 datagrams; those sent after 10 s − 20.15 ms (9.98, 9.99 s) are
+    // still on their way back at the end.
+    assert_eq!(p.len(), 898);
+    assert_eq!(u(&fl["echo_replies"]), 898);
+    assert_eq!(u(&fl["packets_sent"]), 900);
+    assert!(p.seq.iter().enumerate().all(|(i, &q)| q == i as u64));
+    assert!(p.t.windows(2).all(|w| w[0] < w[1]));
+    for (r, f) in p.rtt_s.iter().zip(&p.forward_s) {
+        assert!(
+            (r - 2.0 * one_way).abs() < 1e-12 && (f - one_way).abs() < 1e-12,
+            "{r} {f}"
+        );
+    }
+    assert!((f(&fl["mean_rtt_s"]) - 2.0 * one_way).abs() < 1e-12);
+    assert!((f(&fl["mean_delay_s"]) - one_way).abs() < 1e-12);
+    // The echoes are acks on the way back, the datagram's size: 899 × 92 B (the echo of
+    // 9.99 s leaves b at 10.01 s).
+    let back = named(&s, "links", "ba");
+    assert_eq!(u(&back["tx_packets"]), 899);
+    assert_eq!(u(&back["tx_ack_bytes"]), 899 * 92);
+}
+
+#[test]
+fn a_probe_sees_the_queue_a_bulk_flow_builds() {
+    // A bulk flow whose window (100 kB, 68 segments) exceeds the path's 17 by a standing
+    // queue of about 51 that never overflows: no probe is dropped (a probe dropped at a full
+    // queue would leave its delay unsampled and bias the mean low).
+    let b =
+        ping("[flows.bulk]\nfrom = \"a\"\nto = \"b\"\ncc = \"newreno\"\nmax_window = \"100kB\"\n");
+    let s = tcplab_core::report::summary(&b, 0.0);
+    let fl = named(&s, "flows", "ping");
+    let base = 2.0 * (92.0 * 8.0 / 10e6 + 0.010);
+    let p = &b.sim.probes;
+    // Every probe came back but those still on their way at the end (no gap).
+    assert!(p.len() > 880 && p.seq.iter().enumerate().all(|(i, &q)| q == i as u64));
+    assert_eq!(u(&named(&s, "links", "ab")["drops"]), 0);
+    // Probes arrive at instants independent of the queue, so they see its time average,
+    // the link's mean queue q (its per-packet mean delay weighs the times the bulk flow
+    // sends most). Of the q packets waiting, 100/s × w are probes (Little's law, w = the
+    // probes' mean wait) of 73.6 µs each, the rest 1500-byte segments of 1.2 ms; a probe
+    // also waits for what remains of the transmission in progress (0 to 1.2 ms).
+    let ab = named(&s, "links", "ab");
+    let (tx, tx_probe) = (1500.0 * 8.0 / 10e6, 92.0 * 8.0 / 10e6);
+    let (rtt, q) = (f(&fl["mean_rtt_s"]), f(&ab["steady_mean_queue_packets"]));
+    let w = rtt - base;
+    assert!(w > 0.02, "{rtt}");
+    let probes = 100.0 * w;
+    let residual = w - (q - probes) * tx - probes * tx_probe;
+    assert!(
+        (-0.25 * tx..=1.25 * tx).contains(&residual),
+        "{rtt} {q} {residual}"
+    );
+    assert!(p.rtt_s.iter().all(|&r| r >= base - 1e-12));
+}
+
+#[test]
+fn only_udp_flows_echo() {
+    let toml = two_host(
+        "10Mbps",
+        "10Mbps",
+        "10ms",
+        "10ms",
+        "{ type = \"droptail\", limit = 100 }",
+        0.0,
+        "[flows.t]\nfrom = \"a\"\nto = \"b\"\necho = true\n",
+        "1s",
+        "",
+    );
+    let e = tcplab_core::load_toml(&toml, None).err().expect("refused");
+    assert_eq!(e.field, "flows.t.echo");
+    assert!(e.reason.contains("only a UDP flow echoes"), "{}", e.reason);
+}

@@ -100,6 +100,13 @@ bottleneck = { rate = "10Mbps", delay = "20ms", buffer = "1bdp", loss = 0.001 }
 access = { rate = "100Mbps", delay = "1ms" }
 rtt = ["44ms", "44ms", "84ms", "124ms"]
 flows = ["newreno", "reno", "cubic", { cc = "highspeed", name = "hs" }]
+# A probe across the partitions: its echoes come back to the source's partition.
+[flows.ping]
+from = "s1"
+to = "d1"
+transport = "udp"
+echo = true
+app = { type = "cbr", rate = "51.2kbps", packet_size = 64 }
 "#;
     same_for_every_thread_count(text, &[1, 2, 3, 4]);
 }

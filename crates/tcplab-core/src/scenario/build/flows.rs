@@ -59,12 +59,23 @@ pub(super) fn flows(
                 )
             })?;
         let udp = fl.transport == TransportSpec::Udp;
-        if !udp && routing::path(|n, d| nodes[n.index()].route(d), ends, dst, src).is_none() {
+        if fl.echo && !udp {
+            return Err(ScenarioError::new(
+                format!("{f}.echo"),
+                "only a UDP flow echoes (transport = \"udp\"); a TCP flow's acks give its RTT \
+                 (mean_rtt_s, p99_rtt_s)",
+            ));
+        }
+        if (!udp || fl.echo)
+            && routing::path(|n, d| nodes[n.index()].route(d), ends, dst, src).is_none()
+        {
             return Err(ScenarioError::new(
                 f,
                 format!(
-                    "no path back from '{}' to '{}' for the acks",
-                    fl.to, fl.from
+                    "no path back from '{}' to '{}' for the {}",
+                    fl.to,
+                    fl.from,
+                    if udp { "echoes" } else { "acks" }
                 ),
             ));
         }
@@ -478,7 +489,7 @@ pub(super) fn flows(
         use crate::cc::CongestionControl;
         let (cc_name, transport) = if udp {
             let sender = UdpSender::new(FlowId::from_index(fi), src, dst, tcp.header);
-            let receiver = UdpReceiver::default();
+            let receiver = UdpReceiver::new(fl.echo);
             ("none".to_string(), Transport::Udp { sender, receiver })
         } else {
             let cc_name = algo.name().to_string();
