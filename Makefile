@@ -24,7 +24,7 @@ FUZZ_TARGETS ?= scenario_toml scenario_json units pcap run_bounded sizes_bounded
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q "maturin>=1.5,<2" "pytest>=8" "hypothesis>=6" polars pyarrow matplotlib typer rich tomli-w pandas distributed nbformat nbclient ipykernel "scapy>=2.5"
+	$(VPY) -m pip install -q "maturin>=1.5,<2" "pytest>=8" "hypothesis>=6" polars pyarrow matplotlib "typer>=0.12,<0.29" rich tomli-w pandas distributed nbformat nbclient ipykernel "scapy>=2.5"
 	touch $@
 
 # Python sources are installed editable: only Rust changes need a rebuild.

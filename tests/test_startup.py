@@ -17,7 +17,9 @@ import pytest
 
 from conftest import FIG2_3, REPO, SHORT
 
-HEAVY = ("polars", "pyarrow", "pandas", "matplotlib", "distributed", "dask")
+# pydantic: typer 0.29 imports it (0.2 s) to coerce every parameter of the command it runs;
+# pyproject.toml keeps typer below 0.29 (docs/performance.md, issue 31 §5).
+HEAVY = ("polars", "pyarrow", "pandas", "matplotlib", "distributed", "dask", "pydantic")
 
 
 def _loaded_after(code: str, *, cwd: Path = REPO) -> dict[str, object]:

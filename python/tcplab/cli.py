@@ -69,16 +69,18 @@ def _plain_usage_names() -> None:
     fill in with braces."""
     from typer.core import TyperArgument
 
-    if not hasattr(TyperArgument, "_usage_display_name"):
-        return
-
     def usage(self: TyperArgument) -> str:
         name = self.metavar or str(self.name or "").upper()
         if not self.required:
             name = f"[{name}]"
         return name + ("..." if self.nargs != 1 else "")
 
-    TyperArgument._usage_display_name = usage  # type: ignore[method-assign]
+    # typer 0.29 names the piece in `_usage_display_name`; earlier ones in
+    # `make_metavar(usage=True)`, called from `get_usage_pieces`.
+    if hasattr(TyperArgument, "_usage_display_name"):
+        TyperArgument._usage_display_name = usage  # type: ignore[method-assign]
+    else:
+        TyperArgument.get_usage_pieces = lambda self, ctx: [usage(self)]  # type: ignore[method-assign]
 
 
 _plain_usage_names()
