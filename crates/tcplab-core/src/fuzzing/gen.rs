@@ -592,6 +592,10 @@ fn repair_flow(t: &mut Map<String, Value>) {
     if has(t, "rto_min") {
         t.remove("rto_max");
     }
+    if t.get("transport") != Some(&json!("udp")) {
+        // Only a UDP flow echoes (`flows.NAME.echo`).
+        t.remove("echo");
+    }
     if t.get("transport") == Some(&json!("udp")) {
         let app = t.get("app").map(|a| a.get("type").unwrap_or(a).clone());
         if app != Some(json!("cbr")) && app != Some(json!("onoff")) {
