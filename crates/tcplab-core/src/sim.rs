@@ -378,34 +378,51 @@ impl Sim {
     /// ([`crate::audit::check_accounting`]); the work of one walk over the packets in the
     /// network, for the summary. Links settled by the caller.
     pub fn data_losses(&self) -> Vec<(u64, u64)> {
-        let n = self.flows.len();
-        let mut held = vec![[0u64; 2]; n];
-        for l in &self.links {
-            l.held_by_flow(&mut held);
-        }
-        let mut local = vec![0u64; n];
-        for a in &self.agents {
-            let crate::net::snoop::AnyAgent::Snoop(s) = a;
-            for (i, x) in local.iter_mut().enumerate() {
-                *x += s.flow_accounting(FlowId::from_index(i)).0;
-            }
-        }
-        self.flows
-            .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                let (sent, delivered) = match &f.transport {
-                    Transport::Tcp { sender, receiver } => {
-                        (sender.stats.segments_sent, receiver.stats.data_packets)
-                    }
-                    Transport::Udp { sender, receiver } => {
-                        (sender.packets_sent, receiver.packets_delivered)
-                    }
-                };
-                let sent = sent + local[i];
+        let held = self.held_by_flow();
+        (0..self.flows.len())
+            .map(|i| {
+                let [(sent, delivered), _] = self.flow_ends(i);
                 (sent, sent.saturating_sub(delivered + held[i][0]))
             })
             .collect()
+    }
+
+    /// Per flow, `[data, ack]` packets the links hold (queued, in transmission,
+    /// propagating). Links settled by the caller.
+    fn held_by_flow(&self) -> Vec<[u64; 2]> {
+        let mut held = vec![[0u64; 2]; self.flows.len()];
+        for l in &self.links {
+            l.held_by_flow(&mut held);
+        }
+        held
+    }
+
+    /// Flow `i`'s two ends, `[data, ack]` each as (sent, delivered): data sent counts a
+    /// Snoop agent's local retransmissions too.
+    fn flow_ends(&self, i: usize) -> [(u64, u64); 2] {
+        let local: u64 = self.agent_accounting(i).0;
+        match &self.flows[i].transport {
+            Transport::Tcp { sender, receiver } => [
+                (
+                    sender.stats.segments_sent + local,
+                    receiver.stats.data_packets,
+                ),
+                (receiver.stats.acks_sent, sender.stats.acks_received),
+            ],
+            Transport::Udp { sender, receiver } => [
+                (sender.packets_sent + local, receiver.packets_delivered),
+                (receiver.echoes_sent, sender.echoes_received),
+            ],
+        }
+    }
+
+    /// Flow `i`'s (packets the node agents sent locally, acks they absorbed).
+    fn agent_accounting(&self, i: usize) -> (u64, u64) {
+        self.agents.iter().fold((0, 0), |(l, k), a| {
+            let crate::net::snoop::AnyAgent::Snoop(s) = a;
+            let (dl, dk) = s.flow_accounting(FlowId::from_index(i));
+            (l + dl, k + dk)
+        })
     }
 
     /// Each flow's segment accounting ([`crate::audit::check_accounting`]), data segments
@@ -413,10 +430,9 @@ impl Sim {
     fn audit_accounting(&self) {
         use crate::audit::{check_accounting, Accounting};
         let n = self.flows.len();
-        let mut held = vec![[0u64; 2]; n];
+        let held = self.held_by_flow();
         let mut losses = vec![crate::queue::FlowLosses::default(); n];
         for l in &self.links {
-            l.held_by_flow(&mut held);
             for (t, x) in losses.iter_mut().zip(&l.drops.by_flow) {
                 for k in 0..2 {
                     t.dropped[k] += x.dropped[k];
@@ -425,27 +441,9 @@ impl Sim {
             }
         }
         for (i, f) in self.flows.iter().enumerate() {
-            let (mut local, mut absorbed) = (0, 0);
-            for a in &self.agents {
-                let crate::net::snoop::AnyAgent::Snoop(s) = a;
-                let (l, k) = s.flow_accounting(FlowId::from_index(i));
-                local += l;
-                absorbed += k;
-            }
+            let absorbed = self.agent_accounting(i).1;
             // [data, ack]: (sent, delivered)
-            let ends = match &f.transport {
-                Transport::Tcp { sender, receiver } => [
-                    (
-                        sender.stats.segments_sent + local,
-                        receiver.stats.data_packets,
-                    ),
-                    (receiver.stats.acks_sent, sender.stats.acks_received),
-                ],
-                Transport::Udp { sender, receiver } => [
-                    (sender.packets_sent + local, receiver.packets_delivered),
-                    (receiver.echoes_sent, sender.echoes_received),
-                ],
-            };
+            let ends = self.flow_ends(i);
             for (k, kind) in ["data segments", "acks"].into_iter().enumerate() {
                 check_accounting(
                     &f.name,

@@ -564,11 +564,12 @@ impl Link {
             return;
         }
         self.wake_pending = None;
-        let backlog = self.queue.backlog().packets;
-        if !self.fifo {
+        // The fast path keeps no backlog in the discipline (and integrates its own waits).
+        let idle = !self.fifo && {
+            let backlog = self.queue.backlog().packets;
             self.add_queue_area(backlog, now);
-        }
-        let idle = !self.fifo && self.busy.is_none() && backlog == 0;
+            self.busy.is_none() && backlog == 0
+        };
         let mut cx = QueueCx {
             now,
             rate: self.rate,
