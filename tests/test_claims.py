@@ -658,3 +658,52 @@ def test_westwood_abse_maps_aggressiveness_and_runs() -> None:
     fn = _python_ref("flows.py:abse_map", "vary_fn", WW / "reproduce.toml", WW)
     with pytest.raises(ValueError, match="not the aggressiveness of a swept ABSE map"):
         fn(x=0.4, seed=1, n=4)
+
+
+def test_westwood_fair_and_meas_runs() -> None:
+    """E004-S-FAIR: ten flows of one protocol on pairs with round trips 20-200 ms, the buffer
+    in BDPs from x, the same starts for both protocols. E004-S-MEAS: the test flow and four
+    NewReno flows that stop at x, the same cross traffic for both protocols; every run of
+    both validates."""
+    _, figs = load_manifest(WW)
+    fair = {j.variant: j.overrides for j in next(f for f in figs if f.id == "fair").jobs()}
+    be, nr = fair["be/x1/s1"], fair["newreno/x1/s1"]
+    assert be["dumbbell.rtt"] == [f"{r}ms" for r in range(20, 201, 20)] and be["dumbbell.bottleneck.buffer"] == "1bdp"
+    assert fair["be/x0.5/s1"]["dumbbell.bottleneck.buffer"] == "0.5bdp"
+    assert [f["pair"] for f in be["dumbbell.flows"]] == list(range(1, 11))
+    assert {f["cc"]["estimator"] for f in be["dumbbell.flows"]} == {"be"} and {f["cc"] for f in nr["dumbbell.flows"]} == {"newreno"}
+    assert [f["app"] for f in be["dumbbell.flows"]] == [f["app"] for f in nr["dumbbell.flows"]]
+    assert [f["app"] for f in be["dumbbell.flows"]] != [f["app"] for f in fair["be/x1/s2"]["dumbbell.flows"]]
+    meas = {j.variant: j.overrides for j in next(f for f in figs if f.id == "meas_freed").jobs()}
+    a, b = meas["tcpw_a/x60/s1"]["dumbbell.flows"], meas["newreno/x60/s1"]["dumbbell.flows"]
+    assert a[0]["name"] == "w" and a[0]["cc"]["pncd"] is True and b[0]["cc"] == "newreno"
+    assert a[1:] == b[1:] and [f["app"]["stop"] for f in a[1:]] == ["60s"] * 4
+    for fid in ("fair", "meas_probing", "meas_freed"):
+        j = next(f for f in figs if f.id == fid).jobs()[0]
+        tcplab.Scenario.from_toml(j.scenario).with_overrides(j.overrides).validate()
+
+
+def test_westwood_meas_metrics_by_hand() -> None:
+    """E004-S-MEAS's two metrics on hand-made series: PNCD's firing is the first 0 -> 1 step
+    of cc_aprobe at or after the drop, a flow probing already is censored at the run's end;
+    the time to 80 % of the freed capacity counts to the end of the first interval that
+    reaches it."""
+    from tcplab.claims import _python_ref
+    from tcplab.results import INTERVAL_SCHEMA, TRACE_SCHEMAS
+    delay = _python_ref("flows.py:probing_delay", "metric", WW / "reproduce.toml", WW)
+    freed = _python_ref("flows.py:time_to_freed_share", "metric", WW / "reproduce.toml", WW)
+
+    def result(aprobe: list[tuple[float, float]], goodputs: list[tuple[float, float]]) -> tcplab.Result:
+        tr = pl.DataFrame({"flow": ["w"] * len(aprobe), "t": [t for t, _ in aprobe], "cc_aprobe": [a for _, a in aprobe]})
+        iv = pl.DataFrame({"flow": ["w"] * len(goodputs), "t_start": [t for t, _ in goodputs],
+                           "t_end": [t + 0.5 for t, _ in goodputs], "goodput_bps": [g for _, g in goodputs]})
+        assert set(iv.columns) <= set(INTERVAL_SCHEMA) and set(tr.columns) <= {*TRACE_SCHEMAS["cwnd"], "cc_aprobe"}
+        return tcplab.Result({"run": {"sim_seconds": 120.0}, "flows": [], "links": []}, iv, {"cwnd": tr})
+
+    r = result([(59.99, 0.0), (60.5, 0.0), (61.0, 1.0), (62.0, 0.0), (63.0, 1.0)],
+               [(40.0 + 0.5 * i, 2e6) for i in range(40)] + [(60.0, 4e6), (60.5, 8.0e6), (61.0, 8.2e6), (61.5, 9e6)])
+    assert delay(r) == pytest.approx(10.0)  # (61.0 - 60) / 0.1
+    # target 2 + 0.8 * (10 * 1000/1040 - 2) = 8.092 Mb/s: reached by the interval [61.0, 61.5]
+    assert freed(r) == pytest.approx(1.5)
+    probing = result([(59.99, 1.0), (61.0, 1.0)], [(40.0 + 0.5 * i, 2e6) for i in range(40)] + [(60.0, 3e6)])
+    assert delay(probing) == pytest.approx(600.0) and freed(probing) == pytest.approx(60.0)

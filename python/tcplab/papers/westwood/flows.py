@@ -120,6 +120,88 @@ def randflows(x: float, seed: int, tcpx: str = "newreno", n: int = 100, lifetime
     return {"dumbbell.flows": flows}
 
 
+#: E004-S-FAIR's round trips: "different RTTs" (the deck gives none), ten values 20-200 ms.
+FAIR_RTTS_MS: tuple[int, ...] = tuple(range(20, 201, 20))
+
+
+def fair(x: float, seed: int, tcpx: str = "be", jitter: float = 1.0) -> dict[str, Any]:
+    """E004-S-FAIR: ten flows of one protocol ``tcpx`` (all TCPW-BE, or all NewReno: separate
+    runs), flow i on host pair i with propagation round trip ``FAIR_RTTS_MS[i]``, the
+    bottleneck buffer ``x`` BDPs (of the longest round trip, docs/scenarios.md), starts
+    U[0, ``jitter``] s from a stream seeded by the seed only (the same for both protocols and
+    every buffer: common random numbers). The bottleneck's one-way delay is 5 ms so that the
+    20-ms pair fits (path.toml's)."""
+    if tcpx not in CC:
+        raise ValueError(f"tcpx: one of {', '.join(CC)}, got {tcpx!r}")
+    if x <= 0:
+        raise ValueError(f"x: a buffer of more than 0 BDPs, got {x}")
+    n = len(FAIR_RTTS_MS)
+    rng = random.Random(f"westwood-fair-{seed}")
+    starts = [rng.uniform(0.0, jitter) for _ in range(n)]
+    flows = [{"name": f"f{i + 1}", "cc": CC[tcpx], "group": "x", "pair": i + 1,
+              "app": {"type": "bulk", "start": f"{starts[i]:.6f}s"}} for i in range(n)]
+    return {"dumbbell.flows": flows, "dumbbell.pairs": n, "dumbbell.rtt": [f"{r}ms" for r in FAIR_RTTS_MS],
+            "dumbbell.bottleneck.delay": "5ms", "dumbbell.bottleneck.buffer": f"{x:g}bdp"}
+
+
+def meas(x: float, seed: int, tcpx: str = "tcpw_a", cross: int = 4, jitter: float = 1.0) -> dict[str, Any]:
+    """E004-S-MEAS panel 2 (the FreeBSD slide, simulated): one test flow ``w`` of protocol
+    ``tcpx`` sharing the bottleneck with ``cross`` NewReno flows (group ``nr``) that stop at
+    ``x`` s (the load drop). Every flow starts U[0, ``jitter``] s, from a stream seeded by the
+    seed only, so both protocols of one seed see the same cross traffic."""
+    if tcpx not in CC:
+        raise ValueError(f"tcpx: one of {', '.join(CC)}, got {tcpx!r}")
+    if cross < 1:
+        raise ValueError(f"cross: at least one cross flow, got {cross}")
+    rng = random.Random(f"westwood-meas-{seed}-{cross}")
+    starts = [rng.uniform(0.0, jitter) for _ in range(cross + 1)]
+    flows = [{"name": "w", "cc": CC[tcpx], "group": "x", "app": {"type": "bulk", "start": f"{starts[0]:.6f}s"}}]
+    flows += [{"name": f"nr{i + 1}", "cc": "newreno", "group": "nr",
+               "app": {"type": "bulk", "start": f"{starts[i + 1]:.6f}s", "stop": f"{x:g}s"}} for i in range(cross)]
+    return {"dumbbell.flows": flows}
+
+
+def probing_delay(res: Result, flow: str = "w", t_drop: float = 60.0, rtt_s: float = 0.1) -> float:
+    """E004-S-MEAS: round trips (of ``rtt_s``, the propagation round trip) from the load drop
+    at ``t_drop`` to PNCD's firing: the first step of ``cc_aprobe`` from 0 to 1 in the cwnd
+    trace at or after the drop (the sample before the drop counts as the step's start). A
+    flow already in Agile Probing at the drop that stays there gives PNCD nothing to do; it
+    is censored at the run's end (a lower bound), as is one whose PNCD never fires."""
+    import polars as pl
+
+    tr = res.traces.get("cwnd")
+    if tr is None:
+        raise ValueError("the run has no cwnd trace (metrics.trace)")
+    d = tr.filter(pl.col("flow") == flow).sort("t")
+    before = d.filter(pl.col("t") < t_drop).tail(1)
+    after = d.filter(pl.col("t") >= t_drop)
+    ap = pl.concat([before, after])["cc_aprobe"].to_list()
+    ts = pl.concat([before, after])["t"].to_list()
+    t = next((ts[i] for i in range(1, len(ap)) if ap[i - 1] == 0 and ap[i] >= 1),
+             float(res.summary["run"]["sim_seconds"]))
+    return (max(t, t_drop) - t_drop) / rtt_s
+
+
+def time_to_freed_share(res: Result, flow: str = "w", t_drop: float = 60.0, fraction: float = 0.8,
+                        capacity_bps: float = 10e6, before_s: float = 20.0) -> float:
+    """E004-S-MEAS: seconds from the load drop at ``t_drop`` until ``flow``'s goodput in one
+    interval of the per-interval series first reaches its mean over the ``before_s`` seconds
+    before the drop plus ``fraction`` of the capacity the drop freed (the bottleneck's payload
+    rate, ``capacity_bps`` x 1000/1040, minus that mean), counted to the end of that
+    interval. A flow that never gets there is censored at the run's end (a lower bound)."""
+    import polars as pl
+
+    iv = res.intervals.filter(pl.col("flow") == flow)
+    pre = iv.filter((pl.col("t_start") >= t_drop - before_s) & (pl.col("t_end") <= t_drop))["goodput_bps"]
+    if pre.len() == 0:
+        raise ValueError(f"no interval of flow '{flow}' in the {before_s} s before {t_drop} s")
+    before = float(pre.mean())  # type: ignore[arg-type]
+    target = before + fraction * (capacity_bps * 1000 / 1040 - before)
+    d = iv.filter((pl.col("t_start") >= t_drop) & (pl.col("goodput_bps") >= target)).sort("t_start")
+    t = float(d["t_end"][0]) if d.height else float(res.summary["run"]["sim_seconds"])
+    return t - t_drop
+
+
 def goodput_utilization(res: Result, link: str = "bn") -> float:
     """Every flow's goodput together over the bottleneck ``link``'s rate (both over the
     steady window)."""
