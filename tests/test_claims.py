@@ -98,6 +98,15 @@ def test_bad_grid_fields(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError) as e:
         load_manifest(d2)
     assert e.value.field == "figure[0].seeds"
+    # plot = "histogram" needs a python: metric with a metric_key; bins/samples_label only there.
+    d3 = _manifest(tmp_path / "c", GRID.replace('x = [2, 8]', 'x = [2, 8]\nplot = "histogram"'))
+    with pytest.raises(ScenarioError) as e:
+        load_manifest(d3)
+    assert e.value.field == "figure[0].plot" and "python: metric" in e.value.reason
+    d4 = _manifest(tmp_path / "d", GRID.replace('x = [2, 8]', 'x = [2, 8]\nbins = 10'))
+    with pytest.raises(ScenarioError) as e:
+        load_manifest(d4)
+    assert e.value.field == "figure[0].bins" and "histogram" in e.value.reason
 
 
 def test_grid_runs_plots_and_reports(tmp_path: Path) -> None:
@@ -707,3 +716,28 @@ def test_westwood_meas_metrics_by_hand() -> None:
     assert freed(r) == pytest.approx(1.5)
     probing = result([(59.99, 1.0), (61.0, 1.0)], [(40.0 + 0.5 * i, 2e6) for i in range(40)] + [(60.0, 3e6)])
     assert delay(probing) == pytest.approx(600.0) and freed(probing) == pytest.approx(60.0)
+
+
+def test_westwood_dispersion_probes_measure_the_narrow_link_without_cross_traffic() -> None:
+    """E004-S-HIST-PP/-TRAIN: with no cross traffic (load 0) every pair and every 5-packet
+    train leaves the 10-Mb/s narrow link with its packets one transmission (1500 B: 1.2 ms)
+    apart, so every estimate is exactly 10 Mb/s; with 80 % cross traffic the pairs spread
+    below (SCDR) and above (PNCM) it. The vary_fn sets the hops' Poisson rates."""
+    from tcplab.claims import _python_ref
+    vary = _python_ref("flows.py:dispersion", "vary_fn", WW / "reproduce.toml", WW)
+    est = _python_ref("flows.py:dispersion_estimates", "metric", WW / "reproduce.toml", WW)
+    o = vary(x=0.8, seed=2, vary="load", trains=40)
+    assert o["flows.x1.app.rate"] == "80000000bps" and o["flows.x2.app.rate"] == "8000000bps" and o["seed"] == 2
+    assert o["flows.pp.app.interval"] == "74ms" and o["duration"] == "4.46s"
+    assert "flows.x3.app.rate" not in vary(x=0.8, seed=2, vary="load", post=False, trains=40)
+    with pytest.raises(ValueError, match="length: at least 2"):
+        vary(x=1, seed=1, vary="length")
+    sc = tcplab.Scenario.from_toml(WW / "dispersion.toml")
+    for length in (2, 5):
+        res = tcplab.run(sc.with_overrides(vary(x=length, seed=1, vary="length", load=0.0, trains=40)), progress=False)
+        d = est(res)
+        assert d["length"] == length and d["trains"] >= 35
+        assert d["samples"] == pytest.approx([10.0] * d["trains"], rel=1e-9)
+        assert d["capacity"] == 1.0 and d["scdr"] == 0.0 and d["pncm"] == 0.0
+    busy = est(tcplab.run(sc.with_overrides(vary(x=0.8, seed=1, vary="load", trains=200)), progress=False))
+    assert busy["scdr"] > 0.1 and busy["pncm"] > 0.01 and busy["length"] == 2

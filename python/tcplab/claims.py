@@ -10,6 +10,10 @@ with two tables:
 and ``seeds`` seeds. ``plot = "curve"`` draws the flow's steady-state ``metric`` (a key of
 its summary entry) against x, mean and 95 % confidence band over the seeds;
 ``plot = "series"`` draws the metric per interval against time, one line per x (and curve).
+``plot = "histogram"`` (a ``python:`` metric that returns a dict) draws, per curve, the
+distribution of the list the dict holds under ``samples`` (pooled over the seeds, one
+step histogram per x, ``bins`` bins, x axis ``samples_label``); the table and claims use
+``metric_key``'s scalar as for a curve.
 
 System-level metrics and closed forms (seed 003): ``metric = "python:module.function"``
 (or ``"python:FILE.py:function"``, a file beside the manifest, as for ``fn`` and ``vary_fn``)
@@ -149,6 +153,9 @@ class Grid:
     log_y: bool = False
     vary_callable: Callable[..., dict[str, Any]] | None = None
     metric_callable: Callable[..., Any] | None = None
+    #: ``plot = "histogram"``: bins and the histogram's x-axis label.
+    bins: int = 50
+    samples_label: str = ""
 
 
 def _fmt(x: float) -> str:
@@ -156,7 +163,7 @@ def _fmt(x: float) -> str:
 
 
 GRID_KEYS = {"flow", "curves", "seeds", "scale", "plot", "y_label", "y_scale", "log_x", "log_y", "metric_args",
-             "metric_key", "windows", "vary_fn", "vary_args"}
+             "metric_key", "windows", "vary_fn", "vary_args", "bins", "samples_label"}
 
 
 # A manifest's FILE.py, executed once per content (by path and modification time): a
@@ -267,8 +274,16 @@ def parse_grid(raw: dict[str, Any], where: str, path: Path) -> Grid:
     if not isinstance(seeds, int) or seeds < 1:
         raise scenario_error(f"{where}.seeds", f"must be an integer >= 1, got {seeds!r}", path)
     plot = raw.get("plot", "curve")
-    if plot not in ("curve", "series"):
-        raise scenario_error(f"{where}.plot", "must be curve or series", path)
+    if plot not in ("curve", "series", "histogram"):
+        raise scenario_error(f"{where}.plot", "must be curve, series or histogram", path)
+    if plot == "histogram" and (not python_metric or not raw.get("metric_key")):
+        raise scenario_error(f"{where}.plot", "a histogram needs a python: metric that returns a dict, and its metric_key", path)
+    for key in ("bins", "samples_label"):
+        if key in raw and plot != "histogram":
+            raise scenario_error(f"{where}.{key}", "only for plot = \"histogram\"", path)
+    bins = raw.get("bins", 50)
+    if not isinstance(bins, int) or isinstance(bins, bool) or not 1 <= bins <= 10_000:
+        raise scenario_error(f"{where}.bins", f"must be an integer in 1-10000, got {bins!r}", path)
     windows = []
     for k, w in enumerate(raw.get("windows") or []):
         if not (isinstance(w, list) and len(w) == 2 and all(isinstance(v, (int, float)) for v in w) and w[0] < w[1]):
@@ -285,7 +300,8 @@ def parse_grid(raw: dict[str, Any], where: str, path: Path) -> Grid:
                 y_scale=float(raw.get("y_scale", 1.0)), log_x=bool(raw.get("log_x", False)),
                 metric_args=dict(raw.get("metric_args") or {}), metric_key=raw.get("metric_key"),
                 windows=windows, vary_fn=vary_fn, vary_args=dict(raw.get("vary_args") or {}),
-                log_y=bool(raw.get("log_y", False)), vary_callable=vary_callable, metric_callable=metric_callable)
+                log_y=bool(raw.get("log_y", False)), vary_callable=vary_callable, metric_callable=metric_callable,
+                bins=bins, samples_label=str(raw.get("samples_label", "")))
 
 
 def job_variant(curve: str, x: float, seed: int) -> str:
@@ -442,6 +458,9 @@ def plot_grid(title: str, x_label: str, grid: Grid, values: pl.DataFrame, result
               xs: list[float], path: Path, fig_id: str = "") -> None:
     import polars as pl
 
+    if grid.plot == "histogram":
+        _plot_histogram(title, x_label, grid, results, xs, path)
+        return
     if grid.plot == "series":
         fig = _figure(8.0, 3.2 * len(grid.curves))
         for i, c in enumerate(grid.curves):
@@ -493,6 +512,41 @@ def plot_grid(title: str, x_label: str, grid: Grid, values: pl.DataFrame, result
     ax.set_title(title, fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
+    _save(fig, path)
+
+
+def histogram_samples(grid: Grid, curve: Curve, res: Result) -> list[float]:
+    """The ``samples`` list a histogram figure's metric returned for one run."""
+    assert grid.metric_callable is not None
+    out = grid.metric_callable(res, **{**grid.metric_args, **curve.metric_args})
+    if not isinstance(out, dict) or not isinstance(out.get("samples"), list):
+        raise ValueError(f"{grid.metric}: a histogram's metric returns a dict with a 'samples' list")
+    return [float(v) for v in out["samples"]]
+
+
+def _plot_histogram(title: str, x_label: str, grid: Grid, results: dict[tuple[str, float, int], Result],
+                    xs: list[float], path: Path) -> None:
+    fig = _figure(8.0, 3.0 * len(grid.curves))
+    pooled = {(c.id, x): [v for s in range(1, grid.seeds + 1) for v in histogram_samples(grid, c, results[(c.id, x, s)])]
+              for c in grid.curves for x in xs}
+    every = [v for vs in pooled.values() for v in vs]
+    lo, hi = (min(every), max(every)) if every else (0.0, 1.0)
+    edges = [lo + (hi - lo) * k / grid.bins for k in range(grid.bins + 1)] if hi > lo else [lo - 0.5, lo + 0.5]
+    ax = None
+    for i, c in enumerate(grid.curves):
+        ax = fig.add_subplot(len(grid.curves), 1, i + 1, sharex=ax)
+        for j, x in enumerate(xs):
+            vals = pooled[(c.id, x)]
+            if vals:
+                ax.hist(vals, bins=edges, density=True, histtype="step", color=_colour(j), lw=1.2,
+                        label=f"{x_label} = {_fmt(x)} ({len(vals)} estimates, {grid.seeds} seed{'s' if grid.seeds > 1 else ''})")
+        ax.set_title(c.label, fontsize=9)
+        ax.set_ylabel("density")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+    if ax is not None:
+        ax.set_xlabel(grid.samples_label or grid.metric)
+    fig.suptitle(title, fontsize=10)
     _save(fig, path)
 
 

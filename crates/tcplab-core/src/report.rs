@@ -431,10 +431,15 @@ fn uses_randomness(b: &Built) -> bool {
     });
     let flows = sim.flows.iter().enumerate().any(|(i, f)| {
         let i = i as u64;
-        matches!(&f.app, crate::app::App::OnOff(o) if o.rng().drew_since(seed, Stream::App, i))
-            || f.tcp()
-                .and_then(|(s, _)| s.cc.rng())
-                .is_some_and(|r| r.drew_since(seed, Stream::Cc, i))
+        let app = match &f.app {
+            crate::app::App::OnOff(o) => o.rng().drew_since(seed, Stream::App, i),
+            crate::app::App::Poisson(p) => p.rng().drew_since(seed, Stream::App, i),
+            _ => false,
+        };
+        app || f
+            .tcp()
+            .and_then(|(s, _)| s.cc.rng())
+            .is_some_and(|r| r.drew_since(seed, Stream::Cc, i))
     });
     links || flows || b.flow_meta.iter().any(|m| m.jittered)
 }

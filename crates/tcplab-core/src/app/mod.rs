@@ -1,7 +1,7 @@
 //! Traffic sources: what the application offers to its transport, and when.
 //!
 //! Passive sources (`bulk`, `transfer`) offer their data at start; active sources (`cbr`,
-//! `onoff`) schedule `Event::AppTick` for their flow (at most one pending) and write one
+//! `onoff`, `poisson`, `train`) schedule `Event::AppTick` for their flow (at most one pending) and write one
 //! packet's worth of bytes per tick: one datagram over UDP, or that many more bytes of
 //! application limit over TCP (app-limited TCP). Each variant declares and validates its
 //! parameters in its own file; `scenario::AppSpec` lists them.
@@ -9,6 +9,8 @@
 pub mod bulk;
 pub mod cbr;
 pub mod onoff;
+pub mod poisson;
+pub mod train;
 pub mod transfer;
 
 use crate::config::units::DurationValue;
@@ -18,6 +20,8 @@ use crate::time::{Rate, SimDuration, SimTime, PS_PER_S};
 
 pub use cbr::Cbr;
 pub use onoff::OnOff;
+pub use poisson::Poisson;
+pub use train::Train;
 
 crate::tagged_enum! {
     /// Application of a flow, chosen by `type` (parameters in `app/`).
@@ -31,6 +35,10 @@ crate::tagged_enum! {
         "cbr" => Cbr(crate::app::cbr::CbrSpec),
         /// On/off source (constant or exponential periods).
         "onoff" => Onoff(crate::app::onoff::OnOffSpec),
+        /// Poisson arrivals of writes of mixed sizes (cross traffic).
+        "poisson" => Poisson(crate::app::poisson::PoissonSpec),
+        /// Packet pairs / trains: `length` back-to-back writes every `interval`.
+        "train" => Train(crate::app::train::TrainSpec),
     }
 }
 
@@ -49,6 +57,10 @@ pub enum App {
     Cbr(Cbr),
     /// On/off source: CBR at the peak rate during on periods, silent during off periods.
     OnOff(OnOff),
+    /// Poisson arrivals of writes whose sizes are drawn from a mix.
+    Poisson(Poisson),
+    /// Packet pairs and trains.
+    Train(Train),
 }
 
 /// What the application does when it (re)starts.
@@ -66,6 +78,8 @@ impl App {
             App::Bulk { start, .. } | App::Transfer { start, .. } => *start,
             App::Cbr(c) => c.start,
             App::OnOff(o) => o.start,
+            App::Poisson(p) => p.start,
+            App::Train(t) => t.start,
         }
     }
     /// Delay the start by `d` (a flow's `start_jitter`; the caller checks the stop).
@@ -74,6 +88,8 @@ impl App {
             App::Bulk { start, .. } | App::Transfer { start, .. } => *start += d,
             App::Cbr(c) => c.start += d,
             App::OnOff(o) => o.start += d,
+            App::Poisson(p) => p.start += d,
+            App::Train(t) => t.start += d,
         }
     }
     pub fn stop(&self) -> Option<SimTime> {
@@ -82,11 +98,16 @@ impl App {
             App::Transfer { .. } => None,
             App::Cbr(c) => c.stop,
             App::OnOff(o) => o.stop,
+            App::Poisson(p) => p.stop,
+            App::Train(t) => t.stop,
         }
     }
     /// An active source (schedules `AppTick`s).
     pub fn is_active_source(&self) -> bool {
-        matches!(self, App::Cbr(_) | App::OnOff(_))
+        matches!(
+            self,
+            App::Cbr(_) | App::OnOff(_) | App::Poisson(_) | App::Train(_)
+        )
     }
     /// Called at `AppStart` (and at each rejoin of a scheduled flow).
     pub fn begin(&mut self, now: SimTime) -> Begin {
@@ -95,6 +116,8 @@ impl App {
             App::Transfer { bytes, .. } => Begin::Offer(*bytes),
             App::Cbr(c) => Begin::Tick(c.begin(now)),
             App::OnOff(o) => Begin::Tick(o.begin(now)),
+            App::Poisson(p) => Begin::Tick(p.begin(now)),
+            App::Train(t) => Begin::Tick(t.begin(now)),
         }
     }
     /// An active source's tick: the bytes it writes now and the time of its next tick.
@@ -103,6 +126,8 @@ impl App {
         match self {
             App::Cbr(c) => c.tick(now),
             App::OnOff(o) => o.tick(now),
+            App::Poisson(p) => p.tick(now),
+            App::Train(t) => t.tick(now),
             App::Bulk { .. } | App::Transfer { .. } => {
                 unreachable!("passive sources schedule no ticks")
             }
@@ -149,7 +174,7 @@ impl AppCx<'_> {
         } else {
             Err(ScenarioError::new(
                 format!("{}.type", self.field),
-                format!("'{app}' needs transport = \"tcp\"; use 'cbr' or 'onoff' over UDP"),
+                format!("'{app}' needs transport = \"tcp\"; use 'cbr', 'onoff', 'poisson' or 'train' over UDP"),
             ))
         }
     }
@@ -163,6 +188,8 @@ impl AppSpec {
             AppSpec::Transfer(s) => s.build(cx),
             AppSpec::Cbr(s) => s.build(cx),
             AppSpec::Onoff(s) => s.build(cx),
+            AppSpec::Poisson(s) => s.build(cx),
+            AppSpec::Train(s) => s.build(cx),
         }
     }
     /// The name of an explicitly set `start` or `stop` key, if any (a scheduled flow's
@@ -173,6 +200,8 @@ impl AppSpec {
             AppSpec::Transfer(s) => (s.start, None),
             AppSpec::Cbr(s) => (s.start, s.stop),
             AppSpec::Onoff(s) => (s.start, s.stop),
+            AppSpec::Poisson(s) => (s.start, s.stop),
+            AppSpec::Train(s) => (s.start, s.stop),
         };
         if start.is_some() {
             Some("start")

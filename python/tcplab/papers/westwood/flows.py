@@ -202,6 +202,76 @@ def time_to_freed_share(res: Result, flow: str = "w", t_drop: float = 60.0, frac
     return t - t_drop
 
 
+def dispersion(x: float, seed: int, vary: str = "load", load: float = 0.8, length: int = 2,
+               post: bool = True, trains: int = 1000) -> dict[str, Any]:
+    """E004-S-HIST-PP / -HIST-TRAIN (dispersion.toml): ``x`` is the cross traffic's load
+    (``vary = "load"``) or the train length (``vary = "length"``). Each hop's Poisson cross
+    flow sends ``load`` of the hop's capacity (100, 10, 100 Mb/s); ``post = False`` leaves
+    the hop after the narrow link without cross traffic (no post-narrow compression). The
+    probe writes ``trains`` trains of ``length`` packets, one every 50 ms + 12 ms per packet
+    (ten times a train's time on the 10-Mb/s narrow link, so that the probe adds at most 10 %
+    of its capacity), from 1 s; the run lasts until 0.5 s after the last. The cross traffic's
+    stream is the seed's (``seed`` sets the scenario seed)."""
+    if vary == "load":
+        load = x
+    elif vary == "length":
+        length = int(x)
+    else:
+        raise ValueError(f"vary: 'load' or 'length', got {vary!r}")
+    if not 0 <= load < 1:
+        raise ValueError(f"load: in [0, 1), got {load}")
+    if length < 2:
+        raise ValueError(f"length: at least 2 packets (a pair), got {length}")
+    interval_ms = 50 + 12 * length
+    rates = {"x1": 100e6 * load, "x2": 10e6 * load, "x3": 100e6 * load if post else 0.0}
+    out: dict[str, Any] = {"seed": seed, "flows.pp.app.length": length, "flows.pp.app.interval": f"{interval_ms}ms",
+                           "duration": f"{1 + trains * interval_ms / 1000 + 0.5:g}s"}
+    for name, bps in rates.items():
+        if bps > 0:
+            out[f"flows.{name}.app.rate"] = f"{bps:.0f}bps"
+        else:  # no cross traffic on this hop: the flow never starts
+            out[f"flows.{name}.app.start"] = f"{1 + trains * interval_ms / 1000 + 0.5:g}s"
+    return out
+
+
+def dispersion_estimates(res: Result, flow: str = "pp", size: int = 1500, capacity_bps: float = 10e6,
+                         tolerance: float = 0.05) -> dict[str, Any]:
+    """The bandwidth estimates of the probe ``flow``'s complete trains: the packets written
+    at one instant (same send time, ``t − rtt_s`` of probes.parquet, to the nanosecond) are
+    a train, the most packets any instant has is the train length N, and a train of which
+    all N came back gives (N − 1)·``size``·8/Δ, Δ = the time between its first and last
+    arrivals (send time + ``forward_s``; ``size``: wire bytes per packet). Returns
+    ``samples`` (every estimate, Mb/s), ``mean`` (Mb/s: for long trains Dovrolis et al.'s
+    asymptotic dispersion rate, ADR), ``median``, and the fractions of estimates within
+    ``tolerance`` of the narrow link's ``capacity_bps`` (``capacity``), below that band
+    (``scdr``, the sub-capacity dispersion range) and above it (``pncm``, post-narrow
+    capacity modes)."""
+    import polars as pl
+
+    p = res.probes.filter(pl.col("flow") == flow)
+    if p.height == 0:
+        raise ValueError(f"flow '{flow}' has no echoed probes (echo = true)")
+    p = p.with_columns(sent=((pl.col("t") - pl.col("rtt_s")) * 1e9).round(0),
+                       arrival=pl.col("t") - pl.col("rtt_s") + pl.col("forward_s"))
+    trains = p.group_by("sent").agg(pl.col("seq").min().alias("first"), pl.col("seq").max().alias("last"),
+                                    pl.len().alias("n"), pl.col("arrival").sort_by("seq").first().alias("a0"),
+                                    pl.col("arrival").sort_by("seq").last().alias("a1"))
+    n = int(trains["n"].max())  # type: ignore[arg-type]
+    if n < 2:
+        raise ValueError(f"flow '{flow}': its writes are single packets, not pairs or trains")
+    full = trains.filter((pl.col("n") == n) & (pl.col("last") - pl.col("first") == n - 1) & (pl.col("a1") > pl.col("a0")))
+    est = ((n - 1) * size * 8 / (full["a1"] - full["a0"]) / 1e6).to_list()
+    if not est:
+        raise ValueError(f"flow '{flow}': no complete train was echoed")
+    c = capacity_bps / 1e6
+    m = len(est)
+    srt = sorted(est)
+    return {"samples": srt, "mean": sum(est) / m, "median": srt[m // 2], "trains": m, "length": n,
+            "capacity": sum(1 for e in est if abs(e / c - 1) <= tolerance) / m,
+            "scdr": sum(1 for e in est if e < c * (1 - tolerance)) / m,
+            "pncm": sum(1 for e in est if e > c * (1 + tolerance)) / m}
+
+
 def goodput_utilization(res: Result, link: str = "bn") -> float:
     """Every flow's goodput together over the bottleneck ``link``'s rate (both over the
     steady window)."""

@@ -392,6 +392,8 @@ pub(super) fn flows(
         let payload = match &fl.app {
             crate::scenario::AppSpec::Cbr(a) if udp => a.packet_size,
             crate::scenario::AppSpec::Onoff(a) if udp => a.packet_size,
+            crate::scenario::AppSpec::Poisson(a) if udp => a.max_size(),
+            crate::scenario::AppSpec::Train(a) if udp => a.packet_size,
             _ => fl.mss,
         } as u64;
         for (k, size) in [
