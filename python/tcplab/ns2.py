@@ -619,6 +619,12 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
         delay = _seconds(link.get("delay", 0))
         qclass, qsets, kind = _queue_tcl(name, link, rate)
         kinds[name] = kind
+        if kind == "red":
+            q = _variant(link.get("queue"), "type", "droptail")[1]
+            if int(q.get("min_waiting", 0)) != 2 or not q.get("restart_count", False):
+                notes.append(f"links.{name}.queue: ns-2.35's REDQueue::enque (queue/red.cc) signals no arrival that finds "
+                             "fewer than 2 packets waiting and restarts its count without a signal (edv_.old); tcplab "
+                             "does the same only with min_waiting = 2, restart_count = true")
         loss = _error_tcl(name, link)
         a, b = nid[link["from"]], nid[link["to"]]
         if name in done:

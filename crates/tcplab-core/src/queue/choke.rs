@@ -259,6 +259,8 @@ impl ChokeSpec {
             forced_drop: self.forced_drop,
             mark_to_drop: self.mark_to_drop,
             mean_packet_size: self.mean_packet_size,
+            min_waiting: 0,
+            restart_count: false,
         }
         .build(field, rate)?;
         let cfg = ChokeConfig::build(

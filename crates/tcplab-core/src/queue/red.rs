@@ -123,6 +123,16 @@ pub struct RedSpec {
     /// Packet size (bytes) for the idle-time decay and "auto" w_q; default 1000.
     #[serde(default = "default_mean_packet")]
     pub mean_packet_size: u32,
+    /// No early or forced signal unless at least this many packets wait (ns-2.35's
+    /// `REDQueue::enque`: `qlen > 1`, i.e. 2); an arrival that finds fewer is treated as
+    /// one below `min_th` (the count restarts). Default 0 (FJ93).
+    #[serde(default)]
+    pub min_waiting: u32,
+    /// The first arrival that may be signalled after one that could not (average below
+    /// `min_th`, or `min_waiting` not met) is never signalled and sets count = 1 (ns-2.35's
+    /// `edv_.old`). Default false (FJ93's Fig. 2: count = 0 there, and it may be signalled).
+    #[serde(default)]
+    pub restart_count: bool,
 }
 
 /// `queue = { type = "red_i", … }`: RED on the instantaneous queue (w_q = 1), seed 002's
@@ -257,7 +267,7 @@ impl RedSpec {
                 1.0 - (-1.0 / c).exp()
             }
         };
-        Ok(Red::new(RedConfig {
+        let mut red = Red::new(RedConfig {
             limit,
             min_th: self.min_th,
             max_th: self.max_th,
@@ -270,7 +280,10 @@ impl RedSpec {
             mark_to_drop: self.mark_to_drop,
             mean_packet_size: self.mean_packet_size,
             instantaneous: false,
-        }))
+        });
+        red.min_waiting = self.min_waiting;
+        red.restart_count = self.restart_count;
+        Ok(red)
     }
 }
 
@@ -311,6 +324,9 @@ pub struct Red {
     /// Storage on the scheduled path only (the fast path keeps packets in the link).
     q: VecDeque<Packet>,
     backlog: Backlog,
+    /// ns-2 rules (see RedSpec::min_waiting, restart_count).
+    pub min_waiting: u32,
+    pub restart_count: bool,
 }
 
 impl Red {
@@ -335,6 +351,8 @@ impl Red {
             count: -1,
             q: VecDeque::new(),
             backlog: Backlog::default(),
+            min_waiting: 0,
+            restart_count: false,
         }
     }
     pub fn config(&self) -> &RedConfig {
@@ -451,8 +469,13 @@ impl Red {
         } else {
             avg >= c.max_th
         };
-        if avg < c.min_th {
+        if avg < c.min_th || waiting.packets < self.min_waiting {
             self.count = -1;
+            return true;
+        }
+        if self.restart_count && self.count < 0 {
+            // ns-2's edv_.old: the first arrival back above min_th only restarts the count.
+            self.count = 1;
             return true;
         }
         if forced {
@@ -550,6 +573,42 @@ mod tests {
         let (all, log) = signalled_fraction(c, 300, 1000, false);
         assert_eq!(all, 1.0, "forced region drops every non-ECT arrival");
         assert_eq!(log.by_reason[DropReason::Forced.index()], 1000);
+    }
+
+    /// ns-2.35's rules (`REDQueue::enque`, queue/red.cc): no signal while fewer than
+    /// `min_waiting` packets wait, and with `restart_count` the first arrival that may be
+    /// signalled after one that could not only restarts the count.
+    #[test]
+    fn ns2_min_waiting_and_restart_count() {
+        // w_q = 1 (avg = q), max_th 1: every arrival that may be signalled is (forced).
+        let signals = |min_waiting: u32, restart_count: bool, qs: &[u32]| -> Vec<bool> {
+            let mut red = Red::new(cfg(0.0, 1.0, 1.0, 1.0));
+            red.min_waiting = min_waiting;
+            red.restart_count = restart_count;
+            let mut rng = SimRng::derive(3, Stream::Queue, 0);
+            let mut log = DropLog::default();
+            qs.iter()
+                .map(|&q| {
+                    let mut cx = QueueCx::new(SimTime::ZERO, &mut rng, &mut log);
+                    let mut p = Packet::test(FlowId(0), PacketKind::Data, 1000);
+                    !red.admit(&mut p, backlog(q), &mut cx)
+                })
+                .collect()
+        };
+        let qs = [2, 2, 2, 1, 2, 2, 3];
+        assert_eq!(signals(0, false, &qs), [true; 7]);
+        assert_eq!(
+            signals(2, false, &qs),
+            [true, true, true, false, true, true, true]
+        );
+        assert_eq!(
+            signals(2, true, &qs),
+            [false, true, true, false, false, true, true]
+        );
+        assert_eq!(
+            signals(0, true, &qs),
+            [false, true, true, true, true, true, true]
+        );
     }
 
     #[test]
@@ -656,6 +715,8 @@ mod tests {
             forced_drop: false,
             mark_to_drop: 0.0,
             mean_packet_size: 1000,
+            min_waiting: 0,
+            restart_count: false,
         };
         // 2.4 Gb/s of 1000-B packets = 300 000 pkt/s.
         let red = spec.build("q", Rate(2_400_000_000)).unwrap();
