@@ -120,6 +120,27 @@ def test_red_and_loss():
     assert "$em(0) set rate_ 0.01" in tcl and "link-lossmodel $em(0)" in tcl
 
 
+def test_red_ns2_rules_are_noted_when_missing():
+    # ns-2's REDQueue::enque signals nothing with fewer than 2 waiting and restarts its count
+    # (edv_.old): tcplab's min_waiting = 2, restart_count = true; without them, a note.
+    red = {"type": "red", "min_th": 5, "max_th": 15, "limit": 60}
+    plain = ns2.translate(dumbbell(bottleneck={"rate": "10Mbps", "delay": "20ms", "queue": red}))
+    assert any("min_waiting = 2, restart_count = true" in n for n in plain.notes)
+    ns2_like = {**red, "min_waiting": 2, "restart_count": True}
+    same = ns2.translate(dumbbell(bottleneck={"rate": "10Mbps", "delay": "20ms", "queue": ns2_like}))
+    assert not any("min_waiting" in n for n in same.notes)
+
+
+def test_westwood_plus_rules():
+    ww = {"algorithm": "westwood", "estimator": "plus"}
+    linux = ns2.translate(dumbbell(flows=[{"cc": ww, "sack": True, "prr": "off"}]))
+    assert any("plus_rules" in n and "CA_EVENT_COMPLETE_CWR" in n for n in linux.notes)
+    ok = ns2.translate(dumbbell(flows=[{"cc": {**ww, "plus_rules": "ns2"}, "sack": True, "prr": "off"}]))
+    assert not any("plus_rules" in n for n in ok.notes) and "select_ca westwood" in ok.otcl
+    assert refusal(dumbbell(flows=[{"cc": {**ww, "plus_rules": "linux"}, "sack": True, "prr": "off"}])).startswith(
+        "flows.f1.cc.plus_rules: ns-2.35's Agent/TCP/Linux")
+
+
 def test_refusals_name_the_key():
     assert refusal(dumbbell(flows=[{"cc": "newreno", "sack": True, "loss_detection": "rack"}])) == \
         "flows.f1.loss_detection: ns-2.35 has no RACK (refused)"

@@ -459,8 +459,18 @@ def _agent(name: str, flow: Mapping[str, Any], notes: list[str]) -> tuple[str, l
         # parameter the flow sets to another value is refused; a tcplab default that differs
         # is a note.
         module, defaults = _LINUX_MODULES.get(algo, ({}, {}))
+        if algo == "westwood":
+            # ns-2's agent runs the module without CA_EVENT_COMPLETE_CWR and with min_cwnd at a
+            # loss (tcp-linux.cc), tcplab's plus_rules = "ns2" (docs/crosscheck.md item 4).
+            rules = cc.get("plus_rules", "linux")
+            if rules != "ns2":
+                if "plus_rules" in cc:
+                    raise Ns2Unsupported(f"{key}.cc.plus_rules", "ns-2.35's Agent/TCP/Linux runs Westwood+ with "
+                                         "plus_rules = \"ns2\"'s window rules")
+                notes.append(f"{key}.cc.plus_rules: \"linux\" in tcplab; ns-2.35's Agent/TCP/Linux never raises "
+                             "CA_EVENT_COMPLETE_CWR and goes to min_cwnd at a loss (plus_rules = \"ns2\")")
         for k in cc:
-            if k != "estimator" and k not in module:
+            if k not in ("estimator", "plus_rules") and k not in module:
                 raise Ns2Unsupported(f"{key}.cc.{k}", f"ns-2.35's Linux {algo} module has no such parameter")
         for k, want in module.items():
             have = cc.get(k, defaults[k])

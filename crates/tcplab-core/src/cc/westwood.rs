@@ -55,6 +55,15 @@
 //!   retransmit sets `ssthresh = max(cwnd/2, 2S)`, `cwnd = ssthresh`, and leaving recovery
 //!   sets `cwnd = ssthresh = max(ERE·RTT_min/S, 2)` segments; a timeout sets
 //!   `ssthresh = max(ERE·RTT_min/S, 2)`, `cwnd = S`; ECN-Echo sets both at once.
+//!   `plus_rules = "ns2"`: ns-2.35's Agent/TCP/Linux around Linux 2.6.22's module
+//!   (tcp/tcp-linux.cc `LinuxTcpAgent::tcp_fastretrans_alert`, `enter_loss`, `send_much`;
+//!   tcp/linux/src/tcp_westwood.c): a fast retransmit (or ECN-Echo) sets
+//!   `ssthresh = max(cwnd/2, 2S)` (`tcp_reno_ssthresh`) and the window target
+//!   `W = max(ERE·RTT_min/S, 2)` segments (the module's `min_cwnd`, which may exceed the old
+//!   window); recovery descends from `min(cwnd, pipe + S)` by one segment every second ack,
+//!   never below W and at most `pipe + S` (ns-2's `next_pkts_in_flight_` rate halving);
+//!   leaving recovery sets `cwnd = max(W, ssthresh)` (no `CA_EVENT_COMPLETE_CWR` in ns-2);
+//!   a timeout sets `ssthresh = max(cwnd/2, 2S)`, `cwnd = S` and keeps RTT_min.
 //!
 //! RE's "bytes acked over the last T" in O(1): a fixed ring of `RING` snapshots
 //! (t, cumulative d) taken at most every T/`RING_SPAN` (so it spans ≥ 2T for the T in force
@@ -164,6 +173,23 @@ pub struct WestwoodSpec {
     /// `min(cwnd, ssthresh)` (Reno/NewReno recovery; SACK recovery never inflates).
     #[serde(default = "yes")]
     pub fr_inflation: bool,
+    /// Westwood+'s window rules (`estimator = "plus"` only): "linux" (default) or "ns2"
+    /// (ns-2.35's Agent/TCP/Linux; the file header). Profile `ns2` sets "ns2".
+    #[serde(default)]
+    pub plus_rules: PlusRules,
+}
+
+/// Westwood+'s window rules (`plus_rules`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PlusRules {
+    /// Linux with `CA_EVENT_COMPLETE_CWR`: halve at the fast retransmit,
+    /// `cwnd = ssthresh = ERE·RTT_min` on leaving recovery.
+    #[default]
+    Linux,
+    /// ns-2.35's LinuxTcpAgent: `min_cwnd` at the fast retransmit with rate halving down to
+    /// it, Reno's ssthresh, no `CA_EVENT_COMPLETE_CWR`.
+    Ns2,
 }
 
 fn yes() -> bool {
@@ -186,6 +212,7 @@ impl Default for WestwoodSpec {
             pncd_rounds: 8,
             pncd_period: 1,
             fr_inflation: true,
+            plus_rules: PlusRules::Linux,
         }
     }
 }
@@ -210,6 +237,13 @@ impl WestwoodSpec {
     /// Validate (`field` = `flows.NAME.cc`) and build.
     pub fn build(&self, field: &str, init: super::CcInit) -> Result<Westwood, ScenarioError> {
         positive(field, "tau", self.tau, "seconds")?;
+        if self.plus_rules == PlusRules::Ns2 && self.estimator != Estimator::Plus {
+            return Err(bad(
+                field,
+                "plus_rules",
+                "\"ns2\" applies to estimator = \"plus\" only".into(),
+            ));
+        }
         if let Some(t) = self.re_window {
             positive(field, "re_window", t, "seconds")?;
         }
@@ -385,6 +419,11 @@ pub struct Westwood {
     pncd_rounds: u32,
     pncd_period: u32,
     fr_inflation: bool,
+    plus_rules: PlusRules,
+    /// ns-2 rules: the rate-halving window during recovery, its floor W, the ack parity.
+    desc_n: f64,
+    desc_target: f64,
+    desc_cnt: u32,
     // --- ack counting and per-instant samples
     accounted: f64,
     /// Σ d_k so far (the ring's cumulative count).
@@ -441,6 +480,10 @@ impl Westwood {
             pncd_rounds: s.pncd_rounds,
             pncd_period: s.pncd_period,
             fr_inflation: s.fr_inflation,
+            plus_rules: s.plus_rules,
+            desc_n: 0.0,
+            desc_target: 0.0,
+            desc_cnt: 0,
             accounted: 0.0,
             cum: 0.0,
             ring: Ring::new(),
@@ -516,6 +559,11 @@ impl Westwood {
                 }
             }
         }
+    }
+
+    /// Westwood+ with ns-2.35's Agent/TCP/Linux window rules.
+    fn ns2_rules(&self) -> bool {
+        self.estimator == Estimator::Plus && self.plus_rules == PlusRules::Ns2
     }
 
     /// The RTT_min the control uses: the connection's, or Westwood+'s own.
@@ -806,6 +854,16 @@ impl CongestionControl for Westwood {
             }
         }
         if c.state == CaState::Recovery {
+            if self.ns2_rules() && self.desc_n > self.desc_target {
+                // ns-2's send_much: one send per two acks until the flight is down to W.
+                self.desc_cnt += 1;
+                if self.desc_cnt >= 2 {
+                    self.desc_cnt = 0;
+                    self.desc_n -= self.mss;
+                }
+                self.desc_n = self.desc_n.min(c.pipe as f64 + self.mss);
+                self.cwnd = self.desc_n.max(self.desc_target);
+            }
             return;
         }
         self.grow(ack, c);
@@ -814,6 +872,24 @@ impl CongestionControl for Westwood {
         self.ca_acc = 0.0;
         self.nc_rounds = 0;
         self.round_count = 0;
+        if self.ns2_rules() {
+            self.ssthresh = (self.cwnd / 2.0).max(2.0 * self.mss);
+            match why {
+                Congestion::FastRetransmit | Congestion::Ecn => {
+                    self.desc_target = self.target(c);
+                    self.desc_n = self.cwnd.min(c.pipe as f64 + self.mss);
+                    self.desc_cnt = 0;
+                    self.cwnd = self.desc_n.max(self.desc_target);
+                    self.w0 = self.cwnd;
+                }
+                Congestion::Timeout => {
+                    self.cwnd = self.mss;
+                    self.desc_n = 0.0;
+                }
+            }
+            self.aprobe = why == Congestion::Timeout && self.agile_probing;
+            return;
+        }
         if self.estimator == Estimator::Plus {
             match why {
                 Congestion::FastRetransmit => {
@@ -847,7 +923,10 @@ impl CongestionControl for Westwood {
         }
     }
     fn on_recovery_exit(&mut self, _now: SimTime, c: &ConnView) {
-        if self.estimator == Estimator::Plus {
+        if self.ns2_rules() {
+            self.cwnd = self.desc_target.max(self.ssthresh);
+            self.desc_n = 0.0;
+        } else if self.estimator == Estimator::Plus {
             self.ssthresh = self.target(c);
             self.cwnd = self.ssthresh;
         } else {
@@ -1261,6 +1340,74 @@ mod tests {
         w.on_recovery_exit(SimTime::ZERO, &c);
         let want = (est * 0.1 / 1000.0).floor() as u64 * S;
         assert_eq!((w.cwnd(), w.ssthresh()), (want, want));
+    }
+
+    /// `plus_rules = "ns2"` (ns-2.35's Agent/TCP/Linux): at a fast retransmit ssthresh is
+    /// Reno's half and the window goes to max(ERE·RTT_min, 2) segments even above the old
+    /// window; leaving recovery keeps max(that, ssthresh); a timeout halves ssthresh.
+    #[test]
+    fn westwood_plus_ns2_rules() {
+        let spec = WestwoodSpec {
+            estimator: Estimator::Plus,
+            plus_rules: PlusRules::Ns2,
+            ..WestwoodSpec::default()
+        };
+        let mut w = ww(spec.clone(), 40);
+        let c = cv(40 * S, 100.0, 100.0);
+        let mut f = Feed { delivered: 0 };
+        for k in 0..=101 {
+            f.ack(&mut w, k as f64, S, &c);
+        }
+        // One sample of 101 000 B in 0.101 s: 10^6 B/s; times RTT_min 0.1 s = 100 segments.
+        assert!((w.plus() - 1e6).abs() < 1e-6);
+        assert_eq!(w.cwnd(), 142 * S, "slow start grew it by one per ack");
+        w.on_congestion(SimTime::ZERO, Congestion::FastRetransmit, &c);
+        assert_eq!(w.ssthresh(), 71 * S, "tcp_reno_ssthresh: cwnd/2");
+        assert_eq!(
+            w.cwnd(),
+            100 * S,
+            "min_cwnd = BWE·RTT_min, above the old window"
+        );
+        w.on_recovery_exit(SimTime::ZERO, &c);
+        assert_eq!(
+            (w.cwnd(), w.ssthresh()),
+            (100 * S, 71 * S),
+            "no COMPLETE_CWR"
+        );
+        w.on_congestion(SimTime::ZERO, Congestion::Timeout, &c);
+        assert_eq!((w.cwnd(), w.ssthresh()), (S, 50 * S));
+        // Linux's rules on the same samples: halve, then cwnd = ssthresh = 100 segments.
+        let mut l = ww(
+            WestwoodSpec {
+                plus_rules: PlusRules::Linux,
+                ..spec.clone()
+            },
+            40,
+        );
+        let mut f = Feed { delivered: 0 };
+        for k in 0..=101 {
+            f.ack(&mut l, k as f64, S, &c);
+        }
+        l.on_congestion(SimTime::ZERO, Congestion::FastRetransmit, &c);
+        assert_eq!(l.cwnd(), 71 * S);
+        l.on_recovery_exit(SimTime::ZERO, &c);
+        assert_eq!((l.cwnd(), l.ssthresh()), (100 * S, 100 * S));
+        // Only for Westwood+.
+        let e = WestwoodSpec {
+            estimator: Estimator::Be,
+            ..spec
+        }
+        .build(
+            "flows.f.cc",
+            CcInit {
+                mss: 1000,
+                init_cwnd: S,
+                init_ssthresh: u64::MAX,
+                ack_counting: Default::default(),
+            },
+        )
+        .unwrap_err();
+        assert_eq!(e.field, "flows.f.cc.plus_rules", "{e:?}");
     }
 
     #[test]

@@ -14,7 +14,9 @@
 //!   algorithm is not set (Reno, Newreno, Vegas, ... are ns-2 agents of their own: set `cc`)
 //!   nor is `max_window` (ns-2's `window_` of 20 packets is a script's choice). A flow whose
 //!   `cc` is Vegas gets `loss_detection = "vegas"` (ns-2's `VegasTcpAgent`) in place of
-//!   `limited_transmit` and `recovery_burst`, and `cc.restart_window = 2` (`v_slowstart_`).
+//!   `limited_transmit` and `recovery_burst`, and `cc.restart_window = 2` (`v_slowstart_`);
+//!   a Westwood+ flow (`estimator = "plus"`) gets `cc.plus_rules = "ns2"` (Agent/TCP/Linux's
+//!   window rules, cc/westwood.rs).
 
 use serde_json::{json, Value};
 
@@ -32,6 +34,14 @@ pub const NEEDS_NO_SACK: [&str; 3] = ["bugfix", "limited_transmit", "recovery_bu
 /// Keys of the `ns2` profile that a Vegas flow does not get: with `cc = "vegas"` the
 /// profile sets `loss_detection = "vegas"` instead (ns-2's Vegas agent).
 pub const NOT_WITH_VEGAS: [&str; 2] = ["limited_transmit", "recovery_burst"];
+
+/// Whether a flow's `cc` value is Westwood+ (a table with `algorithm = "westwood"` and
+/// `estimator = "plus"`; the name alone is TCPW-BE).
+pub fn names_westwood_plus(cc: Option<&Value>) -> bool {
+    matches!(cc, Some(Value::Object(o))
+        if o.get("algorithm").and_then(Value::as_str) == Some("westwood")
+            && o.get("estimator").and_then(Value::as_str) == Some("plus"))
+}
 
 /// Whether a flow's `cc` value names Vegas (`"vegas"` or a table with that algorithm).
 pub fn names_vegas(cc: Option<&Value>) -> bool {

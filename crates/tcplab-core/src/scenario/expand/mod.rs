@@ -358,6 +358,16 @@ fn apply_profile(e: &mut Obj, path: &str, origins: &mut Origins) -> Result<(), S
             }
         }
     }
+    // ns-2's Agent/TCP/Linux runs Westwood+ with its own window rules (cc/westwood.rs,
+    // `plus_rules`): at a loss the module's `min_cwnd`, no `CA_EVENT_COMPLETE_CWR`.
+    if name == "ns2" && super::profiles::names_westwood_plus(e.get("cc")) {
+        if let Some(Value::Object(o)) = e.get_mut("cc") {
+            if !o.contains_key("plus_rules") {
+                o.insert("plus_rules".into(), Value::from("ns2"));
+                origins.set(format!("{path}.cc.plus_rules"), field.clone());
+            }
+        }
+    }
     for (k, dv) in keys {
         if vegas && super::profiles::NOT_WITH_VEGAS.contains(&k) {
             continue;

@@ -935,6 +935,10 @@ cc = "newreno"
     );
     assert_eq!(v["flows"]["w"]["cc"]["restart_window"], 2);
     assert_eq!(
+        v["flows"]["n"]["cc"], "newreno",
+        "no Vegas or Westwood+ keys elsewhere"
+    );
+    assert_eq!(
         v["flows"]["w"]["loss_detection"], "dupack",
         "the flow's own key wins"
     );
@@ -942,6 +946,46 @@ cc = "newreno"
     assert_eq!(n.get("loss_detection"), None);
     assert_eq!(n["limited_transmit"], true);
     crate::load_toml(&text, None).unwrap();
+}
+
+#[test]
+fn the_ns2_profile_gives_westwood_plus_ns2_window_rules() {
+    let links = "[links.ab]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\nduplex = true\n";
+    let text = format!(
+        r#"{TWO_HOSTS}{links}
+[defaults.flows]
+profile = "ns2"
+sack = true
+[flows.p]
+from = "a"
+to = "b"
+cc = {{ algorithm = "westwood", estimator = "plus" }}
+[flows.k]
+from = "a"
+to = "b"
+cc = {{ algorithm = "westwood", estimator = "plus", plus_rules = "linux" }}
+[flows.b]
+from = "b"
+to = "a"
+cc = "westwood"
+"#
+    );
+    let v = expand(&text);
+    assert_eq!(v["flows"]["p"]["cc"]["plus_rules"], "ns2");
+    assert_eq!(
+        v["flows"]["k"]["cc"]["plus_rules"], "linux",
+        "the flow's own key wins"
+    );
+    assert_eq!(
+        v["flows"]["b"]["cc"], "westwood",
+        "TCPW-BE has no Linux agent rules"
+    );
+    crate::load_toml(&text, None).unwrap();
+    // Without the profile, the key on another estimator is refused.
+    let e = err(&format!(
+        "{TWO_HOSTS}{links}[flows.x]\nfrom = \"a\"\nto = \"b\"\ncc = {{ algorithm = \"westwood\", plus_rules = \"ns2\" }}\n"
+    ));
+    assert!(e.to_string().contains("plus_rules"), "{e}");
 }
 
 #[test]
