@@ -71,13 +71,23 @@ def test_import_tcplab_leaves_polars_until_a_lazy_name_is_used() -> None:
     assert out["before"] is False
     assert out["names"] == []  # dir() lists the lazy names too
     assert out["same"] is True and out["module"] == "tcplab.runner"
-    assert "polars" in out["heavy"]
+    # Not even they import polars now: a Result parses its Parquet bytes on first use.
+    assert out["heavy"] == []
+    got = _loaded_after(
+        f"import tcplab\nr = tcplab.run({str(FIG2_3)!r}, progress=False)\n"
+        "import sys\nout = {'after_run': 'polars' in sys.modules, 'names': r.trace_names}\n"
+        "out['rows'] = r.intervals.height\n"
+    )
+    assert got["after_run"] is False and got["rows"] > 0 and "polars" in got["heavy"]
 
 
 def test_run_imports_matplotlib_only_with_plot(tmp_path: Path) -> None:
     plain = _loaded_after(_cli("run", FIG2_3, "--out", tmp_path / "a", *SHORT, "-q"))
-    assert plain["heavy"] == ["polars"]  # the Parquet files
+    # The Parquet files come from the core as bytes (crates/tcplab-py/src/parquet_out.rs).
+    assert plain["heavy"] == []
     assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["intervals.parquet", "summary.json"]
+    reported = _loaded_after(_cli("run", FIG2_3, "--out", tmp_path / "r", *SHORT))
+    assert reported["heavy"] == [], "the report reads summary.json only"
     drawn = _loaded_after(_cli("run", FIG2_3, "--out", tmp_path / "b", *SHORT, "-q", "--plot"))
     assert "matplotlib" in drawn["heavy"]
     assert (tmp_path / "b" / "efficiency.png").read_bytes()[:4] == b"\x89PNG"

@@ -72,11 +72,14 @@ class _PcapLogColumns(TypedDict):
     ts_ns: list[int]  # data: send time; ack: the echoed send time
     rx_ns: list[int]  # ack: when the acknowledged segment arrived
 
-class _RawResults(TypedDict):
+class _RawResults(TypedDict, total=False):
     """What :meth:`Simulation.results` returns (turn it into a ``tcplab.Result`` with
-    ``tcplab.Result.from_core``)."""
+    ``tcplab.Result.from_core``). The column lists are absent with ``lists=False``."""
 
     summary: str  # summary.json text
+    parquet: dict[str, bytes]  # intervals, cwnd_trace, queue_trace, probes, events: file bytes
+    rows: dict[str, int]  # row count of each of those tables
+    probes: _Columns
     intervals: _Columns
     cwnd_trace: _Columns
     queue_trace: _Columns
@@ -134,8 +137,9 @@ class Simulation:
     def advance(self, seconds: float) -> bool:
         """Advance by ``seconds`` (> 0) of simulated time with the GIL released; returns
         whether the run has finished. Raises ValueError for a non-positive step."""
-    def results(self) -> _RawResults:
-        """Summary (JSON text) and every result table of a finished run.
+    def results(self, lists: bool = True) -> _RawResults:
+        """Summary (JSON text), every result table of a finished run as column lists
+        (unless ``lists`` is false) and the Parquet file of each table a run writes.
         Raises ValueError when the run has not finished."""
 
 __all__ = ["ScenarioError", "validate_json", "validate_toml", "json_schema", "columns", "Simulation", "__version__"]

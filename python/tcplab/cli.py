@@ -162,7 +162,7 @@ def run(
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         raise typer.Exit(EXIT_INTERRUPTED) from None
-    traced = set(result.traces) if plot else set()
+    traced = set(result.trace_names) if plot else set()
 
     def plots(d: Path) -> None:
         # An earlier run's plots that this run does not draw would be stale.
@@ -201,8 +201,8 @@ def run(
         print_run(result.summary, console)
         console.print(f"results in {out}/", highlight=False)
         if not plot:
-            pngs = ["efficiency.png", *(f"{t}.png" for t in ("cwnd", "queue") if t in result.traces)]
-            pngs += ["delay.png"] if "probe" in result.traces else []
+            pngs = ["efficiency.png", *(f"{t}.png" for t in ("cwnd", "queue") if t in result.trace_names)]
+            pngs += ["delay.png"] if "probe" in result.trace_names else []
             console.print(f"plots not drawn: add --plot for {', '.join(pngs)}", highlight=False)
     failed = [f for f in (result.summary.get("pcap") or {}).get("files") or [] if f.get("error")]
     for f in failed:

@@ -15,7 +15,9 @@ where each column is declared once; this module lists none of them.
 
 Every file is a function of (scenario, seed) except ``summary.json``'s
 ``run.wall_seconds``. Parquet files are written with fixed settings, so identical data
-gives identical bytes.
+gives identical bytes. A run's tables arrive from the core as Parquet bytes (written in
+Rust, ``crates/tcplab-py/src/parquet_out.rs``) and are saved as they are; polars parses
+them only when a frame is asked for, so ``tcplab run`` never imports it (issue 31 §5).
 """
 
 from __future__ import annotations
@@ -23,21 +25,24 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
-
-import polars as pl
+from typing import TYPE_CHECKING, Any
 
 from tcplab import _core
-from tcplab.fileio import PARQUET_OPTIONS, copy_file, remove_stale_temporaries, write_parquet, write_text
+from tcplab.fileio import PARQUET_OPTIONS, copy_file, remove_stale_temporaries, write_bytes, write_parquet, write_text
+
+if TYPE_CHECKING:
+    import polars as pl
 
 __all__ = ["Result", "load", "pcap_files", "INTERVAL_SCHEMA", "TRACE_SCHEMAS", "EVENT_SCHEMA", "COLUMN_DOCS"]
 
-_TYPES: dict[str, pl.DataType] = {"f64": pl.Float64(), "u64": pl.UInt64(), "u32": pl.UInt32(), "str": pl.String()}
 _REGISTRY: dict[str, list[dict[str, str]]] = _core.columns()
 
 
 def _schema(table: str) -> dict[str, pl.DataType]:
-    return {c["name"]: _TYPES[c["type"]] for c in _REGISTRY[table]}
+    import polars as pl
+
+    types = {"f64": pl.Float64(), "u64": pl.UInt64(), "u32": pl.UInt32(), "str": pl.String()}
+    return {c["name"]: types[c["type"]] for c in _REGISTRY[table]}
 
 
 #: Per table (``intervals``, ``cwnd_trace``, ``queue_trace``, ``cwnd_events``,
@@ -46,22 +51,29 @@ COLUMN_DOCS: dict[str, dict[str, tuple[str, str]]] = {
     t: {c["name"]: (c["unit"], c["doc"]) for c in cols} for t, cols in _REGISTRY.items()
 }
 
-#: Column types of ``intervals.parquet``.
-INTERVAL_SCHEMA: dict[str, pl.DataType] = _schema("intervals")
+def __getattr__(name: str) -> Any:
+    # The polars schemas, built on first use (PEP 562) so that importing this module does
+    # not import polars:
+    # INTERVAL_SCHEMA: column types of ``intervals.parquet``.
+    # TRACE_SCHEMAS: registered column types of the trace files, by trace name (the cwnd
+    #   trace may have more: ``cc_<name>`` Float64 columns from the congestion-control trace
+    #   hook; "probe": the echoes of `echo = true` UDP flows, probes.parquet).
+    # EVENT_SCHEMA: column types of ``events.parquet``: the packet events' columns, then the
+    #   cwnd events' own (null in the rows of the other kind).
+    if name == "INTERVAL_SCHEMA":
+        v: Any = _schema("intervals")
+    elif name == "TRACE_SCHEMAS":
+        v = {"cwnd": _schema("cwnd_trace"), "queue": _schema("queue_trace"), "probe": _schema("probes")}
+    elif name == "EVENT_SCHEMA":
+        v = {**_schema("packet_events"), **_schema("cwnd_events")}
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = v
+    return v
 
-#: Registered column types of the trace files, by trace name (the cwnd trace may have more:
-#: ``cc_<name>`` Float64 columns from the congestion-control trace hook).
-TRACE_SCHEMAS: dict[str, dict[str, pl.DataType]] = {
-    "cwnd": _schema("cwnd_trace"),
-    "queue": _schema("queue_trace"),
-    # The echoes of `echo = true` UDP flows (probes.parquet), kept like a trace: present
-    # when the run has any.
-    "probe": _schema("probes"),
-}
 
-#: Column types of ``events.parquet``: the packet events' columns, then the cwnd events'
-#: own (null in the rows of the other kind).
-EVENT_SCHEMA: dict[str, pl.DataType] = {**_schema("packet_events"), **_schema("cwnd_events")}
+#: Trace name -> the core's table of it (and its ``rows`` key).
+_TRACE_TABLES = {"cwnd": "cwnd_trace", "queue": "queue_trace", "probe": "probes"}
 
 SUMMARY_FILE = "summary.json"
 INTERVALS_FILE = "intervals.parquet"
@@ -74,6 +86,8 @@ _PARQUET_OPTS: dict[str, Any] = PARQUET_OPTIONS
 
 def _frame(columns: Mapping[str, Any], schema: dict[str, pl.DataType]) -> pl.DataFrame:
     """A DataFrame with exactly ``schema``'s columns (missing columns are an error)."""
+    import polars as pl
+
     missing = [c for c in schema if c not in columns]
     if missing:
         raise ValueError(f"result columns missing: {', '.join(missing)}")
@@ -87,17 +101,22 @@ def _frame(columns: Mapping[str, Any], schema: dict[str, pl.DataType]) -> pl.Dat
 def _events(raw: Mapping[str, Any]) -> pl.DataFrame | None:
     """``events.parquet``'s frame: cwnd events (``event = "cwnd"``) and packet events in
     one table in time order (ties: cwnd events first), or None when nothing was recorded."""
+    import polars as pl
+
     cw = _frame(raw["cwnd_events"], _schema("cwnd_events"))
     pk = _frame(raw["packet_events"], _schema("packet_events"))
     if cw.height == 0 and pk.height == 0:
         return None
     cw = cw.with_columns(event=pl.lit("cwnd", dtype=pl.String()))
     df = pl.concat([cw, pk], how="diagonal")
-    return df.select([pl.col(c).cast(t) for c, t in EVENT_SCHEMA.items()]).sort("t", maintain_order=True)
+    schema = {**_schema("packet_events"), **_schema("cwnd_events")}
+    return df.select([pl.col(c).cast(t) for c, t in schema.items()]).sort("t", maintain_order=True)
 
 
 def _records(rows: list[dict[str, Any]]) -> pl.DataFrame:
     """A DataFrame from a list of summary records (nested values become structs/lists)."""
+    import polars as pl
+
     if not rows:
         return pl.DataFrame()
     return pl.from_dicts(rows, infer_schema_length=None)
@@ -123,7 +142,8 @@ class Result:
     Attributes:
         summary: the parsed ``summary.json`` (see ``docs/outputs.md``).
         intervals: per-flow interval series (one row per flow and interval).
-        traces: sampled traces by name (``"cwnd"``, ``"queue"``); only non-empty ones.
+        traces: sampled traces by name (``"cwnd"``, ``"queue"``, ``"probe"``); only non-empty
+            ones (``trace_names`` lists them without parsing any).
         events: the event traces of ``metrics.events`` (``events.parquet``), or None when
             the run recorded none.
         pcap_dir: the directory relative pcap paths of ``summary["pcap"]`` are in (the
@@ -133,28 +153,104 @@ class Result:
     def __init__(
         self,
         summary: dict[str, Any],
-        intervals: pl.DataFrame,
+        intervals: pl.DataFrame | None = None,
         traces: Mapping[str, pl.DataFrame] | None = None,
         pcap_dir: str | Path | None = None,
         events: pl.DataFrame | None = None,
+        *,
+        parquet: Mapping[str, bytes] | None = None,
+        rows: Mapping[str, int] | None = None,
     ) -> None:
+        """From frames (``intervals`` required), or from the core's Parquet bytes
+        (``parquet``: table -> file bytes, ``rows``: table -> row count; see
+        :meth:`from_core`), whose frames are parsed on first use."""
         self.summary = summary
-        self.events = events
-        self.intervals = intervals
-        self.traces: dict[str, pl.DataFrame] = {k: v for k, v in (traces or {}).items() if v.height > 0}
+        self._parquet: dict[str, bytes] = dict(parquet or {})
+        self._rows: dict[str, int] = dict(rows or {})
+        if intervals is None and "intervals" not in self._parquet:
+            raise ValueError("Result: give the intervals frame or the core's Parquet tables")
+        self._intervals = intervals
+        self._traces: dict[str, pl.DataFrame] | None = (
+            None if traces is None and self._parquet else {k: v for k, v in (traces or {}).items() if v.height > 0})
+        self._events = events
+        self._events_read = events is not None or "events" not in self._parquet
+        #: Frames parsed from the Parquet bytes (table -> frame): saved as those bytes.
+        self._decoded: dict[str, pl.DataFrame] = {}
         self.pcap_dir = Path(pcap_dir) if pcap_dir is not None else Path.cwd()
+
+    def _read(self, table: str) -> pl.DataFrame:
+        import io
+
+        import polars as pl
+
+        df = pl.read_parquet(io.BytesIO(self._parquet[table]))
+        self._decoded[table] = df
+        return df
+
+    @property
+    def intervals(self) -> pl.DataFrame:
+        """Per-flow interval series (one row per flow and interval)."""
+        if self._intervals is None:
+            self._intervals = self._read("intervals")
+        return self._intervals
+
+    @intervals.setter
+    def intervals(self, df: pl.DataFrame) -> None:
+        self._intervals = df
+
+    @property
+    def trace_names(self) -> list[str]:
+        """The names of the non-empty traces (``"cwnd"``, ``"queue"``, ``"probe"``), without
+        parsing any."""
+        if self._traces is not None:
+            return list(self._traces)
+        return [name for name, table in _TRACE_TABLES.items() if self._rows.get(table, 0) > 0]
+
+    @property
+    def traces(self) -> dict[str, pl.DataFrame]:
+        """Sampled traces by name (``"cwnd"``, ``"queue"``, ``"probe"``); only non-empty ones."""
+        if self._traces is None:
+            self._traces = {name: self._read(_TRACE_TABLES[name]) for name in self.trace_names}
+        return self._traces
+
+    @traces.setter
+    def traces(self, value: Mapping[str, pl.DataFrame]) -> None:
+        self._traces = dict(value)
+
+    @property
+    def events(self) -> pl.DataFrame | None:
+        """The event traces of ``metrics.events`` (``events.parquet``), or None when the run
+        recorded none."""
+        if not self._events_read:
+            self._events = self._read("events") if self._rows.get("events", 0) > 0 else None
+            self._events_read = True
+        return self._events
+
+    @events.setter
+    def events(self, df: pl.DataFrame | None) -> None:
+        self._events, self._events_read = df, True
+
+    def _bytes_for(self, table: str, frame: pl.DataFrame | None) -> bytes | None:
+        """The core's bytes of ``table`` when ``frame`` is still what they hold (not yet
+        parsed, or parsed and not replaced)."""
+        b = self._parquet.get(table)
+        if b is None:
+            return None
+        if frame is None or self._decoded.get(table) is frame:
+            return b
+        return None
 
     @classmethod
     def from_core(cls, raw: Mapping[str, Any], pcap_dir: str | Path | None = None) -> Result:
         """Build from ``tcplab._core.Simulation.results()``; ``pcap_dir`` as given to the
-        simulation (default: the current directory)."""
+        simulation (default: the current directory). With the core's Parquet bytes
+        (``raw["parquet"]``) nothing is parsed until a frame is asked for; from column lists
+        (an older core) the frames are built at once."""
         summary = json.loads(raw["summary"])
-        intervals = _frame(raw["intervals"], INTERVAL_SCHEMA)
-        traces = {
-            "cwnd": _frame(raw["cwnd_trace"], TRACE_SCHEMAS["cwnd"]),
-            "queue": _frame(raw["queue_trace"], TRACE_SCHEMAS["queue"]),
-            "probe": _frame(raw["probes"], TRACE_SCHEMAS["probe"]),
-        }
+        if "parquet" in raw:
+            return cls(summary, pcap_dir=pcap_dir, parquet=raw["parquet"], rows=raw.get("rows") or {})
+        intervals = _frame(raw["intervals"], _schema("intervals"))
+        traces = {name: _frame(raw[table], _schema(table)) for name, table in _TRACE_TABLES.items()}
         return cls(summary, intervals, traces, pcap_dir=pcap_dir, events=_events(raw))
 
     # -- convenient views -----------------------------------------------------------------
@@ -174,7 +270,7 @@ class Result:
         import polars as pl
 
         got = self.traces.get("probe")
-        return got if got is not None else pl.DataFrame(schema=TRACE_SCHEMAS["probe"])
+        return got if got is not None else pl.DataFrame(schema=_schema("probes"))
 
     @property
     def links(self) -> pl.DataFrame:
@@ -191,6 +287,8 @@ class Result:
             for name, s in (self.summary.get("schedules") or {}).items()
             for t, n in s["active"]
         ]
+        import polars as pl
+
         schema = {"schedule": pl.String(), "t_s": pl.Float64(), "active": pl.Int64()}
         return pl.DataFrame(rows, schema=schema)
 
@@ -245,16 +343,26 @@ class Result:
         self._remove_stale_pcaps(d, earlier_pcaps)
         text = json.dumps(self.summary, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
         (d / SUMMARY_FILE).unlink(missing_ok=True)
-        _write_parquet(self.intervals, d / INTERVALS_FILE)
+
+        def put(table: str, frame: pl.DataFrame | None, path: Path) -> None:
+            raw = self._bytes_for(table, frame)
+            if raw is not None:
+                write_bytes(path, raw)  # atomic, as write_parquet
+            else:
+                assert frame is not None
+                _write_parquet(frame, path)
+
+        put("intervals", self._intervals, d / INTERVALS_FILE)
         for name, fname in TRACE_FILES.items():
             p = d / fname
-            if name in self.traces:
-                _write_parquet(self.traces[name], p)
+            if name in self.trace_names:
+                put(_TRACE_TABLES[name], None if self._traces is None else self._traces[name], p)
             elif p.exists():
                 p.unlink()
         p = d / EVENTS_FILE
-        if self.events is not None:
-            _write_parquet(self.events, p)
+        has_events = self._events is not None if self._events_read else self._rows.get("events", 0) > 0
+        if has_events:
+            put("events", self._events if self._events_read else None, p)
         elif p.exists():
             p.unlink()
         for f in (self.summary.get("pcap") or {}).get("files") or []:
@@ -282,12 +390,21 @@ class Result:
     @classmethod
     def load(cls, directory: str | Path) -> Result:
         """Read a directory written by :meth:`save`."""
+        import io
+
+        import polars as pl
+
         d = Path(directory)
         summary = json.loads((d / SUMMARY_FILE).read_text(encoding="utf-8"))
-        intervals = pl.read_parquet(d / INTERVALS_FILE)
-        traces = {name: pl.read_parquet(d / f) for name, f in TRACE_FILES.items() if (d / f).exists()}
-        events = pl.read_parquet(d / EVENTS_FILE) if (d / EVENTS_FILE).exists() else None
-        return cls(summary, intervals, traces, pcap_dir=d, events=events)
+        files = {"intervals": INTERVALS_FILE, **{_TRACE_TABLES[n]: f for n, f in TRACE_FILES.items()}, "events": EVENTS_FILE}
+        raw = {table: (d / f).read_bytes() for table, f in files.items() if table == "intervals" or (d / f).exists()}
+        frames = {table: pl.read_parquet(io.BytesIO(b)) for table, b in raw.items()}
+        traces = {name: frames[table] for name, table in _TRACE_TABLES.items() if table in frames}
+        res = cls(summary, frames["intervals"], traces, pcap_dir=d, events=frames.get("events"),
+                  parquet=raw, rows={table: f.height for table, f in frames.items()})
+        # Saved again, the files are these bytes (unless a frame is replaced).
+        res._decoded = frames
+        return res
 
     # -- comparison -----------------------------------------------------------------------
 
@@ -310,7 +427,7 @@ class Result:
         return (
             f"Result(scenario={self.summary.get('scenario')!r}, seed={self.summary.get('seed')}, "
             f"sim_seconds={run.get('sim_seconds')}, flows={len(self.summary.get('flows') or [])}, "
-            f"traces={sorted(self.traces)})"
+            f"traces={sorted(self.trace_names)})"
         )
 
 

@@ -191,7 +191,7 @@ def run(
     finally:
         if bar is not None:
             bar.stop()
-    raw = sim.results()
+    raw = sim.results(lists=False)
     # The simulation may only be freed on the thread that made it: drop it here rather than
     # when this frame dies, which a sampling profiler (e.g. Dask's) can delay to its thread.
     del sim

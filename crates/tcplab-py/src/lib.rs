@@ -5,7 +5,9 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::ffi::c_str;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
+mod parquet_out;
+
 use std::path::PathBuf;
 use std::time::Instant;
 use tcplab_core::scenario::{Built, ScenarioError as CoreScenarioError};
@@ -268,16 +270,34 @@ impl Simulation {
     }
 
     /// Summary (JSON text) and every result table of a finished run (intervals,
-    /// cwnd_trace, queue_trace, cwnd_events, packet_events: column name -> list).
-    fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    /// cwnd_trace, queue_trace, cwnd_events, packet_events, probes: column name -> list,
+    /// unless `lists` is false), plus `parquet`: the Parquet file of each table the run
+    /// writes (intervals, cwnd_trace, queue_trace, probes, and `events`, the cwnd and
+    /// packet events merged in time order) and `rows`: each of those tables' row count.
+    #[pyo3(signature = (lists=true))]
+    fn results<'py>(&self, py: Python<'py>, lists: bool) -> PyResult<Bound<'py, PyDict>> {
         if !self.built.sim.is_finished() {
             return Err(PyValueError::new_err("the run has not finished"));
         }
         let d = PyDict::new(py);
         let summary = tcplab_core::report::summary(&self.built, self.wall);
         d.set_item("summary", summary.to_string())?;
-        // Every table of the column registry, generically: flow and link ids become names.
         let sim = &self.built.sim;
+        let (files, rows) = py.allow_threads(|| parquet_tables(sim));
+        let files = files.map_err(|e| PyValueError::new_err(format!("writing Parquet: {e}")))?;
+        let pq = PyDict::new(py);
+        let nrows = PyDict::new(py);
+        for ((name, bytes), (_, n)) in files.iter().zip(&rows) {
+            pq.set_item(*name, PyBytes::new(py, bytes))?;
+            nrows.set_item(*name, *n)?;
+        }
+        d.set_item("parquet", pq)?;
+        d.set_item("rows", nrows)?;
+        d.set_item("pcap_log", self.pcap_log(py)?)?;
+        if !lists {
+            return Ok(d);
+        }
+        // Every table of the column registry, generically: flow and link ids become names.
         for (table, columns) in sim.tables() {
             let cols = PyDict::new(py);
             for c in columns {
@@ -302,9 +322,172 @@ impl Simulation {
             }
             d.set_item(table, cols)?;
         }
-        d.set_item("pcap_log", self.pcap_log(py)?)?;
         Ok(d)
     }
+}
+
+/// One registry column as writer values (ids resolved to names).
+fn values(sim: &tcplab_core::sim::Sim, data: ColRef<'_>) -> parquet_out::Values {
+    use parquet_out::Values;
+    match data {
+        ColRef::F64(v) => Values::F64(v.iter().map(|&x| Some(x)).collect()),
+        ColRef::U64(v) => Values::U64(v.iter().map(|&x| Some(x)).collect()),
+        ColRef::U32(v) => Values::U32(v.iter().map(|&x| Some(x)).collect()),
+        ColRef::Label(v) => Values::Str(v.iter().map(|x| Some(x.to_string())).collect()),
+        ColRef::Flow(v) => Values::Str(
+            v.iter()
+                .map(|&f| Some(sim.flows[f.index()].name.clone()))
+                .collect(),
+        ),
+        ColRef::Link(v) => Values::Str(
+            v.iter()
+                .map(|&l| Some(sim.links[l.index()].name.clone()))
+                .collect(),
+        ),
+    }
+}
+
+fn col_len(v: &parquet_out::Values) -> usize {
+    use parquet_out::Values;
+    match v {
+        Values::F64(x) => x.len(),
+        Values::U64(x) => x.len(),
+        Values::U32(x) => x.len(),
+        Values::Str(x) => x.len(),
+    }
+}
+
+/// The Parquet files of a finished run and their row counts, in a fixed order: intervals,
+/// cwnd_trace, queue_trace, probes, events.
+#[allow(clippy::type_complexity)]
+fn parquet_tables(
+    sim: &tcplab_core::sim::Sim,
+) -> (
+    Result<Vec<(&'static str, Vec<u8>)>, String>,
+    Vec<(&'static str, usize)>,
+) {
+    use parquet_out::{table_bytes, Col, Values};
+    let mut tables: std::collections::BTreeMap<&str, Vec<Col>> = Default::default();
+    for (name, columns) in sim.tables() {
+        let cols = columns
+            .into_iter()
+            .map(|c| Col {
+                name: c.name.to_string(),
+                values: values(sim, c.data),
+                nullable: false,
+            })
+            .collect();
+        tables.insert(name, cols);
+    }
+    let rows = |cols: &[Col]| cols.first().map_or(0, |c| col_len(&c.values));
+    let mut out = Vec::new();
+    let mut counts = Vec::new();
+    for name in ["intervals", "cwnd_trace", "queue_trace", "probes"] {
+        let cols = &tables[name];
+        counts.push((name, rows(cols)));
+        match table_bytes(cols) {
+            Ok(b) => out.push((name, b)),
+            Err(e) => return (Err(e), counts),
+        }
+    }
+    // events: the packet events' columns, then the cwnd events' own; rows of both kinds in
+    // time order, cwnd events first at equal times (a stable sort of cwnd rows, then packet
+    // rows); `event` = "cwnd" in the cwnd rows; a column only one kind has is null in the
+    // other kind's rows.
+    let cw = tables.remove("cwnd_events").unwrap_or_default();
+    let pk = tables.remove("packet_events").unwrap_or_default();
+    let (ncw, npk) = (rows(&cw), rows(&pk));
+    let t_of = |cols: &[Col], i: usize| -> f64 {
+        cols.iter()
+            .find(|c| c.name == "t")
+            .and_then(|c| match &c.values {
+                Values::F64(v) => v[i],
+                _ => None,
+            })
+            .unwrap_or(0.0)
+    };
+    // (kind: 0 = cwnd, 1 = packet; row)
+    let mut order: Vec<(u8, usize)> = (0..ncw)
+        .map(|i| (0, i))
+        .chain((0..npk).map(|i| (1, i)))
+        .collect();
+    order.sort_by(|a, b| {
+        let ta = if a.0 == 0 {
+            t_of(&cw, a.1)
+        } else {
+            t_of(&pk, a.1)
+        };
+        let tb = if b.0 == 0 {
+            t_of(&cw, b.1)
+        } else {
+            t_of(&pk, b.1)
+        };
+        ta.total_cmp(&tb)
+    });
+    let mut names: Vec<String> = pk.iter().map(|c| c.name.clone()).collect();
+    for c in &cw {
+        if !names.contains(&c.name) {
+            names.push(c.name.clone());
+        }
+    }
+    if !names.iter().any(|n| n == "event") {
+        names.push("event".into());
+    }
+    let find = |cols: &[Col], n: &str| cols.iter().position(|c| c.name == n);
+    let mut ev = Vec::new();
+    for n in &names {
+        let (ic, ip) = (find(&cw, n), find(&pk, n));
+        let proto = ic.map(|i| &cw[i].values).or(ip.map(|i| &pk[i].values));
+        let nullable = (ic.is_none() && ncw > 0 && n != "event") || (ip.is_none() && npk > 0);
+        macro_rules! gather {
+            ($variant:ident) => {{
+                let get = |k: u8, i: usize| {
+                    let col = if k == 0 {
+                        ic.map(|j| &cw[j].values)
+                    } else {
+                        ip.map(|j| &pk[j].values)
+                    };
+                    match col {
+                        Some(Values::$variant(v)) => v[i].clone(),
+                        _ => None,
+                    }
+                };
+                Values::$variant(order.iter().map(|&(k, i)| get(k, i)).collect())
+            }};
+        }
+        let values = if n == "event" && ic.is_none() {
+            // cwnd rows: "cwnd"; packet rows: their own kind.
+            let pkv = ip.map(|j| &pk[j].values);
+            Values::Str(
+                order
+                    .iter()
+                    .map(|&(k, i)| match (k, pkv) {
+                        (0, _) => Some("cwnd".to_string()),
+                        (_, Some(Values::Str(v))) => v[i].clone(),
+                        _ => None,
+                    })
+                    .collect(),
+            )
+        } else {
+            match proto {
+                Some(Values::F64(_)) => gather!(F64),
+                Some(Values::U64(_)) => gather!(U64),
+                Some(Values::U32(_)) => gather!(U32),
+                _ => gather!(Str),
+            }
+        };
+        ev.push(Col {
+            name: n.clone(),
+            values,
+            nullable,
+        });
+    }
+    counts.push(("events", ncw + npk));
+    match table_bytes(&ev) {
+        Ok(b) => out.push(("events", b)),
+        Err(e) => return (Err(e), counts),
+    }
+    (Ok(out), counts)
 }
 
 impl Simulation {
