@@ -131,6 +131,19 @@ def test_red_ns2_rules_are_noted_when_missing():
     assert not any("min_waiting" in n for n in same.notes)
 
 
+def test_onoff_semantics_note():
+    # ns-2's Exponential source (tools/expoo.cc) draws whole-packet bursts: tcplab's
+    # app.semantics = "ns2"; without it, a note. The script is the same either way.
+    app = {"type": "onoff", "rate": "30Mbps", "packet_size": 1000, "on": "0.5s", "mean_rate": "40kbps"}
+    vbr = {"name": "vbr", "direction": "reverse", "transport": "udp", "header": 0}
+    plain = ns2.translate(dumbbell(flows=["vegas", {**vbr, "app": app}]))
+    assert any("expoo.cc" in n and 'semantics = "ns2"' in n for n in plain.notes)
+    same = ns2.translate(dumbbell(flows=["vegas", {**vbr, "app": {**app, "semantics": "ns2"}}]))
+    assert not any("expoo.cc" in n for n in same.notes)
+    assert "$app set burst_time_ 0.5" in same.otcl and "$app set idle_time_ 374.5" in same.otcl
+    assert same.otcl == plain.otcl
+
+
 def test_westwood_plus_rules():
     ww = {"algorithm": "westwood", "estimator": "plus"}
     linux = ns2.translate(dumbbell(flows=[{"cc": ww, "sack": True, "prr": "off"}]))

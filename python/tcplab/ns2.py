@@ -722,8 +722,11 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
                 t(f"$app set burst_time_ {_num(on)}")
                 t(f"$app set idle_time_ {_num(off)}")
                 t(f"$app set rate_ {_num(peak)}")
-                notes.append(f"{key}.app: ns-2's Exponential source starts with an on period and draws burst "
-                             "lengths in packets; tcplab's starts off and draws durations (same means)")
+                if app.get("semantics", "ns3") != "ns2":
+                    notes.append(f"{key}.app: ns-2's Exponential source (tools/expoo.cc) draws burst lengths in "
+                                 "whole packets (max(1, round(Exp))) and adds one packet interval to each off "
+                                 "period; tcplab's draws on durations and carries the spacing across off periods "
+                                 "(same means; app.semantics = \"ns2\", set by profile ns2, draws as ns-2)")
             else:
                 raise Ns2Unsupported(f"{key}.app.type", f"'{app_type}' over UDP is not translated")
             t("$app attach-agent $udp")

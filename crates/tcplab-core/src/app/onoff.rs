@@ -11,7 +11,8 @@ use serde::Deserialize;
 /// On/off source: during an on period it writes `packet_size` bytes at the constant
 /// spacing of the peak `rate`; during an off period it is silent. Like ns-3's
 /// OnOffApplication it begins with an off period, and the spacing continues across off
-/// periods, so the long-run mean rate is exactly rate·on/(on+off).
+/// periods, so the long-run mean rate is exactly rate·on/(on+off). `semantics = "ns2"`
+/// draws bursts as ns-2.35's `Application/Traffic/Exponential` does (see [`Semantics`]).
 #[derive(Clone, Debug, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct OnOffSpec {
@@ -34,6 +35,10 @@ pub struct OnOffSpec {
     /// "exponential" (default) or "constant" period lengths.
     #[serde(default)]
     pub distribution: Distribution,
+    /// How a burst is drawn: "ns3" (default: on durations, spacing carried across off
+    /// periods) or "ns2" (ns-2.35's `Application/Traffic/Exponential`: whole packets).
+    #[serde(default)]
+    pub semantics: Semantics,
     /// When the first off period begins (default "0s").
     #[serde(default)]
     pub start: Option<DurationValue>,
@@ -48,6 +53,26 @@ pub enum Distribution {
     #[default]
     Exponential,
     Constant,
+}
+
+/// How an on/off source draws its bursts.
+#[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Semantics {
+    /// ns-3's OnOffApplication: an on period is a duration (exponential or constant with
+    /// mean `on`); writes fall on a virtual clock that runs only while on, so the spacing
+    /// carries across off periods and an on period may hold no write.
+    #[default]
+    Ns3,
+    /// ns-2.35's `Application/Traffic/Exponential` (tools/expoo.cc, `EXPOO_Traffic::init`
+    /// and `next_interval`, started by `TrafficGenerator::start`): each cycle draws a burst
+    /// length in packets, n = max(1, ⌊X + 0.5⌋) with X exponential of mean
+    /// `on`/spacing (X = `on`/spacing itself when `constant`), and an off period of mean
+    /// `off`; the burst's packets are written at off + 1·spacing, …, off + n·spacing after
+    /// the cycle began, and the next cycle begins at the n-th write. So the source begins
+    /// silent (off plus one spacing), every gap between bursts is off + one spacing, and no
+    /// fraction of a spacing carries over: mean rate rate·E[n]·spacing/(E[n]·spacing + off).
+    Ns2,
 }
 
 /// Runtime state of an on/off source.
@@ -78,6 +103,11 @@ pub struct OnOff {
     on_end: SimTime,
     /// `mean_rate = 0`: never writes.
     silent: bool,
+    /// `semantics = "ns2"`: bursts of `burst_n` writes, write `j` (1-based) of the burst
+    /// at `burst_t + due(j)` (`burst_t`: the end of the cycle's off period).
+    ns2: bool,
+    burst_n: u64,
+    burst_j: u64,
 }
 
 /// Most on periods a write may need (spacing of writes / mean on period). Each costs two
@@ -95,11 +125,13 @@ impl OnOffSpec {
         }
         let (start, stop) = cx.window(self.start, self.stop)?;
         let bps = self.rate.0.bps();
+        let ns2 = self.semantics == Semantics::Ns2;
         // A write takes spacing / on periods to reach when the on periods are shorter than
         // the spacing (the virtual clock runs only while on): bound that work per write.
+        // (ns-2's bursts hold at least one write: one cycle per write at most.)
         let spacing = size as u128 * 8 * PS_PER_S as u128 / bps.max(1) as u128;
         let per_write = spacing / self.on.0 .0 as u128;
-        if per_write > MAX_PERIODS_PER_WRITE {
+        if !ns2 && per_write > MAX_PERIODS_PER_WRITE {
             return Err(cx.err(
                 "on",
                 format!(
@@ -155,6 +187,9 @@ impl OnOffSpec {
             burst_v: 0,
             on_end: SimTime::ZERO,
             silent,
+            ns2,
+            burst_n: 0,
+            burst_j: 0,
         }))
     }
 }
@@ -210,9 +245,28 @@ impl OnOff {
             self.new_burst(self.on_end);
         }
     }
+    /// ns-2 semantics: a new cycle from `t`: the burst length in packets (ns-2 draws it
+    /// first), then the off period.
+    fn new_cycle_ns2(&mut self, t: SimTime) {
+        // Mean burst length on/spacing = on·bps / (size·8), in packets.
+        let mean = self.on.0 as f64 * self.bps as f64 / self.bits_ps as f64;
+        let x = if self.exponential {
+            let u = self.rng.next_f64(); // [0, 1): 1 - u > 0
+            -mean * (1.0 - u).ln()
+        } else {
+            mean
+        };
+        self.burst_n = ((x + 0.5).floor().min(1e18) as u64).max(1);
+        self.burst_j = 1;
+        self.burst_t = t + self.draw(self.off);
+    }
     pub(super) fn begin(&mut self, now: SimTime) -> SimTime {
         if self.silent {
             return SimTime::MAX;
+        }
+        if self.ns2 {
+            self.new_cycle_ns2(now);
+            return self.burst_t + SimDuration(self.due(self.burst_j));
         }
         self.burst_v = self.due(self.k);
         self.new_burst(now);
@@ -221,6 +275,19 @@ impl OnOff {
     #[inline]
     pub(super) fn tick(&mut self, _now: SimTime) -> (u32, SimTime) {
         self.k += 1;
+        if self.ns2 {
+            if self.burst_j >= self.burst_n {
+                // The burst's last write: the next cycle begins now.
+                let end = self.burst_t + SimDuration(self.due(self.burst_j));
+                self.new_cycle_ns2(end);
+            } else {
+                self.burst_j += 1;
+            }
+            return (
+                self.packet_size,
+                self.burst_t + SimDuration(self.due(self.burst_j)),
+            );
+        }
         (self.packet_size, self.next_write())
     }
 }
@@ -240,6 +307,7 @@ mod tests {
             off: Some(DurationValue(SimDuration::from_ms(off_ms))),
             mean_rate: None,
             distribution: dist,
+            semantics: Semantics::Ns3,
             start: None,
             stop: None,
         };
@@ -289,6 +357,7 @@ mod tests {
             off: Some(DurationValue(on)),
             mean_rate: None,
             distribution: Distribution::Exponential,
+            semantics: Semantics::Ns3,
             start: None,
             stop: None,
         };
@@ -349,6 +418,7 @@ mod tests {
             off: off.map(|ms| DurationValue(SimDuration::from_ms(ms))),
             mean_rate: Some(mean.to_string()),
             distribution: Distribution::Exponential,
+            semantics: Semantics::Ns3,
             start: None,
             stop: None,
         }
@@ -386,5 +456,147 @@ mod tests {
         assert!(e("31Mbps", None).contains("above the peak"));
         assert!(e("fast", None).contains("mean_rate"));
         assert!(e("1Mbps", Some(3)).contains("not both"));
+    }
+
+    fn ns2_source(seed: u64, dist: Distribution, on_ms: u64, off_ms: u64, bps: u64) -> App {
+        OnOffSpec {
+            rate: RateValue(Rate(bps)),
+            packet_size: 1000,
+            on: DurationValue(SimDuration::from_ms(on_ms)),
+            off: Some(DurationValue(SimDuration::from_ms(off_ms))),
+            mean_rate: None,
+            distribution: dist,
+            semantics: Semantics::Ns2,
+            start: None,
+            stop: None,
+        }
+        .build(&AppCx {
+            field: "flows.f.app",
+            seed,
+            index: 0,
+            transport: "udp",
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn ns2_constant_bursts_are_whole_packets_after_off_plus_one_spacing() {
+        // 8 Mb/s, 1000 B: 1 ms spacing; on 10 ms = 10 packets, off 30 ms. As ns-2's
+        // EXPOO_Traffic: the first write at off + one spacing (31 ms), ten writes 1 ms
+        // apart, then the next burst off + one spacing after the last write (71 ms).
+        let w = writes(
+            &mut ns2_source(1, Distribution::Constant, 10, 30, 8_000_000),
+            SimTime::ZERO + SimDuration::from_ms(401),
+        );
+        let ms = |x: u64| SimTime::ZERO + SimDuration::from_ms(x);
+        assert_eq!(w.len(), 100);
+        assert_eq!(w[0], ms(31));
+        assert_eq!(w[9], ms(40));
+        assert_eq!(w[10], ms(71));
+        assert_eq!(w[99], ms(400));
+        // An on period of 0.4 spacing rounds to 0 packets: ns-2 sends one anyway; 1.6 -> 2.
+        let spec = |on_us: u64| OnOffSpec {
+            rate: RateValue(Rate(8_000_000)),
+            packet_size: 1000,
+            on: DurationValue(SimDuration::from_us(on_us)),
+            off: Some(DurationValue(SimDuration::from_ms(10))),
+            mean_rate: None,
+            distribution: Distribution::Constant,
+            semantics: Semantics::Ns2,
+            start: None,
+            stop: None,
+        };
+        let cx = AppCx {
+            field: "flows.f.app",
+            seed: 1,
+            index: 0,
+            transport: "udp",
+        };
+        // Cycles of 11 ms (one write at 11, 22, ... ms) and 12 ms (two, at 11-12, 23-24 ...).
+        let end = SimTime::ZERO + SimDuration::from_ms(111);
+        assert_eq!(writes(&mut spec(400).build(&cx).unwrap(), end).len(), 10);
+        assert_eq!(writes(&mut spec(1600).build(&cx).unwrap(), end).len(), 18);
+        // ns3 semantics refuse an on period 10^4 times below the spacing; ns2's bursts
+        // hold at least one write, so it is accepted.
+        assert!(spec(0).build(&cx).is_err());
+        let mut tiny = spec(1);
+        tiny.on = DurationValue(SimDuration(100_000)); // 0.1 us
+        assert!(tiny.build(&cx).is_ok());
+        tiny.semantics = Semantics::Ns3;
+        assert!(tiny.build(&cx).is_err());
+    }
+
+    /// Burst lengths (in writes) of the first `cycles` ns-2 cycles, and the writes' span.
+    fn ns2_bursts(app: &mut App, cycles: usize) -> (Vec<u64>, SimTime) {
+        let Begin::Tick(mut t) = app.begin(SimTime::ZERO) else {
+            panic!("active source")
+        };
+        let mut v = Vec::new();
+        let mut count = 0;
+        while v.len() < cycles {
+            let App::OnOff(o) = &*app else { panic!() };
+            let (n, j) = (o.burst_n, o.burst_j);
+            count += 1;
+            if j == n {
+                v.push(count);
+                count = 0;
+            }
+            t = app.tick(t).1;
+        }
+        (v, t)
+    }
+
+    #[test]
+    fn ns2_exponential_bursts_are_rounded_exponentials_in_packets() {
+        // Mean burst mu = on/spacing packets; ns-2 takes n = max(1, floor(X + 0.5)):
+        // P(n = 1) = 1 - exp(-1.5/mu), E[n] = 1 + exp(-1.5/mu) / (1 - exp(-1/mu)).
+        for (on_ms, mu) in [(1u64, 1.0f64), (50, 50.0)] {
+            let mut app = ns2_source(9, Distribution::Exponential, on_ms, 3, 8_000_000);
+            let (b, _) = ns2_bursts(&mut app, 100_000);
+            let mean = b.iter().sum::<u64>() as f64 / b.len() as f64;
+            let ones = b.iter().filter(|&&n| n == 1).count() as f64 / b.len() as f64;
+            let e_mean = 1.0 + (-1.5 / mu).exp() / (1.0 - (-1.0 / mu).exp());
+            let e_ones = 1.0 - (-1.5 / mu).exp();
+            assert!(
+                (mean / e_mean - 1.0).abs() < 0.01,
+                "mu {mu}: {mean} vs {e_mean}"
+            );
+            assert!((ones - e_ones).abs() < 0.005, "mu {mu}: {ones} vs {e_ones}");
+            assert!(b.iter().all(|&n| n >= 1));
+        }
+    }
+
+    #[test]
+    fn ns2_long_run_mean_rate_and_seeds() {
+        // Peak 8 Mb/s, 1 ms spacing, on 20 ms (mu = 20 packets), off 60 ms: cycles of
+        // E[n] ms + 60 ms; E[n] = 1 + e^-0.075 / (1 - e^-0.05) = 20.0 (to 0.02).
+        let mut app = ns2_source(5, Distribution::Exponential, 20, 60, 8_000_000);
+        let (b, t) = ns2_bursts(&mut app, 100_000);
+        let n: u64 = b.iter().sum();
+        let secs = t.since(SimTime::ZERO).0 as f64 / 1e12;
+        let mu = 20.0f64;
+        let e_n = 1.0 + (-1.5 / mu).exp() / (1.0 - (-1.0 / mu).exp());
+        let expect = 8e6 * e_n / (e_n + 60.0);
+        let rate = n as f64 * 8000.0 / secs;
+        assert!((rate / expect - 1.0).abs() < 0.01, "{rate} vs {expect}");
+        let end = SimTime::ZERO + SimDuration::from_secs(2);
+        let a = writes(
+            &mut ns2_source(1, Distribution::Exponential, 20, 60, 8_000_000),
+            end,
+        );
+        let a2 = writes(
+            &mut ns2_source(1, Distribution::Exponential, 20, 60, 8_000_000),
+            end,
+        );
+        let c = writes(
+            &mut ns2_source(2, Distribution::Exponential, 20, 60, 8_000_000),
+            end,
+        );
+        assert_eq!(a, a2);
+        assert_ne!(a, c);
+        // Within a burst the writes are one spacing apart; between bursts at least that.
+        assert!(a
+            .windows(2)
+            .all(|p| p[1].since(p[0]) >= SimDuration::from_ms(1)));
     }
 }

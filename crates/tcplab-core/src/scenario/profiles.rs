@@ -16,7 +16,8 @@
 //!   `cc` is Vegas gets `loss_detection = "vegas"` (ns-2's `VegasTcpAgent`) in place of
 //!   `limited_transmit` and `recovery_burst`, and `cc.restart_window = 2` (`v_slowstart_`);
 //!   a Westwood+ flow (`estimator = "plus"`) gets `cc.plus_rules = "ns2"` (Agent/TCP/Linux's
-//!   window rules, cc/westwood.rs).
+//!   window rules, cc/westwood.rs); an `onoff` app gets `semantics = "ns2"` (ns-2's
+//!   Application/Traffic/Exponential, app/onoff.rs).
 
 use serde_json::{json, Value};
 

@@ -368,6 +368,18 @@ fn apply_profile(e: &mut Obj, path: &str, origins: &mut Origins) -> Result<(), S
             }
         }
     }
+    // ns-2's on/off source (`Application/Traffic/Exponential`, tools/expoo.cc) draws
+    // bursts in whole packets (app/onoff.rs, `semantics = "ns2"`).
+    if name == "ns2" {
+        if let Some(Value::Object(app)) = e.get_mut("app") {
+            if app.get("type").and_then(Value::as_str) == Some("onoff")
+                && !app.contains_key("semantics")
+            {
+                app.insert("semantics".into(), Value::from("ns2"));
+                origins.set(format!("{path}.app.semantics"), field.clone());
+            }
+        }
+    }
     for (k, dv) in keys {
         if vegas && super::profiles::NOT_WITH_VEGAS.contains(&k) {
             continue;

@@ -989,6 +989,48 @@ cc = "westwood"
 }
 
 #[test]
+fn the_ns2_profile_gives_onoff_sources_ns2_bursts() {
+    let links = "[links.ab]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\nduplex = true\n";
+    let text = format!(
+        r#"{TWO_HOSTS}{links}
+[defaults.flows]
+profile = "ns2"
+[flows.v]
+from = "a"
+to = "b"
+transport = "udp"
+app = {{ type = "onoff", rate = "1Mbps", on = "0.5s", off = "1s" }}
+[flows.w]
+from = "b"
+to = "a"
+transport = "udp"
+app = {{ type = "onoff", rate = "1Mbps", on = "0.5s", off = "1s", semantics = "ns3" }}
+[flows.c]
+from = "a"
+to = "b"
+transport = "udp"
+app = {{ type = "cbr", rate = "1Mbps" }}
+[flows.t]
+from = "a"
+to = "b"
+"#
+    );
+    let v = expand(&text);
+    assert_eq!(v["flows"]["v"]["app"]["semantics"], "ns2");
+    assert_eq!(
+        v["flows"]["w"]["app"]["semantics"], "ns3",
+        "the flow's own key wins"
+    );
+    assert_eq!(
+        v["flows"]["c"]["app"].get("semantics"),
+        None,
+        "cbr has none"
+    );
+    assert_eq!(v["flows"]["t"].get("app"), None);
+    crate::load_toml(&text, None).unwrap();
+}
+
+#[test]
 fn unknown_profiles_name_the_field() {
     let links = "[links.ab]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\nduplex = true\n";
     let e = err(&format!(
