@@ -450,6 +450,9 @@ def _agent(name: str, flow: Mapping[str, Any], notes: list[str]) -> tuple[str, l
         sets += ["windowOption_ 8", f"low_window_ {_num(cc.get('low_window', 38))}",
                  f"high_window_ {_num(cc.get('high_window', 83000))}", f"high_p_ {_num(cc.get('high_p', 1e-7))}",
                  f"high_decrease_ {_num(cc.get('high_decrease', 0.1))}"]
+        if not cc.get("ns2_compat", False):
+            notes.append(f"{key}.cc.ns2_compat: false in tcplab; ns-2's slowdown() halves at the first decrease, "
+                         "in slow start and (ssthresh) at timeouts (tcp.cc), not by b(w)")
         notes.append(f"{key}.cc: ns-2's HighSpeed computes a(w), b(w) from the window in floating point; "
                      "tcplab at floor(w); beyond high_window ns-2 keeps extending the line (tcplab: b_floor)")
     elif algo in ("cubic", "scalable", "westwood"):

@@ -156,6 +156,11 @@ pub struct HighspeedSpec {
     /// hold the table's last row).
     #[serde(default)]
     pub b_floor: Option<HsBFloor>,
+    /// ns-2.35's `TcpAgent::slowdown()` (tcp.cc) for windowOption_ 8: the first decrease,
+    /// a decrease in slow start (cwnd < ssthresh) and the ssthresh after a timeout use half
+    /// the window instead of (1 − b(w)). Default false.
+    #[serde(default)]
+    pub ns2_compat: bool,
 }
 
 impl Default for HighspeedSpec {
@@ -167,6 +172,7 @@ impl Default for HighspeedSpec {
             high_decrease: high_decrease(),
             aimd: HsAimd::Formula,
             b_floor: None,
+            ns2_compat: false,
         }
     }
 }
@@ -248,7 +254,8 @@ impl HighspeedSpec {
             init.init_ssthresh,
             Aimd::new(lw, hw, hp, hd, self.aimd).with_b_floor(self.b_floor.unwrap_or_default()),
         )
-        .with_ack_counting(init.ack_counting))
+        .with_ack_counting(init.ack_counting)
+        .with_ns2_compat(self.ns2_compat))
     }
 }
 
@@ -445,9 +452,16 @@ pub struct Highspeed {
     a: f64,
     b: f64,
     counting: super::AckCounting,
+    ns2_compat: bool,
+    /// A decrease has happened (ns-2's `first_decrease_` is its negation).
+    decreased: bool,
 }
 
 impl Highspeed {
+    pub fn with_ns2_compat(mut self, on: bool) -> Self {
+        self.ns2_compat = on;
+        self
+    }
     pub fn new(mss: u32, init_cwnd: u64, init_ssthresh: u64, aimd: Aimd) -> Self {
         let mut h = Highspeed {
             mss: mss as f64,
@@ -458,6 +472,8 @@ impl Highspeed {
             a: 1.0,
             b: 0.5,
             counting: super::AckCounting::Acks,
+            ns2_compat: false,
+            decreased: false,
         };
         h.refresh();
         h
@@ -529,8 +545,30 @@ impl CongestionControl for Highspeed {
         }
         self.refresh();
     }
-    fn on_congestion(&mut self, _now: SimTime, why: Congestion, _c: &ConnView) {
+    fn on_congestion(&mut self, _now: SimTime, why: Congestion, c: &ConnView) {
         self.refresh();
+        if self.ns2_compat {
+            // ns-2 slowdown(): windowd() = min(cwnd_, window_); halfwin for the first
+            // decrease, in slow start, and (ssthresh only) after a timeout.
+            let w = self.cwnd.min(c.max_window as f64);
+            let slow = self.cwnd < self.ssthresh;
+            let first = !self.decreased;
+            let half = 0.5 * w;
+            let dec = (1.0 - self.b) * w;
+            // tcp.cc timeout() and dupack_action() set last_cwnd_action_ before slowdown():
+            // a timeout always takes halfwin for ssthresh.
+            let timeout = matches!(why, Congestion::Timeout);
+            let ss = if first || slow || timeout { half } else { dec };
+            let cw = if first || slow { half } else { dec };
+            self.decreased = true;
+            self.ssthresh = ss.max(2.0 * self.mss);
+            self.cwnd = match why {
+                Congestion::Timeout => self.mss,
+                Congestion::FastRetransmit | Congestion::Ecn => cw.max(2.0 * self.mss),
+            };
+            self.refresh();
+            return;
+        }
         self.ssthresh = ((1.0 - self.b) * self.cwnd).max(2.0 * self.mss);
         self.cwnd = match why {
             Congestion::Timeout => self.mss,
@@ -548,6 +586,56 @@ impl CongestionControl for Highspeed {
 mod tests {
     use super::*;
     use crate::cc::testkit::{ack, view};
+
+    /// `ns2_compat`: ns-2.35's `slowdown()` halves at the first decrease and in slow start,
+    /// and a timeout's ssthresh is half the window; other decreases keep (1 − b(w))·w.
+    #[test]
+    fn ns2_compat_halves_at_the_first_decrease() {
+        let spec = |compat: bool| HighspeedSpec {
+            ns2_compat: compat,
+            ..HighspeedSpec::default()
+        };
+        let init = |w: u64| crate::cc::CcInit {
+            mss: 1000,
+            init_cwnd: w * 1000,
+            init_ssthresh: 1000 * 1000,
+            ack_counting: Default::default(),
+        };
+        let c = view(1000, 10_000_000, CaState::Open);
+        let t = SimTime::ZERO;
+        // 10 000 segments, below ssthresh? No: ssthresh 1000 segments, so congestion avoidance.
+        let mut h = spec(true).build("f", init(10_000)).unwrap();
+        let b = h.b;
+        h.on_congestion(t, Congestion::FastRetransmit, &c);
+        assert_eq!(h.cwnd(), 5_000_000, "first decrease: half");
+        let w = h.cwnd as f64;
+        h.refresh();
+        let b2 = h.b;
+        h.on_congestion(t, Congestion::FastRetransmit, &c);
+        assert!(
+            (h.cwnd as f64 - (1.0 - b2) * w).abs() < 1.0,
+            "then (1 − b(w))·w: {}",
+            h.cwnd
+        );
+        let w = h.cwnd as f64;
+        h.on_congestion(t, Congestion::Timeout, &c);
+        assert_eq!(
+            (h.cwnd(), h.ssthresh()),
+            (1000, (0.5 * w) as u64),
+            "timeout: half for ssthresh"
+        );
+        // Without it, the first decrease is (1 − b(w)) too.
+        let mut r = spec(false).build("f", init(10_000)).unwrap();
+        r.on_congestion(t, Congestion::FastRetransmit, &c);
+        assert!((r.cwnd as f64 - (1.0 - b) * 10_000_000.0).abs() < 1.0 && b < 0.5);
+        // In slow start (cwnd below ssthresh) ns-2 halves at any decrease.
+        let mut s = spec(true).build("f", init(100)).unwrap();
+        s.on_congestion(t, Congestion::FastRetransmit, &c);
+        s.cwnd = 50_000.0;
+        s.ssthresh = 1e9;
+        s.on_congestion(t, Congestion::FastRetransmit, &c);
+        assert_eq!(s.cwnd(), 25_000);
+    }
 
     #[test]
     fn worked_value_at_18000_segments() {
