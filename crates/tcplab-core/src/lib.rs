@@ -12,7 +12,7 @@
 //!  tcp                  sender / receiver mechanics: sequence space, acks, RTO, recovery
 //!  cc                   congestion control behind one trait (Reno, NewReno, GAIMD)
 //!  udp                  datagram sender / receiver (no acks; losses from sequence gaps)
-//!  app                  traffic sources (bulk, transfer, cbr, onoff), active ones tick
+//!  app                  traffic sources (bulk, transfer, cbr, onoff, poisson, train), active ones tick
 //!  stats                streaming counters; one column registry for intervals, traces, event traces
 //!  analysis             closed-form models from the papers
 //!  scenario             TOML / JSON scenario schema, validation, build → Sim

@@ -174,7 +174,7 @@ fn each_mistake_names_its_field() {
             "cc = \"newreno\"",
             "cc = \"newreno\"\napp = { type = \"ftp\" }",
             "flows.f.app.type",
-            "unknown type 'ftp' (known: bulk, transfer, cbr, onoff)",
+            "unknown type 'ftp' (known: bulk, transfer, cbr, onoff, poisson, train)",
         ),
         (
             "rate = \"5Mbps\"",
