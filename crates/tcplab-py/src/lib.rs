@@ -397,33 +397,21 @@ fn parquet_tables(
     let cw = tables.remove("cwnd_events").unwrap_or_default();
     let pk = tables.remove("packet_events").unwrap_or_default();
     let (ncw, npk) = (rows(&cw), rows(&pk));
-    let t_of = |cols: &[Col], i: usize| -> f64 {
-        cols.iter()
-            .find(|c| c.name == "t")
-            .and_then(|c| match &c.values {
-                Values::F64(v) => v[i],
-                _ => None,
-            })
-            .unwrap_or(0.0)
+    // Each kind's times, once (the sort compares them).
+    let times = |cols: &[Col], n: usize| -> Vec<f64> {
+        match cols.iter().find(|c| c.name == "t").map(|c| &c.values) {
+            Some(Values::F64(v)) => v.iter().map(|x| x.unwrap_or(0.0)).collect(),
+            _ => vec![0.0; n],
+        }
     };
-    // (kind: 0 = cwnd, 1 = packet; row)
+    let (tcw, tpk) = (times(&cw, ncw), times(&pk, npk));
+    // (kind: 0 = cwnd, 1 = packet; row), stably sorted by time.
     let mut order: Vec<(u8, usize)> = (0..ncw)
         .map(|i| (0, i))
         .chain((0..npk).map(|i| (1, i)))
         .collect();
-    order.sort_by(|a, b| {
-        let ta = if a.0 == 0 {
-            t_of(&cw, a.1)
-        } else {
-            t_of(&pk, a.1)
-        };
-        let tb = if b.0 == 0 {
-            t_of(&cw, b.1)
-        } else {
-            t_of(&pk, b.1)
-        };
-        ta.total_cmp(&tb)
-    });
+    let t = |&(k, i): &(u8, usize)| if k == 0 { tcw[i] } else { tpk[i] };
+    order.sort_by(|a, b| t(a).total_cmp(&t(b)));
     let mut names: Vec<String> = pk.iter().map(|c| c.name.clone()).collect();
     for c in &cw {
         if !names.contains(&c.name) {
