@@ -227,6 +227,28 @@ def test_ns2_profile_is_ns2s_defaults():
     assert [n.split(":")[0] for n in s.notes] == ["flows.f1.recovery_burst", "flows.f2.recovery_burst"]
 
 
+def test_ece_increase_is_old_ecn():
+    # tcp.cc recv_newack_helper: with old_ecn_ 0 (ns-2's default) no opencwnd() on an ECN-Echo
+    # ack once ect_ is set: tcplab's ece_increase = false. True (tcplab's default) is written as
+    # old_ecn_ 1, the nearest, with a note (ns-2 still skips the first ECE ack of each run).
+    ecn = {"ecn": True, "ecn_retransmits": True}
+    s = ns2.translate(dumbbell(flows=[{"count": 2, "cc": "newreno"}], **ecn))
+    assert s.otcl.count("$tcp set old_ecn_ 1") == 2
+    assert [n.split(":")[0] for n in s.notes if "ece_increase" in n] == ["flows.f1.ece_increase",
+                                                                         "flows.f2.ece_increase"]
+    assert all("old_ecn_ 1 still skips" in n for n in s.notes if "ece_increase" in n)
+    s = ns2.translate(dumbbell(flows=[{"count": 2, "cc": "reno"}], ece_increase=False, **ecn))
+    assert s.otcl.count("$tcp set old_ecn_ 0") == 2 and "old_ecn_ 1" not in s.otcl
+    assert not any("ece_increase" in n for n in s.notes)
+    # The ns2 profile sets it: old_ecn_ 0, and nothing left to note for NewReno.
+    s = ns2.translate(dumbbell(profile="ns2", **ecn))
+    assert s.otcl.count("$tcp set old_ecn_ 0") == 2
+    assert s.notes == []
+    # Without ECN, or on agents without the rule (Vegas), nothing is written.
+    assert "old_ecn_" not in ns2.to_otcl(dumbbell())
+    assert "old_ecn_" not in ns2.to_otcl(dumbbell(flows=[{"cc": "vegas"}], **ecn))
+
+
 # -- ns-2 as an engine of `tcplab reproduce` (issue 29: the ns-2 column) ---------------------
 
 NEEDS_NS = pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 not installed (apt-get install -y ns2)")

@@ -40,7 +40,7 @@ def test_ns2_profile_expands_to_ns2_defaults() -> None:
         "rto_min": "200ms", "rto_tick": "10ms", "syn": True, "bugfix": True,
         "ssthresh_basis": "window", "rto_restart_on_fast_retransmit": True,
         "partial_ack_timer": "first", "limited_transmit": True, "recovery_burst": 2,
-        "sack": False,
+        "sack": False, "ece_increase": False,
     }  # fmt: skip
     assert {k: f[k] for k in want} == want
     # The scenario's own keys win.
@@ -67,6 +67,8 @@ def test_sack_over_the_ns2_profile_drops_reno_recovery_keys() -> None:
         ({"rto_tick": "0s"}, "flows.f.rto_tick", "above 0"),
         ({"rto_tick": "2s"}, "flows.f.rto_tick", "at most 1 s"),
         ({"ssthresh_basis": "half"}, "flows.f.ssthresh_basis", "flightsize"),
+        ({"cc": "cubic", "ece_increase": False}, "flows.f.ece_increase", "reno, newreno, gaimd and highspeed"),
+        ({"cc": "vegas", "ece_increase": False}, "flows.f.ece_increase", "reno, newreno, gaimd and highspeed"),
     ],
 )  # fmt: skip
 def test_bad_ns2_keys_name_the_field(flow: dict[str, Any], field: str, says: str) -> None:

@@ -94,6 +94,7 @@ _FLOW_DEFAULTS: dict[str, Any] = {
     "rto_unsacked_flight": False,
     "ecn": False,
     "ecn_retransmits": False,
+    "ece_increase": True,
     "rto_restart_on_retransmit": False,
     "transport": "tcp",
 }
@@ -528,6 +529,18 @@ def _agent(name: str, flow: Mapping[str, Any], notes: list[str]) -> tuple[str, l
     sets.append(f"tcpTick_ {_num(_seconds(tick)) if tick is not None else _num(EXACT_CLOCK_TICK_S)}")
     sets.append(f"numdupacks_ {int(v('dupack_threshold'))}")
     sets.append(f"ecn_ {1 if v('ecn') else 0}")
+    if v("ecn") and agent in ("Agent/TCP/Reno", "Agent/TCP/Newreno", "Agent/TCP/Sack1"):
+        # tcp.cc recv_newack_helper: opencwnd() on an ECN-Echo ack (once ect_ is set) only if
+        # old_ecn_ and ecn_burst_ (an earlier ack of the same run had ECE). old_ecn_ 0 (ns-2's
+        # default) is ece_increase = false exactly; old_ecn_ 1 is the nearest to tcplab's
+        # default but still skips the first ECE ack of each run.
+        if v("ece_increase"):
+            sets.append("old_ecn_ 1")
+            notes.append(f"{key}.ece_increase: true in tcplab (every ECN-Echo ack may open the window); ns-2.35 "
+                         "with old_ecn_ 1 still skips opencwnd() on the first ECN-Echo ack after one without "
+                         "(tcp.cc recv_newack_helper, ecn_burst_); ece_increase = false is old_ecn_ 0")
+        else:
+            sets.append("old_ecn_ 0")
     sets.append(f"syn_ {'true' if flow.get('syn', False) else 'false'}")
     # bugFix_: no second fast retransmit for duplicate acks at or below recover_. tcplab's
     # NewReno already has RFC 6582's rule, its Reno not (the key `bugfix` says so).

@@ -12,6 +12,8 @@
 //! - slow start (W < ssthresh): `W += S` per ack of new data (standard)
 //! - congestion avoidance: `W += α·S·S/W` per ack of new data (α segments per round trip)
 //! - fast retransmit or ECN: `ssthresh = max(β·W, 2S)`, `W = ssthresh`
+//! - `ece_increase = false` (flow key; ns-2's `old_ecn_ 0`): an ack carrying ECN-Echo does not
+//!   grow the window, in slow start either ([`super::AckSample::ece_hold`])
 //! - end of fast recovery: `W = ssthresh` (or `min(ssthresh, max(flight, S) + S)` with
 //!   `recovery_exit = "flightsize"`, RFC 6582 §3.2 step 3)
 //! - timeout: `ssthresh = max(β·W, 2S)`, `W = S` (P3 §3: floor of two segments)
@@ -172,7 +174,12 @@ impl CongestionControl for Gaimd {
         out[0] = self.cwnd / self.mss;
     }
     fn on_ack(&mut self, _now: SimTime, ack: &AckSample, c: &ConnView) {
-        if ack.newly_acked == 0 || c.state == CaState::Recovery || self.cwnd >= c.max_window as f64
+        // No growth on an ECN-Echo ack with `ece_increase = false` (ns-2's `old_ecn_ 0`:
+        // `TcpAgent::recv_newack_helper` skips `opencwnd()`).
+        if ack.newly_acked == 0
+            || c.state == CaState::Recovery
+            || self.cwnd >= c.max_window as f64
+            || ack.ece_hold
         {
             return;
         }

@@ -42,6 +42,8 @@
 //! - slow start (W < ssthresh): `W += S` per ack of new data (standard)
 //! - congestion avoidance, per ack of new data: `w += a(w)/w` (a(w) segments per round trip)
 //! - fast retransmit or ECN: `w = (1 − b(w))·w`, `ssthresh` likewise (floor 2 segments)
+//! - `ece_increase = false` (flow key; ns-2's `old_ecn_ 0`): an ack carrying ECN-Echo does not
+//!   grow the window, in slow start either ([`super::AckSample::ece_hold`])
 //! - end of fast recovery: `W = ssthresh` (or RFC 6582 §3.2 step 3 with
 //!   `recovery_exit = "flightsize"`)
 //! - timeout: `ssthresh = (1 − b(w))·w` (as Linux `tcp_highspeed`), `W = S`
@@ -522,7 +524,12 @@ impl CongestionControl for Highspeed {
     }
     #[inline]
     fn on_ack(&mut self, _now: SimTime, ack: &AckSample, c: &ConnView) {
-        if ack.newly_acked == 0 || c.state == CaState::Recovery || self.cwnd >= c.max_window as f64
+        // No growth on an ECN-Echo ack with `ece_increase = false` (ns-2's `old_ecn_ 0`:
+        // `TcpAgent::recv_newack_helper` skips `opencwnd()`).
+        if ack.newly_acked == 0
+            || c.state == CaState::Recovery
+            || self.cwnd >= c.max_window as f64
+            || ack.ece_hold
         {
             return;
         }

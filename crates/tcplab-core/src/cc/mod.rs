@@ -132,6 +132,13 @@ pub struct AckSample {
     pub rx_leave: SimTime,
     /// ECN-Echo, one per CE-marked segment.
     pub ece: bool,
+    /// This ack must not open the window (the flow key `ece_increase = false`, ns-2.35's
+    /// `old_ecn_ 0`): it carries ECN-Echo and an earlier ack of new data did too (ns-2's
+    /// `ect_`; tcp.cc `TcpAgent::recv_newack_helper` then skips `opencwnd()`, slow start
+    /// included). Honoured by the algorithms whose ns-2 agents grow through
+    /// `TcpAgent::opencwnd`: reno, newreno, gaimd and highspeed (the flow key is refused
+    /// with the others, so it is always false for them).
+    pub ece_hold: bool,
     /// Router feedback echoed by the receiver (XCP).
     pub echo: CcHeader,
     /// Cumulative bytes acknowledged so far, after this ack (Westwood bandwidth samples).
@@ -331,6 +338,16 @@ impl CcSpec {
     }
 }
 
+/// Whether an algorithm honours [`AckSample::ece_hold`] (the flow key `ece_increase`): those
+/// whose ns-2.35 agents (Reno, Newreno, Sack1, `windowOption_ 8`) grow the window through
+/// `TcpAgent::opencwnd`, which `recv_newack_helper` skips on ECN-Echo acks with `old_ecn_ 0`.
+pub fn grows_through_opencwnd(spec: &CcSpec) -> bool {
+    matches!(
+        spec,
+        CcSpec::Reno(_) | CcSpec::NewReno(_) | CcSpec::Gaimd(_) | CcSpec::Highspeed(_)
+    )
+}
+
 /// The built-in algorithms, dispatched with a `match`.
 #[derive(Clone, Debug)]
 pub enum AnyCc {
@@ -480,6 +497,7 @@ pub(crate) mod testkit {
             rx_arrival: SimTime::ZERO,
             rx_leave: SimTime::ZERO,
             ece: false,
+            ece_hold: false,
             echo: CcHeader::default(),
             delivered: 0,
             rate: None,
@@ -573,6 +591,65 @@ mod ack_counting_tests {
                 (g_ack - g_seg / 2.0).abs() < 0.05 * g_seg.max(1.0),
                 "{algo}: acks {g_ack} vs segments {g_seg}"
             );
+        }
+    }
+}
+
+#[cfg(test)]
+mod ece_hold_tests {
+    //! `AckSample::ece_hold` (flow key `ece_increase = false`, ns-2's `old_ecn_ 0`).
+    use super::testkit::{ack, view};
+    use super::*;
+
+    const S: u64 = 1000;
+
+    #[test]
+    fn ece_hold_stops_growth_in_slow_start_and_congestion_avoidance() {
+        for algo in [
+            serde_json::json!("reno"),
+            serde_json::json!("newreno"),
+            serde_json::json!({"algorithm": "gaimd", "alpha": 0.31, "beta": 0.875}),
+            serde_json::json!("highspeed"),
+        ] {
+            let spec: CcSpec = serde_json::from_value(algo.clone()).unwrap();
+            assert!(grows_through_opencwnd(&spec), "{algo}");
+            for counting in [AckCounting::Acks, AckCounting::Segments] {
+                // (cwnd, ssthresh) in segments: slow start, then congestion avoidance.
+                for (w, ss) in [(10, 1_000), (40, 20)] {
+                    let mut cc = spec
+                        .build(
+                            "f.cc",
+                            CcInit {
+                                mss: S as u32,
+                                init_cwnd: w * S,
+                                init_ssthresh: ss * S,
+                                ack_counting: counting,
+                            },
+                        )
+                        .unwrap();
+                    let v = view(S as u32, 0, CaState::Open);
+                    let mut held = ack(S);
+                    held.ece = true;
+                    held.ece_hold = true;
+                    for _ in 0..2 * w {
+                        cc.on_ack(SimTime::ZERO, &held, &v);
+                    }
+                    assert_eq!(cc.cwnd(), w * S, "{algo} {counting:?} w={w}: held");
+                    // ECE alone (ece_increase = true) still grows, as today.
+                    let mut ece = ack(S);
+                    ece.ece = true;
+                    for _ in 0..2 * w {
+                        cc.on_ack(SimTime::ZERO, &ece, &v);
+                    }
+                    assert!(cc.cwnd() > w * S, "{algo} {counting:?} w={w}: grows");
+                }
+            }
+        }
+        for algo in [
+            "vegas", "cubic", "dctcp", "scalable", "bbr", "westwood", "tcpe",
+        ] {
+            let spec: CcSpec = serde_json::from_value(serde_json::json!(algo)).unwrap();
+            assert!(!grows_through_opencwnd(&spec), "{algo}");
         }
     }
 }

@@ -19,7 +19,10 @@
 //! - end of fast recovery (RFC 6582 §3.2 step 3): `W = ssthresh`, or with
 //!   `recovery_exit = "flightsize"` `W = min(ssthresh, max(flight, S) + S)`
 //! - timeout: `ssthresh = max(flight/2, 2S)`, `W = S`
-//! - ECN echo: as fast retransmit, without the retransmission
+//! - ECN echo: as fast retransmit, without the retransmission; with the flow key
+//!   `ece_increase = false` an ack carrying ECN-Echo does not grow the window at all (slow
+//!   start included), as ns-2.35's `TcpAgent::recv_newack_helper` with `old_ecn_ 0`
+//!   ([`super::AckSample::ece_hold`])
 
 use super::{
     recovery_exit_cwnd, AckCounting, AckSample, CaState, Congestion, CongestionControl, ConnView,
@@ -154,8 +157,9 @@ impl CongestionControl for Reno {
         if ack.newly_acked == 0 || c.state == CaState::Recovery {
             return;
         }
-        // Never grow past what the receiver window lets us use.
-        if self.cwnd >= c.max_window {
+        // Never grow past what the receiver window lets us use, nor on an ECN-Echo ack with
+        // `ece_increase = false` (ns-2's `old_ecn_ 0`).
+        if self.cwnd >= c.max_window || ack.ece_hold {
             return;
         }
         match self.counting {

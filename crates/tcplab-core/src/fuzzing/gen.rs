@@ -582,6 +582,10 @@ fn repair_flow(t: &mut Map<String, Value>) {
         }
     }
     let cc = t.get("cc").map(|c| c.get("algorithm").unwrap_or(c).clone());
+    if !crate::scenario::profiles::names_opencwnd(t.get("cc")) {
+        // `ece_increase = false` is refused outside ns-2's opencwnd algorithms.
+        t.remove("ece_increase");
+    }
     if has(t, "ecn_echo")
         || has(t, "ecn_retransmits")
         || cc == Some(json!("dctcp"))

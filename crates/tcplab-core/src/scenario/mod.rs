@@ -348,6 +348,13 @@ pub struct FlowSpec {
     /// 3168 §6.1.5 forbids it, the default). Needs `ecn = true`.
     #[serde(default)]
     pub ecn_retransmits: bool,
+    /// An ack carrying ECN-Echo may open the congestion window (default true, RFC 3168).
+    /// False: as ns-2.35 with `old_ecn_ 0` (its default; tcp.cc `recv_newack_helper`), once an
+    /// ack of new data has carried ECN-Echo no later ECN-Echo ack grows the window, in slow
+    /// start either. Only for cc reno, newreno, gaimd and highspeed (ns-2's agents that grow
+    /// through `TcpAgent::opencwnd`). The `ns2` profile sets false.
+    #[serde(default = "default_true")]
+    pub ece_increase: bool,
     /// Restart the retransmission timer whenever the first unacknowledged segment is
     /// retransmitted (Linux; ns-2 at a fast retransmit). Default false: RFC 6298 restarts it
     /// only on acks of new data. Not with `loss_detection = "rack"` (RACK's timers own it).
@@ -440,6 +447,9 @@ fn default_rto_max() -> DurationValue {
 }
 fn default_dupthresh() -> u32 {
     3
+}
+fn default_true() -> bool {
+    true
 }
 
 /// `[routing]`: routes are static shortest paths (fewest hops), one next link per (node,

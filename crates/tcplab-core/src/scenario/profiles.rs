@@ -17,7 +17,9 @@
 //!   `limited_transmit` and `recovery_burst`, and `cc.restart_window = 2` (`v_slowstart_`);
 //!   a Westwood+ flow (`estimator = "plus"`) gets `cc.plus_rules = "ns2"` (Agent/TCP/Linux's
 //!   window rules, cc/westwood.rs); an `onoff` app gets `semantics = "ns2"` (ns-2's
-//!   Application/Traffic/Exponential, app/onoff.rs).
+//!   Application/Traffic/Exponential, app/onoff.rs). `ece_increase = false` (ns-2's
+//!   `old_ecn_ 0`) goes only to flows whose `cc` is reno, newreno (or unset), gaimd or
+//!   highspeed.
 
 use serde_json::{json, Value};
 
@@ -35,6 +37,26 @@ pub const NEEDS_NO_SACK: [&str; 3] = ["bugfix", "limited_transmit", "recovery_bu
 /// Keys of the `ns2` profile that a Vegas flow does not get: with `cc = "vegas"` the
 /// profile sets `loss_detection = "vegas"` instead (ns-2's Vegas agent).
 pub const NOT_WITH_VEGAS: [&str; 2] = ["limited_transmit", "recovery_burst"];
+
+/// Keys of the `ns2` profile that only a flow whose algorithm grows through ns-2's
+/// `TcpAgent::opencwnd` gets (reno, newreno, gaimd, highspeed: [`names_opencwnd`]); the others
+/// refuse them (ns-2's Vegas and Linux agents have rules of their own).
+pub const OPENCWND_ONLY: [&str; 1] = ["ece_increase"];
+
+/// Whether a flow's `cc` value (none: the default, newreno) names reno, newreno, gaimd or
+/// highspeed.
+pub fn names_opencwnd(cc: Option<&Value>) -> bool {
+    let name = match cc {
+        None => return true,
+        Some(Value::String(s)) => s.as_str(),
+        Some(Value::Object(o)) => match o.get("algorithm").and_then(Value::as_str) {
+            Some(a) => a,
+            None => return false,
+        },
+        _ => return false,
+    };
+    matches!(name, "reno" | "newreno" | "gaimd" | "highspeed")
+}
 
 /// Whether a flow's `cc` value is Westwood+ (a table with `algorithm = "westwood"` and
 /// `estimator = "plus"`; the name alone is TCPW-BE).
@@ -140,6 +162,7 @@ pub fn keys(name: &str) -> Option<Vec<(&'static str, Value)>> {
             ("limited_transmit", json!(true)),
             ("recovery_burst", json!(2)),
             ("ecn", json!(false)),
+            ("ece_increase", json!(false)),
         ],
         _ => return None,
     })

@@ -58,6 +58,11 @@ pub struct TcpConfig {
     /// ECN: retransmitted segments carry ECT as well (ns-2 sets ECT on every data packet;
     /// RFC 3168 §6.1.5 forbids it).
     pub ecn_retransmits: bool,
+    /// An ack carrying ECN-Echo may grow the window (true, RFC 3168 and Linux in congestion
+    /// avoidance). False: ns-2.35's `old_ecn_ 0` (tcp.cc `TcpAgent::recv_newack_helper`): once
+    /// an ack of new data has carried ECN-Echo, later ECN-Echo acks do not call `opencwnd()`
+    /// ([`crate::cc::AckSample::ece_hold`]; reno, newreno, gaimd and highspeed only).
+    pub ece_increase: bool,
     /// Restart the retransmission timer whenever the first unacknowledged segment is
     /// retransmitted (a fast retransmit, a partial ack's or SACK recovery's retransmission
     /// of the new head), as Linux (`tcp_xmit_retransmit_queue`) and ns-2 (`reset_rtx_timer`
@@ -261,6 +266,7 @@ impl Default for TcpConfig {
             ecn: false,
             ecn_echo: EcnEcho::Rfc3168,
             ecn_retransmits: false,
+            ece_increase: true,
             rto_restart_on_retransmit: false,
             partial_ack_timer: PartialAckTimer::Every,
             recovery_exit: RecoveryExit::Ssthresh,

@@ -41,6 +41,9 @@
 //!   CWR ssthresh, ns-3 stays in CA_CWR). Algorithms see every ECE in
 //!   [`AckSample::ece`]; an algorithm whose `reduces_on_ecn()` is false (TCP/E, which
 //!   reacts to each mark in `on_ack`) gets no `on_congestion(Ecn)` and sends no CWR.
+//!   With `ece_increase = false` (ns-2's `old_ecn_ 0`) an ECN-Echo ack after the first ack of
+//!   new data that carried one is flagged [`AckSample::ece_hold`]: the algorithm does not grow
+//!   its window on it (reno, newreno, gaimd, highspeed).
 //!
 //! - **SACK recovery** (`recovery = "rfc6675"`, RFC 6675 with PRR, RFC 6937): the
 //!   scoreboard and the recovery rules live in [`crate::tcp::sack`]; this file runs them
@@ -117,6 +120,12 @@ pub struct TcpSender {
     ecn: bool,
     /// ECN: retransmissions are ECN-capable too (ns-2's behaviour; RFC 3168 §6.1.5 says no).
     ecn_retransmits: bool,
+    /// `ece_increase`: an ECN-Echo ack may grow the window (false: ns-2's `old_ecn_ 0`).
+    ece_increase: bool,
+    /// An ack of new data has carried ECN-Echo (ns-2's `ect_`, set in
+    /// `TcpAgent::recv_newack_helper` after its `opencwnd()` test: the first such ack still
+    /// grows the window).
+    ece_seen: bool,
     /// Restart the RTO when the segment at `snd_una` is retransmitted (Linux, ns-2).
     rto_restart_on_retransmit: bool,
     /// ECN: the next new data segment carries CWR.
@@ -237,6 +246,8 @@ impl TcpSender {
             dupack_threshold: cfg.dupack_threshold,
             ecn: cfg.ecn,
             ecn_retransmits: cfg.ecn_retransmits,
+            ece_increase: cfg.ece_increase,
+            ece_seen: false,
             rto_restart_on_retransmit: cfg.rto_restart_on_retransmit
                 && cfg.loss_detection != LossDetection::Rack,
             cwr_pending: false,
@@ -749,6 +760,7 @@ impl TcpSender {
         } else {
             None
         };
+        let ece = pkt.has(flags::ECE);
         let sample = AckSample {
             newly_acked: newly,
             dup,
@@ -757,13 +769,19 @@ impl TcpSender {
             echo_retx: pkt.has(flags::RETX),
             rx_arrival: pkt.rx_time,
             rx_leave: pkt.tx_start,
-            ece: pkt.has(flags::ECE),
+            ece,
+            // ns-2's `old_ecn_ 0` (tcp.cc `recv_newack_helper`): no `opencwnd()` on an ECN-Echo
+            // ack once `ect_` is set.
+            ece_hold: ece && self.ece_seen && !self.ece_increase,
             echo: pkt.cc,
             delivered: self.snd_una,
             rate,
         };
-        if sample.ece {
+        if ece {
             self.stats.ece_received += 1;
+            if newly > 0 {
+                self.ece_seen = true;
+            }
             if self.ecn
                 && self.state == CaState::Open
                 && self.ecn_reacted_until.is_none_or(|h| self.snd_una > h)
@@ -2366,6 +2384,62 @@ mod tests {
         }
         assert_eq!(s.stats.fast_retransmits, 2);
         assert_eq!(s.cc.ssthresh(), ((high - una) / 2).max(2_000));
+    }
+
+    /// `ece_increase = false` (ns-2.35's `old_ecn_ 0`, tcp.cc `recv_newack_helper`): after
+    /// the first ack of new data with ECN-Echo (which still grows the window: ns-2 sets
+    /// `ect_` after its test), ECN-Echo acks do not grow it; acks without ECE do.
+    #[test]
+    fn ece_increase_false_holds_the_window_on_ece_acks() {
+        let t0 = SimTime::ZERO;
+        let run = |ece_increase: bool| {
+            let cfg = TcpConfig {
+                mss: MSS,
+                header: 40,
+                init_cwnd: 10,
+                ecn: true,
+                ece_increase,
+                ..TcpConfig::default()
+            };
+            let cc = reno(MSS, 10 * MSS as u64, u64::MAX, true);
+            let mut s = TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc);
+            collect(&mut s, |s, o| {
+                s.set_app_limit(SimTime::ZERO, u64::MAX, &mut |p| o(p))
+            });
+            let ece = |ack: u64| {
+                let mut a = ack_pkt(ack, t0);
+                a.flags |= flags::ECE;
+                a
+            };
+            // First ECE: the reduction to ssthresh = cwnd = 4500 (flight 9000), then the
+            // ack's own increase (congestion avoidance: 1000 bytes into the counter).
+            collect(&mut s, |s, o| {
+                s.on_ack(SimTime(5), &ece(1000), &mut |p| o(p))
+            });
+            assert_eq!(s.stats.ecn_reductions, 1);
+            assert_eq!(s.cc.cwnd(), 4_500);
+            // Five more ECE acks in the same window: no new reduction. With the increase,
+            // the counter passes 4500 at the fourth (cwnd 5500); without it, nothing.
+            for a in [2000u64, 3000, 4000, 5000, 6000] {
+                collect(&mut s, |s, o| s.on_ack(SimTime(6), &ece(a), &mut |p| o(p)));
+            }
+            assert_eq!(s.stats.ecn_reductions, 1);
+            let after_ece = s.cc.cwnd();
+            // Acks without ECE grow the window either way: 4 more acks.
+            for a in [7000u64, 8000, 9000, 10_000] {
+                collect(&mut s, |s, o| {
+                    s.on_ack(SimTime(7), &ack_pkt(a, t0), &mut |p| o(p))
+                });
+            }
+            (after_ece, s.cc.cwnd())
+        };
+        let (ece_on, end_on) = run(true);
+        assert_eq!(ece_on, 5_500, "today: ECE acks open the window");
+        assert_eq!(end_on, 6_500, "counter 1500 + 4000 reaches 5500");
+        let (ece_off, end_off) = run(false);
+        assert_eq!(ece_off, 4_500, "ns-2's old_ecn_ 0: held");
+        // The first ECE ack counted (1000), then four plain acks: 5000 >= 4500.
+        assert_eq!(end_off, 5_500, "acks without ECE still grow it");
     }
 
     #[test]

@@ -294,6 +294,13 @@ pub(super) fn flows(
                 "needs ecn = true",
             ));
         }
+        if !fl.ece_increase && !crate::cc::grows_through_opencwnd(&fl.cc) {
+            return Err(ScenarioError::new(
+                format!("{f}.ece_increase"),
+                "false applies to cc reno, newreno, gaimd and highspeed only (ns-2's \
+                 TcpAgent::opencwnd rule)",
+            ));
+        }
         if fl.ecn_echo.is_some() && !fl.ecn {
             return Err(ScenarioError::new(
                 format!("{f}.ecn_echo"),
@@ -425,6 +432,7 @@ pub(super) fn flows(
             quickack: fl.quickack,
             ecn: fl.ecn,
             ecn_retransmits: fl.ecn_retransmits,
+            ece_increase: fl.ece_increase,
             rto_restart_on_retransmit: fl.rto_restart_on_retransmit,
             ecn_echo: match fl.ecn_echo {
                 None if tcpe => EcnEcho::PerMark,

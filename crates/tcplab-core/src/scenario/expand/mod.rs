@@ -380,8 +380,14 @@ fn apply_profile(e: &mut Obj, path: &str, origins: &mut Origins) -> Result<(), S
             }
         }
     }
+    // ns-2's `old_ecn_` rule lives in `TcpAgent::opencwnd`'s caller: only the algorithms
+    // that grow through it take `ece_increase` (the others refuse it).
+    let opencwnd = super::profiles::names_opencwnd(e.get("cc"));
     for (k, dv) in keys {
         if vegas && super::profiles::NOT_WITH_VEGAS.contains(&k) {
+            continue;
+        }
+        if !opencwnd && super::profiles::OPENCWND_ONLY.contains(&k) {
             continue;
         }
         if no_sack && super::profiles::NEEDS_SACK.contains(&k) {

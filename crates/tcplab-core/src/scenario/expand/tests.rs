@@ -989,6 +989,72 @@ cc = "westwood"
 }
 
 #[test]
+fn the_ns2_profile_holds_the_window_on_ece_acks_for_opencwnd_algorithms_only() {
+    // ns-2's `old_ecn_ 0` (tcp.cc `recv_newack_helper`): reno, newreno (the default),
+    // gaimd and highspeed get `ece_increase = false`; Vegas and the Linux-agent algorithms
+    // do not (they would refuse it); a flow's own value wins.
+    let links = "[links.ab]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\nduplex = true\n";
+    let text = format!(
+        r#"{TWO_HOSTS}{links}
+[defaults.flows]
+profile = "ns2"
+ecn = true
+ecn_retransmits = true
+[flows.d]
+from = "a"
+to = "b"
+[flows.r]
+from = "a"
+to = "b"
+cc = "reno"
+[flows.g]
+from = "a"
+to = "b"
+cc = {{ algorithm = "gaimd", alpha = 0.31, beta = 0.875 }}
+[flows.h]
+from = "a"
+to = "b"
+cc = "highspeed"
+[flows.v]
+from = "a"
+to = "b"
+cc = "vegas"
+[flows.c]
+from = "a"
+to = "b"
+cc = "cubic"
+sack = true
+[flows.o]
+from = "b"
+to = "a"
+cc = "newreno"
+ece_increase = true
+"#
+    );
+    let v = expand(&text);
+    for f in ["d", "r", "g", "h"] {
+        assert_eq!(v["flows"][f]["ece_increase"], false, "flows.{f}");
+    }
+    for f in ["v", "c"] {
+        assert_eq!(v["flows"][f].get("ece_increase"), None, "flows.{f}");
+    }
+    assert_eq!(
+        v["flows"]["o"]["ece_increase"], true,
+        "the flow's own key wins"
+    );
+    crate::load_toml(&text, None).unwrap();
+    // Set by hand on another algorithm: refused, naming the key.
+    let e = err(&format!(
+        "{TWO_HOSTS}{links}[flows.x]\nfrom = \"a\"\nto = \"b\"\ncc = \"cubic\"\nece_increase = false\n"
+    ));
+    assert_eq!(e.field, "flows.x.ece_increase", "{e}");
+    assert!(
+        e.to_string().contains("reno, newreno, gaimd and highspeed"),
+        "{e}"
+    );
+}
+
+#[test]
 fn the_ns2_profile_gives_onoff_sources_ns2_bursts() {
     let links = "[links.ab]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\nduplex = true\n";
     let text = format!(
