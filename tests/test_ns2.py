@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tcplab import ns2
+from tcplab import ScenarioError, ns2
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -152,6 +152,13 @@ def test_westwood_plus_rules():
     assert not any("plus_rules" in n for n in ok.notes) and "select_ca westwood" in ok.otcl
     assert refusal(dumbbell(flows=[{"cc": {**ww, "plus_rules": "linux"}, "sack": True, "prr": "off"}])).startswith(
         "flows.f1.cc.plus_rules: ns-2.35's Agent/TCP/Linux")
+    # BE's virtual null samples (null_samples) have no ns-2.35 counterpart: BE is refused
+    # as a whole, and with Westwood+ the core already refuses the key when expanding.
+    assert refusal(dumbbell(flows=[{"cc": {"algorithm": "westwood", "null_samples": 2}, "sack": True,
+                                    "prr": "off"}])).startswith("flows.f1.cc.estimator: ")
+    with pytest.raises(ScenarioError, match=r"flows\.f1\.cc\.null_samples"):
+        ns2.translate(dumbbell(flows=[{"cc": {**ww, "plus_rules": "ns2", "null_samples": 2}, "sack": True,
+                                       "prr": "off"}]))
 
 
 def test_refusals_name_the_key():

@@ -21,6 +21,22 @@
 //! - BE (slide "ERE Evolution: TCPW BE"): `b_k = d_k/Δt_k`, `Δt_k = t_k − t_(k−1)`,
 //!   `BE_k = α_k·BE_(k−1) + (1−α_k)·(b_k + b_(k−1))/2`, `α_k = (2τ − Δt_k)/(2τ + Δt_k)`,
 //!   clamped to [0, 1] (Δt_k > 2τ); `BE_0 = b_0 = b_1`.
+//! - BE's virtual null samples (`null_samples = m ≥ 2`, Mascolo et al., MobiCom 2001 §2.2;
+//!   mechanisms.md §21's option, instead of the clamp): whenever h = τ/m passes without an
+//!   ack, the filter takes a sample `b = 0` with `Δt = h` (gain `α_h = (2m − 1)/(2m + 1)`,
+//!   in (0, 1)). Applied lazily, with no timer: an ack a gap G after the previous sample
+//!   instant first applies the n = ⌈G/h⌉ − 1 ticks strictly before it (the first one
+//!   `BE ← α_h·BE + (1 − α_h)·b_(k−1)/2`, the others `BE ← α_h·BE` since their b_(k−1) is
+//!   0 too: `α_h^(n−1)` in closed form, O(1) whatever the gap), then its own sample with
+//!   `Δt = G − n·h` ∈ (0, h] (the time since the last sample, real or virtual) and
+//!   `b = d_k/Δt`, so the samples' b·Δt still add up to the bytes acknowledged; its
+//!   b_(k−1) is 0 after a virtual sample. Where ERE is read between samples (a timeout;
+//!   an ECN-Echo or fast retransmit, which the transport handles before the ack's own
+//!   sample), BE is brought to that instant the same way (the ticks strictly before it)
+//!   without changing the state, so the next ack applies each tick once. The trace's `be_bps` shows BE at
+//!   the last ack. Applies to the BE filter only, so to `estimator = "be"` and `"crb"`
+//!   (refused with the others: RE's and ABSE's samples are sums over a window, which a
+//!   silence does not zero, and Westwood+ has its own filters).
 //! - RE (slide "TCPW Rate Estimation (RE)"): `b_k = Σ_{t_j > t_k − T} d_j / T`, same filter
 //!   and gain; `T = srtt` (or `re_window`); `T = min(T, t_k − t_first)` at the start
 //!   (t_first = the first ack, the ring's oldest snapshot).
@@ -73,13 +89,14 @@
 //! the interpolation. ABSE's T_k ≤ RTT uses the same ring; at `T_k = Δt_k` its sample is
 //! exactly d_k/Δt_k.
 //!
-//! Not implemented (mechanisms.md options): Mascolo's virtual null samples during ack silences (the gain clamp is used
-//! instead), ABSE's adaptive τ (not in the deck), and Linux Westwood+'s rate-halving /
-//! PRR descent during recovery (the transport runs NewReno recovery from `cwnd/2`).
+//! Not implemented (mechanisms.md options): virtual null samples in RE's and ABSE's
+//! filters (their gain is clamped), ABSE's adaptive τ (not in the deck), and Linux
+//! Westwood+'s rate-halving / PRR descent during recovery (the transport runs NewReno
+//! recovery from `cwnd/2`).
 
 use super::{recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView};
 use crate::config::ScenarioError;
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 
 /// Snapshots in the RE ring.
 const RING: usize = 64;
@@ -177,6 +194,11 @@ pub struct WestwoodSpec {
     /// (ns-2.35's Agent/TCP/Linux; the file header). Profile `ns2` sets "ns2".
     #[serde(default)]
     pub plus_rules: PlusRules,
+    /// BE's virtual null samples (Mascolo et al. 2001 §2.2): 0 (default) = off, the gain is
+    /// clamped to [0, 1] after a silence longer than 2τ; m ≥ 2 = a sample b = 0 with
+    /// Δt = τ/m whenever τ/m passes with no ack (estimator "be" and "crb" only).
+    #[serde(default)]
+    pub null_samples: u32,
 }
 
 /// Westwood+'s window rules (`plus_rules`).
@@ -213,6 +235,7 @@ impl Default for WestwoodSpec {
             pncd_period: 1,
             fr_inflation: true,
             plus_rules: PlusRules::Linux,
+            null_samples: 0,
         }
     }
 }
@@ -278,8 +301,68 @@ impl WestwoodSpec {
         if self.pncd_period == 0 {
             return Err(bad(field, "pncd_period", "must be >= 1".into()));
         }
+        if self.null_samples == 1 {
+            return Err(bad(
+                field,
+                "null_samples",
+                "must be 0 (off: the gain is clamped) or m >= 2 (a virtual null sample every \
+                 tau/m without an ack; m = 1 would make the gain 1/3 at Δt = τ, not the filter's \
+                 sampling rule), got 1"
+                    .into(),
+            ));
+        }
+        if self.null_samples >= 2 {
+            if !matches!(self.estimator, Estimator::Be | Estimator::Crb) {
+                return Err(bad(
+                    field,
+                    "null_samples",
+                    format!(
+                        "applies to the BE filter, estimator = \"be\" or \"crb\" only, not \"{}\" \
+                         (RE's and ABSE's samples are sums over a window, Westwood+ has its own filters)",
+                        self.estimator.name()
+                    ),
+                ));
+            }
+            if null_step(self.tau, self.null_samples).0 < crate::time::PS_PER_NS {
+                return Err(bad(
+                    field,
+                    "null_samples",
+                    format!(
+                        "tau/null_samples = {}/{} is under 1 ns",
+                        self.tau, self.null_samples
+                    ),
+                ));
+            }
+        }
         Ok(Westwood::new(init, self))
     }
+}
+
+impl Estimator {
+    fn name(self) -> &'static str {
+        match self {
+            Estimator::Be => "be",
+            Estimator::Re => "re",
+            Estimator::Crb => "crb",
+            Estimator::Abse => "abse",
+            Estimator::Plus => "plus",
+        }
+    }
+}
+
+/// The virtual null samples' spacing h = τ/m.
+fn null_step(tau: f64, m: u32) -> SimDuration {
+    SimDuration::from_secs_f64(tau / m as f64)
+}
+
+/// Virtual null ticks strictly before a gap of `gap` after the last sample, spaced `h`:
+/// (n = ⌈gap/h⌉ − 1, the rest gap − n·h ∈ (0, h]); (0, gap) for a zero gap.
+fn null_split(gap: SimDuration, h: SimDuration) -> (u64, SimDuration) {
+    if gap.0 == 0 {
+        return (0, gap);
+    }
+    let n = (gap.0 - 1) / h.0;
+    (n, SimDuration(gap.0 - n * h.0))
 }
 
 /// The exponential filter of BE and RE (slide "ERE Evolution: TCPW BE").
@@ -307,6 +390,20 @@ impl Filter {
         let a = Self::gain(tau, dt);
         self.est = a * self.est + (1.0 - a) * (b + self.prev) / 2.0;
         self.prev = b;
+    }
+    /// The filter after `n` ≥ 1 virtual null samples spaced `h` s (closed form): the first
+    /// averages 0 with the previous sample, the others have b_(k−1) = 0 as well.
+    fn after_nulls(self, n: u64, h: f64, tau: f64) -> Filter {
+        if n == 0 || !self.started {
+            return self;
+        }
+        let a = Self::gain(tau, h);
+        let first = a * self.est + (1.0 - a) * self.prev / 2.0;
+        Filter {
+            est: first * a.powf((n - 1) as f64),
+            prev: 0.0,
+            started: true,
+        }
     }
 }
 
@@ -420,6 +517,8 @@ pub struct Westwood {
     pncd_period: u32,
     fr_inflation: bool,
     plus_rules: PlusRules,
+    /// BE's virtual null sample spacing τ/m (zero: off, the gain is clamped).
+    null_h: SimDuration,
     /// ns-2 rules: the rate-halving window during recovery, its floor W, the ack parity.
     desc_n: f64,
     desc_target: f64,
@@ -432,6 +531,8 @@ pub struct Westwood {
     /// The instant of the last sample, its Δt and its (summed) d.
     at: Option<SimTime>,
     dt_last: f64,
+    /// The same Δt, exact (for the virtual null ticks).
+    gap_last: SimDuration,
     d_last: f64,
     before: Filters,
     f: Filters,
@@ -481,6 +582,11 @@ impl Westwood {
             pncd_period: s.pncd_period,
             fr_inflation: s.fr_inflation,
             plus_rules: s.plus_rules,
+            null_h: if s.null_samples >= 2 {
+                null_step(s.tau, s.null_samples)
+            } else {
+                SimDuration::ZERO
+            },
             desc_n: 0.0,
             desc_target: 0.0,
             desc_cnt: 0,
@@ -489,6 +595,7 @@ impl Westwood {
             ring: Ring::new(),
             at: None,
             dt_last: 0.0,
+            gap_last: SimDuration::ZERO,
             d_last: 0.0,
             before: Filters::default(),
             f: Filters::default(),
@@ -539,15 +646,30 @@ impl Westwood {
         self.nc_rounds
     }
 
+    /// BE brought to `now` with the virtual null samples of the silence since the last
+    /// sample (the ticks strictly before `now`), the state unchanged; BE itself without them.
+    pub fn be_at(&self, now: SimTime) -> f64 {
+        match self.at {
+            Some(at) if self.null_h.0 > 0 => {
+                let (n, _) = null_split(now.since(at), self.null_h);
+                self.f
+                    .be
+                    .after_nulls(n, self.null_h.as_secs_f64(), self.tau)
+                    .est
+            }
+            _ => self.f.be.est,
+        }
+    }
+
     /// CRB's congestion measure: `cwnd/(RE·RTT_min) > θ`.
     fn crb_says_congested(&self, rtt_min: f64) -> bool {
         self.cwnd > self.crb_theta * self.f.re.est * rtt_min
     }
 
-    /// The eligible rate estimate ERE, bytes/s (`rtt_min` for CRB's choice).
-    fn ere(&self, rtt_min: f64) -> f64 {
+    /// The eligible rate estimate ERE at `now`, bytes/s (`rtt_min` for CRB's choice).
+    fn ere(&self, rtt_min: f64, now: SimTime) -> f64 {
         match self.estimator {
-            Estimator::Be => self.f.be.est,
+            Estimator::Be => self.be_at(now),
             Estimator::Re => self.f.re.est,
             Estimator::Abse => self.f.abse.est,
             Estimator::Plus => self.plus_est,
@@ -555,7 +677,7 @@ impl Westwood {
                 if self.crb_says_congested(rtt_min) {
                     self.f.re.est
                 } else {
-                    self.f.be.est
+                    self.be_at(now)
                 }
             }
         }
@@ -574,10 +696,10 @@ impl Westwood {
         c.min_rtt.map_or(f64::NAN, |r| r.as_secs_f64())
     }
 
-    /// `ERE·RTT_min` in whole segments (floor 2), as bytes.
-    fn target(&self, c: &ConnView) -> f64 {
+    /// `ERE·RTT_min` in whole segments (floor 2), as bytes, at `now`.
+    fn target(&self, c: &ConnView, now: SimTime) -> f64 {
         let rtt_min = self.rtt_min(c);
-        let seg = (self.ere(rtt_min) * rtt_min / self.mss).floor();
+        let seg = (self.ere(rtt_min, now) * rtt_min / self.mss).floor();
         let seg = if seg.is_finite() { seg.max(2.0) } else { 2.0 };
         seg * self.mss
     }
@@ -614,9 +736,16 @@ impl Westwood {
     fn sample(&mut self, now: f64, c: &ConnView) {
         let (dt, d) = (self.dt_last, self.d_last);
         let mut f = self.before;
-        // BE: packet-pair-like per-ack samples.
+        // BE: packet-pair-like per-ack samples (after the virtual null samples of a silence).
         let b = d / dt;
-        f.be.update(b, dt, self.tau);
+        if self.null_h.0 > 0 && f.be.started {
+            let (n, rest) = null_split(self.gap_last, self.null_h);
+            f.be = f.be.after_nulls(n, self.null_h.as_secs_f64(), self.tau);
+            let r = rest.as_secs_f64();
+            f.be.update(d / r, r, self.tau);
+        } else {
+            f.be.update(b, dt, self.tau);
+        }
         // RE: bytes over the last T.
         let t = self.re_t(c);
         let w = if t.is_finite() { t } else { dt };
@@ -705,7 +834,8 @@ impl Westwood {
             }
             Some(at) => {
                 self.before = self.f;
-                self.dt_last = now.since(at).as_secs_f64();
+                self.gap_last = now.since(at);
+                self.dt_last = self.gap_last.as_secs_f64();
                 self.d_last = d;
                 self.at = Some(now);
                 self.sample(t, c);
@@ -723,7 +853,7 @@ impl Westwood {
     }
 
     /// PNCD, at the end of each round in congestion avoidance.
-    fn pncd_round(&mut self, c: &ConnView) {
+    fn pncd_round(&mut self, c: &ConnView, now: SimTime) {
         self.round_count += 1;
         if self.round_count < self.pncd_period {
             return;
@@ -742,11 +872,11 @@ impl Westwood {
         if self.nc_rounds >= self.pncd_rounds {
             self.nc_rounds = 0;
             self.aprobe = true;
-            self.ssthresh = self.ssthresh.max(self.target(c));
+            self.ssthresh = self.ssthresh.max(self.target(c, now));
         }
     }
 
-    fn grow(&mut self, ack: &AckSample, c: &ConnView) {
+    fn grow(&mut self, ack: &AckSample, c: &ConnView, now: SimTime) {
         if self.cwnd >= c.max_window as f64 {
             return;
         }
@@ -754,7 +884,7 @@ impl Westwood {
             if ack.newly_acked == 0 && !(self.grow_on_dupack && ack.dup) {
                 return;
             }
-            let target = self.target(c);
+            let target = self.target(c, now);
             if self.ssthresh < target {
                 self.ssthresh = target;
             }
@@ -777,8 +907,8 @@ impl Westwood {
 
     /// The deck's 3-dupack action (also ECN-Echo): `ssthresh = ERE·RTT_min`,
     /// `cwnd = min(cwnd, ssthresh)`.
-    fn cut(&mut self, c: &ConnView) {
-        self.ssthresh = self.target(c);
+    fn cut(&mut self, c: &ConnView, now: SimTime) {
+        self.ssthresh = self.target(c, now);
         self.cwnd = self.cwnd.min(self.ssthresh);
         self.w0 = self.cwnd;
     }
@@ -835,7 +965,7 @@ impl CongestionControl for Westwood {
         } else {
             self.conn_rtt_min
         };
-        out[4] = 8.0 * self.ere(rtt_min);
+        out[4] = 8.0 * self.ere(rtt_min, self.at.unwrap_or(SimTime::ZERO));
         out[5] = self.f.gamma;
         out[6] = self.f.abse_t;
         out[7] = if self.aprobe { 1.0 } else { 0.0 };
@@ -850,7 +980,7 @@ impl CongestionControl for Westwood {
         if ack.delivered > self.round_end {
             self.round_end = ack.delivered + c.in_flight;
             if self.pncd && !self.aprobe && c.state == CaState::Open && self.cwnd >= self.ssthresh {
-                self.pncd_round(c);
+                self.pncd_round(c, now);
             }
         }
         if c.state == CaState::Recovery {
@@ -866,9 +996,9 @@ impl CongestionControl for Westwood {
             }
             return;
         }
-        self.grow(ack, c);
+        self.grow(ack, c, now);
     }
-    fn on_congestion(&mut self, _now: SimTime, why: Congestion, c: &ConnView) {
+    fn on_congestion(&mut self, now: SimTime, why: Congestion, c: &ConnView) {
         self.ca_acc = 0.0;
         self.nc_rounds = 0;
         self.round_count = 0;
@@ -876,7 +1006,7 @@ impl CongestionControl for Westwood {
             self.ssthresh = (self.cwnd / 2.0).max(2.0 * self.mss);
             match why {
                 Congestion::FastRetransmit | Congestion::Ecn => {
-                    self.desc_target = self.target(c);
+                    self.desc_target = self.target(c, now);
                     self.desc_n = self.cwnd.min(c.pipe as f64 + self.mss);
                     self.desc_cnt = 0;
                     self.cwnd = self.desc_n.max(self.desc_target);
@@ -898,11 +1028,11 @@ impl CongestionControl for Westwood {
                     self.w0 = self.cwnd;
                 }
                 Congestion::Ecn => {
-                    self.ssthresh = self.target(c);
+                    self.ssthresh = self.target(c, now);
                     self.cwnd = self.ssthresh;
                 }
                 Congestion::Timeout => {
-                    self.ssthresh = self.target(c);
+                    self.ssthresh = self.target(c, now);
                     self.cwnd = self.mss;
                     self.plus_reset_rtt_min = true;
                 }
@@ -912,22 +1042,22 @@ impl CongestionControl for Westwood {
         }
         match why {
             Congestion::FastRetransmit | Congestion::Ecn => {
-                self.cut(c);
+                self.cut(c, now);
                 self.aprobe = false;
             }
             Congestion::Timeout => {
-                self.ssthresh = self.target(c);
+                self.ssthresh = self.target(c, now);
                 self.cwnd = self.mss;
                 self.aprobe = self.agile_probing;
             }
         }
     }
-    fn on_recovery_exit(&mut self, _now: SimTime, c: &ConnView) {
+    fn on_recovery_exit(&mut self, now: SimTime, c: &ConnView) {
         if self.ns2_rules() {
             self.cwnd = self.desc_target.max(self.ssthresh);
             self.desc_n = 0.0;
         } else if self.estimator == Estimator::Plus {
-            self.ssthresh = self.target(c);
+            self.ssthresh = self.target(c, now);
             self.cwnd = self.ssthresh;
         } else {
             self.cwnd = recovery_exit_cwnd(self.w0 as u64, c) as f64;
@@ -1010,6 +1140,130 @@ mod tests {
             "{}",
             w.be()
         );
+    }
+
+    /// Mascolo's virtual null samples (`null_samples = 2`, τ = 0.5 s: h = 0.25 s,
+    /// α_h = (1 − 0.25)/(1 + 0.25) = 0.6) against the default clamp, by hand.
+    #[test]
+    fn be_virtual_null_samples_during_a_silence() {
+        let nulls = WestwoodSpec {
+            null_samples: 2,
+            ..WestwoodSpec::default()
+        };
+        let c = cv(10 * S, 100.0, 100.0);
+        let start = |spec: WestwoodSpec| {
+            let mut w = ww(spec, 10);
+            let mut f = Feed { delivered: 0 };
+            // BE = b_(k−1) = 10⁶ B/s.
+            for t in [0.0, 1.0, 2.0] {
+                f.ack(&mut w, t, S, &c);
+            }
+            assert!((w.be() - 1e6).abs() < 1e-6);
+            (w, f)
+        };
+        let (mut w, mut f) = start(nulls.clone());
+        // Read between acks, 600 ms after the last: ticks at 250 and 500 ms. The first
+        // averages 0 with b_(k−1): 0.6·10⁶ + 0.4·(0 + 10⁶)/2 = 800 000; the second
+        // 0.6·800 000 = 480 000 (b_(k−1) = 0 now). The state is not changed.
+        assert!((w.be_at(ms(602.0)) - 480_000.0).abs() < 1e-6);
+        assert!((w.be_at(ms(2.0)) - 1e6).abs() < 1e-6, "no tick at the ack");
+        assert!(
+            (w.be_at(ms(252.0)) - 1e6).abs() < 1e-6,
+            "a tick at exactly h is not before"
+        );
+        assert!((w.be_at(ms(252.001)) - 800_000.0).abs() < 1e-6);
+        assert!((w.be() - 1e6).abs() < 1e-6);
+        // An ack 875 ms = 3.5 h after the last: 3 null ticks (800 000, 480 000, 288 000),
+        // then the real sample over the remaining 125 ms: b = 1000/0.125 = 8000 B/s,
+        // α = (1 − 0.125)/(1 + 0.125) = 7/9, averaged with b_(k−1) = 0:
+        // 7/9·288 000 + 2/9·(8000 + 0)/2 = 224 888.9.
+        f.ack(&mut w, 877.0, S, &c);
+        let want = 7.0 / 9.0 * 288_000.0 + 2.0 / 9.0 * 4000.0;
+        assert!((w.be() - want).abs() < 1e-6, "{} vs {want}", w.be());
+        // The default clamp on the same acks: Δt = 0.875, α = 0.125/1.875 = 1/15,
+        // b = 1000/0.875: 1/15·10⁶ + 14/15·(1142.857 + 10⁶)/2 = 533 866.7.
+        let (mut d, mut g) = start(WestwoodSpec::default());
+        g.ack(&mut d, 877.0, S, &c);
+        let clamp = 1e6 / 15.0 + 14.0 / 15.0 * (1000.0 / 0.875 + 1e6) / 2.0;
+        assert!((d.be() - clamp).abs() < 1e-6, "{} vs {clamp}", d.be());
+        // One more ack 1 ms later (no tick): b_(k−1) is the real sample's 8000 B/s.
+        f.ack(&mut w, 878.0, S, &c);
+        g.ack(&mut d, 878.0, S, &c);
+        let a = 0.999 / 1.001;
+        let want2 = a * want + (1.0 - a) * (1e6 + 8000.0) / 2.0;
+        assert!((w.be() - want2).abs() < 1e-6, "{} vs {want2}", w.be());
+        let clamp2 = a * clamp + (1.0 - a) * (1e6 + 1000.0 / 0.875) / 2.0;
+        assert!((d.be() - clamp2).abs() < 1e-6);
+        // A gap of exactly 2h: one tick (at h), the real sample over the other h.
+        let (mut e, mut h) = start(nulls.clone());
+        h.ack(&mut e, 502.0, S, &c);
+        let want3 = 0.6 * 800_000.0 + 0.4 * (4000.0 + 0.0) / 2.0;
+        assert!((e.be() - want3).abs() < 1e-6, "{} vs {want3}", e.be());
+        // A silence of 1000 s = 4000 h: 3999 ticks in closed form (800 000·0.6^3998 ≈ 0),
+        // then the real sample over the last h: 0.4·(1000/0.25 + 0)/2 = 800.
+        let (mut l, mut k) = start(nulls);
+        k.ack(&mut l, 1_000_002.0, S, &c);
+        assert!((l.be() - 800.0).abs() < 1e-6, "{}", l.be());
+    }
+
+    /// The estimate read at a timeout (no ack since) includes the virtual samples of the
+    /// silence, and the next ack applies them once.
+    #[test]
+    fn null_samples_bring_ere_up_to_date_at_a_timeout() {
+        let c = cv(10 * S, 100.0, 100.0);
+        for (m, want_ss) in [(0, 100), (2, 48)] {
+            let mut w = ww(
+                WestwoodSpec {
+                    null_samples: m,
+                    ..WestwoodSpec::default()
+                },
+                10,
+            );
+            let mut f = Feed { delivered: 0 };
+            for t in [0.0, 1.0, 2.0] {
+                f.ack(&mut w, t, S, &c);
+            }
+            // 600 ms of silence: BE 10⁶ (clamp, untouched) or 480 000 B/s; RTT_min 0.1 s.
+            w.on_congestion(ms(602.0), Congestion::Timeout, &c);
+            assert_eq!((w.ssthresh(), w.cwnd()), (want_ss * S, S), "m = {m}");
+            f.ack(&mut w, 877.0, S, &c);
+            if m == 2 {
+                let want = 7.0 / 9.0 * 288_000.0 + 2.0 / 9.0 * 4000.0;
+                assert!((w.be() - want).abs() < 1e-6, "{} vs {want}", w.be());
+            }
+        }
+        // CRB takes the key (its ERE is BE when not congested); RE, ABSE, Westwood+ refuse
+        // it; m = 1 is refused.
+        let init = CcInit {
+            mss: 1000,
+            init_cwnd: S,
+            init_ssthresh: u64::MAX,
+            ack_counting: Default::default(),
+        };
+        let spec = |estimator, m| WestwoodSpec {
+            estimator,
+            null_samples: m,
+            ..WestwoodSpec::default()
+        };
+        assert!(spec(Estimator::Crb, 4).build("flows.f.cc", init).is_ok());
+        assert!(spec(Estimator::Re, 0).build("flows.f.cc", init).is_ok());
+        for (est, m) in [
+            (Estimator::Re, 2),
+            (Estimator::Abse, 2),
+            (Estimator::Plus, 3),
+            (Estimator::Be, 1),
+        ] {
+            let e = spec(est, m).build("flows.f.cc", init).unwrap_err();
+            assert_eq!(e.field, "flows.f.cc.null_samples", "{}", e.reason);
+        }
+        let e = WestwoodSpec {
+            tau: 1e-9,
+            null_samples: 4,
+            ..WestwoodSpec::default()
+        }
+        .build("flows.f.cc", init)
+        .unwrap_err();
+        assert!(e.reason.contains("under 1 ns"), "{}", e.reason);
     }
 
     #[test]

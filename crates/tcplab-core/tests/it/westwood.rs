@@ -90,6 +90,24 @@ fn be_estimate_converges_to_the_bottleneck_rate_on_a_clean_path() {
     assert_eq!(column(&b, "ere_bps")[be.len() - 1], be[be.len() - 1]);
 }
 
+#[test]
+fn null_samples_change_nothing_while_acks_come_faster_than_tau_over_m() {
+    // Mascolo's virtual null samples fill silences of τ/m (here 0.5/4 = 125 ms); on a busy
+    // path acks are 0.832 ms apart, so BE (and the run) is the default's, bit for bit.
+    let trace = |cc: &str| {
+        let b = run(&path(cc, 0.0, 1000, "12s", "max_window = 240000"));
+        (
+            column(&b, "be_bps").to_vec(),
+            b.sim.cwnd_trace.base.cwnd_bytes.clone(),
+        )
+    };
+    let (be0, w0) = trace("\"westwood\"");
+    let (be4, w4) = trace("{ algorithm = \"westwood\", null_samples = 4 }");
+    assert!(be0.len() > 100 && be0[be0.len() - 1] > 0.9 * PAYLOAD_BPS);
+    assert_eq!(be0, be4);
+    assert_eq!(w0, w4);
+}
+
 /// Steady goodput (b/s) of `cc` under 1 % random loss, buffer = BDP (120 packets).
 fn lossy_goodput(cc: &str) -> (f64, Built) {
     let b = run(&path(cc, 0.01, 120, "70s", ""));
@@ -157,6 +175,18 @@ fn bad_parameters_name_the_leaf_field() {
             "flows.w.cc.estimator",
         ),
         ("{ algorithm = \"westwood\", taus = 1 }", "flows.w.cc.taus"),
+        (
+            "{ algorithm = \"westwood\", null_samples = 1 }",
+            "flows.w.cc.null_samples",
+        ),
+        (
+            "{ algorithm = \"westwood\", null_samples = -2 }",
+            "flows.w.cc.null_samples",
+        ),
+        (
+            "{ algorithm = \"westwood\", estimator = \"re\", null_samples = 2 }",
+            "flows.w.cc.null_samples",
+        ),
     ] {
         let e = tcplab_core::load_toml(&path(cc, 0.0, 100, "1s", ""), None)
             .err()
