@@ -95,6 +95,17 @@ def test_agents():
     tcl = ns2.to_otcl(dumbbell(flows=[{"count": 2, "cc": "xcp"}],
                                 bottleneck={"rate": "10Mbps", "delay": "20ms", "buffer": 50, "queue": {"type": "xcp"}}))
     assert "new Agent/TCP/Reno/XCP]" in tcl and "XCPSink" in tcl and "set-link-capacity" in tcl
+    # XCP's congestion header: ns-2.35 charges none, so header_bytes goes into the TCP/IP
+    # header size (data packets and the SYN; the sink's acks keep packetSize_ 40).
+    xbn = {"rate": "10Mbps", "delay": "20ms", "buffer": 50, "queue": {"type": "xcp"}}
+    assert "$tcp set tcpip_base_hdr_size_ 40" in tcl
+    hdr = ns2.translate(dumbbell(flows=[{"count": 2, "cc": {"algorithm": "xcp", "header_bytes": 20}}], bottleneck=xbn))
+    assert hdr.otcl.count("$tcp set tcpip_base_hdr_size_ 60") == 2 and "tcpip_base_hdr_size_ 40" not in hdr.otcl
+    assert hdr.otcl.count("$sink set packetSize_ 40") == 2
+    assert any("cc.header_bytes" in n and "XCP" in n for n in hdr.notes)
+    zero = ns2.translate(dumbbell(flows=[{"count": 2, "cc": {"algorithm": "xcp", "header_bytes": 0}}], bottleneck=xbn))
+    assert zero.otcl == ns2.translate(dumbbell(flows=[{"count": 2, "cc": "xcp"}], bottleneck=xbn)).otcl
+    assert not any("header_bytes" in n for n in zero.notes)
 
 
 def test_droptail_byte_limit():

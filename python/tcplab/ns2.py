@@ -365,6 +365,13 @@ def _flow_value(flow: Mapping[str, Any], key: str) -> Any:
     return flow[key] if key in flow else _FLOW_DEFAULTS.get(key)
 
 
+def _tcp_header(flow: Mapping[str, Any]) -> int:
+    """A TCP flow's header bytes on every data packet: `header` plus XCP's congestion header
+    (`cc.header_bytes`)."""
+    algo, cc = _variant(flow.get("cc"), "algorithm", "newreno")
+    return int(flow.get("header", 40)) + (int(cc.get("header_bytes", 0)) if algo == "xcp" else 0)
+
+
 def _agent(name: str, flow: Mapping[str, Any], notes: list[str]) -> tuple[str, list[str], str, list[str]]:
     """(agent class, `$tcp set` lines, sink class, extra Tcl lines using $tcp) for a TCP flow."""
     key = f"flows.{name}"
@@ -499,9 +506,18 @@ def _agent(name: str, flow: Mapping[str, Any], notes: list[str]) -> tuple[str, l
     elif algo == "xcp":
         if sack:
             raise Ns2Unsupported(f"{key}.sack", "ns-2.35's XCP agent has no SACK")
+        for k in cc:
+            if k != "header_bytes":
+                raise Ns2Unsupported(f"{key}.cc.{k}", "not translated")
         agent = "Agent/TCP/Reno/XCP"
         sink = "Agent/TCPSink/XCPSink"
         sets += ["ts_option_size_ 0"]
+        if int(cc.get("header_bytes", 0)):
+            # ns-2.35 charges no bytes for hdr_xcp (XCP_HDR_LEN, xcp/xcp-end-sys.h, is unused;
+            # XcpEndsys::send leaves hdr_cmn::size() alone): cc.header_bytes goes into
+            # tcpip_base_hdr_size_ below, which enlarges data packets and the SYN as tcplab does.
+            notes.append(f"{key}.cc.header_bytes: ns-2.35's XCP agent adds no bytes for its congestion header; "
+                         "translated into tcpip_base_hdr_size_ (data packets and the SYN, not acks)")
     else:
         raise Ns2Unsupported(f"{key}.cc", f"ns-2.35 has no agent for '{algo}'")
 
@@ -511,7 +527,7 @@ def _agent(name: str, flow: Mapping[str, Any], notes: list[str]) -> tuple[str, l
 
     # Every tcplab key, written explicitly.
     mss = int(v("mss"))
-    header = int(flow.get("header", 40))
+    header = _tcp_header(flow)
     if agent == "Agent/TCP/Vegas":
         # VegasTcpAgent::output (tcp/tcp-vegas.cc) is its own and never adds headersize():
         # useHeaders_ is ignored and a segment is packetSize_ bytes on the wire. So the
@@ -977,7 +993,7 @@ def ns2_result(sc: Mapping[str, Any], script: Ns2Script, raw: Mapping[str, Any],
         stop = _seconds(app["stop"]) if app.get("stop") is not None else math.inf
         if tcp:
             mss = int(_flow_value(f, "mss"))
-            wire = mss + int(f.get("header", 40))
+            wire = mss + _tcp_header(f)
             per_unit, wire_per_unit = mss, wire  # per segment acked
             c0, c1, series = r["ack0"], r["ack1"], r["iack"]
         else:

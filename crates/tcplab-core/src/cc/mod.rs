@@ -336,6 +336,14 @@ impl CcSpec {
             _ => Ok(None),
         }
     }
+    /// Bytes the algorithm's own header adds to every data packet beside the flow's
+    /// `header` (XCP's `header_bytes`; 0 for the others).
+    pub fn data_header_bytes(&self) -> u32 {
+        match self {
+            CcSpec::Xcp(s) => s.header_bytes,
+            _ => 0,
+        }
+    }
 }
 
 /// Whether an algorithm honours [`AckSample::ece_hold`] (the flow key `ece_increase`): those

@@ -19,6 +19,15 @@
 //! without an XCP router, and the window grows as NewReno's (slow start, then one segment
 //! per round trip), so an XCP sender on a plain path is a NewReno sender; the window never
 //! exceeds the receiver's window (`max_window`).
+//!
+//! Wire size (`header_bytes`, mechanisms.md M-XCP: "XCP header overhead: 20 bytes on data
+//! packets, optional", our choice, not from Katabi 2002): that many bytes are added to the
+//! flow's TCP/IP `header` on every data packet (and the SYN), so links, queues, pacing and
+//! the XCP routers' byte sums see them; acks keep `ack_size`; goodput counts payload only.
+//! Default 0. ns-2.35 charges nothing: `XCP_HDR_LEN` (20, "to match the internet draft",
+//! xcp/xcp-end-sys.h) is defined and never used, and `XcpEndsys::send`
+//! (xcp/xcp-end-sys.cc) fills `hdr_xcp` on data and acks without touching
+//! `hdr_cmn::size()`.
 
 use super::{
     recovery_exit_cwnd, AckSample, CaState, CcInit, Congestion, CongestionControl, ConnView,
@@ -27,10 +36,15 @@ use crate::config::ScenarioError;
 use crate::net::packet::CcHeader;
 use crate::time::SimTime;
 
-/// `cc = "xcp"` / `cc = { algorithm = "xcp" }`: no parameters.
+/// `cc = "xcp"` / `cc = { algorithm = "xcp", header_bytes = 20 }`.
 #[derive(Clone, Debug, Default, PartialEq, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct XcpSpec {}
+pub struct XcpSpec {
+    /// Bytes the congestion header adds to every data packet on the wire (default 0; the
+    /// XCP Internet-Draft's header is 20). Acks are not enlarged.
+    #[serde(default)]
+    pub header_bytes: u32,
+}
 
 impl XcpSpec {
     pub fn build(&self, _field: &str, init: CcInit) -> Result<Xcp, ScenarioError> {
@@ -114,7 +128,7 @@ mod tests {
     use crate::time::SimDuration;
 
     fn xcp() -> Xcp {
-        XcpSpec {}
+        XcpSpec::default()
             .build(
                 "f",
                 CcInit {

@@ -392,10 +392,13 @@ pub(super) fn flows(
                 ),
             ));
         }
+        // XCP's congestion header (cc.header_bytes) on every data packet, beside `header`.
+        let cc_hdr = if udp { 0 } else { fl.cc.data_header_bytes() };
         // Packet sizes are u32: a segment (mss + header), an ack and a datagram must fit,
         // or the size wraps (fuzz regression run_bounded/header_u32_max: 1 + (2^32 − 1)
         // wrapped to 0-byte packets, sent without end at one instant).
-        let header = fl.header.unwrap_or(if udp { 28 } else { 40 }) as u64 + opt_data as u64;
+        let header =
+            fl.header.unwrap_or(if udp { 28 } else { 40 }) as u64 + opt_data as u64 + cc_hdr as u64;
         let payload = match &fl.app {
             crate::scenario::AppSpec::Cbr(a) if udp => a.packet_size,
             crate::scenario::AppSpec::Onoff(a) if udp => a.packet_size,
@@ -403,8 +406,13 @@ pub(super) fn flows(
             crate::scenario::AppSpec::Train(a) if udp => a.packet_size,
             _ => fl.mss,
         } as u64;
+        let seg_key = if cc_hdr > 0 && payload + header - cc_hdr as u64 <= u32::MAX as u64 {
+            "cc.header_bytes"
+        } else {
+            "header"
+        };
         for (k, size) in [
-            ("header", payload + header),
+            (seg_key, payload + header),
             ("ack_size", fl.ack_size as u64 + opt_ack as u64),
         ] {
             if size > u32::MAX as u64 {
@@ -419,7 +427,7 @@ pub(super) fn flows(
         }
         let tcp = TcpConfig {
             mss: fl.mss - opt_data,
-            header: fl.header.unwrap_or(if udp { 28 } else { 40 }) + opt_data,
+            header: fl.header.unwrap_or(if udp { 28 } else { 40 }) + opt_data + cc_hdr,
             ack_size: fl.ack_size + opt_ack,
             max_window: fl.max_window.0,
             init_cwnd: fl.init_cwnd,
