@@ -199,6 +199,11 @@ def test_refusals_name_the_key():
     assert "Agent/TCP/Vegas" in ns2.translate(dumbbell(flows=[{"cc": "vegas", "loss_detection": "vegas"}])).otcl
     notes = ns2.translate(dumbbell(flows=[{"cc": "vegas"}])).notes
     assert any(n.startswith("flows.f1.loss_detection: ns-2's Vegas agent always retransmits") for n in notes)
+    # Brakmo's distinguished-segment RTT is not in ns-2.35's Vegas (the mean is, and is translated).
+    assert refusal(dumbbell(flows=[{"cc": {"algorithm": "vegas", "rtt_sample": "distinguished"}}])) == \
+        "flows.f1.cc.rtt_sample: ns-2.35's Vegas has no distinguished-segment RTT (VegasTcpAgent::recv takes " \
+        "the mean of the round's samples) (refused)"
+    assert "Agent/TCP/Vegas" in ns2.translate(dumbbell(flows=[{"cc": {"algorithm": "vegas", "rtt_sample": "mean"}}])).otcl
 
 
 def test_bench_scenarios_translate():

@@ -437,6 +437,9 @@ def _agent(name: str, flow: Mapping[str, Any], notes: list[str]) -> tuple[str, l
             raise Ns2Unsupported(f"{key}.cc.alt", "ns-2.35's Vegas has no ALT timestamps")
         if cc.get("ss_exit_cut"):
             raise Ns2Unsupported(f"{key}.cc.ss_exit_cut", "ns-2.35's Vegas does not cut to 7/8 at slow-start exit")
+        if cc.get("rtt_sample", "mean") != "mean":
+            raise Ns2Unsupported(f"{key}.cc.rtt_sample", "ns-2.35's Vegas has no distinguished-segment RTT "
+                                 "(VegasTcpAgent::recv takes the mean of the round's samples)")
         if sack:
             raise Ns2Unsupported(f"{key}.sack", "ns-2.35's Vegas has no SACK")
         if cc.get("restart_window", 1) != 2:

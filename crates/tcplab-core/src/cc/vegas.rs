@@ -2,12 +2,23 @@
 //!
 //! References: seed 001 (P1) eq. 1 and §II (loss rule); L. S. Brakmo and L. L. Peterson,
 //! "TCP Vegas: end to end congestion avoidance on a global Internet", IEEE JSAC 13(8), 1995
-//! (slow start); mechanisms.md §8 (M-VEGAS) for the choices the papers leave open.
+//! (slow start); L. S. Brakmo, S. W. O'Malley and L. L. Peterson, "TCP Vegas: New
+//! Techniques for Congestion Detection and Avoidance", SIGCOMM 1994, §3.2 (the
+//! distinguished segment); mechanisms.md §8 (M-VEGAS) for the choices the papers leave open.
 //!
 //! Formulas (W = cwnd, S = MSS, windows in segments where the paper uses packets):
-//! - BaseRTT = the minimum of all per-ack RTT samples (Karn-valid) seen so far
-//! - RTT = the mean of the per-ack RTT samples of the last round (P1: "the average RTT";
-//!   mechanisms.md §8 choice, as ns-2)
+//! - BaseRTT = the minimum of all per-ack RTT samples (Karn-valid) seen so far (with
+//!   `rtt_sample = "distinguished"` the distinguished samples too)
+//! - RTT, `rtt_sample = "mean"` (default): the mean of the per-ack RTT samples of the last
+//!   round (P1: "the average RTT"; mechanisms.md §8 choice, as ns-2)
+//! - RTT, `rtt_sample = "distinguished"` (Brakmo 1994 §3.2, P1's "newly measured RTT"): the
+//!   RTT of the round's distinguished segment D, the first segment of new data sent after
+//!   the round began (the one at `snd_max` of the round's start, so its ack is the one that
+//!   ends the round): `RTT = T_ack − T_D`, T_D its send time, T_ack the arrival of the first
+//!   ack that covers it. Karn: no sample (and no decision that round) when that ack was
+//!   triggered by a retransmission (`AckSample::echo_retx`) or when a fast retransmit or a
+//!   timeout came after D left (D may have been resent). Retransmissions are never
+//!   distinguished: D is the segment that moved `snd_max` past the round's start.
 //! - `Expected = W / BaseRTT`, `Actual = W / RTT`
 //! - `Delta = (Expected − Actual) · BaseRTT` (= `W·(RTT − BaseRTT)/RTT`, packets queued)
 //! - once per round, in linear mode (P1 eq. 1):
@@ -29,23 +40,36 @@
 //!   agent restarts from 2S, `v_slowstart_`), Vegas slow start again
 //! - Vegas-ALT (`alt = true`, seed 001 §II, `cc/alt.rs`): `BaseRTT = TF_min + TB_min` and
 //!   each RTT sample `RTT_i = TF_i + TB_min` from the receiver's arrival (AT) and leaving
-//!   (LT) timestamps, so backward queueing leaves Delta alone; everything else as above
+//!   (LT) timestamps, so backward queueing leaves Delta alone; everything else as above.
+//!   With `rtt_sample = "distinguished"` the round's RTT is D's `TF_D + TB_min`, taken from
+//!   the ack that ends the round when that ack echoes D's send time (it carries D's AT);
+//!   otherwise (D's own ack lost, or with delayed acks an ack that echoes the segment
+//!   before D) the round has no sample and no decision.
 //!
 //! W in `Delta` is the window at the start of the round: the acks that make up a round are
-//! those of the segments in flight when it began, which that window sent.
+//! those of the segments in flight when it began, which that window sent. In the
+//! distinguished mode this keeps the form of eq. 1; Brakmo's Actual is instead the bytes
+//! sent between D's transmission and its ack divided by RTT (here `snd_max − end` at that
+//! ack), which equals W when the window is full and unchanged through the round (linear
+//! mode between changes) and exceeds it while the window grows (slow start). ns-2's
+//! `VegasTcpAgent::recv` (tcp-vegas.cc) has only the mean (its Actual counts the segments
+//! sent since the round began; with no sample in a round it uses the time since the round
+//! began): the translator refuses `rtt_sample = "distinguished"`.
 //!
 //! A round starts at an ack and ends at the first ack that covers the first byte sent after
 //! that start (`delivered > snd_max` at the start; Linux `beg_snd_nxt`). Per ack the work is
-//! a compare, an add and a min.
+//! a compare, an add and a min; per segment sent, with `"distinguished"`, one compare (D's
+//! send time is that of the last segment sent while `snd_max` was still the round's start:
+//! the sender's `snd_una` is the last ack's `delivered`, so `snd_max = snd_una + in_flight`).
 //!
 //! Brakmo's fine-grained retransmission on the first and second duplicate ack is the
 //! transport's (`loss_detection = "vegas"`, `tcp/sender/vegas_loss.rs`, as ns-2's Vegas
-//! agent; the default is the usual `dupack_threshold` rule). Not implemented: the
-//! "distinguished segment" RTT mode.
+//! agent; the default is the usual `dupack_threshold` rule).
 
 use super::alt::{self, AltClock, AltWire};
 use super::{recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView};
 use crate::config::ScenarioError;
+use crate::net::packet::CcHeader;
 use crate::time::SimTime;
 
 fn one() -> f64 {
@@ -53,6 +77,17 @@ fn one() -> f64 {
 }
 fn three() -> f64 {
     3.0
+}
+
+/// Which RTT eq. 1 uses at the end of a round (`rtt_sample`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RttSample {
+    /// The mean of the round's per-ack samples (ns-2, P1's "average RTT").
+    #[default]
+    Mean,
+    /// The RTT of the round's distinguished segment (Brakmo 1994 §3.2).
+    Distinguished,
 }
 
 /// `cc = { algorithm = "vegas", alpha = 1, beta = 3 }` (Vegas-ALT: `alt = true`).
@@ -91,6 +126,10 @@ pub struct VegasSpec {
     /// (payload per full segment = mss − alt_option_bytes); default true.
     #[serde(default)]
     pub alt_data_option: Option<bool>,
+    /// The RTT of eq. 1: "mean" (default; the mean of the round's per-ack samples, as ns-2)
+    /// or "distinguished" (one segment per round, Brakmo 1994 §3.2).
+    #[serde(default)]
+    pub rtt_sample: RttSample,
 }
 
 impl Default for VegasSpec {
@@ -104,6 +143,7 @@ impl Default for VegasSpec {
             alt: false,
             alt_option_bytes: None,
             alt_data_option: None,
+            rtt_sample: RttSample::Mean,
         }
     }
 }
@@ -155,6 +195,9 @@ impl VegasSpec {
         if self.alt_wire(field)?.is_some() {
             v.rounds.alt = Some(AltClock::default());
         }
+        if self.rtt_sample == RttSample::Distinguished {
+            v.rounds.dist = Some(Distinguished::default());
+        }
         Ok(v)
     }
     /// What ALT adds to the flow's packets (`None` without `alt`).
@@ -179,6 +222,38 @@ pub(crate) struct Rounds {
     pub last: f64,
     /// ALT: RTT samples `TF_i + TB_min` instead of the sender's `T4 − T1`.
     pub alt: Option<AltClock>,
+    /// `rtt_sample = "distinguished"` (Vegas only): the round's RTT is its distinguished
+    /// segment's.
+    pub dist: Option<Distinguished>,
+}
+
+/// Brakmo's distinguished segment D of the current round: the first segment of new data
+/// sent after the round began, i.e. the segment at the round's `end`.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Distinguished {
+    /// The sender's `snd_una`: `delivered` of the last ack.
+    una: u64,
+    /// Send time of the last segment sent while `snd_max` was at most the round's `end`:
+    /// retransmissions and finally D, which moves `snd_max` past `end`. Nothing later
+    /// changes it, so at the ack that covers D it is D's send time.
+    sent: SimTime,
+    /// No fast retransmit or timeout since `sent` (Karn: D was not resent).
+    clean: bool,
+}
+
+impl Distinguished {
+    /// The round's RTT at the first ack covering D (`alt_rtt`: this ack's ALT sample).
+    #[inline]
+    fn sample(&self, now: SimTime, ack: &AckSample, alt_rtt: Option<Option<f64>>) -> Option<f64> {
+        if !self.clean || ack.echo_retx {
+            return None;
+        }
+        match alt_rtt {
+            // ALT needs D's arrival time AT: only an ack that echoes D carries it.
+            Some(r) => r.filter(|_| ack.sent_at == self.sent),
+            None => Some(now.since(self.sent).as_secs_f64()),
+        }
+    }
 }
 
 impl Rounds {
@@ -191,10 +266,29 @@ impl Rounds {
             start_cwnd: 0.0,
             last: f64::NAN,
             alt: None,
+            dist: None,
         }
     }
-    /// Record this ack's sample; at the end of a round return the mean RTT of its samples
-    /// (or `None` when it had none) and start the next round with window `cwnd`.
+    /// A segment is leaving (`c` as before it: `snd_max = snd_una + in_flight`).
+    #[inline]
+    pub fn on_send(&mut self, now: SimTime, c: &ConnView) {
+        if let Some(d) = &mut self.dist {
+            if d.una + c.in_flight <= self.end {
+                d.sent = now;
+                d.clean = true;
+            }
+        }
+    }
+    /// A fast retransmit or timeout: the distinguished segment, if already sent, may be
+    /// resent, so its sample is void.
+    pub fn on_loss(&mut self) {
+        if let Some(d) = &mut self.dist {
+            d.clean = false;
+        }
+    }
+    /// Record this ack's sample; at the end of a round return its RTT (the mean of its
+    /// samples, or the distinguished segment's; `None` when it had none) and start the next
+    /// round with window `cwnd`.
     #[inline]
     pub fn on_ack(
         &mut self,
@@ -219,10 +313,22 @@ impl Rounds {
             self.sum += r;
             self.count += 1;
         }
+        if let Some(d) = &mut self.dist {
+            d.una = ack.delivered;
+        }
         if ack.delivered <= self.end {
             return None;
         }
-        let mean = (self.count > 0).then(|| self.sum / self.count as f64);
+        let mean = match &self.dist {
+            None => (self.count > 0).then(|| self.sum / self.count as f64),
+            Some(d) => {
+                let r = d.sample(now, ack, self.alt.as_ref().map(|_| sample));
+                if let (Some(r), None) = (r, &self.alt) {
+                    self.base = self.base.min(r);
+                }
+                r
+            }
+        };
         if let Some(m) = mean {
             self.last = m;
         }
@@ -312,7 +418,7 @@ impl Vegas {
         }
         self.ssthresh = self.cwnd;
     }
-    /// End of a round whose mean RTT is `rtt` (seconds).
+    /// End of a round whose RTT (mean or distinguished) is `rtt` (seconds).
     fn decide(&mut self, rtt: f64, window: f64, c: &ConnView) {
         let base = self.rounds.base;
         // Delta = (W/BaseRTT − W/RTT)·BaseRTT, in packets.
@@ -353,18 +459,23 @@ impl CongestionControl for Vegas {
         self.ssthresh as u64
     }
     /// `diff`: the last Delta of eq. 1 (packets); `base_rtt_s`: BaseRTT; `rtt_s`: the last
-    /// round's mean RTT (seconds); with ALT `tf_min_s`, `tb_min_s` (seconds, each on the
-    /// mixed clocks: they include ± the receiver's clock offset).
+    /// round's RTT (its mean, or its distinguished segment's; seconds); with ALT
+    /// `tf_min_s`, `tb_min_s` (seconds, each on the mixed clocks: they include ± the
+    /// receiver's clock offset).
     fn trace_names(&self) -> &'static [&'static str] {
         self.rounds.trace_names()
     }
     fn trace_values(&self, out: &mut [f64]) {
         trace_values(&self.rounds, self.diff, out);
     }
+    #[inline]
+    fn on_send(&mut self, now: SimTime, _bytes: u32, _hdr: &mut CcHeader, c: &ConnView) {
+        self.rounds.on_send(now, c);
+    }
     fn on_ack(&mut self, now: SimTime, ack: &AckSample, c: &ConnView) {
         let window = self.rounds.start_cwnd;
-        if let Some(mean) = self.rounds.on_ack(now, ack, c, self.cwnd) {
-            if let (Some(rtt), CaState::Open | CaState::Loss) = (mean, c.state) {
+        if let Some(rtt) = self.rounds.on_ack(now, ack, c, self.cwnd) {
+            if let (Some(rtt), CaState::Open | CaState::Loss) = (rtt, c.state) {
                 if window > 0.0 {
                     self.decide(rtt, window, c);
                 }
@@ -384,6 +495,9 @@ impl CongestionControl for Vegas {
     }
     fn on_congestion(&mut self, _now: SimTime, why: Congestion, c: &ConnView) {
         let floor = 2.0 * self.mss;
+        if why != Congestion::Ecn {
+            self.rounds.on_loss();
+        }
         match why {
             Congestion::FastRetransmit => {
                 // P1 §II: 3/4 if the lost segment was transmitted once, else 1/2.
@@ -543,6 +657,205 @@ mod tests {
             (v.diff() - 16.0 * 20.0 / 120.0).abs() < 1e-9,
             "{}",
             v.diff()
+        );
+    }
+
+    /// `ms` milliseconds after time zero.
+    fn at(ms: u64) -> SimTime {
+        SimTime(ms * crate::time::PS_PER_MS)
+    }
+
+    /// Send one segment at `t` with `snd_max − snd_una = in_flight` before it.
+    fn send(v: &mut Vegas, t: u64, in_flight: u64) {
+        let c = view(1000, in_flight, CaState::Open);
+        v.on_send(at(t), 1000, &mut CcHeader::default(), &c);
+    }
+
+    /// An ack at `t` of the segment sent at `sent` (an original unless `retx`), after which
+    /// `snd_una = una` and `in_flight` bytes are outstanding.
+    fn ack_at(v: &mut Vegas, t: u64, sent: u64, una: u64, in_flight: u64, retx: bool) {
+        let mut x = crate::cc::testkit::ack(S);
+        x.delivered = una;
+        x.sent_at = at(sent);
+        x.echo_retx = retx;
+        x.rtt = (!retx).then(|| at(t).since(at(sent)));
+        v.on_ack(at(t), &x, &view(1000, in_flight, CaState::Open));
+    }
+
+    /// A Vegas in linear mode with window 20 segments, BaseRTT 100 ms and `rtt_sample`.
+    fn linear_spec(rtt_sample: RttSample) -> Vegas {
+        let init = crate::cc::CcInit {
+            mss: 1000,
+            init_cwnd: 20 * S,
+            init_ssthresh: u64::MAX,
+            ack_counting: Default::default(),
+        };
+        let mut v = VegasSpec {
+            rtt_sample,
+            ..VegasSpec::default()
+        }
+        .build("flows.f.cc", init)
+        .unwrap();
+        v.slow_start = false;
+        v.rounds.base = 0.100;
+        v
+    }
+
+    /// One round of a 20-segment window, segments 0..20 sent at 0 ms. Segment 0's ack
+    /// (100 ms) ends the empty first round and starts one with snd_max = 20 segments, so
+    /// its distinguished segment is segment 20, sent at once at 100 ms. Segments 1..=19 are
+    /// acked at 125 ms (RTT 125, each sending one more segment); segment 20's ack, after
+    /// `d_rtt` ms, ends the round.
+    fn distinguished_round(v: &mut Vegas, d_rtt: u64) {
+        for k in 0..20 {
+            send(v, 0, k * S);
+        }
+        ack_at(v, 100, 0, S, 19 * S, false);
+        send(v, 100, 19 * S); // segment 20: the distinguished one
+        for k in 1..20 {
+            ack_at(v, 125, 0, (k + 1) * S, 19 * S, false);
+            send(v, 125, 19 * S); // segment 20 + k
+        }
+        assert_eq!(v.cwnd(), 20 * S, "no decision before the round ends");
+        ack_at(v, 100 + d_rtt, 100, 21 * S, 19 * S, false);
+    }
+
+    #[test]
+    fn distinguished_segment_rtt_decides_where_the_mean_would_not() {
+        // The round's samples: 19 × 125 ms and the distinguished segment's d ms.
+        // mean: (19·125 + d)/20 = 123.85 / 124.25 / 125 ms for d = 102 / 110 / 125, so
+        //   Delta = 20·(mean − 100)/mean = 3.85 / 3.90 / 4.00 > β = 3: always −1;
+        // distinguished: Delta = 20·(d − 100)/d = 0.39 < α (+1) / 1.82 (hold) / 4.00 (−1).
+        for (d, want_mean, want_dist) in [(102, 19, 21), (110, 19, 20), (125, 19, 19)] {
+            let mean = (19.0 * 125.0 + d as f64) / 20.0;
+            let mut v = linear_spec(RttSample::Mean);
+            distinguished_round(&mut v, d);
+            assert_eq!(v.cwnd(), want_mean * S, "mean, d {d}: diff {}", v.diff());
+            assert!((v.diff() - 20.0 * (mean - 100.0) / mean).abs() < 1e-9);
+            assert!((v.rounds.last - mean / 1000.0).abs() < 1e-12);
+
+            let mut v = linear_spec(RttSample::Distinguished);
+            distinguished_round(&mut v, d);
+            assert_eq!(
+                v.cwnd(),
+                want_dist * S,
+                "distinguished, d {d}: diff {}",
+                v.diff()
+            );
+            let expect = 20.0 * (d as f64 - 100.0) / d as f64;
+            assert!((v.diff() - expect).abs() < 1e-9, "{} vs {expect}", v.diff());
+            assert_eq!(v.rounds.last, d as f64 / 1000.0);
+        }
+    }
+
+    #[test]
+    fn retransmissions_are_never_distinguished_and_a_resent_one_gives_no_sample() {
+        // The round starts at the ack at 100 ms (snd_una = 1, snd_max = 20 segments). A
+        // retransmission leaves at 110 ms (snd_max still 20), the distinguished segment 20 at
+        // 130 ms, segment 21 at 140 ms; the ack covering segment 20 arrives at 232 ms.
+        let start = |v: &mut Vegas| {
+            ack_at(v, 100, 0, S, 19 * S, false);
+            send(v, 110, 19 * S); // retransmission: not distinguished
+            send(v, 130, 19 * S); // segment 20
+            send(v, 140, 20 * S); // segment 21
+        };
+        // From 130 ms: RTT 102 → Delta 0.39 → +1 (from the retransmission's 110 ms it would be
+        // 122 → Delta 3.6 → −1).
+        let mut v = linear_spec(RttSample::Distinguished);
+        start(&mut v);
+        ack_at(&mut v, 232, 130, 21 * S, 20 * S, false);
+        assert_eq!(v.cwnd(), 21 * S);
+        assert_eq!(v.rounds.last, 0.102);
+        // The ack covering it was triggered by a retransmission: no sample, no decision.
+        let mut v = linear_spec(RttSample::Distinguished);
+        start(&mut v);
+        ack_at(&mut v, 232, 131, 21 * S, 20 * S, true);
+        assert_eq!(v.cwnd(), 20 * S);
+        assert!(v.diff().is_nan());
+        // A fast retransmit after it left (it may have been resent): no decision either.
+        let mut v = linear_spec(RttSample::Distinguished);
+        start(&mut v);
+        let c = view(1000, 20 * S, CaState::Open);
+        v.on_congestion(at(150), Congestion::FastRetransmit, &c);
+        assert_eq!(v.cwnd(), 15 * S);
+        ack_at(&mut v, 232, 130, 21 * S, 20 * S, false);
+        assert_eq!(v.cwnd(), 15 * S);
+        assert!(v.diff().is_nan());
+        // ... but one before it left does not matter.
+        let mut v = linear_spec(RttSample::Distinguished);
+        ack_at(&mut v, 100, 0, S, 19 * S, false);
+        v.on_congestion(at(120), Congestion::FastRetransmit, &c);
+        send(&mut v, 130, 19 * S);
+        ack_at(&mut v, 232, 130, 21 * S, 20 * S, false);
+        assert_eq!(v.rounds.last, 0.102);
+        assert_eq!(v.cwnd(), 16 * S, "15 + 1: Delta = 20·2/102 < α");
+    }
+
+    #[test]
+    fn alt_distinguished_uses_the_forward_trip_of_the_segment_its_ack_echoes() {
+        // Vegas-ALT with rtt_sample = "distinguished": forward and backward trips of 50 ms
+        // for segment 0 (acked at 100 ms: BaseRTT = TF_min + TB_min = 100 ms); the
+        // distinguished segment 20 leaves at 130 ms and reaches the receiver at 182 ms
+        // (TF = 52), the ack leaves at once and arrives at `t4`.
+        let alt_ack = |v: &mut Vegas, t4: u64, sent: u64, arrived: u64, una: u64| {
+            let mut x = crate::cc::testkit::ack(S);
+            x.delivered = una;
+            x.sent_at = at(sent);
+            x.rx_arrival = at(arrived);
+            x.rx_leave = at(arrived);
+            x.rtt = Some(at(t4).since(at(sent)));
+            v.on_ack(at(t4), &x, &view(1000, 19 * S, CaState::Open));
+        };
+        let round = |t4: u64, echoed: u64| {
+            let init = crate::cc::CcInit {
+                mss: 1000,
+                init_cwnd: 20 * S,
+                init_ssthresh: u64::MAX,
+                ack_counting: Default::default(),
+            };
+            let mut v = VegasSpec {
+                alt: true,
+                rtt_sample: RttSample::Distinguished,
+                ..VegasSpec::default()
+            }
+            .build("flows.f.cc", init)
+            .unwrap();
+            v.slow_start = false;
+            send(&mut v, 0, 0);
+            alt_ack(&mut v, 100, 0, 50, S);
+            assert_eq!(v.rounds.base, 0.100);
+            send(&mut v, 130, 19 * S); // segment 20
+            alt_ack(&mut v, t4, echoed, 182, 21 * S);
+            v
+        };
+        // RTT_D = TF_D + TB_min = 52 + 50 = 102 ms: Delta = 20·2/102 = 0.39 < α → +1,
+        // whether the ack comes back at once (t4 = 232) or after 118 ms of backward
+        // queueing (plain Vegas would measure 170 ms: Delta 8.2 → −1).
+        for t4 in [232, 300] {
+            let v = round(t4, 130);
+            assert_eq!(v.rounds.last, 0.102, "t4 {t4}");
+            assert_eq!(v.cwnd(), 21 * S);
+        }
+        // An ack that echoes another segment (the one before it, as a delayed ack may)
+        // carries no AT of the distinguished one: no sample, no decision.
+        let v = round(232, 129);
+        assert_eq!(v.cwnd(), 20 * S);
+        assert!(v.diff().is_nan());
+    }
+
+    #[test]
+    fn rtt_sample_parses_and_refuses_other_values() {
+        let spec: VegasSpec =
+            serde_json::from_value(serde_json::json!({ "rtt_sample": "distinguished" })).unwrap();
+        assert_eq!(spec.rtt_sample, RttSample::Distinguished);
+        let spec: VegasSpec = serde_json::from_value(serde_json::json!({})).unwrap();
+        assert_eq!(spec.rtt_sample, RttSample::Mean);
+        let e = serde_json::from_value::<VegasSpec>(serde_json::json!({ "rtt_sample": "median" }))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("unknown variant `median`") && e.contains("distinguished"),
+            "{e}"
         );
     }
 

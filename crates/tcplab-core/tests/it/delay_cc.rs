@@ -123,10 +123,29 @@ fn n_vegas_flows_keep_between_n_alpha_and_n_beta_packets_queued() {
     }
 }
 
+/// Brakmo's distinguished-segment RTT (`rtt_sample = "distinguished"`) holds the same
+/// equilibrium: without backward traffic every segment of a round sees the same queue, so
+/// one sample per round estimates it as well as the mean.
+#[test]
+fn distinguished_vegas_keeps_between_alpha_and_beta_packets_queued() {
+    let cc = "{ algorithm = \"vegas\", rtt_sample = \"distinguished\" }";
+    let b = run(&dumbbell(&flow("v", cc)));
+    let s = tcplab_core::report::summary(&b, 0.0);
+    let (l, fl) = (named(&s, "links", "ab"), named(&s, "flows", "v"));
+    assert_eq!(u(&l["drops"]), 0, "{l}");
+    let m = mean(&queue_after_warm_up(&b));
+    assert!((1.0..=3.0).contains(&m), "mean queue {m:.2}");
+    assert!(f(&fl["efficiency"]) > 0.99, "{}", fl["efficiency"]);
+}
+
 #[test]
 fn bad_parameters_name_the_leaf_field() {
     for (cc, field) in [
         ("{ algorithm = \"vegas\", alpha = 4 }", "flows.v.cc.beta"),
+        (
+            "{ algorithm = \"vegas\", rtt_sample = \"median\" }",
+            "flows.v.cc.rtt_sample",
+        ),
         ("{ algorithm = \"fast\", gamma = 0 }", "flows.v.cc.gamma"),
         ("{ algorithm = \"fast\", alpha = 0 }", "flows.v.cc.alpha"),
     ] {
