@@ -327,21 +327,21 @@ impl Simulation {
 }
 
 /// One registry column as writer values (ids resolved to names).
-fn values(sim: &tcplab_core::sim::Sim, data: ColRef<'_>) -> parquet_out::Values {
+fn values<'a>(sim: &'a tcplab_core::sim::Sim, data: ColRef<'a>) -> parquet_out::Values<'a> {
     use parquet_out::Values;
     match data {
         ColRef::F64(v) => Values::F64(v.iter().map(|&x| Some(x)).collect()),
         ColRef::U64(v) => Values::U64(v.iter().map(|&x| Some(x)).collect()),
         ColRef::U32(v) => Values::U32(v.iter().map(|&x| Some(x)).collect()),
-        ColRef::Label(v) => Values::Str(v.iter().map(|x| Some(x.to_string())).collect()),
+        ColRef::Label(v) => Values::Str(v.iter().map(|&x| Some(x)).collect()),
         ColRef::Flow(v) => Values::Str(
             v.iter()
-                .map(|&f| Some(sim.flows[f.index()].name.clone()))
+                .map(|&f| Some(sim.flows[f.index()].name.as_str()))
                 .collect(),
         ),
         ColRef::Link(v) => Values::Str(
             v.iter()
-                .map(|&l| Some(sim.links[l.index()].name.clone()))
+                .map(|&l| Some(sim.links[l.index()].name.as_str()))
                 .collect(),
         ),
     }
@@ -436,7 +436,7 @@ fn parquet_tables(
                         ip.map(|j| &pk[j].values)
                     };
                     match col {
-                        Some(Values::$variant(v)) => v[i].clone(),
+                        Some(Values::$variant(v)) => v[i],
                         _ => None,
                     }
                 };
@@ -450,8 +450,8 @@ fn parquet_tables(
                 order
                     .iter()
                     .map(|&(k, i)| match (k, pkv) {
-                        (0, _) => Some("cwnd".to_string()),
-                        (_, Some(Values::Str(v))) => v[i].clone(),
+                        (0, _) => Some("cwnd"),
+                        (_, Some(Values::Str(v))) => v[i],
                         _ => None,
                     })
                     .collect(),

@@ -17,16 +17,17 @@ use parquet::schema::types::Type;
 use std::sync::Arc;
 
 /// One column's values; `None` entries (events only) are nulls.
-pub enum Values {
+pub enum Values<'a> {
     F64(Vec<Option<f64>>),
     U64(Vec<Option<u64>>),
     U32(Vec<Option<u32>>),
-    Str(Vec<Option<String>>),
+    /// Borrowed from the run (flow and link names, fixed labels): no copy per row.
+    Str(Vec<Option<&'a str>>),
 }
 
-pub struct Col {
+pub struct Col<'a> {
     pub name: String,
-    pub values: Values,
+    pub values: Values<'a>,
     /// REQUIRED (no nulls may appear) or OPTIONAL.
     pub nullable: bool,
 }
@@ -37,6 +38,13 @@ fn levels<T: Copy>(v: &[Option<T>], nullable: bool) -> (Vec<T>, Option<Vec<i16>>
     (vals, defs)
 }
 
+fn unsigned(bit_width: i8) -> LogicalType {
+    LogicalType::Integer {
+        bit_width,
+        is_signed: false,
+    }
+}
+
 /// The Parquet file of `cols` (all of one length).
 pub fn table_bytes(cols: &[Col]) -> Result<Vec<u8>, String> {
     let e = |x: parquet::errors::ParquetError| x.to_string();
@@ -45,20 +53,8 @@ pub fn table_bytes(cols: &[Col]) -> Result<Vec<u8>, String> {
         .map(|c| {
             let (phys, logical) = match c.values {
                 Values::F64(_) => (Physical::DOUBLE, None),
-                Values::U64(_) => (
-                    Physical::INT64,
-                    Some(LogicalType::Integer {
-                        bit_width: 64,
-                        is_signed: false,
-                    }),
-                ),
-                Values::U32(_) => (
-                    Physical::INT32,
-                    Some(LogicalType::Integer {
-                        bit_width: 32,
-                        is_signed: false,
-                    }),
-                ),
+                Values::U64(_) => (Physical::INT64, Some(unsigned(64))),
+                Values::U32(_) => (Physical::INT32, Some(unsigned(32))),
                 Values::Str(_) => (Physical::BYTE_ARRAY, Some(LogicalType::String)),
             };
             Type::primitive_type_builder(&c.name, phys)
@@ -113,11 +109,8 @@ pub fn table_bytes(cols: &[Col]) -> Result<Vec<u8>, String> {
                     .map_err(e)?;
             }
             Values::Str(v) => {
-                let vals: Vec<ByteArray> = v
-                    .iter()
-                    .flatten()
-                    .map(|s| ByteArray::from(s.as_str()))
-                    .collect();
+                let vals: Vec<ByteArray> =
+                    v.iter().flatten().map(|&s| ByteArray::from(s)).collect();
                 let defs: Option<Vec<i16>> = c
                     .nullable
                     .then(|| v.iter().map(|x| x.is_some() as i16).collect());

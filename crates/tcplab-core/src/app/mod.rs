@@ -260,12 +260,17 @@ impl Spacing {
 /// A packet size in bytes for an active source: positive, and over TCP any size is a
 /// write (segmented by the MSS); over UDP one datagram payload.
 pub fn packet_size(cx: &AppCx, size: u32) -> Result<u32, ScenarioError> {
+    write_size(cx, "packet_size", size)
+}
+
+/// [`packet_size`]'s checks for a write size given under another key (`field`).
+pub fn write_size(cx: &AppCx, field: &str, size: u32) -> Result<u32, ScenarioError> {
     if size == 0 {
-        return Err(cx.err("packet_size", "must be positive"));
+        return Err(cx.err(field, "must be positive"));
     }
     if size > 65_507 && cx.transport == "udp" {
         return Err(cx.err(
-            "packet_size",
+            field,
             format!("{size} bytes is more than a UDP datagram carries (65507)"),
         ));
     }

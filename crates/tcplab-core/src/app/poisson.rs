@@ -75,15 +75,7 @@ impl PoissonSpec {
             ));
         }
         for &s in &self.sizes {
-            if s == 0 {
-                return Err(cx.err("sizes", "every size must be positive"));
-            }
-            if s > 65_507 && cx.transport == "udp" {
-                return Err(cx.err(
-                    "sizes",
-                    format!("{s} bytes is more than a UDP datagram carries (65507)"),
-                ));
-            }
+            super::write_size(cx, "sizes", s)?;
         }
         let weights = match &self.weights {
             None => vec![1.0; self.sizes.len()],
@@ -161,7 +153,8 @@ impl Poisson {
     }
 
     /// The payload rate the mix and gaps give: Σ p_i·s_i·8 / mean gap (b/s).
-    pub fn mean_rate_bps(&self) -> f64 {
+    #[cfg(test)]
+    fn mean_rate_bps(&self) -> f64 {
         let mut prev = 0.0;
         let mean: f64 = self
             .sizes
