@@ -206,6 +206,14 @@ def test_refusals_name_the_key():
     assert "Agent/TCP/Vegas" in ns2.translate(dumbbell(flows=[{"cc": {"algorithm": "vegas", "rtt_sample": "mean"}}])).otcl
 
 
+
+def test_send_and_playback_buffers_are_refused():
+    # ns-2.35 queues every write (TcpAgent::sendmsg) and advertises a fixed window_.
+    assert refusal(dumbbell(flows=[{"cc": "newreno", "send_buffer_bytes": 16000}])).startswith(
+        "flows.f1.send_buffer_bytes: ns-2.35's TCP agents have no finite send buffer")
+    assert refusal(dumbbell(flows=[{"cc": "newreno", "playback_rwnd_cap": {"buffer": 125000}}])).startswith(
+        "flows.f1.playback_rwnd_cap: ns-2.35's sinks advertise no window")
+
 def test_bench_scenarios_translate():
     files = sorted((ROOT / "bench" / "ns2").glob("*.toml"))
     assert len(files) >= 15

@@ -773,6 +773,16 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
             continue
         if app_type != "bulk":
             raise Ns2Unsupported(f"{key}.app.type", f"'{app_type}' over TCP is not translated (bulk only)")
+        # ns-2.35's agents queue every application write (tcp.cc `TcpAgent::sendmsg`,
+        # `advanceby`: `curseq_` grows without a bound) and use a fixed advertised window
+        # (`window_`, `wnd_`; `TcpAgent::window()` is min(cwnd_, wnd_)); no sink advertises a
+        # window from a buffer, and no TCP agent has a send buffer (FullTcp neither).
+        if flow.get("send_buffer_bytes") is not None:
+            raise Ns2Unsupported(f"{key}.send_buffer_bytes", "ns-2.35's TCP agents have no finite send buffer "
+                                 "(TcpAgent::sendmsg queues every write)")
+        if flow.get("playback_rwnd_cap") is not None:
+            raise Ns2Unsupported(f"{key}.playback_rwnd_cap", "ns-2.35's sinks advertise no window; its agents use "
+                                 "the fixed window_ (max_window)")
         for k in flow:
             if k not in _FLOW_DEFAULTS and k not in _IGNORED_FLOW_KEYS and k not in {
                 "header", "app", "delayed_ack", "recovery", "prr", "loss_detection", "tlp", "pacing", "ecn_echo",

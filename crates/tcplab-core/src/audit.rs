@@ -257,6 +257,8 @@ const NULLABLE: &[&str] = &[
     "analysis",
     // a scenario without a name
     "scenario",
+    // a greedy source's writes never end (send_buffer_bytes)
+    "send_buffer_waiting_bytes",
 ];
 
 /// Every number of the summary is finite: serde_json writes a NaN or an infinity as `null`,

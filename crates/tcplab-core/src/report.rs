@@ -125,6 +125,22 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
                 "frto_spurious": sender.undo_stats().map_or(0, |u| u.frto_spurious),
                 "dsack_undos": sender.undo_stats().map_or(0, |u| u.dsack_undos),
             });
+            let mut v = v;
+            // Keys of the two optional buffers only where set, so other summaries keep theirs.
+            if m.tcp.send_buffer != u64::MAX {
+                v["send_buffer_waiting_bytes"] = match sender.written() {
+                    u64::MAX => Value::Null,
+                    w => json!(w - sender.app_limit()),
+                };
+            }
+            if m.tcp.playback.is_some() {
+                let rs = &receiver.stats;
+                v["playback_reads"] = json!(rs.playback_reads);
+                v["playback_read_bytes"] = json!(rs.playback_read_bytes);
+                v["playback_held_bytes"] = json!(receiver.playback_held());
+                v["window_updates"] = json!(rs.window_updates);
+                v["window_probes"] = json!(st.window_probes);
+            }
             with_flow_monitor(v, monitor)
         })
         .collect();

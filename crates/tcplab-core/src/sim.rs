@@ -124,7 +124,7 @@ impl Flow {
     #[inline(always)]
     fn deadlines(&self) -> (Option<SimTime>, Option<SimTime>) {
         match &self.transport {
-            Transport::Tcp { sender, receiver } => (sender.rto_deadline, receiver.delack_deadline),
+            Transport::Tcp { sender, receiver } => (sender.rto_deadline, receiver.deadline()),
             Transport::Udp { .. } => (None, None),
         }
     }
@@ -497,6 +497,21 @@ impl Sim {
 
     fn start(&mut self) {
         self.started = true;
+        // Playback readers (`playback_rwnd_cap`): the first read, in the receiver's copy
+        // (a parallel run's other copies read nothing: their reader stays off).
+        for i in 0..self.flows.len() {
+            let mine = self.mine(self.flows[i].dst);
+            let fl = &mut self.flows[i];
+            if let Transport::Tcp { receiver, .. } = &mut fl.transport {
+                if !mine {
+                    receiver.read_at = None;
+                } else if let Some(t) = receiver.read_at {
+                    fl.rx_timer_event = Some(t);
+                    self.events
+                        .schedule(t, Event::RxTimer(FlowId::from_index(i)));
+                }
+            }
+        }
         for (i, f) in self.flows.iter().enumerate() {
             if f.schedule.is_some() || !self.mine(f.src) {
                 continue;
@@ -984,7 +999,7 @@ impl Sim {
         self.sync_timer(f);
     }
 
-    /// The receiver's timer (delayed ack).
+    /// The receiver's timer (delayed ack, playback read).
     fn rx_timer(&mut self, f: FlowId) {
         let now = self.now;
         {
@@ -998,8 +1013,8 @@ impl Sim {
         let fl = &mut flows[f.index()];
         let dst = fl.dst;
         if let Transport::Tcp { receiver, .. } = &mut fl.transport {
-            if receiver.delack_deadline.is_some_and(|d| d <= now) {
-                receiver.on_delack_timer(now, &mut |a| net.send(dst, a));
+            if receiver.deadline().is_some_and(|d| d <= now) {
+                receiver.on_timer(now, &mut |a| net.send(dst, a));
             }
         }
         self.sync_timer(f);
@@ -1020,8 +1035,7 @@ impl Sim {
         match fl.app.begin(now) {
             Begin::Offer(bytes) => {
                 if let Transport::Tcp { sender, .. } = &mut fl.transport {
-                    let limit = sender.app_limit().saturating_add(bytes);
-                    sender.set_app_limit(now, limit, &mut |p| net.send(src, p));
+                    sender.app_write(now, bytes, &mut |p| net.send(src, p));
                 }
             }
             Begin::Tick(t) if t < end => {
@@ -1072,8 +1086,7 @@ impl Sim {
         match &mut fl.transport {
             Transport::Udp { sender, .. } => sender.send(now, bytes, &mut |p| net.send(src, p)),
             Transport::Tcp { sender, .. } => {
-                let limit = sender.app_limit().saturating_add(bytes as u64);
-                sender.set_app_limit(now, limit, &mut |p| net.send(src, p));
+                sender.app_write(now, bytes as u64, &mut |p| net.send(src, p));
             }
         }
         self.sync_timer(f);

@@ -81,6 +81,7 @@ impl UdpSender {
             tx_start: SimTime::MAX,
             cc: CcHeader::default(),
             sack_len2: 0,
+            wnd: 0,
         });
     }
 }

@@ -560,6 +560,8 @@ fn repair_flow(t: &mut Map<String, Value>) {
         t.remove("rto_restart_on_retransmit");
         t.remove("rto_restart_on_fast_retransmit");
         t.remove("syn");
+        // The persist timer shares the retransmission timer RACK-TLP owns.
+        t.remove("playback_rwnd_cap");
     }
     if has(t, "prr")
         || has(t, "nextseg_rule3")
@@ -601,6 +603,9 @@ fn repair_flow(t: &mut Map<String, Value>) {
         t.remove("echo");
     }
     if t.get("transport") == Some(&json!("udp")) {
+        // TCP-only buffers (refused over UDP).
+        t.remove("send_buffer_bytes");
+        t.remove("playback_rwnd_cap");
         let app = t.get("app").map(|a| a.get("type").unwrap_or(a).clone());
         if app != Some(json!("cbr")) && app != Some(json!("onoff")) {
             t.insert("app".into(), json!({"type": "cbr", "rate": "1Mbps"}));

@@ -45,6 +45,7 @@ fn packet(u: &mut Unstructured) -> Packet {
             feedback: f32::from_bits(a() as u32),
         },
         sack_len2: a() as u32,
+        wnd: a() as u16,
     }
 }
 
@@ -306,6 +307,7 @@ mod tests {
             tx_start: SimTime::MAX,
             cc: CcHeader::default(),
             sack_len2: 0,
+            wnd: 0,
         };
         let mut a = d;
         a.kind = PacketKind::Ack;

@@ -80,6 +80,13 @@ pub struct Packet {
     /// Ack with `flags::SACK`: the second SACK block's length (0: one block only). It fills
     /// what was padding, so `Packet` stays at 80 bytes.
     pub sack_len2: u32,
+    /// Ack: the receive window the receiver advertises, in units of `2^scale` bytes (RFC
+    /// 7323 §2: the flow's window scale, fixed per flow, [`crate::tcp::PlaybackRwnd::scale`]).
+    /// Only a flow with `playback_rwnd_cap` reads it; every other ack carries `0xffff`.
+    /// Data: 0. It fills the last 2 bytes of padding, so `Packet` stays at 80 bytes (no field
+    /// is free on every ack: `seq`, `len` and `sack_len2` carry SACK blocks, `rx_time` and
+    /// `tx_start` ALT's stamps, `cc` XCP's echo).
+    pub wnd: u16,
 }
 
 /// The ack fields that carry SACK blocks (see [`Packet::sack_blocks`]).
@@ -188,6 +195,7 @@ impl Packet {
             tx_start: SimTime::MAX,
             cc: CcHeader::default(),
             sack_len2: 0,
+            wnd: 0,
         }
     }
 }

@@ -393,6 +393,22 @@ pub struct FlowSpec {
     /// Newreno sends at most 2: `send_much(0, 0, 2)`). 0 (default) = no cap.
     #[serde(default)]
     pub recovery_burst: u32,
+    /// A finite TCP send buffer, e.g. 16000 or "16kB" (default: unlimited). The sender holds
+    /// at most this many bytes written and not yet acknowledged; a write that does not fit
+    /// blocks the application, and what it wrote waits with it and is accepted, in order, as
+    /// acks free space (nothing is lost). So at any time the bytes accepted are
+    /// min(written, acknowledged + send_buffer_bytes): a `cbr` source over TCP falls behind
+    /// its schedule, and a `bulk` source keeps at most this much in flight. At least one
+    /// segment (`mss`). TCP only.
+    #[serde(default)]
+    pub send_buffer_bytes: Option<SizeValue>,
+    /// The receiver advertises the free space of a playback buffer as its receive window,
+    /// e.g. `{ buffer = 125000, read = 125000, interval = "1s" }`: the application reads up
+    /// to `read` bytes every `interval`, and the sender keeps new data within the window
+    /// (zero-window probes when it closes; docs/tcp.md, "Receive window"). Default: none
+    /// (the window is `max_window`). TCP only; not with `loss_detection = "rack"`.
+    #[serde(default)]
+    pub playback_rwnd_cap: Option<PlaybackSpec>,
     /// Transport: "tcp" (default) or "udp" (datagrams, never acked; the TCP keys other
     /// than `header` do not apply).
     #[serde(default)]
@@ -518,6 +534,22 @@ pub enum AckCountingSpec {
     #[default]
     Acks,
     Segments,
+}
+
+/// `playback_rwnd_cap`: a playback buffer whose free space is the receive window.
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PlaybackSpec {
+    /// The playback buffer, e.g. 125000 or "125kB": at least one segment (`mss`), at most
+    /// 65535·2^14 bytes (RFC 7323's largest window).
+    pub buffer: SizeValue,
+    /// The most the application reads at each read (default: `buffer`). Positive.
+    #[serde(default)]
+    pub read: Option<SizeValue>,
+    /// Time between reads (default "1s"): reads happen at `interval`, `2·interval`, … of
+    /// simulated time. Positive.
+    #[serde(default)]
+    pub interval: Option<DurationValue>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]

@@ -125,6 +125,43 @@ pub struct TcpConfig {
     /// At most this many new segments per ack during NewReno/Reno fast recovery (ns-2's
     /// Newreno: `send_much(0, 0, 2)` in `NewRenoTcpAgent::recv`); 0 = no cap.
     pub recovery_burst: u32,
+    /// The send buffer in bytes (`u64::MAX` = unlimited, tcplab's default): the sender holds
+    /// at most this many bytes the application wrote and the receiver has not acknowledged
+    /// (`app_limit ≤ snd_una + send_buffer`); what the application wrote beyond that waits
+    /// with the application and is accepted, in order, as acks free space
+    /// ([`sender::TcpSender::app_write`]).
+    pub send_buffer: u64,
+    /// The receive window is the free space of a playback buffer (`playback_rwnd_cap`).
+    /// `None`: acks advertise nothing the sender reads (the window is `max_window`).
+    pub playback: Option<PlaybackRwnd>,
+}
+
+/// `playback_rwnd_cap`: the receiving application keeps a playback buffer of `buffer` bytes
+/// and reads up to `read` bytes from it every `interval` (at `interval`, `2·interval`, … of
+/// simulated time). In-order data delivered and not yet read fills the buffer; every ack
+/// advertises its free space as the receive window (RFC 9293 §3.8.6.2; `Packet::wnd`,
+/// scaled by [`PlaybackRwnd::scale`]) and the sender keeps new data within it, probing a
+/// closed window with the persist timer (docs/tcp.md, "Receive window").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlaybackRwnd {
+    pub buffer: u64,
+    pub read: u64,
+    pub interval: SimDuration,
+}
+
+/// The largest window RFC 7323 §2.3 can advertise: 65535 · 2^14 bytes.
+pub const MAX_SCALED_WINDOW: u64 = 0xffff << 14;
+
+impl PlaybackRwnd {
+    /// The window scale (RFC 7323 §2.3): the smallest shift that fits `buffer` into the
+    /// 16-bit window field (at most 14; the scenario refuses larger buffers).
+    pub fn scale(&self) -> u8 {
+        let mut s = 0u8;
+        while (self.buffer >> s) > 0xffff && s < 14 {
+            s += 1;
+        }
+        s
+    }
 }
 
 /// The amount a congestion signal halves for the new ssthresh: what the algorithm sees as
@@ -289,6 +326,8 @@ impl Default for TcpConfig {
             syn: false,
             limited_transmit: false,
             recovery_burst: 0,
+            send_buffer: u64::MAX,
+            playback: None,
         }
     }
 }

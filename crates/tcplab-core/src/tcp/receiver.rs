@@ -34,6 +34,19 @@
 //! that brought no new byte is reported in a D-SACK block first (RFC 2883 §4: the
 //! duplicate's own range, then the held range containing it if any). Cost per ack:
 //! O(log h) for h held ranges (binary searches), never O(window).
+//!
+//! **Playback buffer** (`playback_rwnd_cap`, [`TcpReceiver::with_playback`]): the
+//! application keeps a buffer of `B` bytes and reads up to `R` of them every `T` (at `T`,
+//! `2T`, … of simulated time, the same instants as `tcplab.metrics.playback_success`'s
+//! reads when `metrics.interval = T`). Data delivered in order and not read yet fills it;
+//! every ack advertises its free space, `B − (rcv_nxt − read)`, as the receive window
+//! (RFC 9293 §3.8.6.2: the right edge `read + B` never moves left), in `Packet::wnd` scaled
+//! by RFC 7323's shift (the smallest that fits `B` in 16 bits; the window is rounded down to
+//! a multiple of `2^scale`). A read that takes any byte sends a window update at once (the
+//! held delayed ack, if any, or a pure ack of `rcv_nxt`; RFC 9293 §3.8.6.2.2 would wait for
+//! the window to grow by min(B/2, MSS), which every read of a whole segment does).
+//! Out-of-order data lies inside the window the sender was given and does not count against
+//! the buffer. A read costs O(1).
 
 use crate::net::packet::{flags, CcHeader, Packet, PacketKind, SackFields, SACK_BLOCKS};
 use crate::tcp::EcnEcho;
@@ -52,6 +65,27 @@ pub struct ReceiverStats {
     pub ce_received: u64,
     /// Acks sent with ECE set.
     pub ece_sent: u64,
+    /// Playback buffer: reads (one per `interval`, taking 0 bytes or more) and the bytes
+    /// they took.
+    pub playback_reads: u64,
+    pub playback_read_bytes: u64,
+    /// Playback buffer: acks sent only to report a window the application's read opened.
+    pub window_updates: u64,
+}
+
+/// `playback_rwnd_cap`'s reader (see the module header).
+#[derive(Clone, Copy, Debug)]
+struct Playback {
+    buffer: u64,
+    read: u64,
+    interval: SimDuration,
+    /// Bytes the application has read (a sequence offset: the buffer holds
+    /// `[consumed, rcv_nxt)`).
+    consumed: u64,
+    /// The flow's ends and id, for window updates that echo no segment.
+    flow: crate::ids::FlowId,
+    src: crate::ids::NodeId,
+    dst: crate::ids::NodeId,
 }
 
 /// What one arriving segment did.
@@ -95,6 +129,14 @@ pub struct TcpReceiver {
     quick_idle: SimDuration,
     /// Arrival time of the last data segment (quick-ack mode only).
     last_data: Option<SimTime>,
+    /// The right edge of the advertised window (`u64::MAX`: no playback buffer, acks carry
+    /// `wnd = 0xffff`) and its RFC 7323 scale.
+    rwnd_right: u64,
+    wscale: u8,
+    /// Playback buffer (`playback_rwnd_cap`).
+    playback: Option<Box<Playback>>,
+    /// The playback reader's next read, if any.
+    pub read_at: Option<SimTime>,
 }
 
 /// The first SACK block of the next ack.
@@ -129,7 +171,124 @@ impl TcpReceiver {
             quick_max: 0,
             quick_idle: SimDuration::ZERO,
             last_data: None,
+            rwnd_right: u64::MAX,
+            wscale: 0,
+            playback: None,
+            read_at: None,
         }
+    }
+
+    /// A playback buffer whose free space is the advertised window (`playback_rwnd_cap`;
+    /// see the module header). `flow`, `src` and `dst` are the flow's id and data
+    /// direction (a window update goes from `dst` to `src`).
+    pub fn with_playback(
+        mut self,
+        p: crate::tcp::PlaybackRwnd,
+        flow: crate::ids::FlowId,
+        src: crate::ids::NodeId,
+        dst: crate::ids::NodeId,
+    ) -> Self {
+        self.wscale = p.scale();
+        self.rwnd_right = p.buffer;
+        self.read_at = Some(SimTime::ZERO + p.interval);
+        self.playback = Some(Box::new(Playback {
+            buffer: p.buffer,
+            read: p.read,
+            interval: p.interval,
+            consumed: 0,
+            flow,
+            src,
+            dst,
+        }));
+        self
+    }
+
+    /// The earliest of the receiver's timers: the delayed ack and the playback read.
+    #[inline(always)]
+    pub fn deadline(&self) -> Option<SimTime> {
+        match (self.delack_deadline, self.read_at) {
+            (d, None) => d,
+            (None, r) => r,
+            (Some(d), Some(r)) => Some(d.min(r)),
+        }
+    }
+
+    /// The receiver's timer event at `now`: the delayed ack and/or the playback read, if
+    /// due.
+    pub fn on_timer(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
+        if self.delack_deadline.is_some_and(|d| d <= now) {
+            self.on_delack_timer(now, out);
+        }
+        if self.read_at.is_some_and(|r| r <= now) {
+            self.playback_read(now, out);
+        }
+    }
+
+    /// Bytes in the playback buffer (delivered in order, not read yet); 0 without one.
+    pub fn playback_held(&self) -> u64 {
+        self.playback
+            .as_deref()
+            .map_or(0, |p| self.rcv_nxt - p.consumed)
+    }
+
+    /// The window the next ack advertises, in bytes (`u64::MAX` without a playback buffer).
+    pub fn advertised_window(&self) -> u64 {
+        if self.rwnd_right == u64::MAX {
+            return u64::MAX;
+        }
+        (self.wnd_field() as u64) << self.wscale
+    }
+
+    /// The ack's window field: free space `>> scale`, at most 0xffff.
+    #[inline(always)]
+    fn wnd_field(&self) -> u16 {
+        (self.rwnd_right.saturating_sub(self.rcv_nxt) >> self.wscale).min(0xffff) as u16
+    }
+
+    /// The playback reader takes up to `read` bytes; a read that takes any sends a window
+    /// update.
+    #[cold]
+    #[inline(never)]
+    fn playback_read(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
+        let Some(p) = self.playback.as_deref_mut() else {
+            self.read_at = None;
+            return;
+        };
+        let got = (self.rcv_nxt - p.consumed).min(p.read);
+        p.consumed += got;
+        self.rwnd_right = p.consumed + p.buffer;
+        self.read_at = self.read_at.map(|t| t + p.interval);
+        self.stats.playback_reads += 1;
+        self.stats.playback_read_bytes += got;
+        if got == 0 {
+            return;
+        }
+        if let Some(echo) = self.echo.filter(|_| self.unacked > 0) {
+            // The held delayed ack goes now, with the new window.
+            self.send_ack(now, &echo, out);
+            return;
+        }
+        self.stats.window_updates += 1;
+        let (flow, src, dst) = (p.flow, p.src, p.dst);
+        let at = self.clock(now);
+        let seg = Packet {
+            flow,
+            src,
+            dst,
+            kind: PacketKind::Data,
+            flags: 0,
+            size: 0,
+            len: 0,
+            seq: self.rcv_nxt,
+            ack: 0,
+            ts: now,
+            rx_time: at,
+            tx_start: SimTime::MAX,
+            cc: CcHeader::default(),
+            sack_len2: 0,
+            wnd: 0,
+        };
+        self.send_ack(now, &seg, out);
     }
 
     /// Quick-ack mode (delayed acks only; see the module header): up to `quickack` segments
@@ -518,6 +677,7 @@ impl TcpReceiver {
             tx_start: SimTime(self.clock(now).0.min(u64::MAX - 1)),
             cc: CcHeader { ..seg.cc },
             sack_len2: sf.len2,
+            wnd: self.wnd_field(),
         }
     }
 }
@@ -846,6 +1006,114 @@ mod tests {
         assert_eq!(
             acks(EcnEcho::Dctcp),
             vec![(100, false), (200, true), (400, false)]
+        );
+    }
+
+    fn playback(buffer: u64, read: u64) -> crate::tcp::PlaybackRwnd {
+        crate::tcp::PlaybackRwnd {
+            buffer,
+            read,
+            interval: SimDuration::from_secs(1),
+        }
+    }
+
+    #[test]
+    fn a_playback_buffer_advertises_its_free_space() {
+        // Buffer 5000 B, the application reads up to 2000 B every second.
+        let mut r = TcpReceiver::new(40, None).with_playback(
+            playback(5000, 2000),
+            FlowId(3),
+            NodeId(0),
+            NodeId(1),
+        );
+        assert_eq!(
+            r.deadline(),
+            Some(SimTime::ZERO + SimDuration::from_secs(1))
+        );
+        let mut acks = Vec::new();
+        for k in 0..5u64 {
+            let mut p = seg(k * 1000, 1000);
+            p.flow = FlowId(3);
+            r.on_data(SimTime::ZERO, &p, &mut |a| acks.push(a));
+        }
+        let wnd: Vec<u16> = acks.iter().map(|a| a.wnd).collect();
+        assert_eq!(wnd, [4000, 3000, 2000, 1000, 0]);
+        assert_eq!(r.playback_held(), 5000);
+        // Reads at 1 s, 2 s, 3 s take 2000, 2000, 1000; each sends a window update from
+        // the receiver (node 1) to the sender (node 0) acking 5000.
+        let mut upd = Vec::new();
+        for k in 1..=4u64 {
+            let t = SimTime::ZERO + SimDuration::from_secs(k);
+            assert_eq!(r.deadline(), Some(t));
+            r.on_timer(t, &mut |a| upd.push(a));
+        }
+        let got: Vec<(u64, u16, u32, u32)> = upd
+            .iter()
+            .map(|a| (a.ack, a.wnd, a.src.0, a.dst.0))
+            .collect();
+        assert_eq!(
+            got,
+            [(5000, 2000, 1, 0), (5000, 4000, 1, 0), (5000, 5000, 1, 0)]
+        );
+        assert!(upd
+            .iter()
+            .all(|a| a.kind == PacketKind::Ack && a.flow == FlowId(3)));
+        assert_eq!(r.stats.playback_reads, 4, "the fourth read found nothing");
+        assert_eq!(r.stats.playback_read_bytes, 5000);
+        assert_eq!(r.stats.window_updates, 3);
+        assert_eq!(r.advertised_window(), 5000);
+        // A zero-length probe is acked at once with the window.
+        let mut a = Vec::new();
+        r.on_data(SimTime(7), &seg(5000, 0), &mut |x| a.push(x));
+        assert_eq!((a.len(), a[0].ack, a[0].wnd), (1, 5000, 5000));
+    }
+
+    #[test]
+    fn a_read_releases_a_held_delayed_ack_with_the_new_window() {
+        let mut r = TcpReceiver::new(40, Some(SimDuration::from_secs(2))).with_playback(
+            playback(5000, 5000),
+            FlowId(0),
+            NodeId(0),
+            NodeId(1),
+        );
+        let mut acks = Vec::new();
+        r.on_data(SimTime::ZERO, &seg(0, 1000), &mut |a| acks.push(a));
+        assert!(acks.is_empty(), "held for the delayed ack");
+        let one = SimTime::ZERO + SimDuration::from_secs(1);
+        assert_eq!(r.deadline(), Some(one));
+        r.on_timer(one, &mut |a| acks.push(a));
+        assert_eq!(acks.len(), 1);
+        assert_eq!((acks[0].ack, acks[0].wnd), (1000, 5000));
+        assert_eq!(r.stats.window_updates, 0, "the held ack carried the window");
+        assert_eq!(r.delack_deadline, None);
+    }
+
+    #[test]
+    fn without_a_playback_buffer_acks_carry_the_largest_field() {
+        let mut r = TcpReceiver::new(40, None);
+        let mut acks = Vec::new();
+        r.on_data(SimTime::ZERO, &seg(0, 1000), &mut |a| acks.push(a));
+        assert_eq!(acks[0].wnd, 0xffff);
+        assert_eq!(r.deadline(), None);
+        assert_eq!(r.advertised_window(), u64::MAX);
+    }
+
+    #[test]
+    fn a_scaled_window_is_rounded_down() {
+        // 125,000 B needs scale 1: 124,000 free bytes are 62,000 units.
+        let mut r = TcpReceiver::new(40, None).with_playback(
+            playback(125_000, 125_000),
+            FlowId(0),
+            NodeId(0),
+            NodeId(1),
+        );
+        let mut acks = Vec::new();
+        r.on_data(SimTime::ZERO, &seg(0, 1000), &mut |a| acks.push(a));
+        r.on_data(SimTime::ZERO, &seg(1000, 999), &mut |a| acks.push(a));
+        assert_eq!(acks[0].wnd, 62_000);
+        assert_eq!(
+            acks[1].wnd, 61_500,
+            "123,001 free bytes round down to 123,000"
         );
     }
 }

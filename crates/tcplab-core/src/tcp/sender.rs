@@ -76,6 +76,7 @@ use crate::tcp::{
 use crate::time::{SimDuration, SimTime};
 
 mod rack_glue;
+mod rwnd;
 mod undo;
 mod vegas_loss;
 
@@ -107,6 +108,8 @@ pub struct SenderStats {
     pub ecn_reductions: u64,
     /// Acks with a D-SACK block (RFC 2883: a segment arrived twice).
     pub dsacks_received: u64,
+    /// Zero-window probes sent by the persist timer (`playback_rwnd_cap` flows).
+    pub window_probes: u64,
 }
 
 pub struct TcpSender {
@@ -146,8 +149,28 @@ pub struct TcpSender {
     snd_una: u64,
     snd_nxt: u64,
     snd_max: u64,
-    /// Bytes the application has made available (end of the stream so far).
+    /// Bytes the send buffer has accepted from the application (end of the stream so far;
+    /// what may be sent). Without a send buffer, everything written.
     app_limit: u64,
+    /// Bytes the application has written (`u64::MAX`: a greedy source). With a send buffer
+    /// `app_limit = min(written, snd_una + send_buffer)` (never below `snd_max`).
+    written: u64,
+    /// `send_buffer` (`u64::MAX` = unlimited: `app_limit = written`).
+    send_buffer: u64,
+    /// `playback_rwnd_cap`: the receiver advertises a window the sender obeys.
+    rwnd_on: bool,
+    /// The right edge of the receiver's window: the highest `ack + window` advertised (a
+    /// receiver never shrinks its window, RFC 9293 §3.8.6.2.1, so an older ack cannot move
+    /// it back). `u64::MAX` without `playback_rwnd_cap`. New data stays at or below it.
+    rwnd_edge: u64,
+    /// RFC 7323 window scale of the `Packet::wnd` field.
+    rwnd_scale: u8,
+    /// The window field of the last ack (RFC 5681's duplicate-ack definition: an ack that
+    /// changes the advertised window is not a duplicate).
+    last_wnd: u16,
+    /// The retransmission timer is running as the persist timer (RFC 9293 §3.8.6.1: the
+    /// window is closed, nothing is outstanding and data waits).
+    persist: bool,
     dupacks: u32,
     state: CaState,
     recover: u64,
@@ -267,6 +290,17 @@ impl TcpSender {
             snd_nxt: 0,
             snd_max: 0,
             app_limit: 0,
+            written: 0,
+            send_buffer: cfg.send_buffer,
+            rwnd_on: cfg.playback.is_some(),
+            rwnd_edge: cfg
+                .playback
+                .map_or(u64::MAX, |p| (p.buffer >> p.scale()) << p.scale()),
+            rwnd_scale: cfg.playback.map_or(0, |p| p.scale()),
+            last_wnd: cfg
+                .playback
+                .map_or(0, |p| (p.buffer >> p.scale()).min(0xffff) as u16),
+            persist: false,
             dupacks: 0,
             state: CaState::Open,
             recover: 0,
@@ -477,9 +511,21 @@ impl TcpSender {
     pub fn app_limit(&self) -> u64 {
         self.app_limit
     }
+    /// Bytes the application has written (`u64::MAX`: a greedy source); more than
+    /// [`TcpSender::app_limit`] only while a full send buffer holds the rest back.
+    pub fn written(&self) -> u64 {
+        self.written
+    }
+    /// The right edge of the receiver's advertised window (`u64::MAX` without
+    /// `playback_rwnd_cap`).
+    pub fn rwnd_edge(&self) -> u64 {
+        self.rwnd_edge
+    }
     /// All data the application offered has been acknowledged.
     pub fn is_complete(&self) -> bool {
-        self.app_limit != u64::MAX && self.snd_una >= self.app_limit
+        self.app_limit != u64::MAX
+            && self.snd_una >= self.app_limit
+            && self.written <= self.app_limit
     }
 
     /// The effective send window in bytes.
@@ -545,13 +591,36 @@ impl TcpSender {
 
     /// The application now offers data up to byte `limit` (`u64::MAX` = unlimited).
     pub fn set_app_limit(&mut self, now: SimTime, limit: u64, out: &mut impl FnMut(Packet)) {
-        self.app_limit = limit.max(self.snd_max);
+        self.written = limit.max(self.snd_max);
+        self.accept();
         self.output(now, out);
     }
 
-    /// The application stops offering new data; what was sent is still delivered.
+    /// The application writes `bytes` more (`u64::MAX`: a greedy source from now on). With a
+    /// send buffer, what does not fit waits with the application (the write blocks) and is
+    /// accepted, in order, as acks free space.
+    pub fn app_write(&mut self, now: SimTime, bytes: u64, out: &mut impl FnMut(Packet)) {
+        self.set_app_limit(now, self.written.saturating_add(bytes), out);
+    }
+
+    /// The send buffer accepts what the application wrote, as far as it has room:
+    /// `app_limit = min(written, snd_una + send_buffer)`, never below `snd_max`.
+    #[inline(always)]
+    fn accept(&mut self) {
+        self.app_limit = if self.send_buffer == u64::MAX {
+            self.written
+        } else {
+            self.written
+                .min(self.snd_una.saturating_add(self.send_buffer))
+                .max(self.snd_max)
+        };
+    }
+
+    /// The application stops offering new data; what was sent is still delivered (what it
+    /// wrote and the send buffer did not accept yet is withdrawn too).
     pub fn stop_app(&mut self) {
         self.app_limit = self.snd_max;
+        self.written = self.snd_max;
     }
 
     fn arm_timer(&mut self, now: SimTime) {
@@ -625,6 +694,7 @@ impl TcpSender {
             tx_start: SimTime::MAX,
             cc,
             sack_len2: 0,
+            wnd: 0,
         });
         if self.rto_deadline.is_none() {
             self.arm_timer(now);
@@ -636,9 +706,13 @@ impl TcpSender {
     #[inline]
     pub fn output(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
         if self.out_slow != 0 {
-            return self.output_slow(now, out);
+            self.output_slow(now, out);
+        } else {
+            self.output_new::<false>(now, out);
         }
-        self.output_new::<false>(now, out)
+        if self.rwnd_on {
+            self.persist_check(now);
+        }
     }
 
     /// `output` for a flow with one of the `out_slow` bits set.
@@ -677,8 +751,12 @@ impl TcpSender {
             let len = (self.app_limit - self.snd_nxt).min(self.mss as u64);
             let wnd = self.window();
             // A whole segment must fit in the window, except that an idle connection may
-            // always send one segment (so a window below one MSS cannot deadlock).
-            if self.snd_nxt + len > self.snd_una + wnd && self.snd_nxt > self.snd_una {
+            // always send one segment (so a window below one MSS cannot deadlock). The
+            // receiver's advertised window has no such exception (`playback_rwnd_cap`: a
+            // closed window is probed by the persist timer).
+            if (self.snd_nxt + len > self.snd_una + wnd && self.snd_nxt > self.snd_una)
+                || self.snd_nxt + len > self.rwnd_edge
+            {
                 break;
             }
             if self.pace_blocked(now) {
@@ -715,6 +793,9 @@ impl TcpSender {
     #[inline(never)]
     pub fn on_ack(&mut self, now: SimTime, pkt: &Packet, out: &mut impl FnMut(Packet)) {
         self.stats.acks_received += 1;
+        if self.rwnd_on && self.rwnd_ack(now, pkt, out) {
+            return;
+        }
         if self.out_slow & OUT_SYN != 0 {
             return self.syn_acked(now, pkt, out);
         }
@@ -749,6 +830,10 @@ impl TcpSender {
             self.snd_una = ack;
             if self.snd_nxt < self.snd_una {
                 self.snd_nxt = self.snd_una;
+            }
+            if self.send_buffer != u64::MAX {
+                // Acked bytes leave the send buffer: the blocked writer's data moves in.
+                self.accept();
             }
         }
         // Delivery-rate sampling (BBR) counts SACKed bytes, so with SACK the scoreboard
@@ -919,7 +1004,7 @@ impl TcpSender {
         }
         let len = (self.app_limit - self.snd_nxt).min(self.mss as u64);
         let allowed = (self.cc.cwnd() + self.dupacks as u64 * self.mss as u64).min(self.max_window);
-        if self.snd_nxt + len > self.snd_una + allowed {
+        if self.snd_nxt + len > self.snd_una + allowed || self.snd_nxt + len > self.rwnd_edge {
             return;
         }
         let seq = self.snd_nxt;
@@ -964,6 +1049,7 @@ impl TcpSender {
             tx_start: SimTime::MAX,
             cc: CcHeader::default(),
             sack_len2: 0,
+            wnd: 0,
         });
         self.arm_timer(now);
     }
@@ -1251,7 +1337,7 @@ impl TcpSender {
             // NextSeg: (1) a lost hole, (2) new data, (3) an unSACKed segment not yet lost.
             let seg = st.sb.next_hole(una, lost).or_else(|| {
                 let len = self.app_limit.saturating_sub(nxt).min(mss);
-                if len > 0 && nxt + len <= una + self.max_window {
+                if len > 0 && nxt + len <= (una + self.max_window).min(self.rwnd_edge) {
                     Some((nxt, len))
                 } else if recovery && st.rule3 {
                     st.sb.next_hole(una, nxt)
@@ -1282,6 +1368,9 @@ impl TcpSender {
         }
         self.rto_deadline = None;
         if self.snd_una >= self.snd_max {
+            if self.persist {
+                self.persist_timeout(now, out);
+            }
             return;
         }
         self.stats.timeouts += 1;
@@ -2470,5 +2559,84 @@ mod tests {
         let out = collect(&mut s, |s, o| s.on_timeout(SimTime(1), &mut |p| o(p)));
         assert!(out[0].has(flags::RETX) && out[0].has(flags::ECT));
         assert!(!out[0].has(flags::CWR));
+    }
+
+    fn seqs(v: &[Packet]) -> Vec<u64> {
+        v.iter().map(|p| p.seq).collect()
+    }
+
+    #[test]
+    fn a_send_buffer_holds_back_what_does_not_fit() {
+        // A 3000-B send buffer under a 10-segment window: five 1000-B writes, three fit.
+        let cfg = TcpConfig {
+            send_buffer: 3 * MSS as u64,
+            ..test_cfg(10)
+        };
+        let cc = reno(MSS, 10 * MSS as u64, u64::MAX, true);
+        let mut s = TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc);
+        let t0 = SimTime::ZERO;
+        let mut sent = Vec::new();
+        for _ in 0..5 {
+            sent.extend(collect(&mut s, |s, o| {
+                s.app_write(t0, MSS as u64, &mut |p| o(p))
+            }));
+        }
+        assert_eq!(seqs(&sent), [0, 1000, 2000]);
+        assert_eq!((s.written(), s.app_limit()), (5000, 3000));
+        // Each ack frees what it acknowledges: the blocked bytes move in, in order, and leave.
+        let t1 = SimTime(SimDuration::from_ms(100).0);
+        let out = collect(&mut s, |s, o| {
+            s.on_ack(t1, &ack_pkt(1000, t0), &mut |p| o(p))
+        });
+        assert_eq!(seqs(&out), [3000]);
+        assert_eq!(s.app_limit(), 4000);
+        let out = collect(&mut s, |s, o| {
+            s.on_ack(t1, &ack_pkt(3000, t0), &mut |p| o(p))
+        });
+        assert_eq!(seqs(&out), [4000]);
+        assert_eq!(
+            s.app_limit(),
+            5000,
+            "min(written, snd_una + buffer) = min(5000, 6000)"
+        );
+        assert!(!s.is_complete());
+        let out = collect(&mut s, |s, o| {
+            s.on_ack(t1, &ack_pkt(5000, t0), &mut |p| o(p))
+        });
+        assert!(out.is_empty());
+        assert!(s.is_complete(), "everything written is acknowledged");
+    }
+
+    #[test]
+    fn a_send_buffer_caps_a_greedy_sources_flight() {
+        // Bulk: the buffer is always full, so at most 3000 B are unacknowledged whatever
+        // the window; without the key (unlimited) the whole 10-segment window leaves.
+        let cfg = TcpConfig {
+            send_buffer: 3 * MSS as u64,
+            ..test_cfg(10)
+        };
+        let cc = reno(MSS, 10 * MSS as u64, u64::MAX, true);
+        let mut s = TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc);
+        let out = collect(&mut s, |s, o| {
+            s.set_app_limit(SimTime::ZERO, u64::MAX, &mut |p| o(p))
+        });
+        assert_eq!(seqs(&out), [0, 1000, 2000]);
+        for k in 1..=20u64 {
+            let out = collect(&mut s, |s, o| {
+                s.on_ack(SimTime(k), &ack_pkt(k * 1000, SimTime::ZERO), &mut |p| o(p))
+            });
+            assert_eq!(seqs(&out), [(k + 2) * 1000]);
+            assert_eq!(s.snd_max() - s.snd_una(), 3000);
+        }
+        assert_eq!(s.written(), u64::MAX);
+        assert!(!s.is_complete());
+        let mut u = sender(10, true);
+        let out = collect(&mut u, |s, o| {
+            s.set_app_limit(SimTime::ZERO, u64::MAX, &mut |p| o(p))
+        });
+        assert_eq!(out.len(), 10);
+        // A passive source that stops withdraws what the buffer has not accepted too.
+        s.stop_app();
+        assert_eq!((s.written(), s.app_limit()), (s.snd_max(), s.snd_max()));
     }
 }

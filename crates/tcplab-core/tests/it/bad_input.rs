@@ -170,6 +170,67 @@ fn each_mistake_names_its_field() {
             "flows.f.max_window",
             "negative",
         ),
+        // A send buffer or a playback buffer below one segment, a UDP flow, bad reads.
+        (
+            "cc = \"newreno\"",
+            "cc = \"newreno\"\nsend_buffer_bytes = 1000",
+            "flows.f.send_buffer_bytes",
+            "1000 bytes is less than one segment (mss = 1460)",
+        ),
+        (
+            "cc = \"newreno\"",
+            "cc = \"newreno\"\nsend_buffer_bytes = \"-3KiB\"",
+            "flows.f.send_buffer_bytes",
+            "negative",
+        ),
+        (
+            "cc = \"newreno\"",
+            "transport = \"udp\"\napp = { type = \"cbr\", rate = \"1Mbps\" }\nsend_buffer_bytes = 10000",
+            "flows.f.send_buffer_bytes",
+            "applies to TCP only",
+        ),
+        (
+            "cc = \"newreno\"",
+            "cc = \"newreno\"\nplayback_rwnd_cap = { buffer = 1000 }",
+            "flows.f.playback_rwnd_cap.buffer",
+            "1000 bytes is less than one segment (mss = 1460)",
+        ),
+        (
+            "cc = \"newreno\"",
+            "cc = \"newreno\"\nplayback_rwnd_cap = { buffer = 2000000000 }",
+            "flows.f.playback_rwnd_cap.buffer",
+            "more than the largest window RFC 7323 can advertise (1073725440 bytes)",
+        ),
+        (
+            "cc = \"newreno\"",
+            "cc = \"newreno\"\nplayback_rwnd_cap = { buffer = 125000, read = 0 }",
+            "flows.f.playback_rwnd_cap.read",
+            "must be positive",
+        ),
+        (
+            "cc = \"newreno\"",
+            "cc = \"newreno\"\nplayback_rwnd_cap = { buffer = 125000, interval = \"0s\" }",
+            "flows.f.playback_rwnd_cap.interval",
+            "must be positive",
+        ),
+        (
+            "cc = \"newreno\"",
+            "cc = \"newreno\"\nplayback_rwnd_cap = { buffer = 125000, size = 5 }",
+            "flows.f.playback_rwnd_cap.size",
+            "unknown field `size`; known: buffer, read, interval",
+        ),
+        (
+            "cc = \"newreno\"",
+            "transport = \"udp\"\napp = { type = \"cbr\", rate = \"1Mbps\" }\nplayback_rwnd_cap = { buffer = 125000 }",
+            "flows.f.playback_rwnd_cap",
+            "applies to TCP only",
+        ),
+        (
+            "cc = \"newreno\"",
+            "cc = \"newreno\"\nsack = true\nloss_detection = \"rack\"\nplayback_rwnd_cap = { buffer = 125000 }",
+            "flows.f.playback_rwnd_cap",
+            "does not apply with loss_detection = \"rack\"",
+        ),
         (
             "cc = \"newreno\"",
             "cc = \"newreno\"\napp = { type = \"ftp\" }",

@@ -7,6 +7,7 @@ mod audit;
 mod bad_input;
 mod bbr;
 mod bench_order;
+mod buffers;
 mod choke_tcpe;
 mod common;
 mod conservation;

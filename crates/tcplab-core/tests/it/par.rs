@@ -211,3 +211,20 @@ traffic = "permutation"
     })
     .is_ok());
 }
+
+#[test]
+fn playback_readers_and_send_buffers_are_bit_identical_on_1_2_3_threads() {
+    // The reader's timer lives with the receiver (the destination's partition), its window
+    // updates cross back; a send buffer and persist probes on the way.
+    let text = r#"
+duration = "3s"
+metrics = { interval = "250ms", steady_start = "1s" }
+defaults.flows = { mss = 1000, send_buffer_bytes = 30000, playback_rwnd_cap = { buffer = 40000, read = 20000, interval = "200ms" } }
+[dumbbell]
+bottleneck = { rate = "10Mbps", delay = "20ms", buffer = "1bdp", loss = 0.001 }
+access = { rate = "100Mbps", delay = "1ms" }
+rtt = ["44ms", "84ms", "124ms"]
+flows = ["newreno", { cc = "cubic", sack = true }, { cc = "reno", app = { type = "cbr", rate = "1Mbps", packet_size = 1000 } }]
+"#;
+    same_for_every_thread_count(text, &[1, 2, 3]);
+}

@@ -301,6 +301,75 @@ pub(super) fn flows(
                  TcpAgent::opencwnd rule)",
             ));
         }
+        if let Some(b) = fl.send_buffer_bytes {
+            if udp {
+                return Err(ScenarioError::new(
+                    format!("{f}.send_buffer_bytes"),
+                    "applies to TCP only (a UDP sender buffers nothing)",
+                ));
+            }
+            if b.0 < fl.mss as u64 {
+                return Err(ScenarioError::new(
+                    format!("{f}.send_buffer_bytes"),
+                    format!("{} bytes is less than one segment (mss = {})", b.0, fl.mss),
+                ));
+            }
+        }
+        let playback = match &fl.playback_rwnd_cap {
+            None => None,
+            Some(p) => {
+                let k = format!("{f}.playback_rwnd_cap");
+                if udp {
+                    return Err(ScenarioError::new(
+                        k,
+                        "applies to TCP only (a UDP receiver advertises no window)",
+                    ));
+                }
+                if loss_detection == LossDetection::Rack {
+                    return Err(ScenarioError::new(
+                        k,
+                        "does not apply with loss_detection = \"rack\" (RACK-TLP's timers \
+                         own the retransmission timer the persist timer uses)",
+                    ));
+                }
+                if p.buffer.0 < fl.mss as u64 {
+                    return Err(ScenarioError::new(
+                        format!("{k}.buffer"),
+                        format!(
+                            "{} bytes is less than one segment (mss = {})",
+                            p.buffer.0, fl.mss
+                        ),
+                    ));
+                }
+                if p.buffer.0 > crate::tcp::MAX_SCALED_WINDOW {
+                    return Err(ScenarioError::new(
+                        format!("{k}.buffer"),
+                        format!(
+                            "{} bytes is more than the largest window RFC 7323 can advertise \
+                             ({} bytes)",
+                            p.buffer.0,
+                            crate::tcp::MAX_SCALED_WINDOW
+                        ),
+                    ));
+                }
+                let read = p.read.map_or(p.buffer.0, |r| r.0);
+                if read == 0 {
+                    return Err(ScenarioError::new(format!("{k}.read"), "must be positive"));
+                }
+                let interval = p.interval.map_or(SimDuration::from_secs(1), |d| d.0);
+                if interval == SimDuration::ZERO {
+                    return Err(ScenarioError::new(
+                        format!("{k}.interval"),
+                        "must be positive",
+                    ));
+                }
+                Some(crate::tcp::PlaybackRwnd {
+                    buffer: p.buffer.0,
+                    read,
+                    interval,
+                })
+            }
+        };
         if fl.ecn_echo.is_some() && !fl.ecn {
             return Err(ScenarioError::new(
                 format!("{f}.ecn_echo"),
@@ -488,6 +557,8 @@ pub(super) fn flows(
             syn: fl.syn,
             limited_transmit: fl.limited_transmit,
             recovery_burst: fl.recovery_burst,
+            send_buffer: fl.send_buffer_bytes.map_or(u64::MAX, |b| b.0),
+            playback,
         };
         let algo = fl.cc.build(
             &format!("{f}.cc"),
@@ -520,6 +591,10 @@ pub(super) fn flows(
                 .with_clock_offset(tcp.receiver_clock_offset)
                 .with_sack(tcp.sack)
                 .with_quickack(tcp.quickack, tcp.rto_min, tcp.max_window, tcp.mss);
+            let receiver = match tcp.playback {
+                Some(p) => receiver.with_playback(p, FlowId::from_index(fi), src, dst),
+                None => receiver,
+            };
             (cc_name, Transport::Tcp { sender, receiver })
         };
         flows.push(Flow::new(name.clone(), src, dst, transport, app, eff_link));

@@ -124,7 +124,7 @@ impl TcpSender {
                 Some((no, s, e)) => (s, e - s, Some(no)),
                 None => {
                     let len = self.app_limit.saturating_sub(nxt).min(mss);
-                    if len == 0 || nxt + len > una + self.max_window {
+                    if len == 0 || nxt + len > (una + self.max_window).min(self.rwnd_edge) {
                         break;
                     }
                     (nxt, len, None)
@@ -245,7 +245,7 @@ impl TcpSender {
     fn tlp_probe(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
         let (una, nxt) = (self.snd_una, self.snd_nxt);
         let len = self.app_limit.saturating_sub(nxt).min(self.mss as u64);
-        if len > 0 && nxt + len <= una + self.max_window && self.gate_open() {
+        if len > 0 && nxt + len <= (una + self.max_window).min(self.rwnd_edge) && self.gate_open() {
             let sent = self.send_capped(now, nxt, len as u32, out) as u64;
             self.snd_nxt = nxt + sent;
             self.snd_max = self.snd_nxt;

@@ -185,7 +185,7 @@ impl TcpSender {
         while n < 2 && self.gate_open() {
             let nxt = self.snd_max;
             let len = self.app_limit.saturating_sub(nxt).min(mss);
-            if len == 0 || nxt + len > self.snd_una + self.max_window {
+            if len == 0 || nxt + len > (self.snd_una + self.max_window).min(self.rwnd_edge) {
                 break;
             }
             let sent = self.send_capped(now, nxt, len as u32, out) as u64;
