@@ -186,3 +186,20 @@ def test_latency_under_load_probe_and_delay_plot(cli: CliRunner, tmp_path: Path)
     assert again.probes.equals(tcplab.run(base.with_overrides({"duration": "8s"}), progress=False).probes)
     with pytest.raises(ValueError, match="echo = true"):
         plot_delay(tcplab.run(REPO / "examples" / "dumbbell.toml", progress=False), tmp_path / "none.png")
+
+
+def test_playback_example() -> None:
+    """examples/playback.toml: the slow reader's window holds its bulk flow to read/interval
+    (50 kB/s = 400 kb/s, every read full, probes through the closed window); the 1 Mb/s
+    video flow with both buffers is read in full and never blocks its writer for long."""
+    import tcplab
+
+    res = tcplab.run(tcplab.Scenario.from_toml(REPO / "examples" / "playback.toml"))
+    flows = {f["name"]: f for f in res.summary["flows"]}
+    slow, video = flows["slow"], flows["video"]
+    assert slow["goodput_bps"] == pytest.approx(400_000, rel=0.01)
+    assert slow["playback_reads"] == 30 and slow["playback_read_bytes"] == 30 * 50_000
+    assert slow["window_probes"] > 0 and slow["timeouts"] == 0
+    assert video["goodput_bps"] == pytest.approx(1_000_000, rel=0.01)
+    assert video["playback_read_bytes"] >= 30 * 125_000 - 2 * 1000
+    assert video["send_buffer_waiting_bytes"] == 0
