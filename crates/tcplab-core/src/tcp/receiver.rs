@@ -239,6 +239,13 @@ impl TcpReceiver {
         (self.wnd_field() as u64) << self.wscale
     }
 
+    /// `wnd_field` off the common ack path (only playback flows advertise a window).
+    #[cold]
+    #[inline(never)]
+    fn wnd_field_cold(&self) -> u16 {
+        self.wnd_field()
+    }
+
     /// The ack's window field: free space `>> scale`, at most 0xffff.
     #[inline(always)]
     fn wnd_field(&self) -> u16 {
@@ -677,7 +684,11 @@ impl TcpReceiver {
             tx_start: SimTime(self.clock(now).0.min(u64::MAX - 1)),
             cc: CcHeader { ..seg.cc },
             sack_len2: sf.len2,
-            wnd: self.wnd_field(),
+            wnd: if self.rwnd_right == u64::MAX {
+                0xffff
+            } else {
+                self.wnd_field_cold()
+            },
         }
     }
 }

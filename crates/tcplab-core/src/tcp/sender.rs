@@ -157,8 +157,6 @@ pub struct TcpSender {
     written: u64,
     /// `send_buffer` (`u64::MAX` = unlimited: `app_limit = written`).
     send_buffer: u64,
-    /// `playback_rwnd_cap`: the receiver advertises a window the sender obeys.
-    rwnd_on: bool,
     /// The right edge of the receiver's window: the highest `ack + window` advertised (a
     /// receiver never shrinks its window, RFC 9293 §3.8.6.2.1, so an older ack cannot move
     /// it back). `u64::MAX` without `playback_rwnd_cap`. New data stays at or below it.
@@ -196,7 +194,8 @@ pub struct TcpSender {
     sack: Option<Box<SackState>>,
     /// What sends off `output`'s common path, one bit each: `OUT_SACK` (the SACK rules: in
     /// SACK recovery, or after a timeout with SACK; always with RACK), `OUT_SYN` (the SYN
-    /// has not been acked), `OUT_BURST` (`recovery_burst` caps Reno/NewReno recovery).
+    /// has not been acked), `OUT_BURST` (`recovery_burst` caps Reno/NewReno recovery),
+    /// `OUT_RWND` (`playback_rwnd_cap`: the receiver's window bounds new data).
     /// Flows with none of them pay one test per `output` and per ack.
     out_slow: u8,
     /// Pacing (`pacing` other than "off"): where the rate comes from.
@@ -242,6 +241,9 @@ pub struct TcpSender {
 pub(super) const OUT_SACK: u8 = 1;
 const OUT_SYN: u8 = 2;
 const OUT_BURST: u8 = 4;
+/// `playback_rwnd_cap`: the receiver advertises a window the sender obeys (its right edge
+/// bounds new data, a closed window starts the persist timer).
+const OUT_RWND: u8 = 8;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Syn {
@@ -292,7 +294,6 @@ impl TcpSender {
             app_limit: 0,
             written: 0,
             send_buffer: cfg.send_buffer,
-            rwnd_on: cfg.playback.is_some(),
             rwnd_edge: cfg
                 .playback
                 .map_or(u64::MAX, |p| (p.buffer >> p.scale()) << p.scale()),
@@ -323,7 +324,8 @@ impl TcpSender {
                 cfg.recovery == Recovery::Rfc6675 && cfg.loss_detection == LossDetection::Rack,
             ) * OUT_SACK)
                 | (u8::from(cfg.syn) * OUT_SYN)
-                | (u8::from(cfg.recovery_burst > 0) * OUT_BURST),
+                | (u8::from(cfg.recovery_burst > 0) * OUT_BURST)
+                | (u8::from(cfg.playback.is_some()) * OUT_RWND),
             rack: (cfg.recovery == Recovery::Rfc6675 && cfg.loss_detection == LossDetection::Rack)
                 .then(|| Box::new(RackState::new(cfg.tlp))),
             spurious: (cfg.frto || cfg.dsack_undo)
@@ -706,13 +708,9 @@ impl TcpSender {
     #[inline]
     pub fn output(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
         if self.out_slow != 0 {
-            self.output_slow(now, out);
-        } else {
-            self.output_new::<false>(now, out);
+            return self.output_slow(now, out);
         }
-        if self.rwnd_on {
-            self.persist_check(now);
-        }
+        self.output_new::<false>(now, out)
     }
 
     /// `output` for a flow with one of the `out_slow` bits set.
@@ -725,12 +723,16 @@ impl TcpSender {
         } else {
             self.output_new::<true>(now, out)
         }
+        if self.out_slow & OUT_RWND != 0 {
+            self.persist_check(now);
+        }
     }
 
     /// Reno/NewReno output: a pending retransmission of `snd_una`, then new segments while
-    /// the window allows (with `BURST`, at most `recovery_burst` of them in recovery).
+    /// the window allows. `SLOW` (from `output_slow`): at most `recovery_burst` new segments
+    /// in recovery (`OUT_BURST`), none past the receiver's window (`OUT_RWND`).
     #[inline(always)]
-    fn output_new<const BURST: bool>(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
+    fn output_new<const SLOW: bool>(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
         if self.retx_pending && self.gate_open() {
             self.retx_pending = false;
             if self.snd_una < self.snd_max {
@@ -739,13 +741,14 @@ impl TcpSender {
         }
         // `recovery_burst`: the new segments this call may send (ns-2's Newreno sends at most
         // two per ack in fast recovery).
-        let mut burst = if BURST && self.state == CaState::Recovery {
+        let mut burst = if SLOW && self.out_slow & OUT_BURST != 0 && self.state == CaState::Recovery
+        {
             self.recovery_burst
         } else {
             u32::MAX
         };
         loop {
-            if !self.gate_open() || self.snd_nxt >= self.app_limit || (BURST && burst == 0) {
+            if !self.gate_open() || self.snd_nxt >= self.app_limit || (SLOW && burst == 0) {
                 break;
             }
             let len = (self.app_limit - self.snd_nxt).min(self.mss as u64);
@@ -755,7 +758,7 @@ impl TcpSender {
             // receiver's advertised window has no such exception (`playback_rwnd_cap`: a
             // closed window is probed by the persist timer).
             if (self.snd_nxt + len > self.snd_una + wnd && self.snd_nxt > self.snd_una)
-                || self.snd_nxt + len > self.rwnd_edge
+                || (SLOW && self.snd_nxt + len > self.rwnd_edge)
             {
                 break;
             }
@@ -768,8 +771,8 @@ impl TcpSender {
             if self.snd_nxt > self.snd_max {
                 self.snd_max = self.snd_nxt;
             }
-            if BURST {
-                burst -= 1;
+            if SLOW {
+                burst = burst.saturating_sub(1);
             }
         }
         if self.rate.is_some() {
@@ -793,7 +796,7 @@ impl TcpSender {
     #[inline(never)]
     pub fn on_ack(&mut self, now: SimTime, pkt: &Packet, out: &mut impl FnMut(Packet)) {
         self.stats.acks_received += 1;
-        if self.rwnd_on && self.rwnd_ack(now, pkt, out) {
+        if self.out_slow & OUT_RWND != 0 && self.rwnd_ack(now, pkt, out) {
             return;
         }
         if self.out_slow & OUT_SYN != 0 {
