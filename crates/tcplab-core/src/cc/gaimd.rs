@@ -22,6 +22,14 @@
 //!   halves instead of applying β (a) on the connection's first decrease (ssthresh and W),
 //!   (b) on any decrease while `W < ssthresh` (slow start), (c) for ssthresh at a timeout;
 //!   β applies only to the other fast-retransmit (and ECN) decreases
+//! - `ns2_window = true` (default false): ns-2.35's window arithmetic around a decrease, with
+//!   `precisionReduce_ true` (ns-default.tcl): `TcpAgent::slowdown()` (tcp/tcp.cc) keeps
+//!   ssthresh in whole packets, `ssthresh = max(⌊k·W/S⌋, 2)·S`, and sets `W = k·W` untruncated
+//!   at a fast retransmit or ECN (k = β, or ½ where `ns2_compat` halves; tcplab keeps at least
+//!   one segment where ns-2 could go below it); at the end of fast recovery W stays what the
+//!   decrease set, and the ack that ends it grows W once, as any new ack
+//!   (`RenoTcpAgent::recv` and `NewRenoTcpAgent::recv` → `recv_newack_helper` →
+//!   `opencwnd`): `W += S` if `W < ssthresh`, else `W += α·S²/W`
 
 use super::{
     recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle,
@@ -64,6 +72,10 @@ pub struct GaimdSpec {
     /// in slow start and for ssthresh at a timeout (mechanisms.md §20).
     #[serde(default)]
     pub ns2_compat: bool,
+    /// ns-2's window arithmetic (default false): ssthresh in whole packets, the window set
+    /// to k·W untruncated, and the ack that ends fast recovery grows it once (file header).
+    #[serde(default)]
+    pub ns2_window: bool,
 }
 
 impl GaimdSpec {
@@ -91,6 +103,7 @@ impl GaimdSpec {
             self.recovery == GaimdRecovery::Newreno,
         )
         .with_ns2_compat(self.ns2_compat)
+        .with_ns2_window(self.ns2_window)
         .with_ack_counting(init.ack_counting))
     }
 }
@@ -104,6 +117,7 @@ pub struct Gaimd {
     beta: f64,
     newreno: bool,
     ns2_compat: bool,
+    ns2_window: bool,
     /// A decrease has happened (ns-2's `first_decrease_` is its negation).
     decreased: bool,
     counting: super::AckCounting,
@@ -126,6 +140,7 @@ impl Gaimd {
             beta,
             newreno,
             ns2_compat: false,
+            ns2_window: false,
             decreased: false,
             counting: super::AckCounting::Acks,
         }
@@ -139,6 +154,11 @@ impl Gaimd {
     /// ns-2's halving rules (see the file header).
     pub fn with_ns2_compat(mut self, on: bool) -> Self {
         self.ns2_compat = on;
+        self
+    }
+    /// ns-2's window arithmetic (see the file header).
+    pub fn with_ns2_window(mut self, on: bool) -> Self {
+        self.ns2_window = on;
         self
     }
     /// P3 eq. 3: the α that makes TCP(α, β) friendly to TCP(1, 1/2) (timeout term).
@@ -206,13 +226,36 @@ impl CongestionControl for Gaimd {
         let halve = self.ns2_compat && (!self.decreased || self.cwnd < self.ssthresh || timeout);
         self.decreased = true;
         let keep = if halve { 0.5 } else { self.beta };
-        self.ssthresh = (keep * self.cwnd).max(2.0 * self.mss);
+        let kept = keep * self.cwnd;
+        if self.ns2_window {
+            // tcp.cc `slowdown()`: `ssthresh_ = (int) decreasewin` (at least 2 packets),
+            // `cwnd_ = decreasewin` (a double) under CLOSE_CWND_HALF.
+            self.ssthresh = ((kept / self.mss).floor() * self.mss).max(2.0 * self.mss);
+            self.cwnd = match why {
+                Congestion::Timeout => self.mss,
+                Congestion::FastRetransmit | Congestion::Ecn => kept.max(self.mss),
+            };
+            return;
+        }
+        self.ssthresh = kept.max(2.0 * self.mss);
         self.cwnd = match why {
             Congestion::Timeout => self.mss,
             Congestion::FastRetransmit | Congestion::Ecn => self.ssthresh,
         };
     }
     fn on_recovery_exit(&mut self, _now: SimTime, c: &ConnView) {
+        if self.ns2_window {
+            // ns-2: `dupwnd_ = 0` leaves `cwnd_` as `slowdown()` set it; the ack that ends
+            // recovery then goes through `recv_newack_helper()` → `opencwnd()` once.
+            if self.cwnd < c.max_window as f64 {
+                if self.cwnd < self.ssthresh {
+                    self.cwnd += self.mss;
+                } else {
+                    self.cwnd += self.alpha * self.mss * self.mss / self.cwnd;
+                }
+            }
+            return;
+        }
         // min(ssthresh, cap): cap is u64::MAX unless the connection caps by its flight.
         self.cwnd = self.ssthresh.min(recovery_exit_cwnd(u64::MAX, c) as f64);
     }
@@ -285,6 +328,48 @@ mod tests {
         assert_eq!(g.cwnd(), 20_000); // first decrease: halved, not 10_000
         g.on_congestion(SimTime::ZERO, fr, &v(20_000));
         assert_eq!(g.cwnd(), 5_000);
+    }
+
+    #[test]
+    fn ns2_window_truncates_ssthresh_keeps_k_w_and_grows_at_exit() {
+        let fr = Congestion::FastRetransmit;
+        // W = 41.5 segments, β = 0.875: k·W = 36.3125 segments.
+        let mut g = Gaimd::new(1000, 41_500, 1, 0.31, 0.875, false).with_ns2_window(true);
+        g.on_congestion(SimTime::ZERO, fr, &view(1000, 41_500, CaState::Open));
+        assert_eq!((g.cwnd(), g.ssthresh()), (36_312, 36_000));
+        // The ack that ends recovery: congestion avoidance (W >= ssthresh), one α·S²/W step.
+        g.on_recovery_exit(SimTime::ZERO, &view(1000, 36_312, CaState::Open));
+        let w = 36_312.5 + 0.31 * 1e6 / 36_312.5;
+        assert_eq!(g.cwnd(), w as u64);
+        // Without the key: W = ssthresh = k·W, and the exit sets W = ssthresh.
+        let mut d = Gaimd::new(1000, 41_500, 1, 0.31, 0.875, false);
+        d.on_congestion(SimTime::ZERO, fr, &view(1000, 41_500, CaState::Open));
+        assert_eq!((d.cwnd(), d.ssthresh()), (36_312, 36_312));
+        d.on_recovery_exit(SimTime::ZERO, &view(1000, 36_312, CaState::Open));
+        assert_eq!(d.cwnd(), 36_312);
+        // ns2_compat's first decrease halves: 3.5 segments → ssthresh 2 (the floor: ⌊1.75⌋
+        // is 1), W = 1.75 segments; a timeout puts ssthresh at ⌊k·W⌋ packets too.
+        let mut h = Gaimd::new(1000, 3_500, u64::MAX, 1.0, 0.5, false)
+            .with_ns2_compat(true)
+            .with_ns2_window(true);
+        h.on_congestion(SimTime::ZERO, fr, &view(1000, 3_500, CaState::Open));
+        assert_eq!((h.cwnd(), h.ssthresh()), (1_750, 2_000));
+        // Below ssthresh the exit ack is a slow-start step.
+        h.on_recovery_exit(SimTime::ZERO, &view(1000, 1_750, CaState::Open));
+        assert_eq!(h.cwnd(), 2_750);
+        h.on_congestion(
+            SimTime::ZERO,
+            Congestion::Timeout,
+            &view(1000, 2_750, CaState::Open),
+        );
+        assert_eq!((h.cwnd(), h.ssthresh()), (1_000, 2_000));
+        let mut t = Gaimd::new(1000, 9_900, 1, 1.0, 0.5, false).with_ns2_window(true);
+        t.on_congestion(
+            SimTime::ZERO,
+            Congestion::Timeout,
+            &view(1000, 9_900, CaState::Open),
+        );
+        assert_eq!((t.cwnd(), t.ssthresh()), (1_000, 4_000));
     }
 
     #[test]

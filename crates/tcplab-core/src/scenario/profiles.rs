@@ -19,7 +19,8 @@
 //!   window rules, cc/westwood.rs); an `onoff` app gets `semantics = "ns2"` (ns-2's
 //!   Application/Traffic/Exponential, app/onoff.rs). `ece_increase = false` (ns-2's
 //!   `old_ecn_ 0`) goes only to flows whose `cc` is reno, newreno (or unset), gaimd or
-//!   highspeed.
+//!   highspeed. A gaimd flow gets `cc.ns2_compat = true` and `cc.ns2_window = true`, a
+//!   highspeed flow `cc.ns2_compat = true` (ns-2's `TcpAgent::slowdown()`, [`ns2_cc_keys`]).
 
 use serde_json::{json, Value};
 
@@ -64,6 +65,27 @@ pub fn names_westwood_plus(cc: Option<&Value>) -> bool {
     matches!(cc, Some(Value::Object(o))
         if o.get("algorithm").and_then(Value::as_str) == Some("westwood")
             && o.get("estimator").and_then(Value::as_str) == Some("plus"))
+}
+
+/// The algorithm a flow's `cc` value names (`None`: unset, or a table without `algorithm`).
+pub fn cc_algorithm(cc: Option<&Value>) -> Option<&str> {
+    match cc {
+        Some(Value::String(s)) => Some(s.as_str()),
+        Some(Value::Object(o)) => o.get("algorithm").and_then(Value::as_str),
+        _ => None,
+    }
+}
+
+/// The `cc` keys the `ns2` profile sets on an algorithm: ns-2's `TcpAgent::slowdown()`
+/// rules (tcp/tcp.cc), which every ns-2 agent built on it runs and no OTcl setting removes:
+/// the halving rules (`ns2_compat`) on TCP(α, β) and HighSpeed, and the window arithmetic
+/// (`ns2_window`) on TCP(α, β).
+pub fn ns2_cc_keys(algorithm: &str) -> &'static [&'static str] {
+    match algorithm {
+        "gaimd" => &["ns2_compat", "ns2_window"],
+        "highspeed" => &["ns2_compat"],
+        _ => &[],
+    }
 }
 
 /// Whether a flow's `cc` value names Vegas (`"vegas"` or a table with that algorithm).

@@ -368,6 +368,28 @@ fn apply_profile(e: &mut Obj, path: &str, origins: &mut Origins) -> Result<(), S
             }
         }
     }
+    // ns-2's `TcpAgent::slowdown()` rules on TCP(α, β) and HighSpeed (profiles.rs,
+    // `ns2_cc_keys`); a key the flow's `cc` sets itself wins.
+    if name == "ns2" {
+        let algo = super::profiles::cc_algorithm(e.get("cc")).map(str::to_owned);
+        let wanted = algo
+            .as_deref()
+            .map_or(&[][..], super::profiles::ns2_cc_keys);
+        if !wanted.is_empty() {
+            let cc = e.get_mut("cc").expect("cc_algorithm saw it");
+            if cc.is_string() {
+                *cc = serde_json::json!({ "algorithm": algo });
+            }
+            if let Value::Object(o) = cc {
+                for k in wanted {
+                    if !o.contains_key(*k) {
+                        o.insert((*k).into(), Value::Bool(true));
+                        origins.set(format!("{path}.cc.{k}"), field.clone());
+                    }
+                }
+            }
+        }
+    }
     // ns-2's on/off source (`Application/Traffic/Exponential`, tools/expoo.cc) draws
     // bursts in whole packets (app/onoff.rs, `semantics = "ns2"`).
     if name == "ns2" {

@@ -1055,6 +1055,56 @@ ece_increase = true
 }
 
 #[test]
+fn the_ns2_profile_gives_gaimd_and_highspeed_ns2s_slowdown_rules() {
+    // ns-2's `TcpAgent::slowdown()`: gaimd gets the halving rules and the window
+    // arithmetic, highspeed the halving rules, other algorithms neither; a flow's own value
+    // wins.
+    let links = "[links.ab]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\nduplex = true\n";
+    let text = format!(
+        r#"{TWO_HOSTS}{links}
+[defaults.flows]
+profile = "ns2"
+[flows.g]
+from = "a"
+to = "b"
+cc = {{ algorithm = "gaimd", alpha = 0.31, beta = 0.875 }}
+[flows.s]
+from = "a"
+to = "b"
+cc = "gaimd"
+[flows.h]
+from = "a"
+to = "b"
+cc = "highspeed"
+[flows.n]
+from = "a"
+to = "b"
+cc = "newreno"
+[flows.o]
+from = "b"
+to = "a"
+cc = {{ algorithm = "gaimd", ns2_window = false }}
+"#
+    );
+    let v = expand(&text);
+    for f in ["g", "s"] {
+        assert_eq!(v["flows"][f]["cc"]["ns2_compat"], true, "flows.{f}");
+        assert_eq!(v["flows"][f]["cc"]["ns2_window"], true, "flows.{f}");
+    }
+    assert_eq!(v["flows"]["g"]["cc"]["beta"], 0.875);
+    assert_eq!(v["flows"]["s"]["cc"]["algorithm"], "gaimd");
+    assert_eq!(v["flows"]["h"]["cc"]["ns2_compat"], true);
+    assert_eq!(v["flows"]["h"]["cc"].get("ns2_window"), None);
+    assert_eq!(v["flows"]["n"]["cc"], "newreno");
+    assert_eq!(
+        v["flows"]["o"]["cc"]["ns2_window"], false,
+        "the flow's own key wins"
+    );
+    assert_eq!(v["flows"]["o"]["cc"]["ns2_compat"], true);
+    crate::load_toml(&text, None).unwrap();
+}
+
+#[test]
 fn the_ns2_profile_gives_onoff_sources_ns2_bursts() {
     let links = "[links.ab]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\nduplex = true\n";
     let text = format!(
