@@ -280,9 +280,55 @@ def test_ece_increase_is_old_ecn():
     assert "old_ecn_" not in ns2.to_otcl(dumbbell(flows=[{"cc": "vegas"}], **ecn))
 
 
+def test_cbr_over_tcp_is_a_cbr_application_on_the_agent():
+    # Seed 003's Fig 8: 1 Mb/s CBR of 1000-B writes over TCP. ns-2's CBR_Traffic calls
+    # TcpAgent::sendmsg(packetSize_) every 8 ms (payload bytes; the agent adds the header).
+    app = {"type": "cbr", "rate": "1Mbps", "packet_size": 1000, "stop": "9s"}
+    tcl = ns2.to_otcl(dumbbell(flows=[{"count": 2, "cc": "newreno", "app": app}]))
+    assert tcl.count("set app [new Application/Traffic/CBR]") == 2 and "Application/FTP" not in tcl
+    assert tcl.count("$app set packetSize_ 1000\n") == 2 and tcl.count("$app set rate_ 1000000\n") == 2
+    assert tcl.count("$app attach-agent $tcp") == 2 and tcl.count('"$app stop"') == 2
+    # Two segments per write are fine; a write that is not whole segments is refused.
+    ns2.to_otcl(dumbbell(flows=[{"cc": "newreno", "app": {**app, "packet_size": 2000}}]))
+    msg = refusal(dumbbell(flows=[{"cc": "newreno", "app": {**app, "packet_size": 1500}}]))
+    assert "app.packet_size" in msg and "whole packets" in msg
+    msg = refusal(dumbbell(flows=[{"cc": "newreno", "app": {"type": "transfer", "bytes": 10000}}]))
+    assert "'transfer' over TCP" in msg
+
+
+def test_udp_apps_other_than_cbr_and_onoff_are_refused_by_name():
+    # Refused naming the app type (a probe source has no `rate` key: once a KeyError).
+    sc = dumbbell(flows=[{"count": 1, "cc": "newreno"}])
+    sc["dumbbell"]["flows"].append({"transport": "udp", "app": {"type": "poisson", "rate": "1Mbps"}})
+    msg = refusal(sc)
+    assert "app.type" in msg and "'poisson' over UDP" in msg
+
+
+def test_gaimd_slowdown_rules_are_noted_unless_the_profile_sets_them():
+    # ns-2's slowdown() always halves at the first decrease (ns2_compat) and keeps its
+    # window arithmetic (ns2_window): a gaimd flow without them gets one note each; the ns2
+    # profile sets both, leaving nothing to note.
+    g = {"algorithm": "gaimd", "alpha": 0.31, "beta": 0.875}
+    s = ns2.translate(dumbbell(flows=[{"cc": g}]))
+    assert sorted(n.split(":")[0] for n in s.notes if "ns2_" in n.split(":")[0]) == [
+        "flows.f1.cc.ns2_compat", "flows.f1.cc.ns2_window"]
+    p = ns2.translate(dumbbell(flows=[{"cc": g}], profile="ns2"))
+    assert not any("ns2_compat" in n or "ns2_window" in n for n in p.notes)
+    assert "$tcp set decrease_num_ 0.875" in p.otcl
+
+
 # -- ns-2 as an engine of `tcplab reproduce` (issue 29: the ns-2 column) ---------------------
 
 NEEDS_NS = pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 not installed (apt-get install -y ns2)")
+
+
+@NEEDS_NS
+def test_cbr_over_tcp_runs_at_its_rate_on_ns2():
+    # Two 1 Mb/s CBR writers over TCP on a 10 Mb/s bottleneck: each delivers its rate.
+    app = {"type": "cbr", "rate": "1Mbps", "packet_size": 1000}
+    res = ns2.run_ns2(dumbbell(flows=[{"count": 2, "cc": "newreno", "app": app}]), seed=1)
+    for f in res["flows"].values():
+        assert abs(f["goodput_bps"] - 1e6) / 1e6 < 0.02, f
 
 
 @NEEDS_NS

@@ -427,6 +427,10 @@ def _agent(name: str, flow: Mapping[str, Any], notes: list[str]) -> tuple[str, l
             if not cc.get("ns2_compat", False):
                 notes.append(f"{key}.cc.ns2_compat: false in tcplab; ns-2's slowdown() halves at the first decrease, "
                              "in slow start and at timeouts (tcp.cc), whatever decrease_num_")
+            if not cc.get("ns2_window", False):
+                notes.append(f"{key}.cc.ns2_window: false in tcplab; ns-2's slowdown() keeps ssthresh_ in whole "
+                             "packets and cwnd_ = decrease_num_ x window untruncated, and the ack ending fast "
+                             "recovery grows cwnd_ once (tcp.cc, tcp-reno.cc)")
         else:
             base = "Newreno" if algo == "newreno" else "Reno"
         agent = "Agent/TCP/Sack1" if sack else f"Agent/TCP/{base}"
@@ -722,6 +726,8 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
         transport[name] = tr
         t(f"# flow {name}")
         if tr == "udp":
+            if app_type not in ("cbr", "onoff"):
+                raise Ns2Unsupported(f"{key}.app.type", f"'{app_type}' over UDP is not translated (cbr and onoff only)")
             header = int(flow.get("header", 28))
             size = int(app.get("packet_size", 1000))
             payload[name] = size
@@ -762,7 +768,7 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
                                  "whole packets (max(1, round(Exp))) and adds one packet interval to each off "
                                  "period; tcplab's draws on durations and carries the spacing across off periods "
                                  "(same means; app.semantics = \"ns2\", set by profile ns2, draws as ns-2)")
-            else:
+            else:  # pragma: no cover - refused above
                 raise Ns2Unsupported(f"{key}.app.type", f"'{app_type}' over UDP is not translated")
             t("$app attach-agent $udp")
             t(f"$ns at {_num(start)} \"$app start\"")
@@ -771,8 +777,18 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
             t(f"set a({i}) $udp")
             t(f"set s({i}) $sink")
             continue
-        if app_type != "bulk":
-            raise Ns2Unsupported(f"{key}.app.type", f"'{app_type}' over TCP is not translated (bulk only)")
+        if app_type not in ("bulk", "cbr"):
+            raise Ns2Unsupported(f"{key}.app.type", f"'{app_type}' over TCP is not translated (bulk and cbr only)")
+        if app_type == "cbr":
+            # CBR over TCP (application-limited TCP): ns-2's Application/Traffic/CBR calls
+            # TcpAgent::sendmsg(packetSize_) every packetSize_·8/rate_ s (tools/cbr_traffic.cc
+            # `CBR_Traffic::next_interval`), which queues ceil(bytes/size_) whole packets
+            # (tcp.cc); tcplab adds packet_size bytes to the application limit per write.
+            # The two agree when a write is a whole number of segments.
+            size, mss = int(app.get("packet_size", 1000)), int(_flow_value(flow, "mss"))
+            if size % mss:
+                raise Ns2Unsupported(f"{key}.app.packet_size", f"{size} B is not a whole number of {mss}-B "
+                                     "segments: ns-2's TcpAgent::sendmsg rounds each write up to whole packets")
         # ns-2.35's agents queue every application write (tcp.cc `TcpAgent::sendmsg`,
         # `advanceby`: `curseq_` grows without a bound) and use a fixed advertised window
         # (`window_`, `wnd_`; `TcpAgent::window()` is min(cwnd_, wnd_)); no sink advertises a
@@ -805,7 +821,13 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
         for s in extra:
             if "$sink" not in s:
                 t(s)
-        t("set app [new Application/FTP]")
+        if app_type == "cbr":
+            t("set app [new Application/Traffic/CBR]")
+            t(f"$app set packetSize_ {int(app.get('packet_size', 1000))}")
+            t(f"$app set rate_ {_num(_rate_bps(app['rate']))}")
+            t("$app set random_ 0")
+        else:
+            t("set app [new Application/FTP]")
         t("$app attach-agent $tcp")
         t(f"$ns at {_num(start)} \"$app start\"")
         if stop is not None:
