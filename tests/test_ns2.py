@@ -487,3 +487,89 @@ def test_vegas_in_ns2_fills_the_link_with_whole_packets(tmp_path):
     bn = next(lk for lk in res.summary["links"] if lk["name"] == "bn")
     assert bn["steady_utilization"] > 0.99
     assert 0.99 * 10e6 < f["throughput_bps"] <= 1.001 * 10e6
+
+
+def outage_path(flow, intervals=(("2s", "3s"),), duration="5s"):
+    """s -- r -- d: 100 Mb/s, 1 ms to the router, then a 10 Mb/s, 5 ms link whose two
+    directions follow the outage schedule `h` (a list of [down, up])."""
+    out = {"model": "outage", "schedule": "h"}
+    return {
+        "duration": duration, "seed": 3,
+        "outages": {"h": {"type": "list", "intervals": [list(iv) for iv in intervals]}},
+        "nodes": {"s": "host", "r": "router", "d": "host"},
+        "links": {"sr": {"from": "s", "to": "r", "rate": "100Mbps", "delay": "1ms"},
+                  "rs": {"from": "r", "to": "s", "rate": "100Mbps", "delay": "1ms"},
+                  "rd": {"from": "r", "to": "d", "rate": "10Mbps", "delay": "5ms", "error": out},
+                  "dr": {"from": "d", "to": "r", "rate": "10Mbps", "delay": "5ms", "error": out}},
+        "flows": {"f": {"from": "s", "to": "d", **flow}},
+        "metrics": {"interval": "0.5s"},
+    }
+
+
+def test_outage_schedule_lines():
+    # The ErrorModel after the link is asked when a packet reaches the far end: tcplab's
+    # [down, up) becomes [down + delay, up + delay + T), T the transmission time of the
+    # largest packet crossing the direction: r -> d carries 1040-B segments (832 us at
+    # 10 Mb/s), d -> r 40-B acks (32 us). [2, 3) and [3, 3.5) touch: one ns-2 interval. The
+    # last outage [5, 7) is cut at the run's end (6 s): rate_ never goes back.
+    sc = outage_path({"mss": 1000, "header": 40, "ack_size": 40},
+                     intervals=(("2s", "3s"), ("3s", "3.5s"), ("5s", "7s")), duration="6s")
+    s = ns2.translate(sc)
+    assert s.outages == {"h": [[2.0, 3.0], [3.0, 3.5], [5.0, 6.0]]}
+    tcl = s.otcl
+    # nodes by name: d = 0, r = 1, s = 2; links by name: dr = 0, rd = 1
+    assert "$ns link-lossmodel $em(0) $n(0) $n(1)" in tcl and "$ns link-lossmodel $em(1) $n(1) $n(0)" in tcl
+    toggles = [ln for ln in tcl.splitlines() if ln.startswith("$ns at") and "$em(" in ln]
+    assert toggles == [
+        '$ns at 2.005 "$em(0) set rate_ 1"', '$ns at 3.505032 "$em(0) set rate_ 0"', '$ns at 5.005 "$em(0) set rate_ 1"',
+        '$ns at 2.005 "$em(1) set rate_ 1"', '$ns at 3.505832 "$em(1) set rate_ 0"', '$ns at 5.005 "$em(1) set rate_ 1"',
+    ]
+    assert "$em(0) set rate_ 0" in tcl and "$em(1) set rate_ 0" in tcl  # up at the start
+    assert any(n.startswith("outages.h: ns-2 loses what arrives") for n in s.notes)
+    # No [outages]: nothing of the kind.
+    assert ns2.translate(dumbbell()).outages == {}
+    with pytest.raises(ScenarioError):  # tcplab refuses a schedule that does not exist
+        ns2.translate({**sc, "links": {**sc["links"], "rd": {**sc["links"]["rd"], "error": {"model": "outage",
+                                                                                          "schedule": "x"}}}})
+
+
+def test_outage_periods_are_tcplabs():
+    # Exponential lengths (mean 1 s, capped at the 5-s period) from the schedule's own stream:
+    # the translator plays the periods tcplab's run of the same seed reports, a different
+    # seed gives others. A second schedule sorted before it moves it to stream index 1
+    # (docs/scenarios.md): other periods, still tcplab's.
+    from tcplab.runner import run
+
+    sc = outage_path({"mss": 1000, "header": 40, "ack_size": 40}, duration="30s")
+    sc["outages"] = {"h": {"type": "periodic", "period": "5s", "mean": "1s"}}
+    got = ns2.translate(sc, seed=7).outages["h"]
+    want = run(sc, seed=7, progress=False).summary["outages"]["h"]["periods"]
+    assert got == want and len(got) == 5 and got[0][0] == 5.0 and got[0][1] > 5.0
+    assert ns2.translate(sc, seed=8).outages["h"] != got
+    sc["outages"]["a"] = {"type": "list", "intervals": [["1s", "2s"]]}
+    got2 = ns2.translate(sc, seed=7).outages
+    assert got2["a"] == [[1.0, 2.0]] and got2["h"] != got
+    assert got2["h"] == run(sc, seed=7, progress=False).summary["outages"]["h"]["periods"]
+
+
+@NEEDS_NS
+def test_outage_in_ns2_stops_the_link(tmp_path):
+    # A 4-Mb/s CBR stream across a link down in [2, 3): ns-2 delivers the same packets as
+    # tcplab (whose rule is the transmission overlapping the down period), nothing in the
+    # 0.5-s intervals inside the outage, the full rate outside it. A TCP flow: no goodput
+    # while the link is down (both engines), goodput again after it.
+    udp = outage_path({"transport": "udp", "app": {"type": "cbr", "rate": "4Mbps", "start": "0.0003s",
+                                                   "packet_size": 1000}})
+    a, b = ns2.run_both(udp, 3, tmp_path / "u")
+    assert a["flows"]["f"]["data_packets"] == b["flows"]["f"]["data_packets"]
+    # Datagrams leave s at 0.0003 + 0.002 k s; one takes 82.24 us + 1 ms to r, then r -> d
+    # transmits it in [gen + 1.08224 ms, gen + 1.90464 ms) and it arrives 5 ms later. 2497
+    # arrive before 5 s (k <= 2496); the transmission overlaps [2, 3) for k = 999 ... 1499.
+    assert a["flows"]["f"]["data_packets"] == 2497 - 501
+    res = ns2.run_ns2_result(udp, 3, tmp_path / "u2")
+    g = {round(t, 1): x for t, x in res.intervals.select("t_start", "goodput_bps").iter_rows()}
+    assert g[2.5] == 0 and g[1.5] == g[3.5] == 4e6
+    assert res.summary["outages"] == {"h": {"periods": [[2.0, 3.0]], "truncated": False}}
+    tcp = ns2.run_ns2_result(outage_path({"mss": 1000, "header": 40, "ack_size": 40}), 3, tmp_path / "t")
+    g = {round(t, 1): x for t, x in tcp.intervals.select("t_start", "goodput_bps").iter_rows()}
+    assert g[2.0] == g[2.5] == 0 and g[1.0] > 5e6 and g[4.5] > 5e6

@@ -5,7 +5,8 @@ package ``ns2``). docs/crosscheck.md ("ns-2.35") describes what is translated, w
 refused and why, and the metric definitions on both sides.
 
 * :func:`to_otcl` writes the OTcl script for the subset ns-2 expresses: nodes, link
-  directions (rate, delay, DropTail, RED or XCP queue, Bernoulli loss after the link), TCP
+  directions (rate, delay, DropTail, RED or XCP queue, Bernoulli loss after the link, outage
+  schedules with tcplab's down periods), TCP
   agents with every tcplab flow key set explicitly to the agent variable of the same
   meaning, sinks, FTP/CBR/exponential on-off sources, start and stop times, and the
   measurement code that writes a JSON file at the end of the run. Anything else raises
@@ -247,6 +248,9 @@ class Ns2Script:
     wire: dict[str, int] = field(default_factory=dict)
     #: behaviours tcplab has and ns-2.35 cannot switch (documented differences, not refusals)
     notes: list[str] = field(default_factory=list)
+    #: `[outages.NAME]` -> the down periods [down, up] (seconds) the script plays: tcplab's
+    #: for the seed (summary.json's ``outages.NAME.periods``)
+    outages: dict[str, list[list[float]]] = field(default_factory=dict)
 
 
 class _Tcl:
@@ -346,15 +350,119 @@ def _queue_tcl(name: str, link: Mapping[str, Any], rate: float) -> tuple[str, li
 
 
 def _error_tcl(name: str, link: Mapping[str, Any]) -> float:
-    """The Bernoulli loss probability of a link direction (0 = none)."""
+    """The Bernoulli loss probability of a link direction (0 = none; also for an outage
+    schedule, :func:`_outage_of`)."""
     if link.get("loss"):
         return float(link["loss"])
     model, e = _variant(link.get("error"), "model", "none")
-    if model == "none":
+    if model in ("none", "outage"):
         return 0.0
     if model == "bernoulli":
         return float(e.get("p", 0.0))
-    raise Ns2Unsupported(f"links.{name}.error.model", f"'{model}' is not translated (Bernoulli only)")
+    raise Ns2Unsupported(f"links.{name}.error.model", f"'{model}' is not translated (Bernoulli and outage only)")
+
+
+def _outage_of(link: Mapping[str, Any]) -> str | None:
+    """The `[outages.NAME]` schedule a link direction's error model follows, or None. (tcplab
+    gives a direction one error model, so an outage never shares a direction with `loss`.)"""
+    model, e = _variant(link.get("error"), "model", "none")
+    return str(e["schedule"]) if model == "outage" else None
+
+
+def _outage_periods(sc: Mapping[str, Any], seed: int) -> dict[str, list[tuple[float, float]]]:
+    """The down periods ``[down, up)`` (seconds) of every ``[outages.NAME]`` schedule, exactly
+    as tcplab realizes them for ``seed``: a schedule's lengths come from its own stream (the
+    schedule's index among the sorted names) and depend on nothing but the ``[outages]``
+    table and the seed (docs/scenarios.md, "Outages"), so tcplab's engine runs the table
+    alone (two hosts, one link without an error model, no flows: no events) for the
+    scenario's duration and reports them in its summary (``outages.NAME.periods``: those that
+    begin before the end, ``up`` cut at the end), the periods the full run's links see."""
+    import json as _json
+
+    from tcplab import _core
+
+    probe = {
+        "name": "outage schedules",
+        "duration": sc["duration"],
+        "seed": seed,
+        "outages": sc["outages"],
+        "nodes": {"a": "host", "b": "host"},
+        "links": {"ab": {"from": "a", "to": "b", "rate": "1Mbps"}},
+    }
+    sim = _core.Simulation(_json.dumps(probe), seed)
+    while not sim.finished:
+        sim.advance(max(sim.duration, 1e-9))
+    out = _json.loads(sim.results(lists=False)["summary"]).get("outages") or {}
+    del sim
+    periods: dict[str, list[tuple[float, float]]] = {}
+    for name, o in sorted(out.items()):
+        if o.get("truncated"):
+            raise Ns2Unsupported(f"outages.{name}", "more than 10,000 down periods in the run are not translated")
+        periods[name] = [(float(d), float(u)) for d, u in o["periods"]]
+    return periods
+
+
+def _paths(sc: Mapping[str, Any]) -> dict[tuple[str, str], list[str]]:
+    """Link directions (names) on the unique path between every two nodes (trees only:
+    :func:`_check_tree`); a pair without a path is absent."""
+    out_links: dict[str, list[tuple[str, str]]] = {}
+    for name, link in sorted(sc.get("links", {}).items()):
+        out_links.setdefault(link["from"], []).append((link["to"], name))
+    paths: dict[tuple[str, str], list[str]] = {}
+    for src in sorted(sc.get("nodes", {})):
+        todo, seen = [(src, [])], {src}
+        while todo:
+            node, path = todo.pop()
+            paths[(src, node)] = path
+            for nxt, name in out_links.get(node, []):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append((nxt, path + [name]))
+    return paths
+
+
+def _largest_packets(sc: Mapping[str, Any]) -> dict[str, int]:
+    """Link direction -> wire bytes of the largest packet any flow sends across it (TCP data
+    segments ``mss + header`` forward, acks ``ack_size`` back; UDP datagrams forward, and
+    back when echoed)."""
+    paths = _paths(sc)
+    big: dict[str, int] = {}
+
+    def cross(a: str, b: str, size: int) -> None:
+        for ln in paths.get((a, b), []):
+            big[ln] = max(big.get(ln, 0), size)
+
+    for flow in sc.get("flows", {}).values():
+        a, b = flow["from"], flow["to"]
+        if flow.get("transport", "tcp") == "udp":
+            _, app = _variant(flow.get("app"), "type", "bulk")
+            size = int(app.get("packet_size", 1000)) + int(flow.get("header", 28))
+            cross(a, b, size)
+            if flow.get("echo"):
+                cross(b, a, size)
+        else:
+            cross(a, b, int(_flow_value(flow, "mss")) + _tcp_header(flow))
+            cross(b, a, int(_flow_value(flow, "ack_size")))
+    return big
+
+
+def _outage_toggles(periods: list[tuple[float, float]], delay: float, tx_max: float,
+                    end: float) -> list[tuple[float, float]]:
+    """The intervals during which a link direction's ErrorModel (after the link, asked when a
+    packet arrives at the far end, ``delay`` after its transmission ended) loses everything:
+    tcplab's ``[down, up)`` shifted to arrival times, ``[down + delay, up + delay + tx_max)``;
+    overlapping or touching ones merged (a capped length makes ``up`` the next ``down``);
+    none beginning at or after ``end`` (the run's end)."""
+    out: list[list[float]] = []
+    for down, up in periods:
+        a, b = down + delay, up + delay + tx_max
+        if a >= end:
+            break
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return [(a, b) for a, b in out]
 
 
 #: The congestion controls :func:`_agent` translates (every other one is refused).
@@ -622,7 +730,7 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
     24-link, 100-s run: 10.4 s with them)
     directory). Raises :class:`Ns2Unsupported` naming the first key ns-2 cannot express."""
     sc = expanded(scenario)
-    for k in ("schedules", "agents", "outages"):
+    for k in ("schedules", "agents"):
         if sc.get(k):
             raise Ns2Unsupported(k, f"[{k}] is not translated")
     if (sc.get("routing") or {}).get("ecmp", "first") != "first":
@@ -642,6 +750,19 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
     n_iv = int(math.floor(_seconds(sc["duration"]) / interval_s + 1e-9))
     seed = int(sc.get("seed", 1) if seed is None else seed)
     notes: list[str] = []
+    # [outages]: the down periods tcplab's run of this seed has (its own engine draws them).
+    outages = _outage_periods(sc, seed) if sc.get("outages") else {}
+    for name, link in links.items():
+        sched = _outage_of(link)
+        if sched is not None and sched not in outages:
+            raise Ns2Unsupported(f"links.{name}.error.schedule", f"no outage schedule '{sched}'")
+    largest = _largest_packets(sc) if outages else {}
+    duration = _seconds(sc["duration"])
+    for sched in sorted({s for s in map(_outage_of, links.values()) if s is not None}):
+        notes.append(f"outages.{sched}: ns-2 loses what arrives at the far end of each direction in "
+                     "[down + delay, up + delay + T), T the transmission time of the largest packet crossing "
+                     "it (tcplab: transmission overlaps [down, up)); a smaller packet starting less than "
+                     "T minus its own transmission time after `up` is lost in ns-2, delivered in tcplab")
     t = _Tcl()
     nid = {n: i for i, n in enumerate(nodes)}
 
@@ -700,7 +821,8 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
         if kind == "xcp":
             t(f"$q({lid[name]}) set-link-capacity [[[$ns link $n({a}) $n({b})] set link_] set bandwidth_]")
         loss = _error_tcl(name, link)
-        if loss > 0:
+        sched = _outage_of(link)
+        if loss > 0 or sched is not None:
             # After the link: the packet uses the link's time and is lost at the far end, as
             # tcplab's error models (net/error: asked once per transmitted packet).
             t(f"set em({lid[name]}) [new ErrorModel]")
@@ -709,6 +831,30 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
             t(f"$em({lid[name]}) ranvar [new RandomVariable/Uniform]")
             t(f"$ns link-lossmodel $em({lid[name]}) $n({a}) $n({b})")
             t(f"$em({lid[name]}) drop-target [new Agent/Null]")
+        if sched is not None:
+            # An outage (net/error/outage.rs) loses a packet whose transmission [start, end)
+            # overlaps a down period [down, up), and the transmitter does not notice: the
+            # queue keeps draining at the link's rate. The ErrorModel after the link
+            # (SimpleLink insert-linkloss, tcl/lib/ns-link.tcl) is asked when a packet
+            # reaches the far end, delay after its transmission ended (LinkDelay::recv,
+            # link/delay.cc; a lost packet has used the link: the queue resumes after its
+            # transmission time), so rate_ 1 (ErrorModel::CorruptPkt, queue/errmodel.cc:
+            # u < rate_) from down + delay gives end > down exactly: packets on the wire at
+            # `down` arrive, the one in transmission and everything after it is lost. The
+            # end, start < up, is end < up + its own transmission time: rate_ goes back at
+            # up + delay + T, T the largest packet's transmission time here (exact for those,
+            # a smaller one starting less than T minus its own after `up` is lost: a note).
+            # ns-2's dynamic links (rtmodel, Link down in ns-link.tcl) are further off: going
+            # down resets the queue and LinkDelay (queued and propagating packets dropped)
+            # and DynamicLink::recv (link/dynalink.cc) drops arrivals at the link's head.
+            tx_max = 8 * largest.get(name, 0) / _rate_bps(link["rate"])
+            delay = _seconds(link.get("delay", 0))
+            t(f"# links.{name}: outage schedule {sched}, tcplab's [down, up) -> [down + {_num(delay)}, "
+              f"up + {_num(delay)} + {_num(tx_max)})")
+            for a_t, b_t in _outage_toggles(outages[sched], delay, tx_max, duration):
+                t(f"$ns at {_num(a_t)} \"$em({lid[name]}) set rate_ 1\"")
+                if b_t < duration:
+                    t(f"$ns at {_num(b_t)} \"$em({lid[name]}) set rate_ {_num(loss)}\"")
         t(f"set qm({lid[name]}) [$ns monitor-queue $n({a}) $n({b}) 0]")
 
     # Flows.
@@ -916,6 +1062,7 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
         transport=transport,
         wire=wire,
         notes=notes,
+        outages={k: [list(p) for p in v] for k, v in outages.items()},
     )
 
 
@@ -1102,6 +1249,8 @@ def ns2_result(sc: Mapping[str, Any], script: Ns2Script, raw: Mapping[str, Any],
         "scenario": str(sc.get("name", "")),
         "warnings": list(script.notes),
     }
+    if script.outages:  # as tcplab's summary (tcplab.metrics.post_outage reads them)
+        summary["outages"] = {k: {"periods": v, "truncated": False} for k, v in script.outages.items()}
     intervals = pl.DataFrame(rows, schema=INTERVAL_SCHEMA)
     return Result(summary, intervals)
 
