@@ -11,6 +11,7 @@ import re
 import shutil
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from tcplab import ScenarioError, ns2
@@ -573,3 +574,22 @@ def test_outage_in_ns2_stops_the_link(tmp_path):
     tcp = ns2.run_ns2_result(outage_path({"mss": 1000, "header": 40, "ack_size": 40}), 3, tmp_path / "t")
     g = {round(t, 1): x for t, x in tcp.intervals.select("t_start", "goodput_bps").iter_rows()}
     assert g[2.0] == g[2.5] == 0 and g[1.0] > 5e6 and g[4.5] > 5e6
+
+
+@NEEDS_NS
+def test_ns2_result_has_fast_retransmits_and_srtt(tmp_path):
+    # Two NewReno flows on a 10 Mb/s bottleneck with a 50-packet buffer: drop-tail losses
+    # give fast retransmits (ncwndcuts1_ - nrexmit_ - necnresponses_), and the interval srtt
+    # sits between the base RTT (44 ms) and the base RTT plus a full buffer (44 + 40 ms).
+    res = ns2.run_ns2_result(dumbbell(), seed=1, out_dir=tmp_path)
+    flows = res.summary["flows"]
+    assert all(f["fast_retransmits"] >= 1 for f in flows), flows
+    raw = json.loads((tmp_path / "ns2_result.json").read_text())["flows"]
+    assert all(f["fast_retransmits"] == raw[str(i)]["cuts1"] - raw[str(i)]["timeouts"] - raw[str(i)]["ecn_cuts"]
+               for i, f in enumerate(flows))
+    s = res.intervals.filter(pl.col("t_start") >= 4)["srtt_s"]
+    assert s.null_count() == 0 and not s.is_nan().any()
+    assert 0.044 <= s.min() and s.max() <= 0.044 + 0.041, (s.min(), s.max())
+    # Agents that do not cut through slowdown() (Vegas) report none.
+    v = ns2.run_ns2_result(dumbbell(flows=[{"cc": "vegas"}]), seed=1)
+    assert "fast_retransmits" not in v.summary["flows"][0]

@@ -58,6 +58,9 @@ __all__ = [
 ]
 
 INTERVAL_COLUMNS = tuple(INTERVAL_SCHEMA)
+#: ns-2 agents whose fast retransmit calls `TcpAgent::slowdown()` (tcp-reno.cc,
+#: tcp-newreno.cc, tcp-sack1.cc), so that `ncwndcuts1_` counts it.
+_SLOWDOWN_AGENTS = ("Agent/TCP/Reno", "Agent/TCP/Newreno", "Agent/TCP/Sack1")
 
 #: Period of the cwnd and queue samples on both sides (seconds).
 SAMPLE_PERIOD_S = 0.01
@@ -251,6 +254,8 @@ class Ns2Script:
     #: `[outages.NAME]` -> the down periods [down, up] (seconds) the script plays: tcplab's
     #: for the seed (summary.json's ``outages.NAME.periods``)
     outages: dict[str, list[list[float]]] = field(default_factory=dict)
+    #: TCP flow name -> its ns-2 agent class (e.g. "Agent/TCP/Reno")
+    agents: dict[str, str] = field(default_factory=dict)
 
 
 class _Tcl:
@@ -862,6 +867,7 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
     payload: dict[str, int] = {}
     wire: dict[str, int] = {}
     transport: dict[str, str] = {}
+    agents: dict[str, str] = {}
     for i, (name, flow) in enumerate(flows.items()):
         key = f"flows.{name}"
         a, b = nid[flow["from"]], nid[flow["to"]]
@@ -953,6 +959,7 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
                 "rto_tick", "syn", "limited_transmit", "recovery_burst"}:
                 raise Ns2Unsupported(f"{key}.{k}", "key not known to the ns-2 translator")
         agent, sets, sink, extra = _agent(name, flow, notes)
+        agents[name] = agent
         payload[name] = int(_flow_value(flow, "mss"))
         t(f"set tcp [new {agent}]")
         for s in sets:
@@ -1005,8 +1012,9 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
     # window for TCP, the sink's byte count for UDP (tcplab-shaped results, ns2_result()).
     t("set niv 0")
     t("proc ivsample {} {")
-    t("  global a s tcpflows udpflows iack icw ibytes niv")
-    t("  foreach i $tcpflows { lappend iack($i) [$a($i) set ack_]; lappend icw($i) [wnd $i] }")
+    t("  global a s tcpflows udpflows iack icw isr ibytes niv")
+    t("  foreach i $tcpflows { lappend iack($i) [$a($i) set ack_]; lappend icw($i) [wnd $i]; "
+      "lappend isr($i) [$a($i) set srtt_] }")
     t("  foreach i $udpflows { lappend ibytes($i) [$s($i) set bytes_] }")
     t("  incr niv")
     t("}")
@@ -1017,7 +1025,7 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
     t("}")
     t("proc jlist {xs} { return \"\\[[join $xs ,]\\]\" }")
     t("proc finish {} {")
-    t("  global a s qm ack0 bytes0 tcpflows udpflows nlinks cw ql lk0 iack icw ibytes niv")
+    t("  global a s qm ack0 bytes0 tcpflows udpflows nlinks cw ql lk0 iack icw isr ibytes niv")
     t(f"  if {{$niv < {n_iv + 1}}} {{ ivsample }}")
     t(f"  set f [open {{{out_json}}} w]")
     t("  puts $f \"{\\\"flows\\\": {\"")
@@ -1028,7 +1036,10 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
     t("    if {![info exists ack0($i)]} { set ack0($i) 0 }")
     t("    puts -nonewline $f \"\\\"$i\\\": {\\\"ack0\\\": $ack0($i), \\\"ack1\\\": [$a($i) set ack_], "
       "\\\"data_packets\\\": [$a($i) set ndatapack_], \\\"retransmits\\\": [$a($i) set nrexmitpack_], "
-      "\\\"timeouts\\\": [$a($i) set nrexmit_], \\\"cwnd\\\": [jlist $cw($i)], \\\"iack\\\": [jlist $iack($i)], \\\"icw\\\": [jlist $icw($i)]}\"")
+      "\\\"timeouts\\\": [$a($i) set nrexmit_], \\\"cuts1\\\": [$a($i) set ncwndcuts1_], "
+      "\\\"ecn_cuts\\\": [$a($i) set necnresponses_], \\\"srtt_bits\\\": [$a($i) set T_SRTT_BITS], "
+      "\\\"tick\\\": [$a($i) set tcpTick_], \\\"isr\\\": [jlist $isr($i)], "
+      "\\\"cwnd\\\": [jlist $cw($i)], \\\"iack\\\": [jlist $iack($i)], \\\"icw\\\": [jlist $icw($i)]}\"")
     t("  }")
     t("  foreach i $udpflows {")
     t("    if {!$first} { puts $f \",\" }; set first 0")
@@ -1063,6 +1074,7 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
         wire=wire,
         notes=notes,
         outages={k: [list(p) for p in v] for k, v in outages.items()},
+        agents=agents,
     )
 
 
@@ -1151,8 +1163,11 @@ def ns2_result(sc: Mapping[str, Any], script: Ns2Script, raw: Mapping[str, Any],
       tcplab's receiver-side count); throughput: the same segments at ``mss + header``.
     * UDP goodput / throughput: the sink's (LossMonitor) ``bytes_``, net of / with headers.
     * Per interval (``metrics.interval`` from t = 0): the same counters' differences; the
-      window at the interval's end (``cwnd_``, capped by ``window_``) times the mss; no
-      smoothed RTT (NaN).
+      window at the interval's end (``cwnd_``, capped by ``window_``) times the mss; the
+      smoothed RTT at the interval's end (``srtt_``, in whole ``tcpTick_`` units; NaN before
+      the first sample).
+    * ``fast_retransmits`` (Reno, Newreno and Sack1 agents): ``ncwndcuts1_ − nrexmit_ −
+      necnresponses_``.
     * Links: ``offered``, ``drops``, ``marks`` from the queue monitor over the whole run,
       ``steady_*`` over the window; utilisation from ``bdepartures_`` (bytes sent)."""
     t0, t1 = script.window
@@ -1186,6 +1201,14 @@ def ns2_result(sc: Mapping[str, Any], script: Ns2Script, raw: Mapping[str, Any],
         thr = (c1 - c0) * wire_per_unit * 8 / span if span > 0 else math.nan
         # the window at the end of each interval that ends in the steady-state window
         cw = [w for k, w in enumerate(r.get("icw") or []) if k * interval > t0 + 1e-9]
+        # Fast retransmits: the agent's window cuts with data outstanding (`ncwndcuts1_`,
+        # tcp.cc `slowdown()`) less its timeouts (`nrexmit_`) and ECN responses
+        # (`necnresponses_`): the agents whose fast retransmit goes through `slowdown()`.
+        fr = {}
+        if tcp and script.agents.get(name) in _SLOWDOWN_AGENTS and "cuts1" in r:
+            fr = {"fast_retransmits": r["cuts1"] - r["timeouts"] - r.get("ecn_cuts", 0)}
+        # The smoothed RTT at each interval's end: `t_srtt_` in ticks << T_SRTT_BITS (tcp.cc).
+        srtt = [(v >> r["srtt_bits"]) * r["tick"] if v > 0 else math.nan for v in r.get("isr") or []] if tcp else []
         flows_out.append({
             "name": name, "from": f["from"], "to": f["to"],
             # "cc" only on TCP flows, as tcplab's summary (tcplab.metrics picks TCP flows by it)
@@ -1193,7 +1216,7 @@ def ns2_result(sc: Mapping[str, Any], script: Ns2Script, raw: Mapping[str, Any],
             "transport": script.transport[name], "goodput_bps": good, "throughput_bps": thr,
             "efficiency": thr / eff_rate if eff_rate else math.nan, "efficiency_link": eff_link,
             "segments_sent": r.get("data_packets", r.get("packets")), "retransmits": r.get("retransmits", 0),
-            "timeouts": r.get("timeouts", 0),
+            "timeouts": r.get("timeouts", 0), **fr,
             "mean_cwnd_bytes": (sum(cw) / len(cw) * int(_flow_value(f, "mss"))) if tcp and cw else None,
             "group": f.get("group"),
         })
@@ -1209,7 +1232,7 @@ def ns2_result(sc: Mapping[str, Any], script: Ns2Script, raw: Mapping[str, Any],
             rows["throughput_bps"].append(tp)
             rows["efficiency"].append(tp / eff_rate if eff_rate else math.nan)
             rows["cwnd_bytes"].append(int(icw[k + 1] * int(_flow_value(f, "mss"))) if tcp and k + 1 < len(icw) else 0)
-            rows["srtt_s"].append(math.nan)
+            rows["srtt_s"].append(srtt[k + 1] if k + 1 < len(srtt) else math.nan)
             rows["active"].append(max(0.0, min(b, stop) - max(a, start)) / (b - a))
     links_out: list[dict[str, Any]] = []
     for j, name in enumerate(script.links):
