@@ -590,6 +590,10 @@ def test_ns2_result_has_fast_retransmits_and_srtt(tmp_path):
     s = res.intervals.filter(pl.col("t_start") >= 4)["srtt_s"]
     assert s.null_count() == 0 and not s.is_nan().any()
     assert 0.044 <= s.min() and s.max() <= 0.044 + 0.041, (s.min(), s.max())
+    mean = res.intervals.filter(pl.col("t_start") >= 3.999)
+    for f in flows:
+        want = mean.filter(pl.col("flow") == f["name"])["srtt_s"].mean()
+        assert f["mean_rtt_s"] == pytest.approx(want, rel=1e-12), f
     # Agents that do not cut through slowdown() (Vegas) report none.
     v = ns2.run_ns2_result(dumbbell(flows=[{"cc": "vegas"}]), seed=1)
     assert "fast_retransmits" not in v.summary["flows"][0]

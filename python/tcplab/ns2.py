@@ -1209,6 +1209,10 @@ def ns2_result(sc: Mapping[str, Any], script: Ns2Script, raw: Mapping[str, Any],
             fr = {"fast_retransmits": r["cuts1"] - r["timeouts"] - r.get("ecn_cuts", 0)}
         # The smoothed RTT at each interval's end: `t_srtt_` in ticks << T_SRTT_BITS (tcp.cc).
         srtt = [(v >> r["srtt_bits"]) * r["tick"] if v > 0 else math.nan for v in r.get("isr") or []] if tcp else []
+        # The steady window's mean RTT: the mean of those interval-end smoothed RTTs (ns-2
+        # keeps no per-ack samples; tcplab's `mean_rtt_s` averages every ack's RTT).
+        st = [x for k, x in enumerate(srtt) if k * interval > t0 + 1e-9 and not math.isnan(x)]
+        rtt = {"mean_rtt_s": sum(st) / len(st)} if st else {}
         flows_out.append({
             "name": name, "from": f["from"], "to": f["to"],
             # "cc" only on TCP flows, as tcplab's summary (tcplab.metrics picks TCP flows by it)
@@ -1216,7 +1220,7 @@ def ns2_result(sc: Mapping[str, Any], script: Ns2Script, raw: Mapping[str, Any],
             "transport": script.transport[name], "goodput_bps": good, "throughput_bps": thr,
             "efficiency": thr / eff_rate if eff_rate else math.nan, "efficiency_link": eff_link,
             "segments_sent": r.get("data_packets", r.get("packets")), "retransmits": r.get("retransmits", 0),
-            "timeouts": r.get("timeouts", 0), **fr,
+            "timeouts": r.get("timeouts", 0), **fr, **rtt,
             "mean_cwnd_bytes": (sum(cw) / len(cw) * int(_flow_value(f, "mss"))) if tcp and cw else None,
             "group": f.get("group"),
         })
