@@ -297,6 +297,18 @@ def test_cbr_over_tcp_is_a_cbr_application_on_the_agent():
     assert "'transfer' over TCP" in msg
 
 
+def test_equal_rate_feeders_are_noted():
+    # Seed 003's dumbbell: access links at exactly the bottleneck's rate tie at its queue.
+    eq = ns2.translate(dumbbell(flows=[{"count": 3, "cc": "newreno"}], bottleneck={"rate": "100Mbps", "delay": "20ms",
+                                                                                  "buffer": 50}))
+    ties = [n for n in eq.notes if "exactly its rate" in n]
+    # The data direction (fed by the three senders' access links) and the acks' (by the
+    # receivers'); an access link is fed by one link only, and not by the other access links.
+    assert [n.split(":")[0] for n in ties] == ["links.bn", "links.bn_rev"], eq.notes
+    assert "fed by 3 links of exactly its rate (s1, s2, s3)" in ties[0]
+    assert not any("exactly its rate" in n for n in ns2.translate(dumbbell()).notes)
+
+
 def test_udp_apps_other_than_cbr_and_onoff_are_refused_by_name():
     # Refused naming the app type (a probe source has no `rate` key: once a KeyError).
     sc = dumbbell(flows=[{"count": 1, "cc": "newreno"}])

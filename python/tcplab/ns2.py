@@ -725,6 +725,34 @@ def _agent(name: str, flow: Mapping[str, Any], notes: list[str]) -> tuple[str, l
     return agent, sets, sink, extra
 
 
+def _tie_notes(sc: Mapping[str, Any]) -> list[str]:
+    """A note for every link fed by two or more links of exactly its own rate (links that
+    precede it on some flow's data or ack path): their packets
+    reach its queue at the same instants (equal transmission times), and which of two tied
+    arrivals a full buffer drops is the simulators' tie order, not the protocols: ns-2 runs
+    equal-time events first in, first out (common/scheduler.cc `CalendarScheduler::insert`),
+    tcplab in its hashed per-instant order (docs/scaling.md). Seed 003's Figs 9-11 turn on it
+    (docs/reproductions.md)."""
+    links = sc.get("links", {})
+    paths = _paths(sc)
+    fed: dict[str, set[str]] = {}
+    for flow in sc.get("flows", {}).values():
+        for a, b in ((flow["from"], flow["to"]), (flow["to"], flow["from"])):
+            p = paths.get((a, b), [])
+            for up, down in zip(p, p[1:]):
+                fed.setdefault(down, set()).add(up)
+    out = []
+    for name, lk in sorted(links.items()):
+        r = _rate_bps(lk["rate"])
+        feeders = sorted(n for n in fed.get(name, ()) if _rate_bps(links[n]["rate"]) == r)
+        if len(feeders) >= 2:
+            shown = ", ".join(feeders[:3]) + (f" and {len(feeders) - 3} more" if len(feeders) > 3 else "")
+            out.append(f"links.{name}: fed by {len(feeders)} links of exactly its rate ({shown}): same-instant "
+                       "arrivals at its queue; ns-2 breaks the ties first in, first out, tcplab in its hashed "
+                       "order, and which tied packet a full buffer drops can decide the flows' shares")
+    return out
+
+
 def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | None = None,
               out_json: str = "ns2_result.json", samples: bool = True) -> Ns2Script:
     """Translate a tcplab scenario (any form :func:`expanded` accepts) to an ns-2.35 script
@@ -1064,6 +1092,7 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
     t(f"for {{set k 0}} {{$k <= {n_iv}}} {{incr k}} {{ $ns at [expr {{$k * {_num(interval_s)}}}] \"ivsample\" }}")
     t(f"$ns at {_num(t1)} \"finish\"")
     t("$ns run")
+    notes.extend(_tie_notes(sc))
     return Ns2Script(
         otcl="\n".join(t.lines) + "\n",
         window=(t0, t1),
