@@ -241,6 +241,7 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
     prr_warnings(b, &mut warnings);
     defaults_warnings(b, &mut warnings);
     flow_warnings(b, &mut warnings);
+    tie_warnings(b, &mut warnings);
 
     let total_drops: u64 = sim
         .links
@@ -592,6 +593,51 @@ fn defaults_warnings(b: &Built, warnings: &mut Vec<String>) {
              flows or in [defaults.flows]), or {set}; write {keep} to keep it (docs/tcp.md#profiles)",
             v.len(),
             names.join(", ")
+        ));
+    }
+}
+
+/// A link whose queue dropped packets at its limit while two or more links of exactly its
+/// rate feed it on the flows' paths (seed 003's dumbbells: access links at the bottleneck's
+/// rate). Packets from them reach its queue at the same instants, so which of two tied
+/// arrivals a full buffer drops is the engine's tie order, not the protocols, and the flows'
+/// shares can turn on it (docs/reproductions.md, seed 003's Figs 9-11: standard TCP's share
+/// against TCP(0.31, 0.875) is about 50 % with tcplab's hashed order, 25 % with ns-2's FIFO
+/// order, and 23-46 % in both with 100 Mb/s access links).
+fn tie_warnings(b: &Built, warnings: &mut Vec<String>) {
+    let sim = &b.sim;
+    let mut pairs: Vec<(usize, usize)> = b
+        .flow_meta
+        .iter()
+        .flat_map(|m| m.path.windows(2).map(|w| (w[1].index(), w[0].index())))
+        .collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    for (li, l) in sim.links.iter().enumerate() {
+        let over = l.drops.by_reason[DropReason::Overflow.index()];
+        if over == 0 {
+            continue;
+        }
+        let lo = pairs.partition_point(|&(d, _)| d < li);
+        let hi = pairs.partition_point(|&(d, _)| d <= li);
+        let mut same: Vec<&str> = pairs[lo..hi]
+            .iter()
+            .filter(|&&(_, u)| sim.links[u].rate.bps() == l.rate.bps())
+            .map(|&(_, u)| sim.links[u].name.as_str())
+            .collect();
+        if same.len() < 2 {
+            continue;
+        }
+        same.sort_unstable();
+        let n = same.len();
+        let shown = if n > 3 {
+            format!("{} and {} more", same[..3].join(", "), n - 3)
+        } else {
+            same.join(", ")
+        };
+        warnings.push(format!(
+            "links.{}: dropped {over} packet(s) at its limit while fed by {n} links of exactly its rate ({shown}): their packets reach its queue at the same instants, so which tied packet is dropped is the engine's tie order, not the protocols, and the flows' shares can turn on it (make the feeding links faster to avoid ties; docs/reproductions.md, seed 003's Figs 9-11)",
+            l.name
         ));
     }
 }

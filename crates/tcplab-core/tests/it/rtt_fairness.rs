@@ -226,6 +226,46 @@ interval = "1s"
     }
 
     #[test]
+    fn a_bottleneck_fed_by_links_of_its_own_rate_is_flagged() {
+        // Seed 003's dumbbell: access links at exactly the bottleneck's rate tie at its queue.
+        let toml = |access: &str| {
+            format!(
+                r#"
+duration = "20s"
+[dumbbell]
+bottleneck = {{ rate = "10Mbps", delay = "20ms", buffer = 30 }}
+access = {{ rate = "{access}", delay = "5ms" }}
+flows = [{{ count = 4, cc = "newreno" }}]
+"#
+            )
+        };
+        let s = summary(&toml("10Mbps"));
+        let w = warnings(&s);
+        let tie: Vec<&String> = w
+            .iter()
+            .filter(|x| x.contains("exactly its rate"))
+            .collect();
+        assert_eq!(tie.len(), 1, "{w:?}");
+        let bn = s["links"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| {
+                tie[0].starts_with(&format!("links.{}: dropped ", l["name"].as_str().unwrap()))
+            })
+            .expect("the warning names a link");
+        assert_eq!(bn["rate_bps"], 10_000_000.0, "the bottleneck, {bn}");
+        assert!(tie[0].contains("fed by 4 links"), "{}", tie[0]);
+        // Faster access links: no ties, no warning (the same drops at the bottleneck).
+        let s = summary(&toml("100Mbps"));
+        assert!(
+            !warnings(&s).iter().any(|x| x.contains("exactly its rate")),
+            "{:?}",
+            warnings(&s)
+        );
+    }
+
+    #[test]
     fn a_host_queue_that_overflows_before_a_slower_link_is_flagged() {
         // A 2 Mb/s UDP source behind a 1 Mb/s host link with a 20-packet queue, then a
         // 500 kb/s link: the host queue overflows although it is not the bottleneck.
