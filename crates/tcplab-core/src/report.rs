@@ -602,8 +602,8 @@ fn defaults_warnings(b: &Built, warnings: &mut Vec<String>) {
 /// rate). Packets from them reach its queue at the same instants, so which of two tied
 /// arrivals a full buffer drops is the engine's tie order, not the protocols, and the flows'
 /// shares can turn on it (docs/reproductions.md, seed 003's Figs 9-11: standard TCP's share
-/// against TCP(0.31, 0.875) is about 50 % with tcplab's hashed order, 25 % with ns-2's FIFO
-/// order, and 23-46 % in both with 100 Mb/s access links).
+/// against TCP(0.31, 0.875) is about 50 % with tcplab's hashed order and 25-34 % with
+/// ns-2's FIFO order at N >= 60; with 100 Mb/s access links nothing ties: 39-46 % and 22-31 %).
 fn tie_warnings(b: &Built, warnings: &mut Vec<String>) {
     let sim = &b.sim;
     let mut pairs: Vec<(usize, usize)> = b
