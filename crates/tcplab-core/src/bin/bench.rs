@@ -1169,7 +1169,8 @@ fn fuzz_input(args: &[String]) {
 /// `tcplab-bench threads [SECONDS [WARMUP [K [TRAFFIC [ROUNDS [THREADS...]]]]]]`: the
 /// parallel engine's speed-up (issue 30) on the bench's fat-tree (`fat8`'s links: 10 Gb/s,
 /// 5 us, 100 packets; NewReno; `K` = 8 and `TRAFFIC` = permutation by default, or
-/// all_to_all). Each round runs every thread count once, in turn (1 thread = the
+/// all_to_all), or, where `K` is a bench scenario's name instead of a number (`n10000`,
+/// `b`, ...), on that dumbbell (`TRAFFIC` is then ignored). Each round runs every thread count once, in turn (1 thread = the
 /// sequential engine), timing the simulated span from WARMUP to SECONDS alone (not the
 /// build, not the start-up transient, whose load can sit in one pod: all_to_all's first
 /// 100 ms); prints per thread count the median wall time, the
@@ -1178,7 +1179,7 @@ fn fuzz_input(args: &[String]) {
 fn threads_bench(args: &[String]) {
     let secs: f64 = args.first().and_then(|v| v.parse().ok()).unwrap_or(0.03);
     let warmup: f64 = args.get(1).and_then(|v| v.parse().ok()).unwrap_or(0.01);
-    let k: u32 = args.get(2).and_then(|v| v.parse().ok()).unwrap_or(8);
+    let topology = args.get(2).cloned().unwrap_or_else(|| "8".into());
     let traffic = args.get(3).cloned().unwrap_or_else(|| "permutation".into());
     let rounds: usize = args.get(4).and_then(|v| v.parse().ok()).unwrap_or(3);
     let warm = SimTime(0) + SimDuration::from_secs_f64(warmup);
@@ -1192,9 +1193,24 @@ fn threads_bench(args: &[String]) {
     if !counts.contains(&1) {
         counts.insert(0, 1);
     }
-    let text = fat_tree_toml(&FAT_TREE, secs)
-        .replace("k = 8", &format!("k = {k}"))
-        .replace("\"permutation\"", &format!("\"{traffic}\""));
+    let (text, scenario) = match topology.parse::<u32>() {
+        Ok(k) => (
+            fat_tree_toml(&FAT_TREE, secs)
+                .replace("k = 8", &format!("k = {k}"))
+                .replace("\"permutation\"", &format!("\"{traffic}\"")),
+            format!("fat-tree k={k} {traffic}"),
+        ),
+        Err(_) => {
+            let s = spec(&topology);
+            if s.name == FAT_TREE.name {
+                die("K: give the fat-tree's k as a number (8 for fat8)");
+            }
+            (
+                dumbbell_toml(&s, secs, DEFAULT_ACCESS_LIMIT),
+                format!("dumbbell {} ({} flows)", s.name, s.flows),
+            )
+        }
+    };
     let mut walls: Vec<Vec<f64>> = vec![Vec::new(); counts.len()];
     let mut info: Vec<(u64, u64, bool, u64)> = vec![(0, 0, true, 0); counts.len()];
     let mut phases: Vec<serde_json::Value> = vec![serde_json::Value::Null; counts.len()];
@@ -1292,7 +1308,7 @@ fn threads_bench(args: &[String]) {
         .collect();
     println!(
         "{}",
-        serde_json::json!({"scenario": format!("fat-tree k={k} {traffic}"), "sim_seconds": secs, "warmup_seconds": warmup, "rounds": rounds, "fingerprint": format!("{reference:016x}"), "runs": rows})
+        serde_json::json!({"scenario": scenario, "sim_seconds": secs, "warmup_seconds": warmup, "rounds": rounds, "fingerprint": format!("{reference:016x}"), "runs": rows})
     );
 }
 
