@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import subprocess
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,10 @@ import tcplab
 from tcplab import ScenarioError
 
 from conftest import TCPLAB
+
+# The equality tests use up to 4 threads whatever the machine; the warning for more threads
+# than cores has its own test below.
+pytestmark = pytest.mark.filterwarnings("ignore::tcplab.runner.ThreadsWarning")
 
 FAT_TREE: dict[str, Any] = {
     "duration": "15ms",
@@ -94,3 +100,32 @@ def test_refusals_name_threads(change: dict[str, Any], threads: int, needle: str
     with pytest.raises(ScenarioError) as e:
         tcplab.run(sc, progress=False, threads=threads)
     assert e.value.args[1] == "threads" and needle in str(e.value), str(e.value)
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs CPU affinity (Linux)")
+def test_more_threads_than_cores_warn(tmp_path: Path) -> None:
+    """Two threads on one core: pinned to one CPU, whatever the machine has."""
+    from tcplab.runner import available_cores
+
+    before = os.sched_getaffinity(0)
+    one = {min(before)}
+    os.sched_setaffinity(0, one)
+    try:
+        assert available_cores() == 1
+        with pytest.warns(tcplab.ThreadsWarning, match=r"threads = 2 on 1 available core: "):
+            two = tcplab.run(FAT_TREE, progress=False, threads=2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", tcplab.ThreadsWarning)
+            _same(tcplab.run(FAT_TREE, progress=False), two)
+    finally:
+        os.sched_setaffinity(0, before)
+    # The command line says it in one line on stderr, and still writes the result.
+    path = tmp_path / "ft.toml"
+    path.write_text(tcplab.Scenario.from_dict(FAT_TREE).to_toml())
+    p = subprocess.run(
+        [str(TCPLAB), "run", str(path), "--out", str(tmp_path / "o"), "--threads", "2", "-q"],
+        capture_output=True, text=True, check=True, preexec_fn=lambda: os.sched_setaffinity(0, one),
+    )
+    lines = [line for line in p.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("warning: threads = 2 on 1 available core: "), p.stderr
+    assert (tmp_path / "o" / "summary.json").exists()

@@ -25,7 +25,7 @@ from tcplab.scenario import Scenario
 
 if TYPE_CHECKING:
     from tcplab.results import Result, load
-    from tcplab.runner import run
+    from tcplab.runner import ThreadsWarning, run
     from tcplab.sweep import SweepResult, SweepSpec, load_sweep, sweep
 
 # The names below come from modules that import polars (about 0.3 s): they are imported on
@@ -35,6 +35,7 @@ _LAZY = {
     "Result": "tcplab.results",
     "load": "tcplab.results",
     "run": "tcplab.runner",
+    "ThreadsWarning": "tcplab.runner",
     "SweepResult": "tcplab.sweep",
     "SweepSpec": "tcplab.sweep",
     "load_sweep": "tcplab.sweep",
@@ -84,6 +85,7 @@ __all__ = [
     "ScenarioError",
     "SweepResult",
     "SweepSpec",
+    "ThreadsWarning",
     "__version__",
     "dumbbell",
     "fat_tree",

@@ -21,6 +21,7 @@ imports matplotlib) only with ``--plot`` (tests/test_startup.py).
 from __future__ import annotations
 
 import sys
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn, Optional
 
@@ -138,6 +139,7 @@ def run(
             from tcplab.plots import plot_cwnd, plot_delay, plot_efficiency, plot_queue
         from tcplab.report import print_run
         from tcplab.results import pcap_files
+        from tcplab.runner import ThreadsWarning
         from tcplab.runner import run as run_scenario
 
         sc = _load(scenario, set_ or [])
@@ -154,9 +156,17 @@ def run(
             except OSError as e:
                 print(f"error: {e.filename or out}: cannot write: {e.strerror or e}", file=sys.stderr)
                 raise typer.Exit(1) from None
-        result = run_scenario(
-            sc, seed=seed, progress=not (quiet or json_), pcap_dir=out, audit=audit, max_memory=max_memory, threads=threads
-        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ThreadsWarning)
+            result = run_scenario(
+                sc, seed=seed, progress=not (quiet or json_), pcap_dir=out, audit=audit, max_memory=max_memory,
+                threads=threads,
+            )
+        for w in caught:  # one line each on stderr, not Python's two-line format
+            if issubclass(w.category, ThreadsWarning):
+                print(f"warning: {w.message}", file=sys.stderr)
+            else:
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     except ScenarioError as e:
         _fail(e, scenario)
     except KeyboardInterrupt:

@@ -6,9 +6,11 @@ progress bar can be updated and Ctrl-C (KeyboardInterrupt) stops the run promptl
 
 from __future__ import annotations
 
+import os
 import re
 
 import time
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -98,6 +100,20 @@ def parse_size(value: int | str, field: str) -> int:
     raise scenario_error(field, f"must be a positive size such as 16GB, 8GiB or 512MB, got {value!r}")
 
 
+class ThreadsWarning(UserWarning):
+    """A run asked for more threads than this process has cores: the partitions take turns
+    on the cores and wait for each other at every window's barriers, so the run is slower
+    than with fewer threads (its results are the same)."""
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the OS has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def run(
     scenario: Scenario | Mapping[str, Any] | str | Path,
     seed: int | None = None,
@@ -130,6 +146,7 @@ def run(
             ``threads``, else 1). The network is split into partitions that exchange packets
             at barriers; results are bit-identical to one thread (docs/scaling.md). Flow
             schedules, ``metrics.events = ["cwnd"]`` and ``audit`` run on one thread only.
+            More threads than :func:`available_cores` warn (:class:`ThreadsWarning`).
 
     Raises:
         ScenarioError: the scenario is invalid (the field is ``err.args[1]``).
@@ -154,6 +171,15 @@ def run(
     except ScenarioError as e:
         e.file = sc.source
         raise
+    cores = available_cores()
+    if sim.threads > cores:
+        warnings.warn(
+            f"threads = {sim.threads} on {cores} available core{'s' if cores != 1 else ''}: the partitions take "
+            f"turns on the cores and wait at every barrier, so this run is slower than with threads = {cores} "
+            "(the results are the same)",
+            ThreadsWarning,
+            stacklevel=2,
+        )
     duration = sim.duration
     slice_s = duration / 200
     t0 = time.perf_counter()
