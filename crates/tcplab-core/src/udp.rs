@@ -67,21 +67,11 @@ impl UdpSender {
         self.packets_sent += 1;
         self.bytes_sent += len as u64;
         out(Packet {
-            flow: self.flow,
-            src: self.src,
-            dst: self.dst,
-            kind: PacketKind::Data,
             flags: flags::UDP,
             size: len + self.header,
             len,
             seq,
-            ack: 0,
-            ts: now,
-            rx_time: SimTime::ZERO,
-            tx_start: SimTime::MAX,
-            cc: CcHeader::default(),
-            sack_len2: 0,
-            wnd: 0,
+            ..Packet::data(self.flow, self.src, self.dst, now)
         });
     }
 }

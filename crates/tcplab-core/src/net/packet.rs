@@ -177,25 +177,38 @@ impl Packet {
         self.flags = (self.flags & !(flags::SACK | flags::DSACK)) | f.flags;
     }
 
-    /// A blank packet, for unit tests.
-    #[cfg(test)]
-    pub fn test(flow: FlowId, kind: PacketKind, size: u32) -> Packet {
+    /// A data packet of `flow` from `src` to `dst` sent at `now` (`ts`), empty: no payload,
+    /// flags or congestion header, not yet stamped by a link (`tx_start` = `SimTime::MAX`).
+    /// Senders set what differs with struct update syntax (`Packet { len, seq, ..data }`).
+    #[inline(always)]
+    pub fn data(flow: FlowId, src: NodeId, dst: NodeId, now: SimTime) -> Packet {
         Packet {
             flow,
-            src: NodeId(0),
-            dst: NodeId(1),
-            kind,
+            src,
+            dst,
+            kind: PacketKind::Data,
             flags: 0,
-            size,
-            len: if kind == PacketKind::Data { size } else { 0 },
+            size: 0,
+            len: 0,
             seq: 0,
             ack: 0,
-            ts: SimTime::ZERO,
+            ts: now,
             rx_time: SimTime::ZERO,
             tx_start: SimTime::MAX,
             cc: CcHeader::default(),
             sack_len2: 0,
             wnd: 0,
+        }
+    }
+
+    /// A blank packet, for unit tests.
+    #[cfg(test)]
+    pub fn test(flow: FlowId, kind: PacketKind, size: u32) -> Packet {
+        Packet {
+            kind,
+            size,
+            len: if kind == PacketKind::Data { size } else { 0 },
+            ..Packet::data(flow, NodeId(0), NodeId(1), SimTime::ZERO)
         }
     }
 }

@@ -65,7 +65,7 @@ use crate::cc::{
     AckSample, AnyCc, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle,
 };
 use crate::event::{FlowId, NodeId};
-use crate::net::packet::{flags, CcHeader, Packet, PacketKind};
+use crate::net::packet::{flags, CcHeader, Packet};
 use crate::tcp::rack::RackState;
 use crate::tcp::rate::RateSampler;
 use crate::tcp::rtt::RttEstimator;
@@ -682,21 +682,12 @@ impl TcpSender {
             self.on_send_extras(now, seq, len, retx);
         }
         out(Packet {
-            flow: self.flow,
-            src: self.src,
-            dst: self.dst,
-            kind: PacketKind::Data,
             flags: f,
             size: len + self.header,
             len,
             seq,
-            ack: 0,
-            ts: now,
-            rx_time: SimTime::ZERO,
-            tx_start: SimTime::MAX,
             cc,
-            sack_len2: 0,
-            wnd: 0,
+            ..Packet::data(self.flow, self.src, self.dst, now)
         });
         if self.rto_deadline.is_none() {
             self.arm_timer(now);
@@ -1038,21 +1029,9 @@ impl TcpSender {
             self.ipq_count += 1;
         }
         out(Packet {
-            flow: self.flow,
-            src: self.src,
-            dst: self.dst,
-            kind: PacketKind::Data,
             flags: if retransmitted { flags::RETX } else { 0 },
             size: self.header,
-            len: 0,
-            seq: 0,
-            ack: 0,
-            ts: now,
-            rx_time: SimTime::ZERO,
-            tx_start: SimTime::MAX,
-            cc: CcHeader::default(),
-            sack_len2: 0,
-            wnd: 0,
+            ..Packet::data(self.flow, self.src, self.dst, now)
         });
         self.arm_timer(now);
     }
@@ -1421,6 +1400,7 @@ impl TcpSender {
 mod tests {
     use super::*;
     use crate::cc::testkit::reno;
+    use crate::net::packet::PacketKind;
     use crate::time::SimDuration;
 
     const MSS: u32 = 1000;

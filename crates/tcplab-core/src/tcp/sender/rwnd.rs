@@ -33,7 +33,7 @@
 //! persist timer is needed only when such an update is lost.
 
 use super::TcpSender;
-use crate::net::packet::{CcHeader, Packet, PacketKind};
+use crate::net::packet::Packet;
 use crate::time::SimTime;
 
 impl TcpSender {
@@ -97,21 +97,9 @@ impl TcpSender {
             self.ipq_count += 1;
         }
         out(Packet {
-            flow: self.flow,
-            src: self.src,
-            dst: self.dst,
-            kind: PacketKind::Data,
-            flags: 0,
             size: self.header,
-            len: 0,
             seq: self.snd_una,
-            ack: 0,
-            ts: now,
-            rx_time: SimTime::ZERO,
-            tx_start: SimTime::MAX,
-            cc: CcHeader::default(),
-            sack_len2: 0,
-            wnd: 0,
+            ..Packet::data(self.flow, self.src, self.dst, now)
         });
         self.rtt.back_off();
         self.persist_check(now);
