@@ -6,8 +6,9 @@ use crate::cc::CcInit;
 use crate::event::{FlowId, NodeId};
 use crate::net::{routing, Link, Node, NodeKind};
 use crate::scenario::{
-    AckCountingSpec, EcnEchoSpec, LossDetectionSpec, PacingSpec, PartialAckTimerSpec, PrrSpec,
-    RecoveryExitSpec, RecoverySpec, Scenario, ScenarioError, SsthreshBasisSpec, TransportSpec,
+    AckCountingSpec, EcnEchoSpec, FlowSpec, LossDetectionSpec, PacingSpec, PartialAckTimerSpec,
+    PrrSpec, RecoveryExitSpec, RecoverySpec, Scenario, ScenarioError, SsthreshBasisSpec,
+    TransportSpec,
 };
 use crate::sim::{Flow, Transport};
 use crate::tcp::receiver::TcpReceiver;
@@ -376,41 +377,27 @@ pub(super) fn flows(
                 "needs ecn = true (without ECN no segment is ever marked)",
             ));
         }
-        // TCP/E (seed 002) needs ECN and the one-to-one echo: with RFC 3168's echo, latched
-        // until a CWR that TCP/E never sends, every later ack would carry ECE.
+        // TCP/E (seed 002) and DCTCP (RFC 8257 §3.2) read ECN marks one by one: they need
+        // ECN and the one-to-one echo (RFC 3168's echo is latched until a CWR).
         let tcpe = matches!(fl.cc, crate::cc::CcSpec::Tcpe(_));
-        if tcpe && !udp {
-            if !fl.ecn {
-                return Err(ScenarioError::new(
-                    format!("{f}.ecn"),
-                    "cc 'tcpe' needs ecn = true (TCP/E reacts to ECN marks)",
-                ));
-            }
-            if fl.ecn_echo == Some(EcnEchoSpec::Rfc3168) {
-                return Err(ScenarioError::new(
-                    format!("{f}.ecn_echo"),
-                    "cc 'tcpe' needs \"per_mark\" (one ECE per CE mark, its default): \
-                     \"rfc3168\" latches ECE until a CWR that TCP/E never sends",
-                ));
-            }
-        }
-        // DCTCP (RFC 8257 §3.2) estimates the marked fraction from the echo: it needs ECN
-        // and an accurate (one-to-one) echo.
         let dctcp = matches!(fl.cc, crate::cc::CcSpec::Dctcp(_));
-        if dctcp && !udp {
-            if !fl.ecn {
-                return Err(ScenarioError::new(
-                    format!("{f}.ecn"),
-                    "cc 'dctcp' needs ecn = true (DCTCP reacts to the fraction of marked bytes)",
-                ));
-            }
-            if fl.ecn_echo == Some(EcnEchoSpec::Rfc3168) {
-                return Err(ScenarioError::new(
-                    format!("{f}.ecn_echo"),
-                    "cc 'dctcp' needs \"per_mark\" (one ECE per CE mark, its default): \
-                     \"rfc3168\" latches ECE until CWR, so every byte acked meanwhile \
-                     would count as marked",
-                ));
+        if !udp {
+            match fl.cc {
+                crate::cc::CcSpec::Tcpe(_) => per_mark_ecn(
+                    &f,
+                    fl,
+                    "tcpe",
+                    "TCP/E reacts to ECN marks",
+                    "latches ECE until a CWR that TCP/E never sends",
+                )?,
+                crate::cc::CcSpec::Dctcp(_) => per_mark_ecn(
+                    &f,
+                    fl,
+                    "dctcp",
+                    "DCTCP reacts to the fraction of marked bytes",
+                    "latches ECE until CWR, so every byte acked meanwhile would count as marked",
+                )?,
+                _ => {}
             }
         }
         let mut app = fl.app.build(&AppCx {
@@ -608,4 +595,30 @@ pub(super) fn flows(
     }
 
     Ok((flows, meta))
+}
+
+/// A flow whose `cc` (`name`) reads ECN marks one by one needs `ecn = true` (`why`: what it
+/// does with the marks) and the per-mark echo (`latch`: what RFC 3168's echo would do to it).
+fn per_mark_ecn(
+    f: &str,
+    fl: &FlowSpec,
+    name: &str,
+    why: &str,
+    latch: &str,
+) -> Result<(), ScenarioError> {
+    if !fl.ecn {
+        return Err(ScenarioError::new(
+            format!("{f}.ecn"),
+            format!("cc '{name}' needs ecn = true ({why})"),
+        ));
+    }
+    if fl.ecn_echo == Some(EcnEchoSpec::Rfc3168) {
+        return Err(ScenarioError::new(
+            format!("{f}.ecn_echo"),
+            format!(
+                "cc '{name}' needs \"per_mark\" (one ECE per CE mark, its default): \"rfc3168\" {latch}"
+            ),
+        ));
+    }
+    Ok(())
 }
