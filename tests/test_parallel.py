@@ -129,3 +129,24 @@ def test_more_threads_than_cores_warn(tmp_path: Path) -> None:
     lines = [line for line in p.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("warning: threads = 2 on 1 available core: "), p.stderr
     assert (tmp_path / "o" / "summary.json").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs CPU affinity (Linux)")
+def test_a_sweep_fits_its_jobs_to_the_runs_threads(tmp_path: Path) -> None:
+    """On one core, a sweep with a 2-thread run warns once (its default jobs leave no room)."""
+    spec = {"name": "thr", "base": FAT_TREE, "seeds": 1, "grid": {"threads": [1, 2]}}
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(before)})
+    try:
+        with pytest.warns(tcplab.ThreadsWarning) as caught:
+            res = tcplab.sweep(spec, tmp_path / "two", progress=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", tcplab.ThreadsWarning)
+            one = tcplab.sweep({**spec, "grid": {"threads": [1]}}, tmp_path / "one", progress=False)
+    finally:
+        os.sched_setaffinity(0, before)
+    assert [str(w.message) for w in caught] == [
+        "jobs = 1 with threads = 2 per run: up to 2 threads on 1 available core; the runs' partitions take turns "
+        "on the cores and wait at every barrier, so the sweep is slower than with jobs = 1 (the results are the same)"
+    ]
+    assert res.runs["status"].to_list() == ["ok", "ok"] and one.runs["status"].to_list() == ["ok"]

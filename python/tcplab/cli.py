@@ -20,8 +20,10 @@ imports matplotlib) only with ``--plot`` (tests/test_startup.py).
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn, Optional
 
@@ -104,6 +106,24 @@ def _load(path: Path, overrides: list[str]) -> Scenario:
     return sc
 
 
+@contextlib.contextmanager
+def _threads_warnings() -> Iterator[None]:
+    """Print each :class:`tcplab.ThreadsWarning` raised inside as one ``warning:`` line on
+    stderr (not Python's two-line format); other warnings pass through."""
+    from tcplab.runner import ThreadsWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ThreadsWarning)
+        try:
+            yield
+        finally:
+            for w in caught:
+                if issubclass(w.category, ThreadsWarning):
+                    print(f"warning: {w.message}", file=sys.stderr)
+                else:
+                    warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+
+
 @app.command()
 def run(
     scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.", show_default=False)],
@@ -139,7 +159,6 @@ def run(
             from tcplab.plots import plot_cwnd, plot_delay, plot_efficiency, plot_queue
         from tcplab.report import print_run
         from tcplab.results import pcap_files
-        from tcplab.runner import ThreadsWarning
         from tcplab.runner import run as run_scenario
 
         sc = _load(scenario, set_ or [])
@@ -156,17 +175,11 @@ def run(
             except OSError as e:
                 print(f"error: {e.filename or out}: cannot write: {e.strerror or e}", file=sys.stderr)
                 raise typer.Exit(1) from None
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", ThreadsWarning)
+        with _threads_warnings():
             result = run_scenario(
                 sc, seed=seed, progress=not (quiet or json_), pcap_dir=out, audit=audit, max_memory=max_memory,
                 threads=threads,
             )
-        for w in caught:  # one line each on stderr, not Python's two-line format
-            if issubclass(w.category, ThreadsWarning):
-                print(f"warning: {w.message}", file=sys.stderr)
-            else:
-                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     except ScenarioError as e:
         _fail(e, scenario)
     except KeyboardInterrupt:
@@ -294,7 +307,10 @@ def sweep(
     from tcplab.sweep import sweep as run_sweep
 
     try:
-        res = run_sweep(spec, out, jobs=jobs, dask=dask, retries=retries, retry_failed=retry_failed, progress=not quiet)
+        with _threads_warnings():
+            res = run_sweep(
+                spec, out, jobs=jobs, dask=dask, retries=retries, retry_failed=retry_failed, progress=not quiet
+            )
     except ScenarioError as e:
         _fail(e)
     except KeyboardInterrupt:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
+from warnings import warn
 
 import polars as pl
 from rich.console import Console
@@ -16,6 +16,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from tcplab.fileio import write_parquet
 from tcplab.results import Result
+from tcplab.runner import ThreadsWarning, available_cores
 from tcplab.scenario import Scenario, scenario_error
 
 from .dask_executor import dask_client, run_dask
@@ -67,7 +68,9 @@ def sweep(
             directory, or a :class:`Scenario`/dict) or a :class:`SweepSpec`.
         out: output directory (default ``out/<sweep name>``). Runs found there finished
             are not run again.
-        jobs: worker processes on this machine (default: every core).
+        jobs: worker processes on this machine (default: every core, or the cores over the
+            runs' ``threads`` when a run asks for several; more than that warns with
+            :class:`tcplab.ThreadsWarning`).
         dask: a Dask scheduler address (``"tcp://host:8786"``) or a
             ``distributed.Client``: run there instead of on local processes.
         retries: times a run is retried when its worker process dies (local) or when
@@ -95,11 +98,22 @@ def sweep(
         raise scenario_error("jobs", f"must be a positive integer, got {jobs!r}")
     if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
         raise scenario_error("retries", f"must be a non-negative integer, got {retries!r}")
+    cores = available_cores()
+    # Runs with `threads = T` use T cores each: by default as many jobs as fit the cores.
+    threads = max(
+        [_threads(spec.base.to_dict().get("threads"))]
+        + [_threads(p["threads"]) for p in spec.points if "threads" in p]
+    )
     if jobs is None:
-        try:
-            jobs = len(os.sched_getaffinity(0))
-        except AttributeError:
-            jobs = os.cpu_count() or 1
+        jobs = max(1, cores // threads)
+    if jobs * threads > cores and dask is None:
+        warn(
+            f"jobs = {jobs} with threads = {threads} per run: up to {jobs * threads} threads on {cores} available "
+            f"core{'s' if cores != 1 else ''}; the runs' partitions take turns on the cores and wait at every "
+            f"barrier, so the sweep is slower than with jobs = {max(1, cores // threads)} (the results are the same)",
+            ThreadsWarning,
+            stacklevel=2,
+        )
     out_dir = Path(out) if out is not None else default_out(spec)
     runs = spec.runs()
     store = Store(out_dir)
@@ -210,3 +224,8 @@ def load_sweep(out: str | Path, spec: SweepSpec | Mapping[str, Any] | str | Path
     summary_path = out / SUMMARY_FILE
     summary = pl.read_parquet(summary_path) if summary_path.exists() else summary_frame(sp, runs, out, records)
     return SweepResult(out, sp, runs_frame(sp, runs, records, set(), out), summary, 0.0)
+
+
+def _threads(v: Any) -> int:
+    """A run's `threads` value as a count (1 when unset; the run itself checks the value)."""
+    return v if isinstance(v, int) and not isinstance(v, bool) and v > 1 else 1

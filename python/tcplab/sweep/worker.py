@@ -9,6 +9,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,7 +57,12 @@ def execute(task: Task) -> dict[str, Any]:
     try:
         sc = Scenario.from_dict(task.base).with_overrides(sorted_overrides(task.overrides))
         out["scenario_toml"] = sc.with_overrides({"seed": task.seed}).to_toml()
-        res = (task.run_fn or _default_run)(sc, task.seed)
+        with warnings.catch_warnings():
+            if task.save_to is not None:  # local: the sweep warned once for all its runs
+                from tcplab.runner import ThreadsWarning
+
+                warnings.simplefilter("ignore", ThreadsWarning)
+            res = (task.run_fn or _default_run)(sc, task.seed)
         out.update(status="ok", result=res)
     except ScenarioError as e:
         out["error"] = str(e)
