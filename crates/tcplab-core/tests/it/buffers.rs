@@ -2,6 +2,7 @@
 //! playback buffer whose free space is the receive window (`playback_rwnd_cap`).
 
 use crate::common::{f, named, run, two_host, u};
+use tcplab_core::scenario::Built;
 use tcplab_core::sim::Transport;
 
 /// `a → b` at `rate` with `delay` each way (acks at 10 Mb/s), a 1000-segment drop-tail
@@ -20,37 +21,36 @@ fn path(rate: &str, delay: &str, flows: &str, duration: &str, extra: &str) -> St
     )
 }
 
+/// Flow `name` from `a` to `b` with 1000-B segments and the settings `keys` (lines).
+fn flow(name: &str, keys: &str) -> String {
+    format!("\n[flows.{name}]\nfrom = \"a\"\nto = \"b\"\nmss = 1000\n{keys}\n")
+}
+
+/// Flow `name`'s row of the run's summary.
+fn flow_summary(b: &Built, name: &str) -> serde_json::Value {
+    named(&tcplab_core::report::summary(b, 0.0), "flows", name).clone()
+}
+
 #[test]
 fn a_send_buffer_caps_a_bulk_flow_at_buffer_per_round_trip() {
     // 10 Mb/s, 50 ms each way: the base RTT is 100 ms + 1040·8/10e6 s (data) + 40·8/10e6 s
     // (ack) = 100.864 ms. A 5000-B buffer keeps 5 segments in flight: 5000 B per RTT =
     // 396.6 kb/s of goodput (a 10-segment window, by max_window, would double it).
-    let flows = r#"
-[flows.f]
-from = "a"
-to = "b"
-cc = "reno"
-mss = 1000
-send_buffer_bytes = 5000
-"#;
     let text = path(
         "10Mbps",
         "50ms",
-        flows,
+        &flow("f", "cc = \"reno\"\nsend_buffer_bytes = 5000"),
         "12s",
         "[metrics]\nsteady_start = \"2s\"",
     );
-    let b = run(&text);
-    let s = tcplab_core::report::summary(&b, 0.0);
-    let fl = named(&s, "flows", "f");
+    let fl = flow_summary(&run(&text), "f");
     let want = 5000.0 * 8.0 / 0.100_864;
     let got = f(&fl["goodput_bps"]);
     assert!((got / want - 1.0).abs() < 0.002, "{got} vs {want}");
     assert_eq!(fl["send_buffer_waiting_bytes"], serde_json::Value::Null);
     // The same with max_window = 5000 instead: the two caps are the same thing for bulk.
     let text2 = text.replace("send_buffer_bytes = 5000", "max_window = 5000");
-    let s2 = tcplab_core::report::summary(&run(&text2), 0.0);
-    let g2 = f(&named(&s2, "flows", "f")["goodput_bps"]);
+    let g2 = f(&flow_summary(&run(&text2), "f")["goodput_bps"]);
     assert_eq!(got, g2);
 }
 
@@ -59,18 +59,12 @@ fn a_blocked_cbr_writer_falls_behind_and_keeps_its_bytes() {
     // 1 Mb/s of 1000-B writes (one every 8 ms) into a 400 kb/s link with a 4000-B send
     // buffer: by 10 s the source wrote 1250 · 1000 B; the buffer holds exactly
     // min(written, acked + 4000) and the rest waits with the application.
-    let flows = r#"
-[flows.c]
-from = "a"
-to = "b"
-mss = 1000
-send_buffer_bytes = 4000
-app = { type = "cbr", rate = "1Mbps", packet_size = 1000 }
-"#;
+    let keys = r#"send_buffer_bytes = 4000
+app = { type = "cbr", rate = "1Mbps", packet_size = 1000 }"#;
     let text = path(
         "400kbps",
         "10ms",
-        flows,
+        &flow("c", keys),
         "10s",
         "[metrics]\ntrace = \"5ms\"",
     );
@@ -78,8 +72,7 @@ app = { type = "cbr", rate = "1Mbps", packet_size = 1000 }
     let (sender, receiver) = b.sim.flows[0].tcp().unwrap();
     assert_eq!(sender.written(), 1_250_000);
     assert_eq!(sender.app_limit(), sender.snd_una() + 4000);
-    let s = tcplab_core::report::summary(&b, 0.0);
-    let fl = named(&s, "flows", "c");
+    let fl = flow_summary(&b, "c");
     assert_eq!(
         u(&fl["send_buffer_waiting_bytes"]),
         1_250_000 - sender.snd_una() - 4000
@@ -113,17 +106,9 @@ fn a_slow_reader_limits_a_bulk_flow_to_its_read_rate() {
     // (50 segments, 42 ms at 10 Mb/s). Reads at 1 s … 10 s (the last at the run's end, too
     // late to let more in): in-order bytes = 100,000 + 9 · 50,000, and every whole interval
     // from 1 s on carries 400 kb/s.
-    let flows = r#"
-[flows.p]
-from = "a"
-to = "b"
-mss = 1000
-playback_rwnd_cap = { buffer = 100000, read = 50000, interval = "1s" }
-"#;
-    let text = path("10Mbps", "5ms", flows, "10s", "");
-    let b = run(&text);
-    let s = tcplab_core::report::summary(&b, 0.0);
-    let fl = named(&s, "flows", "p");
+    let playback = r#"playback_rwnd_cap = { buffer = 100000, read = 50000, interval = "1s" }"#;
+    let b = run(&path("10Mbps", "5ms", &flow("p", playback), "10s", ""));
+    let fl = flow_summary(&b, "p");
     assert_eq!(u(&fl["bytes_delivered"]), 550_000);
     assert_eq!(u(&fl["playback_reads"]), 10);
     assert_eq!(u(&fl["playback_read_bytes"]), 500_000);
@@ -156,18 +141,11 @@ playback_rwnd_cap = { buffer = 100000, read = 50000, interval = "1s" }
 fn cbr_with_both_buffers_delivers_its_rate_when_nothing_limits_it() {
     // 1 Mb/s writer, 125,000-B playback buffer read every second, 125,000-B send buffer,
     // over 10 Mb/s: 125,000 B per second reach the receiver and are all read.
-    let flows = r#"
-[flows.c]
-from = "a"
-to = "b"
-mss = 1000
-send_buffer_bytes = 125000
+    let keys = r#"send_buffer_bytes = 125000
 playback_rwnd_cap = { buffer = 125000, read = 125000 }
-app = { type = "cbr", rate = "1Mbps", packet_size = 1000 }
-"#;
-    let b = run(&path("10Mbps", "5ms", flows, "10s", ""));
-    let s = tcplab_core::report::summary(&b, 0.0);
-    let fl = named(&s, "flows", "c");
+app = { type = "cbr", rate = "1Mbps", packet_size = 1000 }"#;
+    let b = run(&path("10Mbps", "5ms", &flow("c", keys), "10s", ""));
+    let fl = flow_summary(&b, "c");
     assert_eq!(u(&fl["send_buffer_waiting_bytes"]), 0);
     assert_eq!(u(&fl["window_probes"]), 0);
     // Writes at 0, 8 ms, …, each delivered 5.832 ms later: the 125 writes of [k, k+1) s
