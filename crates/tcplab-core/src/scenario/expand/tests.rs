@@ -27,6 +27,23 @@ a = "host"
 b = "host"
 "#;
 
+/// [`TWO_HOSTS`] joined by a 10 Mb/s duplex link `ab`, then `rest`.
+fn duplex_hosts(rest: &str) -> String {
+    format!(
+        "{TWO_HOSTS}[links.ab]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\nduplex = true\n{rest}"
+    )
+}
+
+/// [`duplex_hosts`] with flows under the ns2 profile by default, then `rest`.
+fn ns2_hosts(rest: &str) -> String {
+    duplex_hosts(&format!("\n[defaults.flows]\nprofile = \"ns2\"\n{rest}"))
+}
+
+/// [`duplex_hosts`] with one flow `x` from `a` to `b` whose settings are `keys`.
+fn flow_x(keys: &str) -> String {
+    duplex_hosts(&format!("[flows.x]\nfrom = \"a\"\nto = \"b\"\n{keys}"))
+}
+
 #[test]
 fn duplex_entry_gives_both_directions() {
     let v = expand(&format!(
@@ -852,9 +869,8 @@ fn fat_tree_errors_name_the_field() {
 
 #[test]
 fn profiles_fill_flow_keys_under_explicit_ones() {
-    let links = "[links.ab]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\nduplex = true\n";
-    let v = expand(&format!(
-        r#"{TWO_HOSTS}{links}
+    let v = expand(&duplex_hosts(
+        r#"
 [defaults.flows]
 profile = "ns3"
 [flows.l]
@@ -869,7 +885,7 @@ to = "a"
 from = "a"
 to = "b"
 profile = "rfc"
-"#
+"#,
     ));
     let l = &v["flows"]["l"];
     assert_eq!(l.get("profile"), None, "expanded away");
@@ -885,10 +901,10 @@ profile = "rfc"
     assert_eq!(v["flows"]["r"]["sack"], false);
     // Every profile builds: its keys are valid flow keys with consistent values.
     crate::load_toml(
-        &format!(
-            "{TWO_HOSTS}{links}[flows.l]\nfrom = \"a\"\nto = \"b\"\nprofile = \"linux\"\n\
+        &duplex_hosts(
+            "[flows.l]\nfrom = \"a\"\nto = \"b\"\nprofile = \"linux\"\n\
              [flows.n]\nfrom = \"a\"\nto = \"b\"\nprofile = \"ns3\"\n\
-             [flows.r]\nfrom = \"a\"\nto = \"b\"\nprofile = \"rfc\"\n"
+             [flows.r]\nfrom = \"a\"\nto = \"b\"\nprofile = \"rfc\"\n",
         ),
         None,
     )
@@ -897,15 +913,11 @@ profile = "rfc"
 
 #[test]
 fn the_ns2_profile_gives_vegas_its_own_loss_detection() {
-    let links = "[links.ab]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\nduplex = true\n";
-    let text = format!(
-        r#"{TWO_HOSTS}{links}
-[defaults.flows]
-profile = "ns2"
-[flows.v]
+    let text = ns2_hosts(
+        r#"[flows.v]
 from = "a"
 to = "b"
-cc = {{ algorithm = "vegas", beta = 4 }}
+cc = { algorithm = "vegas", beta = 4 }
 [flows.w]
 from = "a"
 to = "b"
@@ -915,7 +927,7 @@ loss_detection = "dupack"
 from = "b"
 to = "a"
 cc = "newreno"
-"#
+"#,
     );
     let v = expand(&text);
     let f = &v["flows"]["v"];
@@ -950,25 +962,21 @@ cc = "newreno"
 
 #[test]
 fn the_ns2_profile_gives_westwood_plus_ns2_window_rules() {
-    let links = "[links.ab]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\nduplex = true\n";
-    let text = format!(
-        r#"{TWO_HOSTS}{links}
-[defaults.flows]
-profile = "ns2"
-sack = true
+    let text = ns2_hosts(
+        r#"sack = true
 [flows.p]
 from = "a"
 to = "b"
-cc = {{ algorithm = "westwood", estimator = "plus" }}
+cc = { algorithm = "westwood", estimator = "plus" }
 [flows.k]
 from = "a"
 to = "b"
-cc = {{ algorithm = "westwood", estimator = "plus", plus_rules = "linux" }}
+cc = { algorithm = "westwood", estimator = "plus", plus_rules = "linux" }
 [flows.b]
 from = "b"
 to = "a"
 cc = "westwood"
-"#
+"#,
     );
     let v = expand(&text);
     assert_eq!(v["flows"]["p"]["cc"]["plus_rules"], "ns2");
@@ -982,8 +990,8 @@ cc = "westwood"
     );
     crate::load_toml(&text, None).unwrap();
     // Without the profile, the key on another estimator is refused.
-    let e = err(&format!(
-        "{TWO_HOSTS}{links}[flows.x]\nfrom = \"a\"\nto = \"b\"\ncc = {{ algorithm = \"westwood\", plus_rules = \"ns2\" }}\n"
+    let e = err(&flow_x(
+        "cc = { algorithm = \"westwood\", plus_rules = \"ns2\" }\n",
     ));
     assert!(e.to_string().contains("plus_rules"), "{e}");
 }
@@ -993,12 +1001,8 @@ fn the_ns2_profile_holds_the_window_on_ece_acks_for_opencwnd_algorithms_only() {
     // ns-2's `old_ecn_ 0` (tcp.cc `recv_newack_helper`): reno, newreno (the default),
     // gaimd and highspeed get `ece_increase = false`; Vegas and the Linux-agent algorithms
     // do not (they would refuse it); a flow's own value wins.
-    let links = "[links.ab]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\nduplex = true\n";
-    let text = format!(
-        r#"{TWO_HOSTS}{links}
-[defaults.flows]
-profile = "ns2"
-ecn = true
+    let text = ns2_hosts(
+        r#"ecn = true
 ecn_retransmits = true
 [flows.d]
 from = "a"
@@ -1010,7 +1014,7 @@ cc = "reno"
 [flows.g]
 from = "a"
 to = "b"
-cc = {{ algorithm = "gaimd", alpha = 0.31, beta = 0.875 }}
+cc = { algorithm = "gaimd", alpha = 0.31, beta = 0.875 }
 [flows.h]
 from = "a"
 to = "b"
@@ -1029,7 +1033,7 @@ from = "b"
 to = "a"
 cc = "newreno"
 ece_increase = true
-"#
+"#,
     );
     let v = expand(&text);
     for f in ["d", "r", "g", "h"] {
@@ -1044,9 +1048,7 @@ ece_increase = true
     );
     crate::load_toml(&text, None).unwrap();
     // Set by hand on another algorithm: refused, naming the key.
-    let e = err(&format!(
-        "{TWO_HOSTS}{links}[flows.x]\nfrom = \"a\"\nto = \"b\"\ncc = \"cubic\"\nece_increase = false\n"
-    ));
+    let e = err(&flow_x("cc = \"cubic\"\nece_increase = false\n"));
     assert_eq!(e.field, "flows.x.ece_increase", "{e}");
     assert!(
         e.to_string().contains("reno, newreno, gaimd and highspeed"),
@@ -1059,15 +1061,11 @@ fn the_ns2_profile_gives_gaimd_and_highspeed_ns2s_slowdown_rules() {
     // ns-2's `TcpAgent::slowdown()`: gaimd gets the halving rules and the window
     // arithmetic, highspeed the halving rules, other algorithms neither; a flow's own value
     // wins.
-    let links = "[links.ab]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\nduplex = true\n";
-    let text = format!(
-        r#"{TWO_HOSTS}{links}
-[defaults.flows]
-profile = "ns2"
-[flows.g]
+    let text = ns2_hosts(
+        r#"[flows.g]
 from = "a"
 to = "b"
-cc = {{ algorithm = "gaimd", alpha = 0.31, beta = 0.875 }}
+cc = { algorithm = "gaimd", alpha = 0.31, beta = 0.875 }
 [flows.s]
 from = "a"
 to = "b"
@@ -1083,8 +1081,8 @@ cc = "newreno"
 [flows.o]
 from = "b"
 to = "a"
-cc = {{ algorithm = "gaimd", ns2_window = false }}
-"#
+cc = { algorithm = "gaimd", ns2_window = false }
+"#,
     );
     let v = expand(&text);
     for f in ["g", "s"] {
@@ -1106,30 +1104,26 @@ cc = {{ algorithm = "gaimd", ns2_window = false }}
 
 #[test]
 fn the_ns2_profile_gives_onoff_sources_ns2_bursts() {
-    let links = "[links.ab]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\nduplex = true\n";
-    let text = format!(
-        r#"{TWO_HOSTS}{links}
-[defaults.flows]
-profile = "ns2"
-[flows.v]
+    let text = ns2_hosts(
+        r#"[flows.v]
 from = "a"
 to = "b"
 transport = "udp"
-app = {{ type = "onoff", rate = "1Mbps", on = "0.5s", off = "1s" }}
+app = { type = "onoff", rate = "1Mbps", on = "0.5s", off = "1s" }
 [flows.w]
 from = "b"
 to = "a"
 transport = "udp"
-app = {{ type = "onoff", rate = "1Mbps", on = "0.5s", off = "1s", semantics = "ns3" }}
+app = { type = "onoff", rate = "1Mbps", on = "0.5s", off = "1s", semantics = "ns3" }
 [flows.c]
 from = "a"
 to = "b"
 transport = "udp"
-app = {{ type = "cbr", rate = "1Mbps" }}
+app = { type = "cbr", rate = "1Mbps" }
 [flows.t]
 from = "a"
 to = "b"
-"#
+"#,
     );
     let v = expand(&text);
     assert_eq!(v["flows"]["v"]["app"]["semantics"], "ns2");
@@ -1148,39 +1142,23 @@ to = "b"
 
 #[test]
 fn unknown_profiles_name_the_field() {
-    let links = "[links.ab]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\nduplex = true\n";
-    let e = err(&format!(
-        "{TWO_HOSTS}{links}[flows.x]\nfrom = \"a\"\nto = \"b\"\nprofile = \"bsd\"\n"
-    ));
+    let e = err(&flow_x("profile = \"bsd\"\n"));
     assert_eq!(e.field, "flows.x.profile", "{e}");
     assert!(e.reason.contains("linux, ns3, rfc"), "{e}");
-    let e = err(&format!(
-        "{TWO_HOSTS}{links}[defaults.flows]\nprofile = 3\n[flows.x]\nfrom = \"a\"\nto = \"b\"\n"
+    let e = err(&duplex_hosts(
+        "[defaults.flows]\nprofile = 3\n[flows.x]\nfrom = \"a\"\nto = \"b\"\n",
     ));
     assert_eq!(e.field, "defaults.flows.profile", "{e}");
     // A profile key that conflicts with the flow's own is reported where it came from.
-    let e = err(&format!(
-        "{TWO_HOSTS}{links}[flows.x]\nfrom = \"a\"\nto = \"b\"\nprofile = \"linux\"\n\
-         delayed_ack = \"0s\"\n"
-    ));
+    let e = err(&flow_x("profile = \"linux\"\ndelayed_ack = \"0s\"\n"));
     assert_eq!(e.field, "flows.x.delayed_ack", "{e}");
-    let e = err(&format!(
-        "{TWO_HOSTS}{links}[flows.x]\nfrom = \"a\"\nto = \"b\"\nprofile = \"linux\"\n\
-         recovery = \"newreno\"\n"
-    ));
+    let e = err(&flow_x("profile = \"linux\"\nrecovery = \"newreno\"\n"));
     assert_eq!(e.field, "flows.x.profile", "{e}");
     assert!(e.reason.contains("flows.x.prr"), "{e}");
     // `sack = false` over "linux": the SACK-only keys are left out, the rest applies.
-    let v = expand(&format!(
-        "{TWO_HOSTS}{links}[flows.x]\nfrom = \"a\"\nto = \"b\"\nprofile = \"linux\"\nsack = false\n"
-    ));
+    let text = flow_x("profile = \"linux\"\nsack = false\n");
+    let v = expand(&text);
     assert_eq!(v["flows"]["x"].get("loss_detection"), None);
     assert_eq!(v["flows"]["x"]["frto"], true);
-    crate::load_toml(
-        &format!(
-            "{TWO_HOSTS}{links}[flows.x]\nfrom = \"a\"\nto = \"b\"\nprofile = \"linux\"\nsack = false\n"
-        ),
-        None,
-    )
-    .unwrap();
+    crate::load_toml(&text, None).unwrap();
 }
