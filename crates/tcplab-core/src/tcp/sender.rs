@@ -2548,15 +2548,20 @@ mod tests {
         v.iter().map(|p| p.seq).collect()
     }
 
-    #[test]
-    fn a_send_buffer_holds_back_what_does_not_fit() {
-        // A 3000-B send buffer under a 10-segment window: five 1000-B writes, three fit.
+    /// A NewReno sender with a 10-segment window and a 3000-B (three-segment) send buffer.
+    fn buffered_sender() -> TcpSender {
         let cfg = TcpConfig {
             send_buffer: 3 * MSS as u64,
             ..test_cfg(10)
         };
         let cc = reno(MSS, 10 * MSS as u64, u64::MAX, true);
-        let mut s = TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc);
+        TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc)
+    }
+
+    #[test]
+    fn a_send_buffer_holds_back_what_does_not_fit() {
+        // A 3000-B send buffer under a 10-segment window: five 1000-B writes, three fit.
+        let mut s = buffered_sender();
         let t0 = SimTime::ZERO;
         let mut sent = Vec::new();
         for _ in 0..5 {
@@ -2594,12 +2599,7 @@ mod tests {
     fn a_send_buffer_caps_a_greedy_sources_flight() {
         // Bulk: the buffer is always full, so at most 3000 B are unacknowledged whatever
         // the window; without the key (unlimited) the whole 10-segment window leaves.
-        let cfg = TcpConfig {
-            send_buffer: 3 * MSS as u64,
-            ..test_cfg(10)
-        };
-        let cc = reno(MSS, 10 * MSS as u64, u64::MAX, true);
-        let mut s = TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc);
+        let mut s = buffered_sender();
         let out = collect(&mut s, |s, o| {
             s.set_app_limit(SimTime::ZERO, u64::MAX, &mut |p| o(p))
         });
