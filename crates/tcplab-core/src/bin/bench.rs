@@ -1170,10 +1170,10 @@ fn fuzz_input(args: &[String]) {
 /// parallel engine's speed-up (issue 30) on the bench's fat-tree (`fat8`'s links: 10 Gb/s,
 /// 5 us, 100 packets; NewReno; `K` = 8 and `TRAFFIC` = permutation by default, or
 /// all_to_all), or, where `K` is a bench scenario's name instead of a number (`n10000`,
-/// `b`, ...), on that dumbbell (`TRAFFIC` is then ignored). Each round runs every thread count once, in turn (1 thread = the
-/// sequential engine), timing the simulated span from WARMUP to SECONDS alone (not the
-/// build, not the start-up transient, whose load can sit in one pod: all_to_all's first
-/// 100 ms); prints per thread count the median wall time, the
+/// `b`, ...), on that dumbbell (`TRAFFIC` is then ignored). Each round runs every thread
+/// count once, in turn (1 thread = the sequential engine), timing the simulated span from
+/// WARMUP to SECONDS alone (not the build, not the start-up transient, whose load can sit
+/// in one pod: all_to_all's first 100 ms); prints per thread count the median wall time, the
 /// speed-up against 1 thread's median, events per window and whether the merged result's
 /// fingerprint equals the sequential one (it must).
 fn threads_bench(args: &[String]) {
