@@ -242,3 +242,47 @@ fn write_errors_become_warnings() {
         .contains("No space"));
     assert!(s["pcap"]["files"][1]["error"].is_null());
 }
+
+#[test]
+fn a_playback_flows_acks_carry_its_window_and_its_zero_window() {
+    // A 100 000-B playback buffer read 50 000 B a second fills, so its acks advertise a
+    // shrinking window down to zero (scale 1: the buffer needs 17 bits); the capture of the
+    // ack direction shows each ack's own window, min(wnd · 2, 65535), not a fixed one.
+    let flow = r#"
+[flows.p]
+from = "a"
+to = "b"
+mss = 1000
+playback_rwnd_cap = { buffer = 100000, read = 50000, interval = "1s" }
+"#;
+    let s = two_host(
+        "10Mbps",
+        "10Mbps",
+        "5ms",
+        "5ms",
+        r#"{ type = "droptail", limit = 1000 }"#,
+        0.0,
+        flow,
+        "3s",
+        "",
+    )
+    .replacen("[links.ba]\n", "[links.ba]\npcap = \"ba.pcap\"\n", 1);
+    let d = scratch("playback");
+    let mut b = build(&s);
+    b.open_pcaps(Some(&d), true).unwrap();
+    b.sim.run();
+    let recs = read_pcap(&d.join("ba.pcap"));
+    let log = b.sim.links[1].capture.as_ref().unwrap().log().unwrap();
+    assert_eq!(recs.len(), log.len());
+    let mut windows = Vec::new();
+    for (r, (_, p)) in recs.iter().zip(log) {
+        assert_eq!(p.kind, PacketKind::Ack);
+        let w = u16::from_be_bytes([r.bytes[34], r.bytes[35]]);
+        assert_eq!(w as u64, ((p.wnd as u64) << 1).min(65535));
+        windows.push(w);
+    }
+    assert!(windows.contains(&0), "the full buffer's zero window");
+    assert!(windows.contains(&65535), "an open window above 64 KiB");
+    assert!(windows.iter().any(|&w| w > 0 && w < 65535));
+    let _ = std::fs::remove_dir_all(&d);
+}
