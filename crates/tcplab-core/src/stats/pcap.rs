@@ -29,9 +29,7 @@
 //!   receiver → sender with seq = [`RECEIVER_ISN`] and ack = ([`SENDER_ISN`] + simulated
 //!   ack) mod 2^32; flags ACK always, plus ECE / CWR from the packet's flags; window =
 //!   65535 from the sender, min(receiver window, 65535) from the receiver (no window scale:
-//!   no SYN is synthesized), where a flow with a playback buffer (`playback_rwnd_cap`) writes
-//!   the window its ack advertises, `min(Packet::wnd · 2^scale, 65535)` (so a full buffer's
-//!   zero window shows); options (headers of 52 bytes and more; NOPs pad the rest) NOP,
+//!   no SYN is synthesized); options (headers of 52 bytes and more; NOPs pad the rest) NOP,
 //!   NOP, timestamps (kind 8): data TSval = the time the
 //!   sender sent the segment (`Packet::ts`), TSecr = 0; ack TSval = the time the
 //!   acknowledged segment reached the receiver (`Packet::rx_time`, on the receiver's clock:
@@ -290,18 +288,12 @@ pub struct PcapWriter<W: Write = BufWriter<File>> {
     buf: [u8; RECORD_LEN],
     /// Receiver window per flow id (what acks advertise).
     rwnd: Vec<u16>,
-    /// Per flow id, the window scale of a flow whose acks carry their own window
-    /// (`Packet::wnd`: a playback buffer), else [`NO_SCALE`].
-    scale: Vec<u8>,
     records: u64,
     error: Option<String>,
     /// When enabled, every recorded packet with its time, as the simulation had it (a test
     /// and debugging aid: grows with the packet count).
     log: Option<Vec<(SimTime, Packet)>>,
 }
-
-/// `PcapWriter::scale` of a flow with a fixed window.
-const NO_SCALE: u8 = u8::MAX;
 
 impl PcapWriter<BufWriter<File>> {
     /// Create (or truncate) `path` and write the file header. `rwnd[f]` is the receiver
@@ -352,7 +344,6 @@ impl<W: Write> PcapWriter<W> {
                 .iter()
                 .map(|&r| r.min(u16::MAX as u64) as u16)
                 .collect(),
-            scale: Vec::new(),
             records: 0,
             error: None,
             log: None,
@@ -384,11 +375,7 @@ impl<W: Write> PcapWriter<W> {
         if self.error.is_some() {
             return;
         }
-        let f = p.flow.index();
-        let rwnd = match self.scale.get(f) {
-            Some(&s) if s != NO_SCALE && !p.is_data() => ((p.wnd as u64) << s).min(0xffff) as u16,
-            _ => self.rwnd.get(f).copied().unwrap_or(u16::MAX),
-        };
+        let rwnd = self.rwnd.get(p.flow.index()).copied().unwrap_or(u16::MAX);
         let n = encode(&mut self.buf, now, p, rwnd, self.records as u16);
         if let Err(e) = self.out.write_all(&self.buf[..n]) {
             self.error = Some(e.to_string());
@@ -436,12 +423,6 @@ impl<W: Write> PcapWriter<W> {
     /// The packets recorded, when [`PcapWriter::enable_log`] was called.
     pub fn log(&self) -> Option<&[(SimTime, Packet)]> {
         self.log.as_deref()
-    }
-
-    /// Flows whose acks carry the window they advertise (`Packet::wnd`, a playback buffer):
-    /// `scales[f]` is flow `f`'s window scale, None for a flow with a fixed window.
-    pub fn set_window_scales(&mut self, scales: &[Option<u8>]) {
-        self.scale = scales.iter().map(|s| s.unwrap_or(NO_SCALE)).collect();
     }
 
     /// The underlying writer (tests).
@@ -747,37 +728,6 @@ mod tests {
         // Receiver window capped at 65535 without window scaling.
         let ack1 = &bytes[FILE_HEADER_LEN + 68..][..68];
         assert_eq!(be16(&ack1[50..52]), 65535);
-    }
-
-    #[test]
-    fn a_playback_flows_acks_show_the_window_they_advertise() {
-        // Flow 0 has a playback buffer with scale 1, flow 1 a fixed 20 000-B window.
-        let mut w = PcapWriter::new(Vec::new(), PathBuf::from("x.pcap"), &[1 << 20, 20_000]);
-        w.set_window_scales(&[Some(1), None]);
-        let mut t = SimTime(1_000_000);
-        let mut windows = Vec::new();
-        for (flow, wnd, is_data) in [
-            (0, 100, false),
-            (0, 0, false),
-            (0, 0xffff, false),
-            (0, 0, true),
-            (1, 0, false),
-        ] {
-            let mut p = if is_data {
-                data(flow, 0, 1000)
-            } else {
-                ack(flow, 1000)
-            };
-            p.wnd = wnd;
-            let at = w.get_ref().len();
-            w.record(t, &p);
-            let rec = &w.get_ref()[at..];
-            windows.push(be16(&rec[50..52]));
-            t += SimDuration::from_us(10);
-        }
-        // 100 units of 2 B; a zero window; 0xffff·2 capped; data: the sender's 65535;
-        // the fixed-window flow: its window, whatever the packet says.
-        assert_eq!(windows, [200, 0, 65535, 65535, 20_000]);
     }
 
     /// A writer that fails after `ok` bytes.

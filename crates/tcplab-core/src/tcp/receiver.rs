@@ -231,12 +231,6 @@ impl TcpReceiver {
             .map_or(0, |p| self.rcv_nxt - p.consumed)
     }
 
-    /// The RFC 7323 window scale of the window field acks carry (`Packet::wnd`), for a
-    /// flow with a playback buffer; None for every other flow (their acks carry 0xffff).
-    pub fn window_scale(&self) -> Option<u8> {
-        self.playback.is_some().then_some(self.wscale)
-    }
-
     /// The window the next ack advertises, in bytes (`u64::MAX` without a playback buffer).
     pub fn advertised_window(&self) -> u64 {
         if self.rwnd_right == u64::MAX {

@@ -26,15 +26,6 @@ impl Built {
     /// Building a scenario never touches files; the front ends call this before running.
     pub fn open_pcaps(&mut self, dir: Option<&Path>, log: bool) -> Result<(), ScenarioError> {
         let rwnd: Vec<u64> = self.flow_meta.iter().map(|m| m.tcp.max_window).collect();
-        let scales: Vec<Option<u8>> = self
-            .sim
-            .flows
-            .iter()
-            .map(|f| match &f.transport {
-                crate::sim::Transport::Tcp { receiver, .. } => receiver.window_scale(),
-                _ => None,
-            })
-            .collect();
         let specs: Vec<(usize, String, String)> = self
             .pcap_specs()
             .into_iter()
@@ -90,7 +81,6 @@ impl Built {
                     ));
                 }
             };
-            w.set_window_scales(&scales);
             if log {
                 w.enable_log();
             }
