@@ -32,7 +32,7 @@
 //!   `opencwnd`): `W += S` if `W < ssthresh`, else `W += α·S²/W`
 
 use super::{
-    recovery_exit_cwnd, AckSample, Congestion, CongestionControl, ConnView, RecoveryStyle,
+    recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle,
 };
 use crate::config::ScenarioError;
 use crate::time::SimTime;
@@ -194,16 +194,31 @@ impl CongestionControl for Gaimd {
         out[0] = self.cwnd / self.mss;
     }
     fn on_ack(&mut self, _now: SimTime, ack: &AckSample, c: &ConnView) {
-        // W += α·S²/W per ack (or α·S·acked/W counting segments): reno.rs.
-        super::reno::float_aimd_on_ack(
-            &mut self.cwnd,
-            self.ssthresh,
-            self.mss,
-            self.alpha,
-            self.counting,
-            ack,
-            c,
-        );
+        // No growth on an ECN-Echo ack with `ece_increase = false` (ns-2's `old_ecn_ 0`:
+        // `TcpAgent::recv_newack_helper` skips `opencwnd()`).
+        if ack.newly_acked == 0
+            || c.state == CaState::Recovery
+            || self.cwnd >= c.max_window as f64
+            || ack.ece_hold
+        {
+            return;
+        }
+        match self.counting {
+            super::AckCounting::Acks => {
+                if self.cwnd < self.ssthresh {
+                    self.cwnd += self.mss;
+                } else {
+                    self.cwnd += self.alpha * self.mss * self.mss / self.cwnd;
+                }
+            }
+            super::AckCounting::Segments => {
+                let mut acked = ack.newly_acked as f64;
+                if self.cwnd < self.ssthresh {
+                    acked = super::reno::slow_start_bytes(&mut self.cwnd, self.ssthresh, acked);
+                }
+                self.cwnd += self.alpha * self.mss * acked / self.cwnd;
+            }
+        }
     }
     fn on_congestion(&mut self, _now: SimTime, why: Congestion, _c: &ConnView) {
         // The window, not the flight size, is what P3's β multiplies.
@@ -250,7 +265,6 @@ impl CongestionControl for Gaimd {
 mod tests {
     use super::*;
     use crate::cc::testkit::{ack, view};
-    use crate::cc::CaState;
 
     #[test]
     fn increase_is_alpha_segments_per_round() {

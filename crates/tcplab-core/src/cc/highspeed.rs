@@ -51,7 +51,7 @@
 //! a(w) and b(w) are evaluated at the integer window ⌊w⌋ and cached: they are recomputed
 //! only when ⌊w⌋ changes (O(1) per ack; the table is searched by bisection, 72 rows).
 
-use super::{recovery_exit_cwnd, AckSample, Congestion, CongestionControl, ConnView};
+use super::{recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView};
 use crate::config::ScenarioError;
 use crate::time::SimTime;
 
@@ -524,19 +524,33 @@ impl CongestionControl for Highspeed {
     }
     #[inline]
     fn on_ack(&mut self, _now: SimTime, ack: &AckSample, c: &ConnView) {
-        // w += a(w)/w segments per ack, i.e. W += a·S²/W bytes (or a·S·acked/W counting
-        // segments): reno.rs; then a(w) and b(w) for the new window.
-        if super::reno::float_aimd_on_ack(
-            &mut self.cwnd,
-            self.ssthresh,
-            self.mss,
-            self.a,
-            self.counting,
-            ack,
-            c,
-        ) {
-            self.refresh();
+        // No growth on an ECN-Echo ack with `ece_increase = false` (ns-2's `old_ecn_ 0`:
+        // `TcpAgent::recv_newack_helper` skips `opencwnd()`).
+        if ack.newly_acked == 0
+            || c.state == CaState::Recovery
+            || self.cwnd >= c.max_window as f64
+            || ack.ece_hold
+        {
+            return;
         }
+        match self.counting {
+            super::AckCounting::Acks => {
+                if self.cwnd < self.ssthresh {
+                    self.cwnd += self.mss;
+                } else {
+                    // w += a(w)/w segments, i.e. W += a·S²/W bytes.
+                    self.cwnd += self.a * self.mss * self.mss / self.cwnd;
+                }
+            }
+            super::AckCounting::Segments => {
+                let mut acked = ack.newly_acked as f64;
+                if self.cwnd < self.ssthresh {
+                    acked = super::reno::slow_start_bytes(&mut self.cwnd, self.ssthresh, acked);
+                }
+                self.cwnd += self.a * self.mss * acked / self.cwnd;
+            }
+        }
+        self.refresh();
     }
     fn on_congestion(&mut self, _now: SimTime, why: Congestion, c: &ConnView) {
         self.refresh();
@@ -579,7 +593,6 @@ impl CongestionControl for Highspeed {
 mod tests {
     use super::*;
     use crate::cc::testkit::{ack, view};
-    use crate::cc::CaState;
 
     /// `ns2_compat`: ns-2.35's `slowdown()` halves at the first decrease and in slow start,
     /// and a timeout's ssthresh is half the window; other decreases keep (1 − b(w))·w.

@@ -127,49 +127,6 @@ pub(crate) fn slow_start_bytes(cwnd: &mut f64, ssthresh: f64, acked: f64) -> f64
     acked - grow
 }
 
-/// The per-ack increase of the float-window AIMD algorithms (GAIMD's TCP(α, β), HighSpeed
-/// TCP's a(w)) with the increase `a` segments per round trip: nothing on an ack that acks
-/// nothing, in recovery, at the receiver's window or on an ECN-Echo ack with
-/// `ece_increase = false` (ns-2's `old_ecn_ 0`: `TcpAgent::recv_newack_helper` skips
-/// `opencwnd()`); else, counting acks, one segment below ssthresh and W += a·S²/W above;
-/// counting segments, the bytes acked up to ssthresh, then W += a·S·acked/W. Returns
-/// whether it grew the window.
-#[inline(always)]
-pub(crate) fn float_aimd_on_ack(
-    cwnd: &mut f64,
-    ssthresh: f64,
-    mss: f64,
-    a: f64,
-    counting: AckCounting,
-    ack: &AckSample,
-    c: &ConnView,
-) -> bool {
-    if ack.newly_acked == 0
-        || c.state == CaState::Recovery
-        || *cwnd >= c.max_window as f64
-        || ack.ece_hold
-    {
-        return false;
-    }
-    match counting {
-        AckCounting::Acks => {
-            if *cwnd < ssthresh {
-                *cwnd += mss;
-            } else {
-                *cwnd += a * mss * mss / *cwnd;
-            }
-        }
-        AckCounting::Segments => {
-            let mut acked = ack.newly_acked as f64;
-            if *cwnd < ssthresh {
-                acked = slow_start_bytes(cwnd, ssthresh, acked);
-            }
-            *cwnd += a * mss * acked / *cwnd;
-        }
-    }
-    true
-}
-
 pub(crate) fn half_flight(flight: u64, mss: u64) -> u64 {
     (flight / 2).max(2 * mss)
 }
