@@ -19,7 +19,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?= -1
 FUZZ_TARGETS ?= scenario_toml scenario_json units pcap run_bounded sizes_bounded
 
-.PHONY: fuzz fuzz-merge reproduce reproduce-all test test-rust test-python bench bench-ns3 bench-ns3-vegas bench-ns3-algo bench-sweep kernel-compare crosscheck-ns2 schema develop clean
+.PHONY: fuzz fuzz-merge reproduce reproduce-all test test-rust test-python bench bench-ab bench-ns3 bench-ns3-vegas bench-ns3-algo bench-sweep kernel-compare crosscheck-ns2 schema develop clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -54,6 +54,12 @@ test-python: $(BUILT)
 bench:
 	cargo build --release -q -p tcplab-core --bin tcplab-bench
 	./target/release/tcplab-bench $(if $(QUICK),--quick)
+
+# Old against new, alternating in one run (docs/performance.md, "Single-thread speed, side
+# by side"): `make bench-ab OLD=5e512fb [SCENARIO="b 20"] [ROUNDS=21]` builds OLD in
+# target/ab/ and the working tree, pins every run to one core, fails on unequal fingerprints.
+bench-ab:
+	$(PY) bench/ab.py $(foreach r,$(or $(OLD),HEAD),--old $(r)) --scenario "$(or $(SCENARIO),b 20)" --rounds $(or $(ROUNDS),21)
 
 # tcplab next to ns-3 (PyPI `ns3`, in its own venv under target/) on scenarios a-d: speed per
 # packet, goodputs, and the a/b cross-check. Never part of `make test`.
