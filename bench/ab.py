@@ -3,8 +3,9 @@
 
     python bench/ab.py [--old REV ...] [--rounds 21] [--cpu N] [--scenario "b 20" ...]
 
-Builds `tcplab-bench` (release) for each `--old` revision in its own git worktree and target
-directory under `target/ab/` (reused on later calls) and for the working tree, then runs every
+Builds `tcplab-bench` (release) for each `--old` revision in its own git worktree under
+`target/ab/` (worktrees, one shared build directory and each revision's binary are reused on
+later calls) and for the working tree, then runs every
 scenario once per binary per round, the order of the binaries reversed every other round, each
 run pinned to one core (`--cpu`, default the last core this process may use) so that runs never
 share a core. Each run's `window_wall_seconds` is its simulated window alone (no build, no
@@ -44,7 +45,10 @@ def build(rev: str | None) -> tuple[str, Path]:
                        cwd=ROOT, check=True)
         dirty = "+" if git("status", "--porcelain", "--untracked-files=no") else ""
         return f"{git('rev-parse', '--short', 'HEAD')}{dirty} (tree)", ROOT / BENCH
-    sha = git("rev-parse", "--short", f"{rev}^{{commit}}")
+    try:
+        sha = git("rev-parse", "--short", f"{rev}^{{commit}}")
+    except subprocess.CalledProcessError:
+        sys.exit(f"error: --old {rev}: not a revision of this repository")
     tree = ROOT / "target" / "ab" / sha
     if not tree.exists():
         subprocess.run(["git", "worktree", "add", "--detach", "-f", str(tree), sha], cwd=ROOT, check=True,
@@ -117,12 +121,18 @@ def main() -> int:
         else:
             cpu = a.cpu if a.cpu is not None else max(os.sched_getaffinity(0))
     olds = a.old or ["HEAD"]
-    binaries = [build(rev) for rev in olds] + [build(None)]
+    try:
+        binaries = [build(rev) for rev in olds] + [build(None)]
+    except subprocess.CalledProcessError as e:
+        sys.exit(f"error: {' '.join(map(str, e.cmd))} failed (exit {e.returncode})")
     report = {}
     ok = True
     for sc in a.scenario or ["b 20"]:
         args = sc.split()
-        result = rotate(binaries, args, a.rounds, cpu)
+        try:
+            result = rotate(binaries, args, a.rounds, cpu)
+        except subprocess.CalledProcessError as e:
+            sys.exit(f"error: --scenario {sc!r}: {' '.join(map(str, e.cmd))} failed: {(e.stderr or '').strip()}")
         rows = summarize(result)
         report[sc] = {**result, "summary": rows}
         print(f"== tcplab-bench run {sc}: {a.rounds} rounds, "
