@@ -721,7 +721,11 @@ impl Sim {
         self.audit();
     }
 
-    #[inline]
+    /// Always inlined into the event loop (its one caller): the compiler's own choice
+    /// changed with code elsewhere in the crate, and out of line it cost bench b 50 M
+    /// instructions (+5-13 % wall; docs/performance.md, "Two changes off bench b's path").
+    /// Where it was inlined anyway the attribute changes nothing (477.63 M both ways).
+    #[inline(always)]
     fn dispatch(&mut self, ev: Event) {
         let now = self.now;
         match ev {
