@@ -381,24 +381,23 @@ pub(super) fn flows(
         // ECN and the one-to-one echo (RFC 3168's echo is latched until a CWR).
         let tcpe = matches!(fl.cc, crate::cc::CcSpec::Tcpe(_));
         let dctcp = matches!(fl.cc, crate::cc::CcSpec::Dctcp(_));
-        if !udp {
-            match fl.cc {
-                crate::cc::CcSpec::Tcpe(_) => per_mark_ecn(
-                    &f,
-                    fl,
-                    "tcpe",
-                    "TCP/E reacts to ECN marks",
-                    "latches ECE until a CWR that TCP/E never sends",
-                )?,
-                crate::cc::CcSpec::Dctcp(_) => per_mark_ecn(
-                    &f,
-                    fl,
-                    "dctcp",
-                    "DCTCP reacts to the fraction of marked bytes",
-                    "latches ECE until CWR, so every byte acked meanwhile would count as marked",
-                )?,
-                _ => {}
-            }
+        if tcpe && !udp {
+            per_mark_ecn(
+                &f,
+                fl,
+                "tcpe",
+                "TCP/E reacts to ECN marks",
+                "latches ECE until a CWR that TCP/E never sends",
+            )?;
+        }
+        if dctcp && !udp {
+            per_mark_ecn(
+                &f,
+                fl,
+                "dctcp",
+                "DCTCP reacts to the fraction of marked bytes",
+                "latches ECE until CWR, so every byte acked meanwhile would count as marked",
+            )?;
         }
         let mut app = fl.app.build(&AppCx {
             field: &format!("{f}.app"),
