@@ -5,6 +5,7 @@
 # Plus: make bench (speed figures), make schema (JSON Schema for editors).
 
 PY        ?= python3
+comma     := ,
 VENV      := .venv
 VPY       := $(VENV)/bin/python
 STAMP     := $(VENV)/.deps-stamp
@@ -19,7 +20,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?= -1
 FUZZ_TARGETS ?= scenario_toml scenario_json units pcap run_bounded sizes_bounded
 
-.PHONY: fuzz fuzz-merge reproduce reproduce-all test test-rust test-python bench bench-ab bench-ns3 bench-ns3-vegas bench-ns3-algo bench-sweep kernel-compare crosscheck-ns2 schema develop clean
+.PHONY: golden-update fuzz fuzz-merge reproduce reproduce-all test test-rust test-python bench bench-ab bench-ns3 bench-ns3-vegas bench-ns3-algo bench-sweep kernel-compare crosscheck-ns2 schema develop clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -45,6 +46,11 @@ test: $(BUILT) test-rust test-python
 
 test-rust:
 	cargo test --release -p tcplab-core
+
+# The golden test's fingerprints (tests/golden/): rewrite them after a change that moves
+# results on purpose, and say what moved and why in CHANGELOG.md. ONLY=06_red_ecn picks one.
+golden-update: $(BUILT)
+	$(VPY) tests/golden/golden.py --update $(foreach s,$(subst $(comma), ,$(ONLY)),--only $(s))
 
 test-python: $(BUILT)
 	$(VENV)/bin/pytest -q
