@@ -44,7 +44,10 @@ reproduce-all: $(BUILT)
 
 test: $(BUILT) test-rust test-python
 
+# Gates first: formatting and clippy (every warning an error) over the whole workspace.
 test-rust:
+	cargo fmt --all --check
+	cargo clippy --release --workspace --all-targets -q -- -D warnings
 	cargo test --release -p tcplab-core
 
 # The golden test's fingerprints (tests/golden/): rewrite them after a change that moves

@@ -94,7 +94,7 @@ impl Train {
             return (self.packet_size, now);
         }
         self.sent = 0;
-        self.train_t = self.train_t + self.interval;
+        self.train_t += self.interval;
         (self.packet_size, self.train_t.max(now))
     }
 }

@@ -615,16 +615,16 @@ mod tests {
         let b = h.b;
         h.on_congestion(t, Congestion::FastRetransmit, &c);
         assert_eq!(h.cwnd(), 5_000_000, "first decrease: half");
-        let w = h.cwnd as f64;
+        let w = h.cwnd;
         h.refresh();
         let b2 = h.b;
         h.on_congestion(t, Congestion::FastRetransmit, &c);
         assert!(
-            (h.cwnd as f64 - (1.0 - b2) * w).abs() < 1.0,
+            (h.cwnd - (1.0 - b2) * w).abs() < 1.0,
             "then (1 − b(w))·w: {}",
             h.cwnd
         );
-        let w = h.cwnd as f64;
+        let w = h.cwnd;
         h.on_congestion(t, Congestion::Timeout, &c);
         assert_eq!(
             (h.cwnd(), h.ssthresh()),
@@ -634,7 +634,7 @@ mod tests {
         // Without it, the first decrease is (1 − b(w)) too.
         let mut r = spec(false).build("f", init(10_000)).unwrap();
         r.on_congestion(t, Congestion::FastRetransmit, &c);
-        assert!((r.cwnd as f64 - (1.0 - b) * 10_000_000.0).abs() < 1.0 && b < 0.5);
+        assert!((r.cwnd - (1.0 - b) * 10_000_000.0).abs() < 1.0 && b < 0.5);
         // In slow start (cwnd below ssthresh) ns-2 halves at any decrease.
         let mut s = spec(true).build("f", init(100)).unwrap();
         s.on_congestion(t, Congestion::FastRetransmit, &c);

@@ -121,13 +121,7 @@ fn header_bytes_add_to_every_data_packet_on_the_wire_and_not_to_goodput() {
     let plain = cbr_path("\"xcp\"");
     let hdr = cbr_path("{ algorithm = \"xcp\", header_bytes = 20 }");
     let link = |b: &tcplab_core::scenario::Built, name: &str| {
-        b.sim
-            .links
-            .iter()
-            .find(|l| l.name == name)
-            .unwrap()
-            .stats
-            .clone()
+        b.sim.links.iter().find(|l| l.name == name).unwrap().stats
     };
     let (p, h) = (link(&plain, "ab"), link(&hdr, "ab"));
     let n = p.tx_data_packets;
