@@ -47,7 +47,7 @@ def binary_pool(exe: str, scenario: str, secs: float, n: int, jobs: int) -> tupl
 def python_sweep(exe: str, scenario: str, secs: float, n: int, jobs: int) -> float | None:
     try:
         import tcplab  # noqa: F401
-        from tcplab.sweep import sweep
+        from tcplab.sweeps import sweep
     except Exception as e:  # noqa: BLE001
         print(f"  tcplab.sweep: skipped ({type(e).__name__}: {e})")
         return None

@@ -29,7 +29,7 @@ import pytest
 import tcplab
 from tcplab import fileio
 from tcplab.results import Result
-from tcplab.sweep.spec import SweepSpec, sorted_overrides
+from tcplab.sweeps.spec import SweepSpec, sorted_overrides
 
 from conftest import REPO, TCPLAB
 from sweep_hooks import Counting

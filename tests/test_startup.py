@@ -3,8 +3,8 @@ commands that use them, and `tcplab run` draws only when asked (`--plot`). Each 
 in a fresh interpreter and looks at ``sys.modules`` (what was imported), not at the clock.
 
 `tcplab` exports some names of modules that import polars (``run``, ``Result``, ``load``,
-``sweep``...) lazily (PEP 562); ``tcplab.sweep`` is both the function and the subpackage's
-name, and stays the function whichever is imported first."""
+``sweep``...) lazily (PEP 562); ``tcplab.sweep`` is the function, its subpackage is
+``tcplab.sweeps``, and neither replaces the other whichever is imported first."""
 
 from __future__ import annotations
 
@@ -95,23 +95,27 @@ def test_run_imports_matplotlib_only_with_plot(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "first",
-    ["tcplab.sweep", "import tcplab.sweep.spec", "from tcplab.sweep import run_id", "from tcplab import sweep"],
+    ["tcplab.sweep", "import tcplab.sweeps.spec", "from tcplab.sweeps import run_id", "from tcplab import sweep"],
 )
-def test_tcplab_sweep_stays_the_function_and_the_subpackage_imports(first: str) -> None:
+def test_tcplab_sweep_is_the_function_and_tcplab_sweeps_the_subpackage(first: str) -> None:
     """Whichever comes first: using the function, or importing the subpackage (which Python
-    binds to its parent's attribute of the same name)."""
+    binds to its parent's attribute ``sweeps``, not ``sweep``)."""
     setup = "import sys, tcplab\n" + ("tcplab.sweep\n" if first == "tcplab.sweep" else first + "\n")
     out = _loaded_after(
         setup
-        + "import tcplab.sweep.spec, tcplab.sweep.store\n"
-        + "from tcplab.sweep import SPEC_FIELDS, SweepSpec, load_sweep, run_id\n"
+        + "import types\n"
+        + "import tcplab.sweeps.spec, tcplab.sweeps.store\n"
+        + "from tcplab.sweeps import SPEC_FIELDS, SweepSpec, load_sweep, run_id\n"
         + "from tcplab import sweep as fn\n"
-        + "mod = sys.modules['tcplab.sweep']\n"
+        + "mod = sys.modules['tcplab.sweeps']\n"
         + "out = {'function': callable(tcplab.sweep) and tcplab.sweep is mod.sweep is fn,\n"
+        + "       'package': isinstance(tcplab.sweeps, types.ModuleType) and tcplab.sweeps is mod,\n"
+        + "       'old': 'tcplab.sweep' in sys.modules,\n"
         + "       'name': tcplab.sweep.__module__, 'same': SweepSpec is tcplab.SweepSpec is mod.spec.SweepSpec,\n"
         + "       'load_sweep': load_sweep is tcplab.load_sweep, 'fields': 'base' in SPEC_FIELDS and callable(run_id)}\n"
     )
-    assert out["function"] is True and out["name"] == "tcplab.sweep.api"
+    assert out["function"] is True and out["name"] == "tcplab.sweeps.api"
+    assert out["package"] is True and out["old"] is False
     assert out["same"] is True and out["load_sweep"] is True and out["fields"] is True
 
 
@@ -119,7 +123,7 @@ def test_sweep_runs_through_the_lazy_name(tmp_path: Path) -> None:
     """`tcplab.sweep(...)` called after the subpackage was imported by a submodule import."""
     spec = {"base": str(FIG2_3), "set": {"duration": "20s", "metrics.steady_start": "5s"}, "grid": {"links.up.rate": ["100kbps"]}}
     out = _loaded_after(
-        "import tcplab.sweep.spec, tcplab\n"
+        "import tcplab.sweeps.spec, tcplab\n"
         f"res = tcplab.sweep({spec!r}, out={str(tmp_path / 'sw')!r}, jobs=1, progress=False)\n"
         "out = {'ok': res.runs.height, 'failed': res.failed}\n"
     )

@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -16,7 +15,7 @@ import pytest
 
 import tcplab
 from tcplab.plots import plot_sweep, sweep_stats
-from tcplab.sweep import SweepSpec, run_id
+from tcplab.sweeps import SweepSpec, run_id
 
 from conftest import LOSSY, REPO, TCPLAB, CliRunner
 from sweep_hooks import Counting, Crash
@@ -538,8 +537,9 @@ def test_t_quantiles() -> None:
 
 
 def test_sweep_exports() -> None:
-    # tcplab.sweep is the function; the module is tcplab.sweep in sys.modules.
-    mod = sys.modules["tcplab.sweep"]
+    # tcplab.sweep is the function; its subpackage is tcplab.sweeps.
+    import tcplab.sweeps as mod
+
     assert tcplab.sweep is mod.sweep and tcplab.load_sweep is mod.load_sweep
     assert tcplab.SweepSpec is mod.SweepSpec and tcplab.SweepResult is mod.SweepResult
 
@@ -572,7 +572,9 @@ def test_example_spec_is_valid_and_documented() -> None:
 
 
 def sweep_mod_fields() -> tuple[str, ...]:
-    return sys.modules["tcplab.sweep"].SPEC_FIELDS
+    import tcplab.sweeps
+
+    return tcplab.sweeps.SPEC_FIELDS
 
 
 def test_seeds_that_cannot_differ_are_flagged(spec_dir: Path, cli: CliRunner) -> None:
@@ -613,11 +615,11 @@ def test_script_without_main_guard_is_explained(tmp_path: Path) -> None:
 
 
 def test_sweep_package_has_no_private_cross_imports() -> None:
-    """Issue 17: tcplab.sweep is a package whose modules import only each other's public
+    """Issue 17: tcplab.sweeps is a package whose modules import only each other's public
     names (and no private name of another tcplab module; the extension `_core` aside)."""
     import ast
 
-    pkg = REPO / "python" / "tcplab" / "sweep"
+    pkg = REPO / "python" / "tcplab" / "sweeps"
     files = sorted(pkg.glob("*.py"))
     assert len(files) >= 6
     bad = []
@@ -630,7 +632,8 @@ def test_sweep_package_has_no_private_cross_imports() -> None:
             elif isinstance(node, ast.Import):
                 bad += [f"{f.name}: import {a.name}" for a in node.names if a.name.startswith("tcplab.") and "._" in a.name]
     assert bad == []
-    # Every name the module had before the split is still reachable from tcplab.sweep.
-    mod = sys.modules["tcplab.sweep"]
+    # Every name the module had before the split is still reachable from tcplab.sweeps.
+    import tcplab.sweeps as mod
+
     for name in mod.__all__ + ["SPEC_FIELDS", "RUNS_DIR", "SUMMARY_FILE", "MANIFEST_FILE", "ID_COLUMNS"]:
         assert hasattr(mod, name), name

@@ -15,8 +15,6 @@ handling, running with progress, results as polars DataFrames, plots, reports an
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
 from tcplab._core import ScenarioError, __version__
@@ -26,20 +24,22 @@ from tcplab.scenario import Scenario
 if TYPE_CHECKING:
     from tcplab.results import Result, load
     from tcplab.runner import ThreadsWarning, run
-    from tcplab.sweep import SweepResult, SweepSpec, load_sweep, sweep
+    from tcplab.sweeps import SweepResult, SweepSpec, load_sweep, sweep
 
 # The names below come from modules that import polars (about 0.3 s): they are imported on
 # first use (PEP 562), so that `import tcplab` and the commands that need none of them
-# (`tcplab --help`, `validate`, `list`, `expand`) do not pay for it.
+# (`tcplab --help`, `validate`, `list`, `expand`) do not pay for it. `tcplab.sweep` is the
+# function; its subpackage is `tcplab.sweeps` (no submodule shares a lazy name's name, so
+# importing one never replaces the attribute).
 _LAZY = {
     "Result": "tcplab.results",
     "load": "tcplab.results",
     "run": "tcplab.runner",
     "ThreadsWarning": "tcplab.runner",
-    "SweepResult": "tcplab.sweep",
-    "SweepSpec": "tcplab.sweep",
-    "load_sweep": "tcplab.sweep",
-    "sweep": "tcplab.sweep",
+    "SweepResult": "tcplab.sweeps",
+    "SweepSpec": "tcplab.sweeps",
+    "load_sweep": "tcplab.sweeps",
+    "sweep": "tcplab.sweeps",
 }
 
 
@@ -54,22 +54,6 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
-
-
-class _Package(types.ModuleType):
-    """``tcplab.sweep`` is the function :func:`tcplab.sweep.sweep`, and ``tcplab.sweep`` is
-    also the subpackage's name. Python binds a submodule to its parent's attribute once it
-    is imported (``import tcplab.sweep.spec``, ``from tcplab.sweep import run_id``), which
-    would replace the function; that binding is skipped here, so the attribute stays the
-    function whichever comes first (the subpackage is ``sys.modules["tcplab.sweep"]``)."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name == "sweep" and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
 
 
 def json_schema() -> str:

@@ -304,7 +304,7 @@ def sweep(
     again skips finished runs. Writes OUT/manifest.json and OUT/summary.parquet. Exit
     status 1 when some run failed, 2 for a bad spec.
     """
-    from tcplab.sweep import sweep as run_sweep
+    from tcplab.sweeps import sweep as run_sweep
 
     try:
         with _threads_warnings():

@@ -90,7 +90,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-# Public names of the two helpers above, for the other modules of the package (tcplab.sweep).
+# Public names of the two helpers above, for the other modules of the package (tcplab.sweeps).
 plain_value = _plain
 toml_syntax_reason = _toml_syntax_reason
 
