@@ -1,4 +1,4 @@
-"""Grid figures and claims in reproduce manifests (python/tcplab/claims.py), and the seed-001
+"""Grid figures and claims in reproduce manifests (python/tcplab/repro/claims.py), and the seed-001
 (ho2011) manifest and dumbbell."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import polars as pl
 import pytest
 
 import tcplab
-from tcplab.claims import Claim, evaluate_claims
-from tcplab.reproduce import load_manifest, paper_dir, reproduce
+from tcplab.repro.claims import Claim, evaluate_claims
+from tcplab.repro.reproduce import load_manifest, paper_dir, reproduce
 from tcplab.scenario import ScenarioError
 
 HO = paper_dir("ho2011")
@@ -316,7 +316,7 @@ class _Run:
 def test_curve_over_is_a_per_seed_ratio(tmp_path: Path) -> None:
     """A curve's ``over`` tabulates it seed by seed over the reference curve (whose own rows
     stay raw, and which is not drawn)."""
-    from tcplab.claims import grid_values, parse_grid, plot_grid
+    from tcplab.repro.claims import grid_values, parse_grid, plot_grid
     raw = {"metric": "links.bn.steady_utilization", "seeds": 2, "y_scale": 100.0,
            "curves": [{"id": "p", "over": "n"}, {"id": "n"}]}
     g = parse_grid(raw, "figure[0]", tmp_path / "reproduce.toml")
@@ -372,7 +372,7 @@ kind = "grid"
 scenario = "dumbbell.toml"
 vary_fn = "flows.py:flows"
 x = [2, 4]
-metric = "python:tcplab.metrics.system_goodput"
+metric = "python:tcplab.repro.metrics.system_goodput"
 y_scale = 1e-6
 seeds = 2
 curves = [{ id = "std", args = { alpha = 1, beta = 0.5 } }, { id = "smooth", args = { alpha = 0.31, beta = 0.875 } }]
@@ -385,7 +385,7 @@ scenario = "dumbbell.toml"
 vary_fn = "flows.py:flows"
 x = [4]
 plot = "series"
-metric = "python:tcplab.metrics.allotted"
+metric = "python:tcplab.repro.metrics.allotted"
 metric_key = "afair"
 windows = [[2, 5], [6, 10]]
 curves = [{ id = "std", args = { schedule = [[0, 2], [5, 4]] } }]
@@ -438,7 +438,7 @@ def _zmanifest(tmp_path: Path, body: str) -> Path:
 
 
 def test_python_metric_vary_fn_windows_and_formula(tmp_path: Path) -> None:
-    """The hooks seed 003 needs, end to end on shortened runs: a tcplab.metrics function as
+    """The hooks seed 003 needs, end to end on shortened runs: a tcplab.repro.metrics function as
     the metric, flow lists from the manifest's flows.py, per-window means of a series and a
     closed form beside a curve."""
     d = _zmanifest(tmp_path, HOOKS)
@@ -455,7 +455,7 @@ def test_python_metric_vary_fn_windows_and_formula(tmp_path: Path) -> None:
     assert ((sg["mean"] > 0) & (sg["mean"] <= 10)).all() and sg["mean"].round(6).n_unique() == 4
     af = vals.filter(pl.col("figure") == "af")
     assert set(af["window"].to_list()) == {None, "2-5", "6-10"}
-    from tcplab.metrics import allotted
+    from tcplab.repro.metrics import allotted
     per_seed = [allotted(tcplab.results.load(out / "af" / "std" / "x4" / "s1"))]
     slots = per_seed[0].filter((pl.col("t_start") >= 2) & (pl.col("t_end") <= 5))
     assert slots.height == 3 and (slots["active"] == 2).all()  # flows 3-4 join at 5 s
@@ -475,7 +475,7 @@ def test_python_metric_vary_fn_windows_and_formula(tmp_path: Path) -> None:
     "old, new, field, reason",
     [
         ('vary_fn = "flows.py:flows"', 'vary_fn = "nope.py:flows"', "figure[0].vary_fn", "cannot use"),
-        ('python:tcplab.metrics.system_goodput', 'python:tcplab.metrics.no_such', "figure[0].metric", "cannot use"),
+        ('python:tcplab.repro.metrics.system_goodput', 'python:tcplab.repro.metrics.no_such', "figure[0].metric", "cannot use"),
         ('seeds = 2', 'seeds = 2\nplot = "series"\nwindows = [[5, 2]]', "figure[0].windows[0]", "t0 < t1"),
         ('seeds = 2', 'seeds = 2\nwindows = [[2, 5]]', "figure[0].windows", "only for plot"),
         ('args = { alpha = 1, beta = 0.5 }', 'formula = { fn = "tcplab.analysis.padhye_throughput" }', "figure[0].curves[0].formula", "x_arg"),
@@ -548,7 +548,7 @@ def test_zhang_shortened_reproduction(tmp_path: Path) -> None:
 
 
 def test_curve_metric_args_merge_over_the_figure() -> None:
-    from tcplab.claims import curve_grid
+    from tcplab.repro.claims import curve_grid
 
     _, figs = load_manifest(ZH)
     g = next(f for f in figs if f.id == "fig9_11_eq1").grid
@@ -561,7 +561,7 @@ def test_curve_metric_args_merge_over_the_figure() -> None:
 def test_zhang_eq1_share_from_a_run() -> None:
     """flows.py:eq1_share: eq. 1 per group from the run's own p and RTT; the groups' shares
     add up to 1 and the standard group's share moves with its alpha."""
-    from tcplab.claims import _python_ref  # the manifest's own loader
+    from tcplab.repro.claims import _python_ref  # the manifest's own loader
 
     _, figs = load_manifest(ZH)
     fig = next(f for f in figs if f.id == "fig9_11_eq1")
@@ -617,7 +617,7 @@ def test_westwood_dynamic_load_flows() -> None:
     """T-RANDFLOWS (seed 004's dynamic load): 100 flows of 30 s within 600 s, the same
     arrivals for both protocols of a seed and different ones for another seed; a shortened
     run of the scenario gives a utilisation by goodput in (0, 1]."""
-    from tcplab.claims import _python_ref  # the manifest's own loader
+    from tcplab.repro.claims import _python_ref  # the manifest's own loader
     _, figs = load_manifest(WW)
     fig = next(f for f in figs if f.id == "dynload_cap")
     jobs = {j.variant: j.overrides for j in fig.jobs()}
@@ -646,7 +646,7 @@ def test_westwood_abse_maps_aggressiveness_and_runs() -> None:
     pointwise shorter T_k is more aggressive), the manifest's x values are the nine maps,
     the deck's map shares its runs with the E/F figures' abse curve and the NewReno
     reference runs are the same for every map."""
-    from tcplab.claims import _python_ref
+    from tcplab.repro.claims import _python_ref
     agg = _python_ref("flows.py:abse_aggressiveness", "f", WW / "reproduce.toml", WW)
     # (0.28, 1): 1 - (1 - 0.28^2)/2; (0.5, 2): T = RTT from gamma = 0.5, so 1 - 0.5.
     assert agg(0.28, 1.0) == pytest.approx(1 - (1 - 0.28 ** 2) / 2) and agg(0.5, 2.0) == pytest.approx(0.5)
@@ -697,7 +697,7 @@ def test_westwood_meas_metrics_by_hand() -> None:
     of cc_aprobe at or after the drop, a flow probing already is censored at the run's end;
     the time to 80 % of the freed capacity counts to the end of the first interval that
     reaches it."""
-    from tcplab.claims import _python_ref
+    from tcplab.repro.claims import _python_ref
     from tcplab.results import INTERVAL_SCHEMA, TRACE_SCHEMAS
     delay = _python_ref("flows.py:probing_delay", "metric", WW / "reproduce.toml", WW)
     freed = _python_ref("flows.py:time_to_freed_share", "metric", WW / "reproduce.toml", WW)
@@ -723,7 +723,7 @@ def test_westwood_dispersion_probes_measure_the_narrow_link_without_cross_traffi
     train leaves the 10-Mb/s narrow link with its packets one transmission (1500 B: 1.2 ms)
     apart, so every estimate is exactly 10 Mb/s; with 80 % cross traffic the pairs spread
     below (SCDR) and above (PNCM) it. The vary_fn sets the hops' Poisson rates."""
-    from tcplab.claims import _python_ref
+    from tcplab.repro.claims import _python_ref
     vary = _python_ref("flows.py:dispersion", "vary_fn", WW / "reproduce.toml", WW)
     est = _python_ref("flows.py:dispersion_estimates", "metric", WW / "reproduce.toml", WW)
     o = vary(x=0.8, seed=2, vary="load", trains=40)

@@ -12,8 +12,8 @@ import polars as pl
 import pytest
 
 import tcplab
-from tcplab.claims import Claim, Curve, Grid, evaluate_claims, metric_value
-from tcplab.reproduce import load_manifest, paper_dir, reproduce
+from tcplab.repro.claims import Claim, Curve, Grid, evaluate_claims, metric_value
+from tcplab.repro.reproduce import load_manifest, paper_dir, reproduce
 from tcplab.scenario import ScenarioError
 
 KAMRA = paper_dir("kamra")

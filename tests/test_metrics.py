@@ -1,4 +1,4 @@
-"""tcplab.metrics: seed 003's system/protocol goodput, allotted goodput and fairness per slot
+"""tcplab.repro.metrics: seed 003's system/protocol goodput, allotted goodput and fairness per slot
 (over active flows), application success percentage."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import tomllib
 import pytest
 
 import tcplab
-import tcplab.metrics as m
+import tcplab.repro.metrics as m
 
 SC = """
 duration = "10s"

@@ -435,7 +435,7 @@ lo = 0
 
 @NEEDS_NS
 def test_reproduce_engine_ns2_and_columns(tmp_path):
-    from tcplab.reproduce import reproduce
+    from tcplab.repro.reproduce import reproduce
 
     d = _ns2_manifest(tmp_path)
     df = reproduce(str(d), tmp_path / "ns2", jobs=1, engine="ns2")
@@ -467,7 +467,7 @@ def test_reproduce_engine_ns2_and_columns(tmp_path):
 
 
 def test_reproduce_engine_errors(tmp_path):
-    from tcplab.reproduce import reproduce
+    from tcplab.repro.reproduce import reproduce
     from tcplab.scenario import ScenarioError
 
     with pytest.raises(ScenarioError) as e:

@@ -32,7 +32,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_wheel_ships_the_papers(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     for paper in ("kalampoukas97", "ho2011", "kamra", "zhang"):
-        assert f"tcplab/papers/{paper}/reproduce.toml" in names, paper
+        assert f"tcplab/repro/papers/{paper}/reproduce.toml" in names, paper
     assert not [n for n in names if n.startswith("tests/") or "/.venv/" in n]
 
 

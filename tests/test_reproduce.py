@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from tcplab.reproduce import AGREE_PT, load_manifest, paper_dir, reproduce
+from tcplab.repro.reproduce import AGREE_PT, load_manifest, paper_dir, reproduce
 from tcplab.scenario import ScenarioError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -112,7 +112,7 @@ def test_resume_runs_only_what_is_missing_or_stale(tmp_path: Path) -> None:
 
 def test_n_jobs_counts_every_papers_runs_without_building_them() -> None:
     """`tcplab list` counts runs with Figure.n_jobs(); it must equal the runs jobs() builds."""
-    from tcplab.reproduce import _load, papers
+    from tcplab.repro.reproduce import _load, papers
 
     seen = 0
     for name in papers():

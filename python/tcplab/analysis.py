@@ -17,12 +17,13 @@ Bad arguments raise ``ValueError`` naming the argument.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from tcplab import _core
 
 __all__ = [
     "GAIMD_PRESETS", "gaimd_throughput", "padhye_throughput", "mathis_throughput", "friendly_alpha",
-    "epoch_rtts", "fair_window",
+    "epoch_rtts", "fair_window", "jain",
 ]
 
 #: Seed 003's four protocols TCP(α, β), smoothest first: name -> (alpha, beta).
@@ -78,3 +79,16 @@ def epoch_rtts(w: float, alpha: float, beta: float) -> float:
 def fair_window(b_pkts: float, rtt: float, n: float) -> float:
     """Eq. (5): W = B·RTT/N packets (B: bottleneck packets per second, N flows)."""
     return _core.zhang_model("fair_window", [_check("b_pkts", b_pkts, 0), _check("rtt", rtt, 0), _check("n", n, 0)])
+
+
+def jain(x: Sequence[float]) -> float | None:
+    """Jain's fairness index (Σx)²/(n·Σx²): 1 when equal, 1/n when one takes all; 1 when all
+    are 0; None for no values.
+
+    >>> jain([1.0, 1.0, 1.0]), jain([1.0, 0.0])
+    (1.0, 0.5)
+    """
+    if not len(x):
+        return None
+    s, q = sum(x), sum(v * v for v in x)
+    return 1.0 if q == 0 else s * s / (len(x) * q)

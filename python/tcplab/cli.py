@@ -366,9 +366,9 @@ def reproduce(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from tcplab.reproduce import AGREE_PT, load_manifest, paper_dir
+    from tcplab.repro.reproduce import AGREE_PT, load_manifest, paper_dir
     from tcplab.scenario import scenario_error
-    from tcplab.reproduce import reproduce as run_reproduction
+    from tcplab.repro.reproduce import reproduce as run_reproduction
 
     target = out or Path("out") / Path(paper).name
     console = Console(stderr=True)
@@ -449,7 +449,7 @@ def list_papers(
     paper: Annotated[Optional[str], typer.Argument(help="Show this paper's figures only.", show_default=False)] = None,
 ) -> None:
     """The papers `tcplab reproduce` knows (shipped with the package) and their figures."""
-    from tcplab.reproduce import _load, paper_dir, papers
+    from tcplab.repro.reproduce import _load, paper_dir, papers
 
     try:
         names = [paper_dir(paper).name] if paper else papers()

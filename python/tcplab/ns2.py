@@ -34,7 +34,7 @@ from typing import Any
 
 import polars as pl
 
-from tcplab.metrics import jain
+from tcplab.analysis import jain
 from tcplab.results import INTERVAL_SCHEMA, Result
 from tcplab.scenario import Scenario
 
@@ -1244,7 +1244,7 @@ def ns2_result(sc: Mapping[str, Any], script: Ns2Script, raw: Mapping[str, Any],
         rtt = {"mean_rtt_s": sum(st) / len(st)} if st else {}
         flows_out.append({
             "name": name, "from": f["from"], "to": f["to"],
-            # "cc" only on TCP flows, as tcplab's summary (tcplab.metrics picks TCP flows by it)
+            # "cc" only on TCP flows, as tcplab's summary (tcplab.repro.metrics picks TCP flows by it)
             **({"cc": _variant(f.get("cc"), "algorithm", "newreno")[0]} if tcp else {}),
             "transport": script.transport[name], "goodput_bps": good, "throughput_bps": thr,
             "efficiency": thr / eff_rate if eff_rate else math.nan, "efficiency_link": eff_link,
@@ -1305,7 +1305,7 @@ def ns2_result(sc: Mapping[str, Any], script: Ns2Script, raw: Mapping[str, Any],
         "scenario": str(sc.get("name", "")),
         "warnings": list(script.notes),
     }
-    if script.outages:  # as tcplab's summary (tcplab.metrics.post_outage reads them)
+    if script.outages:  # as tcplab's summary (tcplab.repro.metrics.post_outage reads them)
         summary["outages"] = {k: {"periods": v, "truncated": False} for k, v in script.outages.items()}
     intervals = pl.DataFrame(rows, schema=INTERVAL_SCHEMA)
     return Result(summary, intervals)

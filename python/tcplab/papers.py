@@ -1,0 +1,5 @@
+"""Deprecated: moved to ``tcplab.repro.papers``; this alias goes in the next release."""
+
+from tcplab._moved import alias
+
+alias(__name__)
