@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 import tcplab
-from tcplab.plots import plot_efficiency
+from tcplab.reporting.plots import plot_efficiency
 
 REPO = Path(__file__).resolve().parents[1]
 SCENARIO = REPO / "scenarios" / "kalampoukas97" / "fig2_3.toml"

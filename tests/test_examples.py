@@ -159,7 +159,7 @@ def test_latency_under_load_probe_and_delay_plot(cli: CliRunner, tmp_path: Path)
     the 40 ms base; FQ-CoDel keeps them near it. `tcplab run --plot` draws delay.png, and
     probes.parquet reads back equal."""
     import tcplab
-    from tcplab.plots import plot_delay
+    from tcplab.reporting.plots import plot_delay
 
     base = tcplab.Scenario.from_toml(REPO / "examples" / "latency_under_load.toml").with_overrides({"duration": "12s"})
     medians = {}

@@ -293,7 +293,7 @@ def test_commands_that_never_draw_do_not_import_matplotlib() -> None:
     import sys
 
     code = (
-        "import sys, tcplab, tcplab.cli, tcplab.repro.reproduce, tcplab.repro.claims, tcplab.plots\n"
+        "import sys, tcplab, tcplab.cli, tcplab.repro.reproduce, tcplab.repro.claims, tcplab.reporting.plots\n"
         "from tcplab.repro.reproduce import _load, paper_dir, papers\n"
         "[_load(paper_dir(p)) for p in papers()]\n"
         "print('matplotlib' in sys.modules)\n"

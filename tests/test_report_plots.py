@@ -14,8 +14,8 @@ from rich.console import Console
 
 import tcplab
 from tcplab import Result, Scenario
-from tcplab.plots import plot_cwnd, plot_efficiency, plot_queue
-from tcplab.report import analysis_table, disagreements, fmt_pct, fmt_rate, fmt_seconds, print_run
+from tcplab.reporting.plots import plot_cwnd, plot_efficiency, plot_queue
+from tcplab.reporting.report import analysis_table, disagreements, fmt_pct, fmt_rate, fmt_seconds, print_run
 
 from conftest import FIG2_3, SHORT_OVERRIDES
 
@@ -154,7 +154,7 @@ def test_efficiency_legend_names_algorithms_and_is_capped(tmp_path: Path) -> Non
     """Legend entries say what each flow runs; past LEGEND_FLOWS flows the rest are drawn
     but counted in one entry (issue 31: the fat-tree example drew 128 entries off the figure)."""
     import tcplab
-    from tcplab.plots import LEGEND_FLOWS, _flow_label
+    from tcplab.reporting.plots import LEGEND_FLOWS, _flow_label
 
     sc = tcplab.Scenario.from_dict({
         "duration": "2s", "metrics": {"steady_start": "1s", "interval": "0.5s"},
@@ -197,7 +197,7 @@ def test_plot_selection_groups_log_and_idle_links(tmp_path: Path) -> None:
     import polars as pl
 
     import tcplab
-    from tcplab.plots import _colour, _dash, plot_cwnd, plot_efficiency, plot_queue, plot_sweep
+    from tcplab.reporting.plots import _colour, _dash, plot_cwnd, plot_efficiency, plot_queue, plot_sweep
 
     sc = tcplab.Scenario.from_toml(Path(__file__).resolve().parents[1] / "examples" / "dumbbell.toml").with_overrides(
         {"duration": "20s", "metrics.trace": "0.1s", "flows.f1.group": "loss", "flows.f2.group": "loss"})
@@ -264,7 +264,7 @@ def test_many_flow_report_shows_the_edges_and_groups_warnings(result: Result) ->
     """Issue 31 §5: with many flows the report stays readable and linear: the best and worst
     flows, the busiest links, one line per kind of warning beyond the first few (a generated
     summary of 10 000 flows and 20 002 link directions; rows counted, not timed)."""
-    from tcplab.report import TABLE_EDGE, TABLE_LINKS, WARNINGS_EACH, warning_lines
+    from tcplab.reporting.report import TABLE_EDGE, TABLE_LINKS, WARNINGS_EACH, warning_lines
 
     base = result.summary
     s = copy.deepcopy(base)
@@ -298,7 +298,7 @@ def test_many_flow_report_shows_the_edges_and_groups_warnings(result: Result) ->
 def test_efficiency_plot_of_many_flows_draws_their_distribution(result: Result, tmp_path: Path) -> None:
     """Issue 31 §5: 10 000 flows are drawn as a median line and two bands (artists counted,
     not timed), with the band edges the per-interval quantiles; flows= still draws lines."""
-    from tcplab.plots import PLOT_FLOWS
+    from tcplab.reporting.plots import PLOT_FLOWS
 
     n, k = 10_000, 4
     iv = pl.DataFrame(

@@ -14,7 +14,7 @@ import polars as pl
 import pytest
 
 import tcplab
-from tcplab.plots import plot_sweep, sweep_stats
+from tcplab.reporting.plots import plot_sweep, sweep_stats
 from tcplab.sweeps import SweepSpec, run_id
 
 from conftest import LOSSY, REPO, TCPLAB, CliRunner
@@ -526,7 +526,7 @@ def test_plot_sweep_mean_and_ci(spec_dir: Path, tmp_path: Path) -> None:
 
 
 def test_t_quantiles() -> None:
-    from tcplab.plots import _t975
+    from tcplab.reporting.plots import _t975
 
     assert _t975(1) == pytest.approx(12.7062, abs=1e-4)
     assert _t975(2) == pytest.approx(4.302653, abs=1e-6)

@@ -16,6 +16,8 @@ MOVED = {
     "tcplab.metrics": "tcplab.repro.metrics",
     "tcplab.papers": "tcplab.repro.papers",
     "tcplab.reproduce": "tcplab.repro.reproduce",
+    "tcplab.plots": "tcplab.reporting.plots",
+    "tcplab.report": "tcplab.reporting.report",
 }
 
 

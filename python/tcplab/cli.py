@@ -156,8 +156,8 @@ def run(
         # Imported here, inside the try: a Ctrl-C while they load (seconds on a busy
         # machine) is an interruption like any other.
         if plot:
-            from tcplab.plots import plot_cwnd, plot_delay, plot_efficiency, plot_queue
-        from tcplab.report import print_run
+            from tcplab.reporting.plots import plot_cwnd, plot_delay, plot_efficiency, plot_queue
+        from tcplab.reporting.report import print_run
         from tcplab.results import pcap_files
         from tcplab.runner import run as run_scenario
 

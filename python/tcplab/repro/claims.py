@@ -88,7 +88,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from tcplab.plots import _colour, _figure, _save, _t975
+from tcplab.reporting.plots import _colour, _figure, _save, _t975
 from tcplab.scenario import scenario_error
 
 if TYPE_CHECKING:
