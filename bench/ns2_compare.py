@@ -81,7 +81,7 @@ def profile_supported() -> bool:
 
 
 def load(path: Path, mode: str, quick: bool, sets: list[str] | None = None):
-    from tcplab.ns2 import _seconds
+    from tcplab.ns2.common import _seconds
     from tcplab.scenario import Scenario
 
     sc = Scenario.from_toml(path)
