@@ -520,9 +520,25 @@ def test_plot_sweep_mean_and_ci(spec_dir: Path, tmp_path: Path) -> None:
     # Text parameters keep the table's order; pandas frames work too.
     fig = plot_sweep(s.to_pandas(), x="flows.bulk.cc", y="efficiency", hue="links.ab.loss")
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["reno", "newreno"]
+    # So do pyarrow tables (any frame with the Arrow stream protocol), with the same numbers.
+    assert sweep_stats(s.to_arrow(), x="links.ab.loss", y="goodput_bps", hue="flows.bulk.cc").equals(st)
+    with pytest.raises(TypeError, match="not list"):
+        sweep_stats([1, 2], x="a", y="b")
     # Averaging over another varying key is refused, naming it.
     with pytest.raises(ValueError, match="flows.bulk.cc"):
         plot_sweep(s, x="links.ab.loss", y="efficiency")
+
+
+def test_pandas_is_no_dependency_of_tcplab() -> None:
+    """plot_sweep/sweep_stats read other frames through their own protocols: pandas is needed
+    only by the tests (`.to_pandas()`), so it is a test extra, not a dependency."""
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert project["dependencies"] and not [d for d in project["dependencies"] if d.startswith("pandas")]
+    assert [d for d in project["optional-dependencies"]["test"] if d.startswith("pandas")]
+    src = "\n".join(p.read_text() for p in sorted((REPO / "python" / "tcplab").rglob("*.py")))
+    assert "import pandas" not in src and "from_pandas" not in src
 
 
 def test_t_quantiles() -> None:

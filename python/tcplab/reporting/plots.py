@@ -400,6 +400,19 @@ def _t975(df: int) -> float:
     return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
 
 
+def _polars_frame(df: Any) -> pl.DataFrame:
+    """``df`` as a polars DataFrame: a polars one as it is, another frame (pandas, pyarrow,
+    ...) through the Arrow stream or dataframe interchange protocol, so tcplab needs no
+    pandas of its own (a pandas frame comes with pandas installed)."""
+    import polars as pl
+
+    if isinstance(df, pl.DataFrame):
+        return df
+    if hasattr(df, "__arrow_c_stream__") or hasattr(df, "__dataframe__"):
+        return pl.from_dataframe(df)
+    raise TypeError(f"expected a polars DataFrame or another data frame (pandas, pyarrow), not {type(df).__name__}")
+
+
 def sweep_stats(df: Any, x: str, y: str, hue: str | None = None) -> pl.DataFrame:
     """Mean and 95 % confidence interval of ``y`` per (``hue``, ``x``) over the seeds.
 
@@ -410,7 +423,7 @@ def sweep_stats(df: Any, x: str, y: str, hue: str | None = None) -> pl.DataFrame
     """
     import polars as pl
 
-    d = df if isinstance(df, pl.DataFrame) else pl.from_pandas(df)
+    d = _polars_frame(df)
     keys = [c for c in (hue, x) if c is not None]
     for c in (*keys, y):
         if c not in d.columns:
@@ -452,7 +465,8 @@ def plot_sweep(
     (lower, upper); by default to [0, 1] for ``efficiency`` and utilisations, to [0, ∞)
     when every value of ``y`` is non-negative (a band below zero for a rate is noise).
 
-    ``df`` is a sweep's ``summary`` table (polars or pandas), usually filtered to one
+    ``df`` is a sweep's ``summary`` table (polars, or pandas, pyarrow: any frame with the
+    Arrow stream or dataframe interchange protocol), usually filtered to one
     flow, e.g. ``plot_sweep(res.summary.filter(pl.col("flow") == "fast"),
     x="links.up.rate", y="efficiency", hue="flows.fast.ack_size")``. One line per value
     of ``hue``; the band (numeric ``x``) or error bars (text ``x``, kept in the order of
