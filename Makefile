@@ -25,7 +25,7 @@ FUZZ_TARGETS ?= scenario_toml scenario_json units pcap run_bounded sizes_bounded
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q "maturin>=1.5,<2" "pytest>=8" "hypothesis>=6" polars pyarrow matplotlib "typer>=0.12,<0.29" rich tomli-w pandas distributed nbformat nbclient ipykernel "scapy>=2.5"
+	$(VPY) -m pip install -q "maturin>=1.5,<2" "pytest>=8" "hypothesis>=6" polars pyarrow matplotlib "typer>=0.12,<0.29" rich tomli-w pandas distributed nbformat nbclient ipykernel "scapy>=2.5" ruff
 	touch $@
 
 # Python sources are installed editable: only Rust changes need a rebuild.
@@ -56,6 +56,7 @@ golden-update: $(BUILT)
 	$(VPY) tests/golden/golden.py --update $(foreach s,$(subst $(comma), ,$(ONLY)),--only $(s))
 
 test-python: $(BUILT)
+	$(VENV)/bin/ruff check python tests bench examples
 	$(VENV)/bin/pytest -q
 
 # Speed figures (docs/performance.md): scenarios a-e, each in a child process, plus the

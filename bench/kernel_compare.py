@@ -595,7 +595,7 @@ def plan_topology(expanded: dict) -> KernelPlan:
         flows.append({"name": fname, "from": f["from"], "to": f["to"], "cc": KERNEL_CC[cc],
                       "port": SINK_PORT0 + i})
         for s, d in ((f["from"], f["to"]), (f["to"], f["from"])):
-            delays[(s, d)] = sum(parse_duration(links[l].get("delay", 0)) for l in _path(links, s, d))
+            delays[(s, d)] = sum(parse_duration(links[ln].get("delay", 0)) for ln in _path(links, s, d))
     # The delay line sits in one router that every flow path crosses (both directions).
     delay_node = None
     if any(v > 0 for v in delays.values()):
@@ -1142,6 +1142,7 @@ def compare(preset: Preset, quick: bool, period: float, out_dir: Path, repeat: i
                      f"{sum(aggs) / len(aggs) / 1e6:.3f} Mb/s")
     for vlabel, vover in ([] if quick else preset.variants):
         import polars as pl
+
         import tcplab
         label, t0, t1 = windows[-1]
         vrows = []
@@ -1213,7 +1214,7 @@ def tcplab_queue(res: Any, link: str, t0: float, t1: float) -> float | None:
 
 def tcplab_drops(summary: dict, link: str) -> Any:
     links = summary.get("links", {})
-    entry = next((l for l in links if l.get("name") == link), None) if isinstance(links, list) else links.get(link)
+    entry = next((ln for ln in links if ln.get("name") == link), None) if isinstance(links, list) else links.get(link)
     if not entry:
         return None
     return entry.get("drops", entry.get("drops_overflow"))

@@ -180,8 +180,8 @@ def define_prr_rfc(cppyy) -> None:
 def ns3_child(spec: dict, secs: float, warmup: float) -> dict:
     """Build and run the dumbbell in ns-3 (in this process); returns its figures."""
     t0 = time.perf_counter()
-    from ns import ns  # noqa: F401  (loads the ns-3 libraries and headers into cppyy)
     import cppyy
+    from ns import ns  # noqa: F401  (loads the ns-3 libraries and headers into cppyy)
 
     cppyy.cppdef((HERE / "ns3_dumbbell.cc").read_text())
     if spec.get("ns3_extra", {}).get("recovery") == PRR_RFC_TYPE:

@@ -103,8 +103,8 @@ def main() -> int:
     prr_rfc = "--prr-rfc" in sys.argv[7:]
     c = nc.ALGO_CASES[case]
     tl = nc.run_tcplab_case(str(nc.ROOT / "target/release/tcplab-bench"), c, 0.001, 0.0, 0)
-    from ns import ns  # noqa: F401
     import cppyy
+    from ns import ns  # noqa: F401
 
     cppyy.cppdef((HERE / "ns3_dumbbell.cc").read_text())
     cppyy.cppdef(DIAG)

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import ast
 import pickle
-from pathlib import Path
 
 import pandas as pd
 import polars as pl
 import pytest
 
 import tcplab
-from tcplab import _core
-
 from conftest import FIG2_3, LOSSY, REPO
+from tcplab import _core
 
 PKG = REPO / "python" / "tcplab"
 

@@ -27,12 +27,11 @@ import polars as pl
 import pytest
 
 import tcplab
+from conftest import REPO, TCPLAB
+from sweep_hooks import Counting
 from tcplab import fileio
 from tcplab.results import Result
 from tcplab.sweeps.spec import SweepSpec, sorted_overrides
-
-from conftest import REPO, TCPLAB
-from sweep_hooks import Counting
 
 # Two hosts, a captured data direction, 10-ms traces: a run of ~0.1 s wall whose save (with
 # --plot) writes a ~1 MB pcap, four parquet files and three plots.

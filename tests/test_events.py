@@ -9,10 +9,9 @@ from typing import Any
 import polars as pl
 
 import tcplab
+from conftest import LOSSY, CliRunner
 from tcplab import _core
 from tcplab.results import EVENT_SCHEMA, INTERVAL_SCHEMA, TRACE_SCHEMAS
-
-from conftest import LOSSY, CliRunner
 
 
 def _lossy(**metrics: Any) -> dict[str, Any]:

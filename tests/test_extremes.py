@@ -14,9 +14,8 @@ from typing import Any
 import pytest
 
 import tcplab
-from tcplab import ScenarioError, _core
-
 from conftest import REPO
+from tcplab import ScenarioError, _core
 
 
 def _pair(**over: Any) -> dict[str, Any]:

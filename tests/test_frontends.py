@@ -15,9 +15,8 @@ from typing import Any
 import pytest
 
 import tcplab
-from tcplab import Scenario
-
 from conftest import CliRunner
+from tcplab import Scenario
 
 SEED = 11
 

@@ -307,11 +307,11 @@ def test_old_path_warns_and_gives_the_new_module(old: str, new: str) -> None:
 
 def test_old_paths_keep_their_names() -> None:
     """What callers used under the old paths is there (private helpers too: same module)."""
+    import tcplab.reporting.plots
+    import tcplab.reporting.report
     import tcplab.repro.claims
     import tcplab.repro.metrics
     import tcplab.repro.reproduce
-    import tcplab.reporting.plots
-    import tcplab.reporting.report
 
     assert callable(tcplab.repro.reproduce.reproduce) and callable(tcplab.repro.reproduce._load)
     assert callable(tcplab.repro.claims._python_ref) and callable(tcplab.repro.metrics.jain)

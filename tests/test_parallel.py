@@ -13,9 +13,8 @@ from typing import Any
 import pytest
 
 import tcplab
-from tcplab import ScenarioError
-
 from conftest import TCPLAB
+from tcplab import ScenarioError
 
 # The equality tests use up to 4 threads whatever the machine; the warning for more threads
 # than cores has its own test below.

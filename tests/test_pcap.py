@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import shutil
+import stat
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -89,7 +89,7 @@ def test_records_match_the_simulation(example_run: tuple[tcplab.Result, dict[str
     addr, ports = pcap_meta["addresses"], pcap_meta["ports"]
     rate = link["rate_bps"]
     flow_cfg = tcplab.Scenario.from_toml(EXAMPLE).to_dict()["flows"]
-    last_ns, busy_ns = -1, 0.0
+    last_ns, busy_ns, prev_size = -1, 0.0, 0
     data_bytes = ack_bytes = 0
     wrapped = False
     for i, p in enumerate(pkts):

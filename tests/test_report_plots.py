@@ -13,11 +13,10 @@ import pytest
 from rich.console import Console
 
 import tcplab
+from conftest import FIG2_3, SHORT_OVERRIDES
 from tcplab import Result, Scenario
 from tcplab.reporting.plots import plot_cwnd, plot_efficiency, plot_queue
 from tcplab.reporting.report import analysis_table, disagreements, fmt_pct, fmt_rate, fmt_seconds, print_run
-
-from conftest import FIG2_3, SHORT_OVERRIDES
 
 
 @pytest.fixture(scope="module")

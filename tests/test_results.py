@@ -10,9 +10,8 @@ import polars as pl
 import pytest
 
 import tcplab
-from tcplab import Result, Scenario
-
 from conftest import FIG2_3, SHORT, SHORT_OVERRIDES, CliRunner
+from tcplab import Result, Scenario
 
 
 @pytest.fixture(scope="module")

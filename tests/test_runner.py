@@ -11,10 +11,9 @@ import pytest
 from rich.console import Console
 
 import tcplab
+from conftest import FIG2_3, SHORT_OVERRIDES
 from tcplab import _core, runner
 from tcplab.scenario import Scenario
-
-from conftest import FIG2_3, SHORT_OVERRIDES
 
 
 class _SlowSim:

@@ -12,10 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tcplab
+from conftest import FIG2_3, SHORT_OVERRIDES
 from tcplab import Scenario, ScenarioError
 from tcplab.scenario import parse_override, parse_value
-
-from conftest import FIG2_3, SHORT_OVERRIDES
 
 
 def test_public_api() -> None:

@@ -14,11 +14,10 @@ import polars as pl
 import pytest
 
 import tcplab
-from tcplab.reporting.plots import plot_sweep, sweep_stats
-from tcplab.sweeps import SweepSpec, run_id
-
 from conftest import LOSSY, REPO, TCPLAB, CliRunner
 from sweep_hooks import Counting, Crash
+from tcplab.reporting.plots import plot_sweep, sweep_stats
+from tcplab.sweeps import SweepSpec, run_id
 
 GRID_SPEC = """
 base = "lossy.toml"

@@ -25,7 +25,7 @@ import sys
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn, Optional
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
@@ -129,19 +129,19 @@ def run(
     scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.", show_default=False)],
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory for summary.json, parquet files and plots.")],
     set_: Annotated[
-        Optional[list[str]],
+        list[str] | None,
         typer.Option("--set", "-s", metavar="KEY=VALUE", help="Override a field, e.g. --set links.up.rate=200kbps (repeatable).", show_default=False),
     ] = None,
-    seed: Annotated[Optional[int], typer.Option(help="Seed (overrides the scenario's).", min=0, max=2**64 - 1)] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed (overrides the scenario's).", min=0, max=2**64 - 1)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no report.")] = False,
     json_: Annotated[bool, typer.Option("--json", help="Print summary.json to standard output instead of the tables.")] = False,
     audit: Annotated[bool, typer.Option("--audit", help="Check the engine's invariants while running (docs/reliability.md); results are identical.")] = False,
     max_memory: Annotated[
-        Optional[str],
+        str | None,
         typer.Option("--max-memory", help="Refuse scenarios whose estimated memory exceeds this size, e.g. 32GB (default: half the available memory).", show_default=False),
     ] = None,
     threads: Annotated[
-        Optional[int],
+        int | None,
         typer.Option("--threads", min=1, max=1024, help="Threads for this one simulation (default: the scenario's `threads`, else 1); results are bit-identical (docs/scaling.md).", show_default=False),
     ] = None,
     plot: Annotated[
@@ -238,7 +238,7 @@ def run(
 def validate(
     scenarios: Annotated[list[Path], typer.Argument(help="Scenario TOML files.", show_default=False)],
     set_: Annotated[
-        Optional[list[str]],
+        list[str] | None,
         typer.Option("--set", "-s", metavar="KEY=VALUE", help="Apply this override before checking (repeatable).", show_default=False),
     ] = None,
 ) -> None:
@@ -260,7 +260,7 @@ def validate(
 def expand(
     scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.", show_default=False)],
     set_: Annotated[
-        Optional[list[str]],
+        list[str] | None,
         typer.Option("--set", "-s", metavar="KEY=VALUE", help="Apply this override before expanding (repeatable).", show_default=False),
     ] = None,
     json_: Annotated[bool, typer.Option("--json", help="Print JSON instead of TOML.")] = False,
@@ -284,14 +284,14 @@ def expand(
 def sweep(
     spec: Annotated[Path, typer.Argument(help="Sweep spec TOML file (see docs/sweeps.md).", show_default=False)],
     out: Annotated[
-        Optional[Path],
+        Path | None,
         typer.Option("--out", "-o", help="Output directory (default out/<sweep name>); finished runs there are not run again.", show_default=False),
     ] = None,
     jobs: Annotated[
-        Optional[int], typer.Option("--jobs", "-j", help="Worker processes (default: all cores).", min=1, show_default=False)
+        int | None, typer.Option("--jobs", "-j", help="Worker processes (default: all cores).", min=1, show_default=False)
     ] = None,
     dask: Annotated[
-        Optional[str],
+        str | None,
         typer.Option("--dask", help="Run on this Dask scheduler (e.g. tcp://host:8786) instead of local processes.", show_default=False),
     ] = None,
     retries: Annotated[int, typer.Option(help="Retries of a run whose worker dies.", min=0)] = 2,
@@ -341,22 +341,22 @@ def sweep(
 @app.command()
 def reproduce(
     paper: Annotated[str, typer.Argument(help="A shipped paper (see `tcplab list`, e.g. kalampoukas97) or a folder with a reproduce.toml.", show_default=False)],
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Output directory [default: out/PAPER].", show_default=False)] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output directory [default: out/PAPER].", show_default=False)] = None,
     only: Annotated[
-        Optional[list[str]], typer.Option("--only", help="Only this figure id, e.g. fig5_3 (repeatable).", show_default=False)
+        list[str] | None, typer.Option("--only", help="Only this figure id, e.g. fig5_3 (repeatable).", show_default=False)
     ] = None,
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Parallel runs [default: all cores].", min=1, show_default=False)] = None,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Parallel runs [default: all cores].", min=1, show_default=False)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no table.")] = False,
     json_: Annotated[bool, typer.Option("--json", help="Print the comparison (or claims) table as JSON records instead.")] = False,
     set_: Annotated[
-        Optional[list[str]],
+        list[str] | None,
         typer.Option("--set", help="KEY=VALUE applied to every run, e.g. duration=60s for a shortened check (repeatable).",
                      show_default=False),
     ] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Keep the runs already complete in --out (same scenario, overrides, tcplab version and compiled engine) and run only the others.")] = False,
     engine: Annotated[str, typer.Option("--engine", help="tcplab, or ns2: run every run in ns-2.35 (translated scenarios; curves ns-2 cannot express are left out, with the reason).")] = "tcplab",
     column: Annotated[
-        Optional[list[str]],
+        list[str] | None,
         typer.Option("--column", help="Add a column to the claims table: ns2 (ns-2.35 itself) or ns2_profile (tcplab with profile = \"ns2\"); runs go to OUT/COLUMN/ (repeatable).",
                      show_default=False),
     ] = None,
@@ -367,8 +367,8 @@ def reproduce(
     from rich.table import Table
 
     from tcplab.repro.reproduce import AGREE_PT, load_manifest, paper_dir
-    from tcplab.scenario import scenario_error
     from tcplab.repro.reproduce import reproduce as run_reproduction
+    from tcplab.scenario import scenario_error
 
     target = out or Path("out") / Path(paper).name
     console = Console(stderr=True)
@@ -446,7 +446,7 @@ def reproduce(
 
 @app.command("list")
 def list_papers(
-    paper: Annotated[Optional[str], typer.Argument(help="Show this paper's figures only.", show_default=False)] = None,
+    paper: Annotated[str | None, typer.Argument(help="Show this paper's figures only.", show_default=False)] = None,
 ) -> None:
     """The papers `tcplab reproduce` knows (shipped with the package) and their figures."""
     from tcplab.repro.reproduce import _load, paper_dir, papers

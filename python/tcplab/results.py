@@ -33,7 +33,8 @@ from tcplab.fileio import PARQUET_OPTIONS, copy_file, remove_stale_temporaries, 
 if TYPE_CHECKING:
     import polars as pl
 
-__all__ = ["Result", "load", "pcap_files", "INTERVAL_SCHEMA", "TRACE_SCHEMAS", "EVENT_SCHEMA", "COLUMN_DOCS"]
+# The schemas come from the module's __getattr__ (built on first use).
+__all__ = ["Result", "load", "pcap_files", "INTERVAL_SCHEMA", "TRACE_SCHEMAS", "EVENT_SCHEMA", "COLUMN_DOCS"]  # noqa: F822
 
 _REGISTRY: dict[str, list[dict[str, str]]] = _core.columns()
 

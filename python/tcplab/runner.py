@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-
 import time
 import warnings
 from collections.abc import Mapping

@@ -45,10 +45,15 @@ from .common import (
     Ns2Unsupported,
     expanded,
 )
-from .translate import Ns2Script, to_otcl, translate
-from .run import INTERVAL_COLUMNS  # noqa: F401 (public, outside __all__ as before)
-from .run import ns2_available, ns2_result, run_ns2, run_ns2_result
 from .compare import compare, run_both, run_tcplab
+from .run import (
+    INTERVAL_COLUMNS,  # noqa: F401 (public, outside __all__ as before)
+    ns2_available,
+    ns2_result,
+    run_ns2,
+    run_ns2_result,
+)
+from .translate import Ns2Script, to_otcl, translate
 
 __all__ = [
     "Ns2Unsupported",

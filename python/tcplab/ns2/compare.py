@@ -14,6 +14,7 @@ from tcplab.scenario import Scenario
 from .common import FLOW_METRICS, LINK_METRICS, SAMPLE_PERIOD_S, _flow_value, _summary_stats, _window, expanded
 from .run import run_ns2
 
+
 def run_tcplab(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | None = None) -> dict[str, Any]:
     """Run ``scenario`` in tcplab (cwnd and queue traces every 10 ms) and return the metrics
     of :func:`run_ns2` from its outputs: goodput = summary ``goodput_bps`` (steady-state

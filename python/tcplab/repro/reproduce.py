@@ -35,11 +35,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tcplab.fileio import write_parquet, write_text
+from tcplab.reporting.plots import _colour, _figure, _percent_axis, _save, plot_efficiency
+from tcplab.repro import PAPERS_DIR as _PAPERS_DIR
 from tcplab.repro import claims as _claims
 from tcplab.repro.claims import Grid, job_overrides, job_variant, parse_grid
-from tcplab.fileio import write_parquet, write_text
-from tcplab.repro import PAPERS_DIR as _PAPERS_DIR
-from tcplab.reporting.plots import _colour, _figure, _percent_axis, _save, plot_efficiency
 from tcplab.scenario import Scenario, scenario_error
 
 if TYPE_CHECKING:

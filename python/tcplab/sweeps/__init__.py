@@ -33,7 +33,6 @@ process dies is retried.
 
 from __future__ import annotations
 
-
 # The package's modules: spec (the spec file, runs and run ids), store (the output
 # directory), worker (one run in a worker process), local and dask_executor (the two
 # executors), tables (SweepResult and its frames), progress, diagnostics (warnings), api

@@ -12,7 +12,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tcplab.scenario import Scenario, ScenarioError, describe_value, plain_value, scenario_error, split_key, toml_syntax_reason
+from tcplab.scenario import (
+    Scenario,
+    ScenarioError,
+    describe_value,
+    plain_value,
+    scenario_error,
+    split_key,
+    toml_syntax_reason,
+)
 
 __all__ = ["SPEC_FIELDS", "SweepRun", "SweepSpec", "canonical", "run_id", "sorted_overrides", "spec_error"]
 
