@@ -36,6 +36,7 @@ def test_bad_arguments_name_the_argument(call, arg: str) -> None:  # type: ignor
 
 
 def test_presets_are_eq3_pairs() -> None:
+    assert len(GAIMD_PRESETS) == 4
     for name, (a, b) in GAIMD_PRESETS.items():
         assert abs(an.friendly_alpha(b) - a) < 0.005, name
     assert an.epoch_rtts(64, 1, 0.5) == 33  # Observation 1: 32 round trips of growth + the drop's
@@ -86,6 +87,7 @@ def test_gaimd_response_function_under_bernoulli_loss() -> None:
             sim = _sim_pkts(p, a, b)
             model = gaimd_throughput(p, 0.1, 0.2, 1, a, b)
             ratios[(name, p)] = sim / model
+    assert len(ratios) == 12  # four presets x three loss rates
     bad = {k: round(v, 3) for k, v in ratios.items() if not 0.8 <= v <= 1.1}
     assert not bad, bad
 

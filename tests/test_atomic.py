@@ -363,8 +363,11 @@ def _kill_sweep_twice(tmp_path: Path, out: Path, keys: dict[str, str], rng: rand
         with contextlib.suppress(ProcessLookupError):
             os.killpg(p.pid, signal.SIGKILL)  # the sweep and its workers
         p.wait(timeout=60)
-        # Every run directory is whole: run.json, and for an ok run its summary and frames.
-        for d in (out / "runs").iterdir() if (out / "runs").exists() else []:
+        # Every run directory is whole: run.json, and for an ok run its summary and frames. The
+        # kill came once `target` runs were complete (or the sweep had finished them all).
+        whole = sorted((out / "runs").iterdir()) if (out / "runs").exists() else []
+        assert len(whole) >= min(target, len(keys)), (len(whole), target)
+        for d in whole:
             rec = json.loads((d / "run.json").read_text())
             assert rec["status"] == "ok", rec
             Result.load(d)

@@ -38,6 +38,7 @@ def test_run_writes_documented_outputs(cli: CliRunner, tmp_path: Path) -> None:
     for f in s["flows"]:
         assert FLOW_KEYS <= f.keys()
         assert 0.0 <= f["efficiency"] <= 1.0
+    assert len(s["links"]) >= 2 and s["analysis"]["rows"]
     for ln in s["links"]:
         assert LINK_KEYS <= ln.keys()
     assert {"model", "reference", "params", "prediction", "rows", "paper_note"} <= s["analysis"].keys()

@@ -88,6 +88,7 @@ def test_the_ns3_guide_first_example_shares_fairly() -> None:
     res = tcplab.run(sc, progress=False)
     assert _defaults_warnings(res) == []
     fair = 50e6 / 3
+    assert len(res.summary["flows"]) == 3
     for f in res.summary["flows"]:
         assert fair / 2 < f["goodput_bps"] < 2 * fair, f
 
@@ -165,13 +166,20 @@ def test_modern_aqm_prints_goodput_and_warnings() -> None:
 
 
 def test_example_comments_name_the_out_they_need() -> None:
-    for p in sorted((REPO / "examples").glob("*.toml")):
+    examples = sorted((REPO / "examples").glob("*.toml"))
+    assert len(examples) >= 20
+    for p in examples:
         for line in p.read_text().splitlines():
             if line.startswith("#") and "tcplab run " in line:
                 assert "--out" in line, f"{p.name}: {line}"
 
 
 SCENARIO_EXAMPLES = sorted(p for p in (REPO / "examples").glob("*.toml") if p.name != "sweep_fig23.toml")
+
+
+def test_there_are_scenario_examples() -> None:
+    """The parametrized test below would be skipped, not failed, on an empty glob."""
+    assert len(SCENARIO_EXAMPLES) >= 20 and (REPO / "examples" / "dumbbell.toml") in SCENARIO_EXAMPLES
 
 
 @pytest.mark.parametrize("example", SCENARIO_EXAMPLES, ids=lambda p: p.name)

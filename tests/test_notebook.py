@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+import json
 from pathlib import Path
 
 import nbformat
@@ -16,9 +16,14 @@ from conftest import REPO
 def test_tour_notebook_executes(tmp_path: Path) -> None:
     nb = nbformat.read(REPO / "examples" / "tour.ipynb", as_version=4)
     (tmp_path / "scenarios").symlink_to(REPO / "scenarios")  # the notebook writes under ./out
-    t0 = time.perf_counter()
     NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
-    assert time.perf_counter() - t0 < 60
+    # The work it does, not the time it takes (the kernel's 120-s timeout only stops a hung
+    # cell): a sweep of 8 runs of 120 simulated seconds, ~35,000 events in all today.
+    runs = sorted((tmp_path / "out" / "tour" / "sweep" / "runs").glob("*/summary.json"))
+    assert len(runs) == 8
+    summaries = [json.loads(p.read_text()) for p in runs]
+    assert [s["run"]["sim_seconds"] for s in summaries] == [120] * 8
+    assert sum(s["run"]["events"] for s in summaries) <= 100_000
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors
     assert (tmp_path / "out" / "tour" / "efficiency.png").exists()

@@ -39,6 +39,7 @@ def test_every_figure_and_report_is_written(full: tuple[Path, pl.DataFrame]) -> 
 
 def test_every_row_agrees_or_is_explained(full: tuple[Path, pl.DataFrame]) -> None:
     _, df = full
+    assert df.height >= 15
     for r in df.iter_rows(named=True):
         within = abs(r["difference_pt"]) <= AGREE_PT and (
             r["paper"] is None or abs(100 * (r["simulated"] - r["paper"])) <= AGREE_PT)

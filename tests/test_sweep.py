@@ -582,6 +582,7 @@ def test_example_spec_is_valid_and_documented() -> None:
     spec = SweepSpec.from_toml(REPO / "examples" / "sweep_fig23.toml")
     assert spec.name == "fig23-uplink-loss" and len(spec.runs()) == 18
     doc = (REPO / "docs" / "sweeps.md").read_text()
+    assert len(sweep_mod_fields()) >= 5
     for field in sweep_mod_fields():
         assert f"| `{field}` |" in doc, field
 
