@@ -7,10 +7,12 @@
 //!
 //! ```text
 //!  time / event / rng   integer picoseconds, (time, seq) FIFO event heap, seeded streams
-//!  net                  packets (Copy headers), nodes, link directions, routes
+//!  packet               packets (Copy headers): the leaf that queues, links and stats share
+//!  net                  nodes, link directions, routes, error models
 //!  queue                queue disciplines (DropTail now; RED, CHOKe, CoDel, host schedulers later)
 //!  tcp                  sender / receiver mechanics: sequence space, acks, RTO, recovery
-//!  cc                   congestion control behind one trait (Reno, NewReno, GAIMD)
+//!  cc_api               what transport and congestion control share (ConnView, AckSample, ...)
+//!  cc                   congestion control behind one trait (one file per algorithm)
 //!  udp                  datagram sender / receiver (no acks; losses from sequence gaps)
 //!  app                  traffic sources (bulk, transfer, cbr, onoff, poisson, train), active ones tick
 //!  stats                streaming counters; one column registry for intervals, traces, event traces
@@ -24,12 +26,14 @@ pub mod analysis;
 pub mod app;
 pub mod audit;
 pub mod cc;
+pub mod cc_api;
 pub mod config;
 pub mod event;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod ids;
 pub mod net;
+pub mod packet;
 pub mod par;
 pub mod queue;
 pub mod report;

@@ -234,7 +234,7 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
     let analysis = b
         .analysis
         .as_ref()
-        .map(|a| a.evaluate(b, &flows, &mut warnings));
+        .map(|a| a.evaluate(&run_view(b), &flows, &mut warnings));
 
     let pcap = pcap_summary(b, &mut warnings);
     queue_warnings(b, &mut warnings);
@@ -783,4 +783,19 @@ fn pcap_summary(b: &Built, warnings: &mut Vec<String>) -> Value {
         })
         .collect();
     json!({"files": files, "addresses": addresses, "ports": ports})
+}
+
+/// The finished run as the closed forms read it ([`crate::analysis::RunView`]).
+fn run_view(b: &Built) -> crate::analysis::RunView<'_> {
+    crate::analysis::RunView {
+        sim: &b.sim,
+        flows: b
+            .flow_meta
+            .iter()
+            .map(|m| crate::analysis::FlowView {
+                path: &m.path,
+                tcp: &m.tcp,
+            })
+            .collect(),
+    }
 }

@@ -6,8 +6,8 @@
 //! the round trip and the one-way delay out of each echo ([`ProbeColumns`]).
 
 use crate::event::{FlowId, NodeId};
-use crate::net::packet::{flags, CcHeader};
 use crate::net::{Packet, PacketKind};
+use crate::packet::{flags, CcHeader};
 use crate::stats::columns::{ProbeColumns, ProbeRow};
 use crate::stats::RttDist;
 use crate::time::SimTime;

@@ -20,8 +20,25 @@ pub mod dctcp;
 pub mod kalampoukas97;
 pub mod zhang;
 
-use crate::scenario::Built;
+use crate::event::LinkId;
+use crate::sim::Sim;
+use crate::tcp::TcpConfig;
 use serde_json::Value;
+
+/// What an analysis reads of a finished run: the engine's state and, per flow (in flow
+/// order), its path and transport configuration. The scenario layer hands it over, so the
+/// closed forms depend on the engine and the components only, never on the schema.
+pub struct RunView<'a> {
+    pub sim: &'a Sim,
+    pub flows: Vec<FlowView<'a>>,
+}
+
+/// One flow of a [`RunView`].
+pub struct FlowView<'a> {
+    /// The links the flow's data crosses, in order.
+    pub path: &'a [LinkId],
+    pub tcp: &'a TcpConfig,
+}
 
 /// What every paper's analysis module provides.
 pub trait PaperAnalysis {
@@ -31,7 +48,7 @@ pub trait PaperAnalysis {
     /// objects (in flow order); problems with the model's assumptions go to `warnings`.
     /// Returns the `analysis` object of `summary.json`: the prediction, its parameters and
     /// `rows` (one per compared quantity, with `analytic`, `simulated` and `difference`).
-    fn evaluate(&self, b: &Built, flows: &[Value], warnings: &mut Vec<String>) -> Value;
+    fn evaluate(&self, b: &RunView, flows: &[Value], warnings: &mut Vec<String>) -> Value;
 }
 
 /// The analyses a scenario can configure under `[analysis]`.
@@ -47,7 +64,7 @@ impl PaperAnalysis for AnyAnalysis {
             AnyAnalysis::TwoWay(a) => a.id(),
         }
     }
-    fn evaluate(&self, b: &Built, flows: &[Value], warnings: &mut Vec<String>) -> Value {
+    fn evaluate(&self, b: &RunView, flows: &[Value], warnings: &mut Vec<String>) -> Value {
         match self {
             AnyAnalysis::TwoWay(a) => a.evaluate(b, flows, warnings),
         }

@@ -749,8 +749,8 @@ impl CongestionControl for Bbr {
 mod tests {
     use super::*;
     use crate::cc::testkit::{ack, view};
+    use crate::cc_api::RateSample;
     use crate::rng::Stream;
-    use crate::tcp::rate::RateSample;
 
     const S: u64 = 1000;
     /// Path: 1 MB/s (1000 segments/s), RTprop 100 ms: BDP = 100 segments.

@@ -42,123 +42,14 @@ pub use vegas::Vegas;
 pub use westwood::Westwood;
 pub use xcp::Xcp;
 
+pub use crate::cc_api::{
+    recovery_exit_cwnd, AckCounting, AckSample, CaState, CcInit, Congestion, ConnView,
+    RecoveryExit, RecoveryStyle,
+};
 use crate::config::ScenarioError;
-use crate::net::packet::CcHeader;
+use crate::packet::CcHeader;
 use crate::rng::{SimRng, Stream};
-use crate::tcp::RecoveryExit;
-use crate::time::{SimDuration, SimTime};
-
-/// The transport's loss-recovery state (Linux `tcp_ca_state`, reduced).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CaState {
-    /// Normal operation: slow start or congestion avoidance.
-    Open,
-    /// Fast recovery after a fast retransmit.
-    Recovery,
-    /// After a retransmission timeout, until everything sent before it is acknowledged.
-    Loss,
-}
-
-/// How the transport recovers from a fast retransmit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RecoveryStyle {
-    /// RFC 5681: leave recovery on the first ack of new data.
-    Reno,
-    /// RFC 6582: partial acks retransmit the next hole; leave once `recover` is acked.
-    NewReno,
-}
-
-/// Read-only connection state handed to every hook.
-#[derive(Clone, Copy, Debug)]
-pub struct ConnView {
-    pub mss: u32,
-    /// Bytes sent and not yet cumulatively acknowledged (`snd_max - snd_una`).
-    pub in_flight: u64,
-    /// Bytes presumed in the network (Linux `tcp_packets_in_flight`: outstanding − SACKed −
-    /// presumed lost + retransmitted; RFC 6675 `pipe`, or RACK's). Computed only for
-    /// algorithms that take delivery-rate samples (BBR) on SACK flows; `in_flight` otherwise.
-    pub pipe: u64,
-    pub srtt: Option<SimDuration>,
-    /// The RFC 6298 round-trip variation (RTTVAR; 0 before the first sample).
-    pub rttvar: SimDuration,
-    pub min_rtt: Option<SimDuration>,
-    pub state: CaState,
-    /// The receiver's window (the maximum window) in bytes.
-    pub max_window: u64,
-    /// The connection's choice of window when fast recovery ends.
-    pub recovery_exit: RecoveryExit,
-    /// The first unacknowledged segment has been retransmitted before (exact for this
-    /// transport: its retransmissions always start at `snd_una` and go forward, so this is
-    /// `snd_una < ` the highest retransmitted sequence). At `on_congestion(FastRetransmit)`
-    /// it tells whether the segment about to be retransmitted was "transmitted just once"
-    /// (Vegas, P1 §II).
-    pub una_retransmitted: bool,
-}
-
-/// The congestion window on leaving fast recovery (RFC 6582 §3.2 step 3), for algorithms
-/// whose post-recovery window is `ssthresh`: `ssthresh`, or with
-/// [`RecoveryExit::FlightSize`] `min(ssthresh, max(FlightSize, S) + S)`.
-pub fn recovery_exit_cwnd(ssthresh: u64, c: &ConnView) -> u64 {
-    match c.recovery_exit {
-        RecoveryExit::Ssthresh => ssthresh,
-        RecoveryExit::FlightSize => {
-            let s = c.mss as u64;
-            ssthresh.min(c.in_flight.max(s) + s)
-        }
-    }
-}
-
-/// What one arriving ack tells the algorithm.
-#[derive(Clone, Copy, Debug)]
-pub struct AckSample {
-    /// Bytes newly acknowledged cumulatively by this ack (0 for a duplicate).
-    pub newly_acked: u64,
-    /// The ack advanced nothing and carries no window update.
-    pub dup: bool,
-    /// Round-trip sample (Karn-valid: never from a retransmitted segment).
-    pub rtt: Option<SimDuration>,
-    /// Send time of the data segment that triggered this ack (echoed timestamp; the
-    /// sender's clock, T1 of seed 001).
-    pub sent_at: SimTime,
-    /// The segment that triggered this ack was a retransmission (the receiver echoes the
-    /// flag): `sent_at` and `rx_arrival` may belong to different copies (Karn).
-    pub echo_retx: bool,
-    /// When that segment arrived at the receiver (AT = T2 of seed 001, Vegas-ALT/FAST-ALT),
-    /// on the receiver's clock: simulated time plus the flow's `receiver_clock_offset`,
-    /// wrapping, so only differences such as `rx_arrival − sent_at` (as `i64`) mean anything.
-    pub rx_arrival: SimTime,
-    /// When the receiver handed this ack to its host's outgoing queue (LT = T3), on the
-    /// receiver's clock like `rx_arrival`.
-    pub rx_leave: SimTime,
-    /// ECN-Echo, one per CE-marked segment.
-    pub ece: bool,
-    /// This ack must not open the window (the flow key `ece_increase = false`, ns-2.35's
-    /// `old_ecn_ 0`): it carries ECN-Echo and an earlier ack of new data did too (ns-2's
-    /// `ect_`; tcp.cc `TcpAgent::recv_newack_helper` then skips `opencwnd()`, slow start
-    /// included). Honoured by the algorithms whose ns-2 agents grow through
-    /// `TcpAgent::opencwnd`: reno, newreno, gaimd and highspeed (the flow key is refused
-    /// with the others, so it is always false for them).
-    pub ece_hold: bool,
-    /// Router feedback echoed by the receiver (XCP).
-    pub echo: CcHeader,
-    /// Cumulative bytes acknowledged so far, after this ack (Westwood bandwidth samples).
-    pub delivered: u64,
-    /// A delivery-rate sample (`tcp_rate.c`), for algorithms whose
-    /// [`CongestionControl::wants_rate_samples`] is true and acks that deliver a whole
-    /// segment; `None` otherwise.
-    pub rate: Option<crate::tcp::rate::RateSample>,
-}
-
-/// A congestion signal the transport detected.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Congestion {
-    /// Third duplicate ack: fast retransmit, then recovery.
-    FastRetransmit,
-    /// Retransmission timeout.
-    Timeout,
-    /// ECN-Echo received (at most once per window for standard TCP).
-    Ecn,
-}
+use crate::time::SimTime;
 
 /// The congestion-control interface. Units: bytes and [`SimTime`].
 pub trait CongestionControl {
@@ -221,41 +112,6 @@ pub trait CongestionControl {
     fn recovery_inflation(&self) -> bool {
         true
     }
-}
-
-/// How the window's per-ack increase counts an ack (the flow key `ack_counting`).
-///
-/// - [`AckCounting::Acks`] (the default): each ack of new data is one increase, however many
-///   segments it covers, as the papers' and RFC 5681's per-ack rules say (Reno: `W += S` in
-///   slow start, `W += S²/W` in congestion avoidance, per ack). With delayed acks (an ack per
-///   two segments) Reno's window then grows half a segment per round trip, and ×1.5 per
-///   round in slow start.
-/// - [`AckCounting::Segments`]: each ack counts the bytes it newly acknowledges (RFC 3465
-///   byte counting without its L limit, as Linux counts `acked` packets in
-///   `tcp_slow_start`/`tcp_cong_avoid_ai`): one segment per round trip in congestion
-///   avoidance and doubling per round in slow start whatever the ack ratio. Slow start stops
-///   at ssthresh and the rest of the ack counts towards congestion avoidance (as Linux).
-///
-/// Honoured by the AIMD family: reno, newreno, dctcp, gaimd, highspeed, scalable, and CUBIC's
-/// standard slow start (`hystart = false`; CUBIC's congestion avoidance, Reno-friendly
-/// estimate and HyStart++ already count segments acked, as RFC 9438/9406 write them). The
-/// algorithms with their own per-ack or per-round rules (vegas, fast, westwood, tcpe, bbr,
-/// xcp) ignore it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum AckCounting {
-    #[default]
-    Acks,
-    Segments,
-}
-
-/// What every algorithm starts from (bytes).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CcInit {
-    pub mss: u32,
-    pub init_cwnd: u64,
-    pub init_ssthresh: u64,
-    /// How window increases count acks (flow key `ack_counting`).
-    pub ack_counting: AckCounting,
 }
 
 // ---- The registry: one line per algorithm in each of the four lists below ----------------
@@ -474,6 +330,7 @@ impl CongestionControl for AnyCc {
 pub(crate) mod testkit {
     //! Tiny drivers for hook-level tests.
     use super::*;
+    use crate::time::SimDuration;
 
     pub fn view(mss: u32, in_flight: u64, state: CaState) -> ConnView {
         ConnView {
@@ -518,6 +375,7 @@ mod ack_counting_tests {
     //! `ack_counting`: every algorithm that honours it, with an ack per two segments.
     use super::testkit::{ack, view};
     use super::*;
+    use crate::time::SimDuration;
 
     const S: u64 = 1000;
 

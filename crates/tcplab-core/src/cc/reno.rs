@@ -193,7 +193,7 @@ impl CongestionControl for Reno {
 mod tests {
     use super::*;
     use crate::cc::testkit::{ack, view};
-    use crate::tcp::RecoveryExit;
+    use crate::cc_api::RecoveryExit;
 
     const S: u64 = 1000;
 

@@ -69,7 +69,7 @@
 use super::alt::{self, AltClock, AltWire};
 use super::{recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView};
 use crate::config::ScenarioError;
-use crate::net::packet::CcHeader;
+use crate::packet::CcHeader;
 use crate::time::SimTime;
 
 fn one() -> f64 {

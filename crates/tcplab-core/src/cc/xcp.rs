@@ -33,7 +33,7 @@ use super::{
     recovery_exit_cwnd, AckSample, CaState, CcInit, Congestion, CongestionControl, ConnView,
 };
 use crate::config::ScenarioError;
-use crate::net::packet::CcHeader;
+use crate::packet::CcHeader;
 use crate::time::SimTime;
 
 /// `cc = "xcp"` / `cc = { algorithm = "xcp", header_bytes = 20 }`.

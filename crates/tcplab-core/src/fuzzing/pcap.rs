@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use crate::ids::{FlowId, NodeId};
-use crate::net::packet::{flags, CcHeader, Packet, PacketKind};
+use crate::packet::{flags, CcHeader, Packet, PacketKind};
 use crate::stats::pcap::{
     checksum, file_header, node_addr, sender_port, PcapWriter, FILE_HEADER_LEN, HEADER_LEN,
     RECEIVER_ISN, RECEIVER_PORT, SENDER_ISN, UDP_HEADER_LEN,

@@ -21,8 +21,8 @@
 use crate::event::{Event, EventQueue, LinkId, NodeId};
 use crate::ids::FlowId;
 use crate::net::error::ErrorModel;
-use crate::net::packet::Packet;
 use crate::net::ring::Ring;
+use crate::packet::Packet;
 use crate::queue::{AnyQueue, Backlog, DropLog, DropReason, Limit, Phase, QueueCx, QueueDisc};
 use crate::rng::SimRng;
 use crate::stats::pcap::PcapWriter;
@@ -749,7 +749,7 @@ impl Link {
 mod tests {
     use super::*;
     use crate::ids::FlowId;
-    use crate::net::packet::PacketKind;
+    use crate::packet::PacketKind;
     use crate::queue::red::RedConfig;
     use crate::queue::{DropTail, Limit, Red};
     use crate::rng::Stream;
@@ -833,7 +833,7 @@ mod tests {
             let mut p = Packet::test(FlowId::from_index(next % 3), kind, size);
             p.seq = next as u64;
             if next % 3 != 0 {
-                p.flags |= crate::net::packet::flags::ECT;
+                p.flags |= crate::packet::flags::ECT;
             }
             l.offer(LinkId(0), SimTime(t), p, &mut ev);
             l.settle(SimTime(t));

@@ -9,7 +9,7 @@
 
 pub mod error;
 pub mod link;
-pub mod packet;
+pub use crate::packet;
 pub mod ring;
 pub mod routing;
 pub mod snoop;

@@ -47,7 +47,7 @@
 use crate::config::units::DurationValue;
 use crate::config::ScenarioError;
 use crate::event::{FlowId, LinkId};
-use crate::net::packet::{Packet, PacketKind};
+use crate::packet::{Packet, PacketKind};
 use crate::time::{SimDuration, SimTime};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -245,9 +245,7 @@ impl Snoop {
     ) -> Option<SimTime> {
         let f = pkt.flow.index();
         match pkt.kind {
-            PacketKind::Data
-                if next == self.wireless && !pkt.has(crate::net::packet::flags::UDP) =>
-            {
+            PacketKind::Data if next == self.wireless && !pkt.has(crate::packet::flags::UDP) => {
                 let kept = out(pkt);
                 self.on_data(now, f, pkt, kept || self.repair_queue_drops);
             }

@@ -9,7 +9,7 @@
 
 use super::{Backlog, DataAckQueues, Limit, QueueCx, QueueDisc};
 use crate::config::ScenarioError;
-use crate::net::packet::Packet;
+use crate::packet::Packet;
 use crate::queue::LimitSpec;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -71,7 +71,7 @@ impl QueueDisc for AckPriority {
 mod tests {
     use super::*;
     use crate::ids::FlowId;
-    use crate::net::packet::PacketKind;
+    use crate::packet::PacketKind;
     use crate::queue::DropLog;
     use crate::rng::{SimRng, Stream};
     use crate::time::SimTime;

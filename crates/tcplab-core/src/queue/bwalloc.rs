@@ -62,7 +62,7 @@ impl BwallocSpec {
         Ok(BandwidthAllocation::new(limit, f))
     }
 }
-use crate::net::packet::Packet;
+use crate::packet::Packet;
 
 /// Resolution of `f`: counters move in units of 1/SCALE byte.
 const SCALE: u64 = 1_000_000;
@@ -156,7 +156,7 @@ impl QueueDisc for BandwidthAllocation {
 mod tests {
     use super::*;
     use crate::ids::FlowId;
-    use crate::net::packet::PacketKind;
+    use crate::packet::PacketKind;
     use crate::queue::DropLog;
     use crate::rng::{SimRng, Stream};
     use crate::time::SimTime;

@@ -43,7 +43,7 @@
 use super::{Backlog, DropReason, QueueCx, QueueDisc, Red};
 use crate::config::units::DurationValue;
 use crate::config::ScenarioError;
-use crate::net::packet::Packet;
+use crate::packet::Packet;
 use crate::time::{Rate, SimDuration, SimTime};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -487,7 +487,7 @@ impl QueueDisc for Choke {
 mod tests {
     use super::*;
     use crate::ids::FlowId;
-    use crate::net::packet::{flags, PacketKind};
+    use crate::packet::{flags, PacketKind};
     use crate::queue::red::RedConfig;
     use crate::queue::{DropLog, Limit};
     use crate::rng::{SimRng, Stream};

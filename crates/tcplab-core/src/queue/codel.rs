@@ -31,8 +31,8 @@
 use super::{Backlog, DropReason, Limit, QueueCx, QueueDisc};
 use crate::config::units::DurationValue;
 use crate::config::ScenarioError;
-use crate::net::packet::flags;
-use crate::net::packet::Packet;
+use crate::packet::flags;
+use crate::packet::Packet;
 use crate::queue::LimitSpec;
 use crate::time::{SimDuration, SimTime};
 use schemars::JsonSchema;
@@ -336,7 +336,7 @@ impl QueueDisc for Codel {
 mod tests {
     use super::*;
     use crate::ids::FlowId;
-    use crate::net::packet::PacketKind;
+    use crate::packet::PacketKind;
     use crate::queue::DropLog;
     use crate::rng::{SimRng, Stream};
 

@@ -4,8 +4,8 @@
 
 use super::{Backlog, DropReason, QueueCx, QueueDisc};
 use crate::config::ScenarioError;
-use crate::net::packet::flags;
-use crate::net::packet::Packet;
+use crate::packet::flags;
+use crate::packet::Packet;
 use crate::queue::LimitSpec;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -153,7 +153,7 @@ impl QueueDisc for DropTail {
 mod tests {
     use super::*;
     use crate::ids::FlowId;
-    use crate::net::packet::PacketKind;
+    use crate::packet::PacketKind;
     use crate::queue::DropLog;
     use crate::rng::{SimRng, Stream};
     use crate::time::SimTime;
@@ -222,7 +222,7 @@ mod tests {
 mod audit_tests {
     use super::*;
     use crate::ids::FlowId;
-    use crate::net::packet::PacketKind;
+    use crate::packet::PacketKind;
 
     #[test]
     fn the_auditor_sees_an_overfull_queue() {

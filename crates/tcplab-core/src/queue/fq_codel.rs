@@ -35,7 +35,7 @@ use super::codel::{CodelParams, CodelQueue, CodelState};
 use super::{Backlog, DropReason, QueueCx, QueueDisc};
 use crate::config::units::{DurationValue, SizeValue};
 use crate::config::ScenarioError;
-use crate::net::packet::Packet;
+use crate::packet::Packet;
 use crate::time::SimTime;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -464,7 +464,7 @@ impl QueueDisc for FqCodel {
 mod tests {
     use super::*;
     use crate::ids::FlowId;
-    use crate::net::packet::PacketKind;
+    use crate::packet::PacketKind;
     use crate::queue::DropLog;
     use crate::rng::{SimRng, Stream};
     use crate::time::{SimDuration, PS_PER_MS};

@@ -29,8 +29,8 @@ pub use spec::{LimitSpec, QueueSpec};
 pub use xcp::Xcp;
 
 use crate::ids::FlowId;
-use crate::net::packet::flags;
-use crate::net::packet::Packet;
+use crate::packet::flags;
+use crate::packet::Packet;
 use crate::rng::SimRng;
 use crate::stats::events::{EventKind, PacketEventLog};
 use crate::time::{Rate, SimDuration, SimTime};

@@ -37,8 +37,8 @@
 use super::{Backlog, DropReason, Limit, QueueCx, QueueDisc};
 use crate::config::units::DurationValue;
 use crate::config::ScenarioError;
-use crate::net::packet::flags;
-use crate::net::packet::Packet;
+use crate::packet::flags;
+use crate::packet::Packet;
 use crate::queue::LimitSpec;
 use crate::time::{SimDuration, SimTime};
 use schemars::JsonSchema;
@@ -346,7 +346,7 @@ impl QueueDisc for Pie {
 mod tests {
     use super::*;
     use crate::ids::FlowId;
-    use crate::net::packet::PacketKind;
+    use crate::packet::PacketKind;
     use crate::queue::DropLog;
     use crate::rng::{SimRng, Stream};
     use crate::time::PS_PER_MS;

@@ -36,7 +36,7 @@
 
 use super::{Backlog, DropReason, Limit, QueueCx, QueueDisc};
 use crate::config::ScenarioError;
-use crate::net::packet::Packet;
+use crate::packet::Packet;
 use crate::time::Rate;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -400,7 +400,7 @@ impl Red {
             return false;
         }
         if self.cfg.mark_to_drop > 0.0
-            && pkt.has(crate::net::packet::flags::ECT)
+            && pkt.has(crate::packet::flags::ECT)
             && cx.rng.bernoulli(self.cfg.mark_to_drop)
         {
             // Seed 002 §2: "an ECN mark is replaced by a packet drop": no CE, no mark count.
@@ -506,7 +506,7 @@ impl Red {
 mod tests {
     use super::*;
     use crate::ids::FlowId;
-    use crate::net::packet::{flags, PacketKind};
+    use crate::packet::{flags, PacketKind};
     use crate::queue::DropLog;
     use crate::rng::{SimRng, Stream};
     use crate::time::{SimDuration, SimTime};

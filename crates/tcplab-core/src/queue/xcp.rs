@@ -51,7 +51,7 @@
 use super::{Backlog, DropReason, Limit, QueueCx, QueueDisc};
 use crate::config::units::DurationValue;
 use crate::config::ScenarioError;
-use crate::net::packet::Packet;
+use crate::packet::Packet;
 use crate::queue::LimitSpec;
 use crate::time::{Rate, SimDuration, SimTime};
 use schemars::JsonSchema;
@@ -402,7 +402,7 @@ impl QueueDisc for Xcp {
 mod tests {
     use super::*;
     use crate::ids::FlowId;
-    use crate::net::packet::PacketKind;
+    use crate::packet::PacketKind;
     use crate::queue::DropLog;
     use crate::rng::{SimRng, Stream};
 

@@ -21,6 +21,7 @@ pub use crate::queue::{LimitSpec, QueueSpec};
 
 pub use build::{outage_periods, Built};
 
+pub use crate::analysis::kalampoukas97::report::{FlowNames, TwoWaySpec};
 use schemars::JsonSchema;
 use serde::de::{self, Deserializer};
 use serde::Deserialize;
@@ -642,45 +643,6 @@ pub struct AnalysisSpec {
     /// through shared FIFO end-host queues.
     #[serde(default)]
     pub two_way: Option<TwoWaySpec>,
-}
-
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct TwoWaySpec {
-    /// Flow i: the connection sending on the slow link (or a list of flows in that
-    /// direction, analysed as one aggregate: their efficiencies add, their windows add).
-    pub slow: FlowNames,
-    /// Flow j: the connection(s) in the opposite direction.
-    pub fast: FlowNames,
-    /// The paper's stated efficiencies, shown in the table (optional).
-    #[serde(default)]
-    pub paper_slow: Option<f64>,
-    #[serde(default)]
-    pub paper_fast: Option<f64>,
-    /// The paper's words for its claim, shown with the table.
-    #[serde(default)]
-    pub paper_note: Option<String>,
-}
-
-/// One flow name or a list of them.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(untagged)]
-pub enum FlowNames {
-    One(String),
-    Many(Vec<String>),
-}
-
-impl FlowNames {
-    pub fn names(&self) -> Vec<String> {
-        match self {
-            FlowNames::One(s) => vec![s.clone()],
-            FlowNames::Many(v) => v.clone(),
-        }
-    }
-    /// The names joined with "+", for tables.
-    pub fn label(&self) -> String {
-        self.names().join("+")
-    }
 }
 
 /// Join the path serde reports with a sub-path carried in the message.

@@ -8,7 +8,7 @@
 
 use super::columns::{PacketEventColumns, PacketEventRow};
 use crate::event::LinkId;
-use crate::net::packet::Packet;
+use crate::packet::Packet;
 use crate::time::SimTime;
 
 /// The kinds `metrics.events` may list.

@@ -47,7 +47,7 @@
 //! array and written through a `BufWriter`: no allocation per packet.
 
 use crate::event::{FlowId, NodeId};
-use crate::net::packet::{flags, Packet, PacketKind};
+use crate::packet::{flags, Packet, PacketKind};
 use crate::time::{SimTime, PS_PER_NS, PS_PER_US};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};

@@ -23,6 +23,7 @@ pub mod rtt;
 pub mod sack;
 pub mod sender;
 
+pub use crate::cc_api::RecoveryExit;
 use crate::time::SimDuration;
 
 /// Per-connection transport parameters.
@@ -254,20 +255,6 @@ pub enum EcnEcho {
     /// while unmarked segments are held for the delayed ack first releases an ack for those
     /// (without ECE), so each ECE covers marked bytes only (DCTCP's default).
     Dctcp,
-}
-
-/// RFC 6582 §3.2 step 3 (full acknowledgment) offers two congestion windows for leaving
-/// fast recovery.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum RecoveryExit {
-    /// Option 2: `cwnd = ssthresh` (RFC 5681, ns-3; tcplab's default). If little is in
-    /// flight when the full ack arrives (after a long recovery the receiver holds most of
-    /// the window), the sender may send nearly `ssthresh` bytes at once.
-    #[default]
-    Ssthresh,
-    /// Option 1: `cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS)`, the burst-free choice;
-    /// the window then grows back to `ssthresh` in slow start.
-    FlightSize,
 }
 
 /// RFC 6582 §4 ("Resetting the Retransmit Timer in Response to Partial Acknowledgments")

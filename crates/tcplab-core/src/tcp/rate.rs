@@ -31,41 +31,9 @@
 //! last segment is the most recently sent of them in the common case), and `delivered`
 //! counts bytes, not packets.
 
+pub use crate::cc_api::RateSample;
 use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
-
-/// One delivery-rate sample (Linux `struct rate_sample`, the fields BBR uses).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RateSample {
-    /// `delivered` when the sampled segment was sent (round counting).
-    pub prior_delivered: u64,
-    /// Bytes delivered over the interval.
-    pub delivered: u64,
-    /// The sample's interval, `max(send_elapsed, ack_elapsed)`; `ZERO` when invalid.
-    pub interval: SimDuration,
-    /// The sampled segment was sent while the application had run out of data.
-    pub is_app_limited: bool,
-    /// The connection's `delivered` after this ack.
-    pub delivered_total: u64,
-    /// Bytes this ack delivered (cumulatively acknowledged plus newly SACKed; Linux
-    /// `acked_sacked`).
-    pub acked: u64,
-}
-
-impl RateSample {
-    /// The sample has a usable interval (at least one minimum RTT long).
-    #[inline]
-    pub fn valid(&self) -> bool {
-        self.interval > SimDuration::ZERO
-    }
-    /// Delivery rate in bytes per second (0 for an invalid sample).
-    pub fn rate_bps(&self) -> f64 {
-        if !self.valid() {
-            return 0.0;
-        }
-        self.delivered as f64 / self.interval.as_secs_f64()
-    }
-}
 
 #[derive(Clone, Copy, Debug)]
 struct SentRec {

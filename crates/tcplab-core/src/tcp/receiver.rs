@@ -48,7 +48,7 @@
 //! Out-of-order data lies inside the window the sender was given and does not count against
 //! the buffer. A read costs O(1).
 
-use crate::net::packet::{flags, CcHeader, Packet, PacketKind, SackFields, SACK_BLOCKS};
+use crate::packet::{flags, CcHeader, Packet, PacketKind, SackFields, SACK_BLOCKS};
 use crate::tcp::EcnEcho;
 use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;

@@ -65,7 +65,7 @@ use crate::cc::{
     AckSample, AnyCc, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle,
 };
 use crate::event::{FlowId, NodeId};
-use crate::net::packet::{flags, CcHeader, Packet};
+use crate::packet::{flags, CcHeader, Packet};
 use crate::tcp::rack::RackState;
 use crate::tcp::rate::RateSampler;
 use crate::tcp::rtt::RttEstimator;
@@ -1400,7 +1400,7 @@ impl TcpSender {
 mod tests {
     use super::*;
     use crate::cc::testkit::reno;
-    use crate::net::packet::PacketKind;
+    use crate::packet::PacketKind;
     use crate::time::SimDuration;
 
     const MSS: u32 = 1000;

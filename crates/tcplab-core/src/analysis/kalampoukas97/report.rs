@@ -4,11 +4,52 @@
 //! the formulas themselves are in the parent module.
 
 use super::{self as k97, AsymParams, Efficiencies, TwoWayParams};
-use crate::analysis::PaperAnalysis;
+use crate::analysis::{PaperAnalysis, RunView};
 use crate::net::Link;
 use crate::queue::AnyQueue;
-use crate::scenario::{Built, TwoWaySpec};
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{json, Value};
+
+/// `[analysis.two_way]`: which flows the two-way model compares, and the paper's figures.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TwoWaySpec {
+    /// Flow i: the connection sending on the slow link (or a list of flows in that
+    /// direction, analysed as one aggregate: their efficiencies add, their windows add).
+    pub slow: FlowNames,
+    /// Flow j: the connection(s) in the opposite direction.
+    pub fast: FlowNames,
+    /// The paper's stated efficiencies, shown in the table (optional).
+    #[serde(default)]
+    pub paper_slow: Option<f64>,
+    #[serde(default)]
+    pub paper_fast: Option<f64>,
+    /// The paper's words for its claim, shown with the table.
+    #[serde(default)]
+    pub paper_note: Option<String>,
+}
+
+/// One flow name or a list of them.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum FlowNames {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl FlowNames {
+    pub fn names(&self) -> Vec<String> {
+        match self {
+            FlowNames::One(s) => vec![s.clone()],
+            FlowNames::Many(v) => v.clone(),
+        }
+    }
+    /// The names joined with "+", for tables.
+    pub fn label(&self) -> String {
+        self.names().join("+")
+    }
+}
 
 /// The two-way model of seed 000, configured by `[analysis.two_way]`.
 #[derive(Clone, Debug)]
@@ -18,7 +59,7 @@ impl PaperAnalysis for TwoWay {
     fn id(&self) -> &'static str {
         "kalampoukas97.two_way"
     }
-    fn evaluate(&self, b: &Built, flows: &[Value], warnings: &mut Vec<String>) -> Value {
+    fn evaluate(&self, b: &RunView, flows: &[Value], warnings: &mut Vec<String>) -> Value {
         two_way_analysis(b, &self.0, flows, warnings)
     }
 }
@@ -49,23 +90,23 @@ fn alt(id: &str, label: &str, e: Efficiencies) -> Value {
 /// Seed 000's two-way comparison: pick the closed form for the slow node's scheme, compute
 /// it from the simulated configuration, and lay it next to the simulated efficiencies.
 fn two_way_analysis(
-    b: &Built,
+    b: &RunView,
     tw: &TwoWaySpec,
     flows: &[Value],
     warnings: &mut Vec<String>,
 ) -> Value {
-    let sim = &b.sim;
+    let sim = b.sim;
     let steady0 = sim.metrics.steady_start;
     let idx = |n: &String| sim.flows.iter().position(|f| &f.name == n).unwrap();
     let si: Vec<usize> = tw.slow.names().iter().map(idx).collect();
     let sj: Vec<usize> = tw.fast.names().iter().map(idx).collect();
-    let (mi, mj) = (&b.flow_meta[si[0]], &b.flow_meta[sj[0]]);
+    let (mi, mj) = (&b.flows[si[0]], &b.flows[sj[0]]);
     let (li, lj) = (
         &sim.links[mi.path[0].index()],
         &sim.links[mj.path[0].index()],
     );
-    let pkt = |k: usize| (b.flow_meta[k].tcp.mss + b.flow_meta[k].tcp.header) as f64;
-    let win = |k: usize| (b.flow_meta[k].tcp.max_window / b.flow_meta[k].tcp.mss as u64) as f64;
+    let pkt = |k: usize| (b.flows[k].tcp.mss + b.flows[k].tcp.header) as f64;
+    let win = |k: usize| (b.flows[k].tcp.max_window / b.flows[k].tcp.mss as u64) as f64;
     let (pkt_i, pkt_j) = (pkt(si[0]), pkt(sj[0]));
     let (n_i, n_j): (f64, f64) = (
         si.iter().map(|&k| win(k)).sum(),
@@ -111,8 +152,8 @@ fn two_way_analysis(
     let asym = AsymParams {
         td_i: pkt_i * 8.0 / ri,
         td_j: pkt_j * 8.0 / rj,
-        ta_i: b.flow_meta[sj[0]].tcp.ack_size as f64 * 8.0 / ri,
-        ta_j: b.flow_meta[si[0]].tcp.ack_size as f64 * 8.0 / rj,
+        ta_i: b.flows[sj[0]].tcp.ack_size as f64 * 8.0 / ri,
+        ta_j: b.flows[si[0]].tcp.ack_size as f64 * 8.0 / rj,
         n_i,
         n_j,
         d,

@@ -205,8 +205,8 @@ mod tests {
     use crate::config::units::DurationValue;
     use crate::event::{Event, EventQueue};
     use crate::ids::{FlowId, LinkId, NodeId};
-    use crate::net::packet::{Packet, PacketKind};
     use crate::net::Link;
+    use crate::packet::{Packet, PacketKind};
     use crate::queue::{AnyQueue, DropTail, Limit};
     use crate::rng::Stream;
     use crate::time::{Rate, SimDuration};

@@ -10,7 +10,7 @@
 
 use super::{SackUpdate, TcpSender};
 use crate::cc::{CaState, Congestion, CongestionControl};
-use crate::net::packet::Packet;
+use crate::packet::Packet;
 use crate::tcp::rack::WC_DEL_ACK_PS;
 use crate::time::{SimDuration, SimTime};
 
@@ -275,7 +275,7 @@ impl TcpSender {
 pub(crate) mod tests {
     use crate::cc::testkit::reno;
     use crate::event::{FlowId, NodeId};
-    use crate::net::packet::{flags, Packet, PacketKind};
+    use crate::packet::{flags, Packet, PacketKind};
     use crate::tcp::receiver::TcpReceiver;
     use crate::tcp::sender::TcpSender;
     use crate::tcp::{LossDetection, Recovery, TcpConfig};

@@ -33,7 +33,7 @@
 //! persist timer is needed only when such an update is lost.
 
 use super::TcpSender;
-use crate::net::packet::Packet;
+use crate::packet::Packet;
 use crate::time::SimTime;
 
 impl TcpSender {
@@ -111,7 +111,7 @@ mod tests {
     use crate::cc::testkit::reno;
     use crate::cc::CongestionControl;
     use crate::ids::{FlowId, NodeId};
-    use crate::net::packet::{flags, Packet, PacketKind};
+    use crate::packet::{flags, Packet, PacketKind};
     use crate::tcp::sender::TcpSender;
     use crate::tcp::{PlaybackRwnd, TcpConfig, MAX_SCALED_WINDOW};
     use crate::time::{SimDuration, SimTime};

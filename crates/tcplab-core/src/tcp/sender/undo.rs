@@ -42,7 +42,7 @@
 
 use super::TcpSender;
 use crate::cc::{AnyCc, CaState, CongestionControl};
-use crate::net::packet::{flags, Packet};
+use crate::packet::{flags, Packet};
 use crate::time::SimTime;
 
 #[derive(Clone, Copy, Debug, Default)]

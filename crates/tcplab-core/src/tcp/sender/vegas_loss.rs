@@ -56,7 +56,7 @@
 
 use super::TcpSender;
 use crate::cc::{CaState, CongestionControl};
-use crate::net::packet::Packet;
+use crate::packet::Packet;
 use crate::time::SimTime;
 
 /// One slot of the ring: the segment it describes (start, end) and its last send.

@@ -27,7 +27,7 @@ pub mod flags {
     pub const RETX: u8 = 1 << 4;
     /// A UDP datagram (`kind` is `Data`; `seq` counts datagrams; never acked).
     pub const UDP: u8 = 1 << 5;
-    /// Ack: carries SACK blocks (RFC 2018), see [`super::Packet::sack_blocks`].
+    /// Ack: carries SACK blocks (RFC 2018), see [`Packet::sack_blocks`].
     pub const SACK: u8 = 1 << 6;
     /// Ack: the first SACK block is a D-SACK block (RFC 2883): a duplicate segment.
     pub const DSACK: u8 = 1 << 7;
