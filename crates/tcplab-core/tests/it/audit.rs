@@ -11,7 +11,7 @@ fn repo() -> PathBuf {
 fn scenario_files() -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut dirs = vec![repo().join("examples")];
-    for e in std::fs::read_dir(repo().join("python/tcplab/papers")).unwrap() {
+    for e in std::fs::read_dir(repo().join("python/tcplab/repro/papers")).unwrap() {
         let p = e.unwrap().path();
         if p.is_dir() {
             dirs.push(p);
