@@ -26,7 +26,10 @@ def test_run_writes_documented_outputs(cli: CliRunner, tmp_path: Path) -> None:
     out = tmp_path / "out"
     r = cli("run", FIG2_3, "--out", out, *SHORT)
     assert r.returncode == 0, r.stderr
-    assert r.stderr == ""
+    s = json.loads((out / "summary.json").read_text())
+    # The run's warnings, and nothing else, on stderr; none in the report on stdout.
+    assert r.stderr.splitlines() == [f"warning: {w}" for w in s["warnings"]]
+    assert "warning:" not in r.stdout
     # Issue 31 §5: no plot unless asked for (--plot); the last line says how to get it.
     assert {p.name for p in out.iterdir()} == {"summary.json", "intervals.parquet"}
     assert r.stdout.splitlines()[-1] == "plots not drawn: add --plot for efficiency.png"

@@ -203,3 +203,22 @@ def test_playback_example() -> None:
     assert video["goodput_bps"] == pytest.approx(1_000_000, rel=0.01)
     assert video["playback_read_bytes"] >= 30 * 125_000 - 2 * 1000
     assert video["send_buffer_waiting_bytes"] == 0
+
+
+def test_ns2_red_example_applies_one_profile_to_flows_and_queues() -> None:
+    """examples/ns2_red.toml: the top-level `profile = "ns2"` reaches the flows and the RED
+    bottleneck (ns-2's Queue/RED defaults: early drops, no marks), and a queue key written
+    with its built-in default value still wins over the profile."""
+    import tcplab
+
+    sc = tcplab.Scenario.from_toml(REPO / "examples" / "ns2_red.toml")
+    plain = sc.expand().to_dict()
+    q = plain["links"]["bn"]["queue"]
+    assert (q["min_waiting"], q["restart_count"], q["gentle"], q["ecn"]) == (2, True, True, False)
+    flows = plain["flows"]
+    assert flows and all(f["syn"] and f["mss"] == 1000 for f in flows.values())
+    own = sc.with_overrides({"links.bn.queue.min_waiting": 0}).expand().to_dict()
+    assert own["links"]["bn"]["queue"]["min_waiting"] == 0
+    res = tcplab.run(sc.with_overrides({"duration": "10s"}))
+    bn = {ln["name"]: ln for ln in res.summary["links"]}["bn"]
+    assert bn["queue"] == "red" and bn["drops_early"] > 0 and bn["marks"] == 0, bn

@@ -90,4 +90,5 @@ def test_prr_on_a_bbr_flow_warns_only_when_the_user_wrote_it(cli: CliRunner, tmp
     f.write_text(Scenario.from_dict(_two_hosts({"type": "droptail"}, {"cc": "bbr", "sack": True, "prr": "ssrb"}, "6s")).to_toml())
     r = cli("run", f, "--out", tmp_path / "out")
     assert r.returncode == 0, r.stderr
-    assert "warning: flow 'f' sets prr" in " ".join(r.stdout.split())
+    assert "warning: flow 'f' sets prr" in " ".join(r.stderr.split())
+    assert "warning:" not in r.stdout, "run warnings go to stderr, apart from the report"

@@ -89,6 +89,16 @@ def _plain_usage_names() -> None:
 _plain_usage_names()
 
 
+def _err_console() -> Console:
+    """Standard error, for run warnings: apart from the report, so that a piped report holds
+    only the tables (and a warning is seen even when stdout goes to a file)."""
+    from rich.console import Console
+
+    if sys.stderr.isatty():
+        return Console(stderr=True)
+    return Console(stderr=True, width=1000, soft_wrap=True)
+
+
 def _out_console() -> Console:
     """Standard output: the terminal's width, or, when piped, wide enough that no table is
     cut or wrapped (a rich console would otherwise assume 80 columns)."""
@@ -221,7 +231,7 @@ def run(
         print(json.dumps(result.summary, indent=1, sort_keys=True))
     elif not quiet:
         console = _out_console()
-        print_run(result.summary, console)
+        print_run(result.summary, console, warnings_to=_err_console())
         console.print(f"results in {out}/", highlight=False)
         if not plot:
             pngs = ["efficiency.png", *(f"{t}.png" for t in ("cwnd", "queue") if t in result.trace_names)]

@@ -263,10 +263,12 @@ def fairness_line(summary: dict[str, Any]) -> str | None:
     return "; ".join(parts)
 
 
-def print_run(summary: dict[str, Any], console: Console | None = None) -> None:
+def print_run(summary: dict[str, Any], console: Console | None = None, warnings_to: Console | None = None) -> None:
     """Print the per-flow and per-link tables, the closed-form comparison (when present)
-    with the paper's words, disagreements in red and the core's warnings in yellow."""
+    with the paper's words, disagreements in red and the core's warnings in yellow (on
+    ``warnings_to`` when given, as the CLI does with standard error; else with the rest)."""
     console = console or Console()
+    warnings_to = warnings_to or console
     run = summary.get("run") or {}
     head = f"[bold]{summary.get('scenario') or 'scenario'}[/bold]  seed {summary.get('seed')}"
     if run:
@@ -289,7 +291,7 @@ def print_run(summary: dict[str, Any], console: Console | None = None) -> None:
         for line in disagreements(summary):
             console.print(Text(line, style="bold red"))
     for w in warning_lines(summary.get("warnings") or []):
-        console.print(Text(f"warning: {w}", style="yellow"))
+        warnings_to.print(Text(f"warning: {w}", style="yellow"))
 
 
 def _warning_kind(w: str) -> str:

@@ -42,6 +42,20 @@ crate::tagged_enum! {
     }
 }
 
+impl AppSpec {
+    /// The keys profile `p` sets in this application's table (expansion writes them where
+    /// the table does not set them). Each source decides in its own file.
+    pub fn profile_keys(
+        &self,
+        p: crate::config::profile::Profile,
+    ) -> Vec<(&'static str, serde_json::Value)> {
+        match self {
+            AppSpec::Onoff(s) => s.profile_keys(p),
+            _ => Vec::new(),
+        }
+    }
+}
+
 /// The runtime application of one flow.
 #[derive(Clone, Debug)]
 pub enum App {

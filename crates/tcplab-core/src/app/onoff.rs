@@ -118,6 +118,21 @@ pub struct OnOff {
 pub const MAX_PERIODS_PER_WRITE: u128 = 1_000;
 
 impl OnOffSpec {
+    /// The keys profile `p` sets in an on/off source's table: under `ns2`, ns-2.35's
+    /// Application/Traffic/Exponential bursts in whole packets (`semantics = "ns2"`,
+    /// tools/expoo.cc, `EXPOO_Traffic::next_interval`).
+    pub fn profile_keys(
+        &self,
+        p: crate::config::profile::Profile,
+    ) -> Vec<(&'static str, serde_json::Value)> {
+        match p {
+            crate::config::profile::Profile::Ns2 => {
+                vec![("semantics", serde_json::Value::from("ns2"))]
+            }
+            _ => Vec::new(),
+        }
+    }
+
     pub fn build(&self, cx: &AppCx) -> Result<App, ScenarioError> {
         let size = super::packet_size(cx, self.packet_size)?;
         if self.on.0 == SimDuration::ZERO {

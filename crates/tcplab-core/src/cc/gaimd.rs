@@ -36,6 +36,7 @@ use super::{
 };
 use crate::config::ScenarioError;
 use crate::time::SimTime;
+use serde_json::Value;
 
 fn one() -> f64 {
     1.0
@@ -79,6 +80,22 @@ pub struct GaimdSpec {
 }
 
 impl GaimdSpec {
+    /// The keys profile `p` sets on a TCP(α, β) flow's `cc` table: under `ns2`, ns-2.35's
+    /// `TcpAgent::slowdown()` halving rules (`ns2_compat`) and its window arithmetic around
+    /// a decrease (`ns2_window`), which every ns-2 agent built on `TcpAgent` runs and no OTcl
+    /// setting removes (tcp/tcp.cc, `slowdown`, `recv_newack_helper`).
+    pub fn profile_keys(&self, p: crate::config::profile::Profile) -> Vec<(&'static str, Value)> {
+        match p {
+            crate::config::profile::Profile::Ns2 => {
+                vec![
+                    ("ns2_compat", Value::Bool(true)),
+                    ("ns2_window", Value::Bool(true)),
+                ]
+            }
+            _ => Vec::new(),
+        }
+    }
+
     /// Validate (`field` = `flows.NAME.cc`) and build.
     pub fn build(&self, field: &str, init: super::CcInit) -> Result<Gaimd, ScenarioError> {
         let (alpha, beta) = (self.alpha, self.beta);

@@ -54,6 +54,7 @@
 use super::{recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView};
 use crate::config::ScenarioError;
 use crate::time::SimTime;
+use serde_json::Value;
 
 fn low_window() -> f64 {
     38.0
@@ -180,6 +181,16 @@ impl Default for HighspeedSpec {
 }
 
 impl HighspeedSpec {
+    /// The keys profile `p` sets on a HighSpeed flow's `cc` table: under `ns2`, the halving
+    /// rules of ns-2.35's `TcpAgent::slowdown()` (tcp/tcp.cc), which its HighSpeed agent
+    /// (`hstcp_` in the same file) runs as every agent built on `TcpAgent` does.
+    pub fn profile_keys(&self, p: crate::config::profile::Profile) -> Vec<(&'static str, Value)> {
+        match p {
+            crate::config::profile::Profile::Ns2 => vec![("ns2_compat", Value::Bool(true))],
+            _ => Vec::new(),
+        }
+    }
+
     /// Validate (`field` = `flows.NAME.cc`) and build.
     pub fn build(&self, field: &str, init: super::CcInit) -> Result<Highspeed, ScenarioError> {
         let err = |k: &str, m: String| Err(ScenarioError::new(format!("{field}.{k}"), m));

@@ -202,6 +202,24 @@ impl CcSpec {
     }
 }
 
+impl CcSpec {
+    /// The keys profile `p` sets in this algorithm's `cc` table (expansion writes them where
+    /// the table does not set them; a name alone becomes a table). Each algorithm decides in
+    /// its own file; most have nothing a profile changes.
+    pub fn profile_keys(
+        &self,
+        p: crate::config::profile::Profile,
+    ) -> Vec<(&'static str, serde_json::Value)> {
+        match self {
+            CcSpec::Gaimd(s) => s.profile_keys(p),
+            CcSpec::Highspeed(s) => s.profile_keys(p),
+            CcSpec::Westwood(s) => s.profile_keys(p),
+            CcSpec::Vegas(s) => s.profile_keys(p),
+            _ => Vec::new(),
+        }
+    }
+}
+
 /// Whether an algorithm honours [`AckSample::ece_hold`] (the flow key `ece_increase`): those
 /// whose ns-2.35 agents (Reno, Newreno, Sack1, `windowOption_ 8`) grow the window through
 /// `TcpAgent::opencwnd`, which `recv_newack_helper` skips on ECN-Echo acks with `old_ecn_ 0`.

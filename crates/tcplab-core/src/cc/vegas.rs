@@ -71,6 +71,7 @@ use super::{recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionContro
 use crate::config::ScenarioError;
 use crate::packet::CcHeader;
 use crate::time::SimTime;
+use serde_json::Value;
 
 fn one() -> f64 {
     1.0
@@ -159,6 +160,17 @@ pub(crate) fn check_nonneg(field: &str, name: &str, v: f64) -> Result<(), Scenar
 }
 
 impl VegasSpec {
+    /// The keys profile `p` sets on a Vegas flow's `cc` table: under `ns2`, the window of 2
+    /// that ns-2.35's Vegas agent restarts from after a timeout (`v_slowstart_`,
+    /// tcp/tcp-vegas.cc). The flow's own part of that agent (its loss detection) is the
+    /// flow profile's (scenario/profiles.rs).
+    pub fn profile_keys(&self, p: crate::config::profile::Profile) -> Vec<(&'static str, Value)> {
+        match p {
+            crate::config::profile::Profile::Ns2 => vec![("restart_window", Value::from(2))],
+            _ => Vec::new(),
+        }
+    }
+
     /// Validate (`field` = `flows.NAME.cc`) and build.
     pub fn build(&self, field: &str, init: super::CcInit) -> Result<Vegas, ScenarioError> {
         check_nonneg(field, "alpha", self.alpha)?;

@@ -97,6 +97,7 @@
 use super::{recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView};
 use crate::config::ScenarioError;
 use crate::time::{SimDuration, SimTime};
+use serde_json::Value;
 
 /// Snapshots in the RE ring.
 const RING: usize = 64;
@@ -257,6 +258,19 @@ fn positive(field: &str, name: &str, v: f64, unit: &str) -> Result<(), ScenarioE
 }
 
 impl WestwoodSpec {
+    /// The keys profile `p` sets on a Westwood flow's `cc` table: under `ns2`, a Westwood+
+    /// flow (`estimator = "plus"`) gets the window rules of ns-2.35's Agent/TCP/Linux
+    /// (`plus_rules = "ns2"`, see [`PlusRules::Ns2`]); the other estimators are seed 004's
+    /// own and get nothing.
+    pub fn profile_keys(&self, p: crate::config::profile::Profile) -> Vec<(&'static str, Value)> {
+        match p {
+            crate::config::profile::Profile::Ns2 if self.estimator == Estimator::Plus => {
+                vec![("plus_rules", Value::from("ns2"))]
+            }
+            _ => Vec::new(),
+        }
+    }
+
     /// Validate (`field` = `flows.NAME.cc`) and build.
     pub fn build(&self, field: &str, init: super::CcInit) -> Result<Westwood, ScenarioError> {
         positive(field, "tau", self.tau, "seconds")?;

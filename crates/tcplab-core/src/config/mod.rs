@@ -4,6 +4,7 @@
 //! parameters plug into, and the "did you mean" helper. Nothing here imports a component or
 //! `scenario/`, so the layers depend one way: `scenario/` -> components -> `config/`.
 
+pub mod profile;
 pub mod suggest;
 pub mod tagged;
 pub mod units;

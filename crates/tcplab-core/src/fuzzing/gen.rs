@@ -584,7 +584,11 @@ fn repair_flow(t: &mut Map<String, Value>) {
         }
     }
     let cc = t.get("cc").map(|c| c.get("algorithm").unwrap_or(c).clone());
-    if !crate::scenario::profiles::names_opencwnd(t.get("cc")) {
+    let opencwnd = t.get("cc").is_none_or(|c| {
+        serde_json::from_value::<crate::cc::CcSpec>(c.clone())
+            .is_ok_and(|s| crate::cc::grows_through_opencwnd(&s))
+    });
+    if !opencwnd {
         // `ece_increase = false` is refused outside ns-2's opencwnd algorithms.
         t.remove("ece_increase");
     }

@@ -234,6 +234,33 @@ impl RedConfig {
 }
 
 impl RedSpec {
+    /// The keys profile `p` sets in a RED queue's table. Under `ns2`: what ns-2.35's
+    /// Queue/RED does by default, for the keys tcplab's RED has: `gentle_ true`, `linterm_
+    /// 10` (`max_p = 0.1`), `mean_pktsize_ 500`, `setbit_ false` (drop, never mark: `ecn =
+    /// false`) from tcl/lib/ns-default.tcl, and `REDQueue::enque`'s rules in queue/red.cc
+    /// (no signal unless `qlen > 1`: `min_waiting = 2`; the first arrival after one that
+    /// could not be signalled is not signalled and sets count = 1, `edv_.old`:
+    /// `restart_count = true`). Not modelled, so not set: byte mode (`bytes_`,
+    /// `queue_in_bytes_ true`), the automatic thresholds and weight (`thresh_ 0`,
+    /// `maxthresh_ 0`, `q_weight_ -1`) and `wait_ true`'s spacing (docs/scenarios.md, "Profiles").
+    pub fn profile_keys(
+        &self,
+        p: crate::config::profile::Profile,
+    ) -> Vec<(&'static str, serde_json::Value)> {
+        use serde_json::Value;
+        match p {
+            crate::config::profile::Profile::Ns2 => vec![
+                ("gentle", Value::Bool(true)),
+                ("max_p", Value::from(0.1)),
+                ("mean_packet_size", Value::from(500)),
+                ("ecn", Value::Bool(false)),
+                ("min_waiting", Value::from(2)),
+                ("restart_count", Value::Bool(true)),
+            ],
+            _ => Vec::new(),
+        }
+    }
+
     /// Validate (`field` = `links.NAME.queue`) for a link of rate `rate`.
     pub fn build(&self, field: &str, rate: Rate) -> Result<Red, ScenarioError> {
         let limit = self.limit.to_limit(&format!("{field}.limit"))?;

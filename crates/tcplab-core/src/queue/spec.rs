@@ -38,6 +38,20 @@ crate::tagged_enum! {
     }
 }
 
+impl QueueSpec {
+    /// The keys profile `p` sets in this queue's table (expansion writes them where the
+    /// table does not set them). Each discipline decides in its own file.
+    pub fn profile_keys(
+        &self,
+        p: crate::config::profile::Profile,
+    ) -> Vec<(&'static str, serde_json::Value)> {
+        match self {
+            QueueSpec::Red(s) => s.profile_keys(p),
+            _ => Vec::new(),
+        }
+    }
+}
+
 impl Default for QueueSpec {
     fn default() -> Self {
         QueueSpec::Droptail(Default::default())

@@ -50,6 +50,11 @@ pub struct Scenario {
     /// Seed of every random stream (each component derives its own).
     #[serde(default = "default_seed")]
     pub seed: u64,
+    /// The profile of every flow, application and queue that names none of its own and
+    /// gets none from `[defaults.flows]` / `[defaults.links]` (docs/scenarios.md,
+    /// "Profiles"). Expansion applies it and removes it.
+    #[serde(default)]
+    pub profile: Option<crate::config::profile::Profile>,
     /// Threads for this one simulation (default 1): the network is split into partitions
     /// that run in parallel with results bit-identical to one thread (docs/scaling.md).
     #[serde(default)]
@@ -230,11 +235,12 @@ impl JsonSchema for PacingSpec {
 pub struct FlowSpec {
     pub from: String,
     pub to: String,
-    /// A set of defaults for the keys below: "linux", "ns3", "rfc" or "ns2" (docs/tcp.md,
-    /// "Profiles"). Expansion writes its keys into the flow (keys the flow or
-    /// `[defaults.flows]` sets win) and removes it, so it is never set here after expansion.
+    /// A preset for the keys below (and the flow's `cc` and `app` tables): "linux", "ns3",
+    /// "rfc" or "ns2" (docs/tcp.md, "Profiles"; precedence in docs/scenarios.md). Expansion
+    /// writes its keys into the flow where the flow does not set them and removes it, so it
+    /// is never set here after expansion.
     #[serde(default)]
-    pub profile: Option<String>,
+    pub profile: Option<crate::config::profile::Profile>,
     /// Congestion control: a name ("newreno") or a table with `algorithm` and parameters.
     #[serde(default)]
     pub cc: crate::cc::CcSpec,

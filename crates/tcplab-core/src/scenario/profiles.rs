@@ -1,106 +1,106 @@
-//! Flow profiles: `profile = "linux" | "ns3" | "rfc" | "ns2"` on a flow (or in `[defaults.flows]`)
-//! fills in the flow keys below; keys the flow (or `[defaults.flows]`) sets itself win.
-//! Expansion (`tcplab expand`) writes the keys out and drops `profile`. The tables are
-//! documented field by field, with sources, in docs/tcp.md ("Profiles").
+//! What a profile means for a flow: the transport keys it sets (the tables below, one per
+//! [`Profile`], documented key by key with sources in docs/tcp.md, "Profiles") and the
+//! rules that depend on the flow's own choices, read from its typed spec ([`flow_keys`]).
+//! The flow's algorithm and application add their own keys through their hooks
+//! (`CcSpec::profile_keys` in cc/, `AppSpec::profile_keys` in app/); which profile applies
+//! to a flow, and over which keys, is expansion's (scenario/expand, docs/scenarios.md).
 //!
-//! - `"linux"`: a current Linux sender and receiver (6.x defaults: CUBIC, SACK, RACK-TLP,
+//! - `linux`: a current Linux sender and receiver (6.x defaults: CUBIC, SACK, RACK-TLP,
 //!   PRR, F-RTO, D-SACK undo, IW10, delayed acks, 200 ms minimum RTO, timestamps).
-//! - `"ns3"`: ns-3's `TcpSocket`/`TcpSocketBase`/`TcpL4Protocol` attribute defaults
+//! - `ns3`: ns-3's `TcpSocket`/`TcpSocketBase`/`TcpL4Protocol` attribute defaults
 //!   (read from ns-3.40's sources; see docs/tcp.md for what was not verified for 3.44).
-//! - `"rfc"`: standards-track NewReno: RFC 5681 (IW 3 for SMSS 1460, delayed acks), RFC 6582
+//! - `rfc`: standards-track NewReno: RFC 5681 (IW 3 for SMSS 1460, delayed acks), RFC 6582
 //!   (the Impatient timer of §3.2 step 5), RFC 6298 (1 s initial and minimum RTO).
-//! - `"ns2"`: ns-2.35's one-way TCP agents and sinks as `tcl/lib/ns-default.tcl` sets them
+//! - `ns2`: ns-2.35's one-way TCP agents and sinks as `tcl/lib/ns-default.tcl` sets them
 //!   (Agent/TCP, Agent/TCP/Newreno, Agent/TCPSink), each key's source in docs/tcp.md. The
 //!   algorithm is not set (Reno, Newreno, Vegas, ... are ns-2 agents of their own: set `cc`)
-//!   nor is `max_window` (ns-2's `window_` of 20 packets is a script's choice). A flow whose
-//!   `cc` is Vegas gets `loss_detection = "vegas"` (ns-2's `VegasTcpAgent`) in place of
-//!   `limited_transmit` and `recovery_burst`, and `cc.restart_window = 2` (`v_slowstart_`);
-//!   a Westwood+ flow (`estimator = "plus"`) gets `cc.plus_rules = "ns2"` (Agent/TCP/Linux's
-//!   window rules, cc/westwood.rs); an `onoff` app gets `semantics = "ns2"` (ns-2's
-//!   Application/Traffic/Exponential, app/onoff.rs). `ece_increase = false` (ns-2's
-//!   `old_ecn_ 0`) goes only to flows whose `cc` is reno, newreno (or unset), gaimd or
-//!   highspeed. A gaimd flow gets `cc.ns2_compat = true` and `cc.ns2_window = true`, a
-//!   highspeed flow `cc.ns2_compat = true` (ns-2's `TcpAgent::slowdown()`, [`ns2_cc_keys`]).
+//!   nor is `max_window` (ns-2's `window_` of 20 packets is a script's choice).
+//!
+//! The ns-2 rules of the TCP agents, all in one place (ns-2.35 sources):
+//! - every agent built on `TcpAgent` (tcp/tcp.cc): the table's keys; `ece_increase =
+//!   false` (`old_ecn_ 0`, `recv_newack_helper`) only where the window grows through
+//!   `TcpAgent::opencwnd` (reno, newreno, gaimd, highspeed: [`grows_through_opencwnd`]);
+//!   TCP(α, β) and HighSpeed run `TcpAgent::slowdown()` (cc/gaimd.rs, cc/highspeed.rs);
+//! - `VegasTcpAgent` (tcp/tcp-vegas.cc): its own loss detection and recovery
+//!   (`loss_detection = "vegas"`, none of Newreno's limited transmit or recovery burst),
+//!   the restart window of 2 after a timeout (cc/vegas.rs);
+//! - Agent/TCP/Linux running Westwood+ (tcp/linux/tcp_westwood.c under ns-2's
+//!   `LinuxTcpAgent`): its window rules (cc/westwood.rs);
+//! - `Application/Traffic/Exponential` (tools/expoo.cc): bursts in whole packets
+//!   (app/onoff.rs); `Queue/RED` (queue/red.cc): queue/red.rs.
 
+use crate::cc::{grows_through_opencwnd, CcSpec};
+use crate::config::profile::Profile;
 use serde_json::{json, Value};
-
-/// The profiles' names, for error messages.
-pub const NAMES: [&str; 4] = ["linux", "ns3", "rfc", "ns2"];
 
 /// Keys that need `sack = true`: a flow that sets `sack = false` over a profile does not
 /// get them.
-pub const NEEDS_SACK: [&str; 5] = ["recovery", "prr", "loss_detection", "tlp", "dsack_undo"];
+const NEEDS_SACK: [&str; 5] = ["recovery", "prr", "loss_detection", "tlp", "dsack_undo"];
 
 /// Keys of Reno/NewReno recovery: a flow that sets `sack = true` over a profile without
 /// SACK (`ns2`: ns-2's Sack1 agent) does not get them.
-pub const NEEDS_NO_SACK: [&str; 3] = ["bugfix", "limited_transmit", "recovery_burst"];
+const NEEDS_NO_SACK: [&str; 3] = ["bugfix", "limited_transmit", "recovery_burst"];
 
 /// Keys of the `ns2` profile that a Vegas flow does not get: with `cc = "vegas"` the
 /// profile sets `loss_detection = "vegas"` instead (ns-2's Vegas agent).
-pub const NOT_WITH_VEGAS: [&str; 2] = ["limited_transmit", "recovery_burst"];
+const NOT_WITH_VEGAS: [&str; 2] = ["limited_transmit", "recovery_burst"];
 
 /// Keys of the `ns2` profile that only a flow whose algorithm grows through ns-2's
-/// `TcpAgent::opencwnd` gets (reno, newreno, gaimd, highspeed: [`names_opencwnd`]); the others
-/// refuse them (ns-2's Vegas and Linux agents have rules of their own).
-pub const OPENCWND_ONLY: [&str; 1] = ["ece_increase"];
+/// `TcpAgent::opencwnd` gets; the others refuse them (ns-2's Vegas and Linux agents have
+/// rules of their own).
+const OPENCWND_ONLY: [&str; 1] = ["ece_increase"];
 
-/// Whether a flow's `cc` value (none: the default, newreno) names reno, newreno, gaimd or
-/// highspeed.
-pub fn names_opencwnd(cc: Option<&Value>) -> bool {
-    let name = match cc {
-        None => return true,
-        Some(Value::String(s)) => s.as_str(),
-        Some(Value::Object(o)) => match o.get("algorithm").and_then(Value::as_str) {
-            Some(a) => a,
-            None => return false,
-        },
-        _ => return false,
-    };
-    matches!(name, "reno" | "newreno" | "gaimd" | "highspeed")
-}
-
-/// Whether a flow's `cc` value is Westwood+ (a table with `algorithm = "westwood"` and
-/// `estimator = "plus"`; the name alone is TCPW-BE).
-pub fn names_westwood_plus(cc: Option<&Value>) -> bool {
-    matches!(cc, Some(Value::Object(o))
-        if o.get("algorithm").and_then(Value::as_str) == Some("westwood")
-            && o.get("estimator").and_then(Value::as_str) == Some("plus"))
-}
-
-/// The algorithm a flow's `cc` value names (`None`: unset, or a table without `algorithm`).
-pub fn cc_algorithm(cc: Option<&Value>) -> Option<&str> {
-    match cc {
-        Some(Value::String(s)) => Some(s.as_str()),
-        Some(Value::Object(o)) => o.get("algorithm").and_then(Value::as_str),
-        _ => None,
+/// The keys profile `p` fills into a flow, as (dotted path under the flow, value): its
+/// table, less what the flow's own choices rule out, plus its algorithm's keys (`cc.…`).
+/// `spec` is the flow as written so far (strictly deserialized, the profile not yet
+/// applied), `set(k)` whether it sets key `k` itself. The application's keys are not here:
+/// an application may name a profile of its own (expansion asks `AppSpec::profile_keys`).
+pub fn flow_keys(
+    p: Profile,
+    spec: &crate::scenario::FlowSpec,
+    set: &dyn Fn(&str) -> bool,
+) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    // `sack = false` set over a SACK profile drops the keys that need SACK with it, and
+    // `sack = true` over a profile without SACK drops Reno/NewReno recovery's keys.
+    let no_sack = set("sack") && !spec.sack;
+    let sack = set("sack") && spec.sack;
+    // ns-2's Vegas agent (`VegasTcpAgent::recv`) has its own loss detection and recovery,
+    // and none of Agent/TCP/Newreno's limited transmit or recovery burst.
+    let is_vegas = matches!(spec.cc, CcSpec::Vegas(_));
+    let vegas_agent = p == Profile::Ns2 && !sack && is_vegas;
+    if vegas_agent {
+        out.push(("loss_detection".to_string(), Value::from("vegas")));
     }
-}
-
-/// The `cc` keys the `ns2` profile sets on an algorithm: ns-2's `TcpAgent::slowdown()`
-/// rules (tcp/tcp.cc), which every ns-2 agent built on it runs and no OTcl setting removes:
-/// the halving rules (`ns2_compat`) on TCP(α, β) and HighSpeed, and the window arithmetic
-/// (`ns2_window`) on TCP(α, β).
-pub fn ns2_cc_keys(algorithm: &str) -> &'static [&'static str] {
-    match algorithm {
-        "gaimd" => &["ns2_compat", "ns2_window"],
-        "highspeed" => &["ns2_compat"],
-        _ => &[],
+    // The algorithm's own keys (a Vegas flow with SACK is no ns-2 agent: none).
+    if !is_vegas || vegas_agent {
+        for (k, v) in spec.cc.profile_keys(p) {
+            out.push((format!("cc.{k}"), v));
+        }
     }
-}
-
-/// Whether a flow's `cc` value names Vegas (`"vegas"` or a table with that algorithm).
-pub fn names_vegas(cc: Option<&Value>) -> bool {
-    match cc {
-        Some(Value::String(s)) => s == "vegas",
-        Some(Value::Object(o)) => o.get("algorithm").and_then(Value::as_str) == Some("vegas"),
-        _ => false,
+    let opencwnd = grows_through_opencwnd(&spec.cc);
+    for (k, v) in table(p) {
+        let skip = (vegas_agent && NOT_WITH_VEGAS.contains(&k))
+            || (!opencwnd && OPENCWND_ONLY.contains(&k))
+            || (no_sack && NEEDS_SACK.contains(&k))
+            || (sack && NEEDS_NO_SACK.contains(&k));
+        if !skip {
+            out.push((k.to_string(), v));
+        }
     }
+    out
 }
 
-/// The flow keys a profile sets, in documentation order.
-pub fn keys(name: &str) -> Option<Vec<(&'static str, Value)>> {
-    Some(match name {
-        "linux" => vec![
+/// The names of the keys in profile `p`'s table: under a flow's own profile these beat
+/// `[defaults.flows]`.
+pub fn table_keys(p: Profile) -> Vec<&'static str> {
+    table(p).into_iter().map(|(k, _)| k).collect()
+}
+
+/// The flow keys profile `p` sets, in documentation order.
+fn table(p: Profile) -> Vec<(&'static str, Value)> {
+    match p {
+        Profile::Linux => vec![
             ("cc", json!("cubic")),
             ("mss", json!(1448)),
             ("header", json!(52)),
@@ -124,7 +124,7 @@ pub fn keys(name: &str) -> Option<Vec<(&'static str, Value)>> {
             ("recovery_exit", json!("ssthresh")),
             ("ecn", json!(false)),
         ],
-        "ns3" => vec![
+        Profile::Ns3 => vec![
             ("cc", json!("cubic")),
             ("mss", json!(536)),
             ("header", json!(52)),
@@ -146,7 +146,7 @@ pub fn keys(name: &str) -> Option<Vec<(&'static str, Value)>> {
             ("recovery_exit", json!("ssthresh")),
             ("ecn", json!(false)),
         ],
-        "rfc" => vec![
+        Profile::Rfc => vec![
             ("cc", json!("newreno")),
             ("mss", json!(1460)),
             ("header", json!(40)),
@@ -164,7 +164,7 @@ pub fn keys(name: &str) -> Option<Vec<(&'static str, Value)>> {
             ("frto", json!(false)),
             ("ecn", json!(false)),
         ],
-        "ns2" => vec![
+        Profile::Ns2 => vec![
             ("mss", json!(1000)),
             ("header", json!(40)),
             ("ack_size", json!(40)),
@@ -186,6 +186,5 @@ pub fn keys(name: &str) -> Option<Vec<(&'static str, Value)>> {
             ("ecn", json!(false)),
             ("ece_increase", json!(false)),
         ],
-        _ => return None,
-    })
+    }
 }

@@ -27,6 +27,7 @@ mod builders;
 
 use super::units::{parse_duration, parse_rate};
 use super::ScenarioError;
+use crate::config::profile::Profile;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
@@ -108,7 +109,17 @@ pub fn expand(mut doc: Value) -> Result<Expanded, ScenarioError> {
     let Value::Object(top) = &mut doc else {
         return Ok(Expanded { doc, origins });
     };
-    let defaults = Defaults::parse(top.remove("defaults"))?;
+    let mut defaults = Defaults::parse(top.remove("defaults"))?;
+    // The profiles named for many components at once (docs/scenarios.md, "Profiles").
+    let top_profile = named_profile(top.remove("profile"), "profile".into())?;
+    let flows_profile = named_profile(
+        defaults.flows.remove("profile"),
+        "defaults.flows.profile".into(),
+    )?;
+    let links_profile = named_profile(
+        defaults.links.remove("profile"),
+        "defaults.links.profile".into(),
+    )?;
     let mut gen = Gen::default();
     let mut builder: Option<(&str, Value)> = None;
     for name in ["dumbbell", "fat_tree", "parking_lot"] {
@@ -268,31 +279,48 @@ pub fn expand(mut doc: Value) -> Result<Expanded, ScenarioError> {
         };
         top.insert(section.into(), Value::Object(merged));
     }
-    // Defaults under every link direction and flow.
+    // Defaults under every link direction and flow, and the profile of each component:
+    // its own (taken before [defaults] fills in, so that it beats [defaults] keys), else
+    // the one of [defaults.*], else the scenario's.
+    let outer = Outer {
+        flows: flows_profile,
+        links: links_profile,
+        top: top_profile,
+    };
     for (section, dflt) in [("links", &defaults.links), ("flows", &defaults.flows)] {
-        if dflt.is_empty() {
+        let Some(Value::Object(entries)) = top.get_mut(section) else {
             continue;
-        }
-        if let Some(Value::Object(entries)) = top.get_mut(section) {
-            for (name, e) in entries.iter_mut() {
-                if let Value::Object(e) = e {
-                    fill_under(
-                        e,
-                        dflt,
-                        &format!("{section}.{name}"),
-                        &format!("defaults.{section}"),
-                        &mut gen.origins,
-                    );
-                }
-            }
-        }
-    }
-    // Profiles under every flow, after [defaults] (so `defaults.flows.profile` works and
-    // keys from [defaults.flows] win over the profile's).
-    if let Some(Value::Object(entries)) = top.get_mut("flows") {
+        };
         for (name, e) in entries.iter_mut() {
-            if let Value::Object(e) = e {
-                apply_profile(e, &format!("flows.{name}"), &mut gen.origins)?;
+            let Value::Object(e) = e else { continue };
+            let path = format!("{section}.{name}");
+            let sub = if section == "flows" { "app" } else { "queue" };
+            let own = take_profile(e, &path, &gen.origins)?;
+            let own_sub = match e.get_mut(sub) {
+                Some(Value::Object(t)) => take_profile(t, &format!("{path}.{sub}"), &gen.origins)?,
+                _ => None,
+            };
+            if !dflt.is_empty() {
+                fill_under(
+                    e,
+                    dflt,
+                    &path,
+                    &format!("defaults.{section}"),
+                    &mut gen.origins,
+                );
+            }
+            // A profile in [defaults.flows.app] or [defaults.links.queue] came in with the
+            // table: it ranks with [defaults].
+            let dflt_sub = match e.get_mut(sub) {
+                Some(Value::Object(t)) => take_profile(t, &format!("{path}.{sub}"), &gen.origins)?,
+                _ => None,
+            };
+            if section == "flows" {
+                resolve_flow(e, &path, own, own_sub, dflt_sub, &outer, &mut gen.origins)?;
+            } else {
+                // A link entry's own profile is its queue's, under the queue table's own.
+                let own_q = own_sub.or(own);
+                resolve_queue(e, &path, own_q, dflt_sub, &outer, &mut gen.origins)?;
             }
         }
     }
@@ -309,119 +337,168 @@ pub fn expand(mut doc: Value) -> Result<Expanded, ScenarioError> {
     Ok(Expanded { doc, origins })
 }
 
-/// `profile = NAME` on a flow: its keys go under the flow's own, `profile` is dropped.
-fn apply_profile(e: &mut Obj, path: &str, origins: &mut Origins) -> Result<(), ScenarioError> {
-    let Some(v) = e.remove("profile") else {
-        return Ok(());
-    };
+// ---- profiles ----------------------------------------------------------------------------
+
+/// A profile and the field that named it (where its keys' errors are reported).
+type Named = Option<(Profile, String)>;
+
+/// The profiles named for many components: `[defaults.flows]`, `[defaults.links]`, the
+/// scenario's own.
+struct Outer {
+    flows: Named,
+    links: Named,
+    top: Named,
+}
+
+/// The profile a value names (`field`: where it was written).
+fn named_profile(v: Option<Value>, field: String) -> Result<Named, ScenarioError> {
+    match v {
+        None => Ok(None),
+        Some(v) => Ok(Some((Profile::from_value(&v, &field)?, field))),
+    }
+}
+
+/// Remove a table's `profile` key and say which profile it names, reported where the
+/// value came from.
+fn take_profile(t: &mut Obj, path: &str, origins: &Origins) -> Result<Named, ScenarioError> {
     let at = format!("{path}.profile");
     let field = origins.0.get(&at).cloned().unwrap_or(at);
-    let name = v.as_str().ok_or_else(|| {
-        ScenarioError::new(
-            field.clone(),
-            format!(
-                "expected a profile name ({}), got {v}",
-                super::profiles::NAMES.join(", ")
-            ),
-        )
-    })?;
-    let Some(keys) = super::profiles::keys(name) else {
-        return Err(ScenarioError::new(
-            field,
-            format!(
-                "unknown profile '{name}'; known: {} (docs/tcp.md, \"Profiles\")",
-                super::profiles::NAMES.join(", ")
-            ),
-        ));
-    };
-    // `sack = false` set over a SACK profile drops the keys that need SACK with it, and
-    let no_sack = e.get("sack") == Some(&Value::Bool(false));
-    // `sack = true` over a profile without SACK drops Reno/NewReno recovery's keys.
-    let sack = e.get("sack") == Some(&Value::Bool(true));
-    // ns-2's Vegas agent (`VegasTcpAgent::recv`) has its own loss detection and recovery,
-    // and none of Agent/TCP/Newreno's limited transmit or recovery burst.
-    let vegas = name == "ns2" && !sack && super::profiles::names_vegas(e.get("cc"));
-    if vegas && !e.contains_key("loss_detection") {
-        e.insert("loss_detection".into(), Value::from("vegas"));
-        origins.set(format!("{path}.loss_detection"), field.clone());
+    named_profile(t.remove("profile"), field)
+}
+
+/// The table in `slot`, a name alone (`cc = "vegas"`) becoming a table with `tag`.
+fn table_of<'a>(slot: &'a mut Value, tag: &str) -> Option<&'a mut Obj> {
+    if let Value::String(name) = slot {
+        let mut t = Obj::new();
+        t.insert(tag.into(), Value::String(std::mem::take(name)));
+        *slot = Value::Object(t);
     }
-    // ... and restarts from a window of 2 after a timeout (`v_slowstart_`).
-    if vegas {
-        let cc = e.get_mut("cc").expect("names_vegas saw it");
-        if cc.is_string() {
-            *cc = serde_json::json!({ "algorithm": "vegas" });
-        }
-        if let Value::Object(o) = cc {
-            if !o.contains_key("restart_window") {
-                o.insert("restart_window".into(), Value::from(2));
-                origins.set(format!("{path}.cc.restart_window"), field.clone());
+    slot.as_object_mut()
+}
+
+/// Whether the value at `at` came from `[defaults.*]`.
+fn from_defaults(origins: &Origins, at: &str) -> bool {
+    origins
+        .0
+        .get(at)
+        .is_some_and(|o| o.starts_with("defaults."))
+}
+
+/// Write a profile's `keys` (dotted paths under `t`, which is at `path`) where `t` does not
+/// set them; `strong` (the component's own profile): also over values from `[defaults]`.
+fn fill_keys(
+    t: &mut Obj,
+    keys: Vec<(String, Value)>,
+    path: &str,
+    field: &str,
+    strong: bool,
+    origins: &mut Origins,
+) {
+    for (k, v) in keys {
+        let at = format!("{path}.{k}");
+        let (obj, leaf) = match k.split_once('.') {
+            None => (&mut *t, k.as_str()),
+            Some((sub, leaf)) => {
+                let tag = if sub == "cc" { "algorithm" } else { "type" };
+                match t.get_mut(sub).and_then(|s| table_of(s, tag)) {
+                    Some(o) => (o, leaf),
+                    None => continue,
+                }
             }
-        }
-    }
-    // ns-2's Agent/TCP/Linux runs Westwood+ with its own window rules (cc/westwood.rs,
-    // `plus_rules`): at a loss the module's `min_cwnd`, no `CA_EVENT_COMPLETE_CWR`.
-    if name == "ns2" && super::profiles::names_westwood_plus(e.get("cc")) {
-        if let Some(Value::Object(o)) = e.get_mut("cc") {
-            if !o.contains_key("plus_rules") {
-                o.insert("plus_rules".into(), Value::from("ns2"));
-                origins.set(format!("{path}.cc.plus_rules"), field.clone());
-            }
+        };
+        if !obj.contains_key(leaf) || (strong && from_defaults(origins, &at)) {
+            obj.insert(leaf.to_string(), v);
+            origins.set(at, field.to_string());
         }
     }
-    // ns-2's `TcpAgent::slowdown()` rules on TCP(α, β) and HighSpeed (profiles.rs,
-    // `ns2_cc_keys`); a key the flow's `cc` sets itself wins.
-    if name == "ns2" {
-        let algo = super::profiles::cc_algorithm(e.get("cc")).map(str::to_owned);
-        let wanted = algo
-            .as_deref()
-            .map_or(&[][..], super::profiles::ns2_cc_keys);
-        if !wanted.is_empty() {
-            let cc = e.get_mut("cc").expect("cc_algorithm saw it");
-            if cc.is_string() {
-                *cc = serde_json::json!({ "algorithm": algo });
-            }
-            if let Value::Object(o) = cc {
-                for k in wanted {
-                    if !o.contains_key(*k) {
-                        o.insert((*k).into(), Value::Bool(true));
-                        origins.set(format!("{path}.cc.{k}"), field.clone());
-                    }
+}
+
+/// A flow's profile (its own, else `[defaults.flows]`'s, else the scenario's) and its
+/// application's (its own, else one from `[defaults.flows.app]`, else the flow's): the
+/// keys each hook returns for the flow as written.
+fn resolve_flow(
+    e: &mut Obj,
+    path: &str,
+    own: Named,
+    own_app: Named,
+    dflt_app: Named,
+    outer: &Outer,
+    origins: &mut Origins,
+) -> Result<(), ScenarioError> {
+    let strong = own.is_some();
+    let flow = own
+        .or_else(|| outer.flows.clone())
+        .or_else(|| outer.top.clone());
+    if let Some((p, _)) = &flow {
+        if strong {
+            // The flow's own profile beats [defaults.flows] on the keys of its table.
+            for k in super::profiles::table_keys(*p) {
+                if from_defaults(origins, &format!("{path}.{k}")) {
+                    e.remove(k);
                 }
             }
         }
     }
-    // ns-2's on/off source (`Application/Traffic/Exponential`, tools/expoo.cc) draws
-    // bursts in whole packets (app/onoff.rs, `semantics = "ns2"`).
-    if name == "ns2" {
-        if let Some(Value::Object(app)) = e.get_mut("app") {
-            if app.get("type").and_then(Value::as_str) == Some("onoff")
-                && !app.contains_key("semantics")
-            {
-                app.insert("semantics".into(), Value::from("ns2"));
-                origins.set(format!("{path}.app.semantics"), field.clone());
+    // The hooks read the flow as written; one that does not deserialize gets no profile
+    // keys, and the strict deserialization after expansion names what is wrong.
+    let Ok(spec) = serde_json::from_value::<super::FlowSpec>(Value::Object(e.clone())) else {
+        return Ok(());
+    };
+    if let Some((p, field)) = &flow {
+        let keys = super::profiles::flow_keys(*p, &spec, &|k| e.contains_key(k));
+        fill_keys(e, keys, path, field, strong, origins);
+    }
+    let app_strong = own_app.is_some() || (dflt_app.is_none() && strong);
+    if let Some((p, field)) = own_app.or(dflt_app).or(flow) {
+        let keys = spec.app.profile_keys(p);
+        if !keys.is_empty() {
+            if let Some(app) = e.get_mut("app").and_then(|a| table_of(a, "type")) {
+                let keys = keys.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+                fill_keys(
+                    app,
+                    keys,
+                    &format!("{path}.app"),
+                    &field,
+                    app_strong,
+                    origins,
+                );
             }
         }
     }
-    // ns-2's `old_ecn_` rule lives in `TcpAgent::opencwnd`'s caller: only the algorithms
-    // that grow through it take `ece_increase` (the others refuse it).
-    let opencwnd = super::profiles::names_opencwnd(e.get("cc"));
-    for (k, dv) in keys {
-        if vegas && super::profiles::NOT_WITH_VEGAS.contains(&k) {
-            continue;
-        }
-        if !opencwnd && super::profiles::OPENCWND_ONLY.contains(&k) {
-            continue;
-        }
-        if no_sack && super::profiles::NEEDS_SACK.contains(&k) {
-            continue;
-        }
-        if sack && super::profiles::NEEDS_NO_SACK.contains(&k) {
-            continue;
-        }
-        if !e.contains_key(k) {
-            e.insert(k.to_string(), dv);
-            origins.set(format!("{path}.{k}"), field.clone());
-        }
+    Ok(())
+}
+
+/// A link direction's queue profile: the queue table's own (or the link entry's), else one
+/// from `[defaults.links.queue]`, else `[defaults.links]`'s, else the scenario's.
+fn resolve_queue(
+    e: &mut Obj,
+    path: &str,
+    own: Named,
+    dflt: Named,
+    outer: &Outer,
+    origins: &mut Origins,
+) -> Result<(), ScenarioError> {
+    let strong = own.is_some();
+    let Some((p, field)) = own
+        .or(dflt)
+        .or_else(|| outer.links.clone())
+        .or_else(|| outer.top.clone())
+    else {
+        return Ok(());
+    };
+    let Some(q) = e.get_mut("queue") else {
+        return Ok(()); // the default drop-tail queue: no profile changes it
+    };
+    let Ok(spec) = serde_json::from_value::<crate::queue::QueueSpec>(q.clone()) else {
+        return Ok(()); // deserialization names the problem
+    };
+    let keys: Vec<(String, Value)> = spec
+        .profile_keys(p)
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+    if let (false, Some(t)) = (keys.is_empty(), table_of(q, "type")) {
+        fill_keys(t, keys, &format!("{path}.queue"), &field, strong, origins);
     }
     Ok(())
 }

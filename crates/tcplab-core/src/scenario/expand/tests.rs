@@ -1162,3 +1162,203 @@ fn unknown_profiles_name_the_field() {
     assert_eq!(v["flows"]["x"]["frto"], true);
     crate::load_toml(&text, None).unwrap();
 }
+
+#[test]
+fn a_flows_own_profile_beats_defaults_keys_which_beat_the_defaults_and_top_profiles() {
+    let v = expand(&format!(
+        "profile = \"rfc\"\n{}",
+        duplex_hosts(
+            r#"
+[defaults.flows]
+mss = 900
+sack = true
+[flows.own]
+from = "a"
+to = "b"
+profile = "ns3"
+[flows.plain]
+from = "b"
+to = "a"
+"#,
+        )
+    ));
+    let own = &v["flows"]["own"];
+    assert_eq!(
+        own["mss"], 536,
+        "the flow's own profile over [defaults.flows]"
+    );
+    assert_eq!(own["sack"], true, "ns3's sack is true too");
+    let plain = &v["flows"]["plain"];
+    assert_eq!(
+        plain["mss"], 900,
+        "[defaults.flows] over the scenario's profile"
+    );
+    assert_eq!(
+        plain["init_cwnd"], 3,
+        "the scenario's profile fills the rest"
+    );
+    assert_eq!(plain["sack"], true);
+    assert_eq!(
+        plain["recovery"], "newreno",
+        "rfc's: NewReno recovery with SACK blocks"
+    );
+    assert_eq!(v.get("profile"), None, "expanded away");
+    // [defaults.flows]'s profile over the scenario's.
+    let v = expand(&format!(
+        "profile = \"rfc\"\n{}",
+        duplex_hosts("[defaults.flows]\nprofile = \"ns2\"\n[flows.x]\nfrom = \"a\"\nto = \"b\"\n")
+    ));
+    assert_eq!(v["flows"]["x"]["mss"], 1000);
+    crate::load_toml(
+        &format!(
+            "profile = \"ns2\"\n{}",
+            duplex_hosts("[flows.x]\nfrom = \"a\"\nto = \"b\"\n")
+        ),
+        None,
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_key_set_to_its_default_value_still_wins_over_a_profile() {
+    // syn = false and min_waiting = 0 are the built-in defaults; written, they are kept.
+    let v = expand(&duplex_hosts(
+        r#"
+[links.r]
+from = "a"
+to = "b"
+rate = "1Mbps"
+queue = { type = "red", min_th = 5, max_th = 15, profile = "ns2", min_waiting = 0 }
+[flows.x]
+from = "a"
+to = "b"
+profile = "ns2"
+syn = false
+ece_increase = true
+"#,
+    ));
+    let x = &v["flows"]["x"];
+    assert_eq!(x["syn"], false);
+    assert_eq!(x["ece_increase"], true);
+    assert_eq!(x["rto_initial"], "3s", "the profile's other keys apply");
+    let q = &v["links"]["r"]["queue"];
+    assert_eq!(q["min_waiting"], 0);
+    assert_eq!(q["restart_count"], true);
+    assert_eq!(q.get("profile"), None, "expanded away");
+}
+
+#[test]
+fn queues_take_their_own_profile_then_defaults_links_then_the_scenarios() {
+    let red = "{ type = \"red\", min_th = 5, max_th = 15 }";
+    let text = format!(
+        r#"profile = "ns2"
+{TWO_HOSTS}
+[links.own]
+from = "a"
+to = "b"
+rate = "1Mbps"
+queue = {{ type = "red", min_th = 5, max_th = 15, profile = "linux" }}
+[links.top]
+from = "b"
+to = "a"
+rate = "1Mbps"
+queue = {red}
+[links.fifo]
+from = "a"
+to = "b"
+rate = "2Mbps"
+queue = {{ type = "droptail", limit = 10 }}
+"#
+    );
+    let v = expand(&text);
+    let own = &v["links"]["own"]["queue"];
+    assert_eq!(own.get("min_waiting"), None, "linux sets no RED key");
+    let top = &v["links"]["top"]["queue"];
+    assert_eq!(top["min_waiting"], 2);
+    assert_eq!(top["gentle"], true);
+    assert_eq!(top["mean_packet_size"], 500);
+    assert_eq!(top["ecn"], false, "ns-2's setbit_ false");
+    assert_eq!(
+        v["links"]["fifo"]["queue"],
+        json!({"type": "droptail", "limit": 10})
+    );
+    crate::load_toml(&text, None).unwrap();
+    // [defaults.links]'s profile, and one inside [defaults.links.queue].
+    let v = expand(&duplex_hosts(&format!(
+        "[defaults.links]\nprofile = \"ns2\"\n[links.r]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\nqueue = {red}\n"
+    )));
+    assert_eq!(v["links"]["r"]["queue"]["restart_count"], true);
+    let v = expand(&duplex_hosts(
+        "[defaults.links]\nqueue = { type = \"red\", min_th = 5, max_th = 15, profile = \"ns2\" }\n",
+    ));
+    assert_eq!(v["links"]["ab"]["queue"]["restart_count"], true);
+    assert_eq!(v["links"]["ab"]["queue"].get("profile"), None);
+    // A link entry's profile is its queue's, under the queue's own.
+    let v = expand(&duplex_hosts(&format!(
+        "[links.r]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\nprofile = \"ns2\"\nqueue = {red}\n"
+    )));
+    assert_eq!(v["links"]["r"]["queue"]["restart_count"], true);
+    assert_eq!(v["links"]["r"].get("profile"), None);
+    // A builder's queue table takes one too.
+    let v = expand(
+        r#"duration = "10s"
+[dumbbell]
+pairs = 1
+bottleneck = { rate = "10Mbps", delay = "10ms", queue = { type = "red", min_th = 5, max_th = 15, profile = "ns2" } }
+access = { rate = "100Mbps", delay = "1ms" }
+"#,
+    );
+    let links = v["links"].as_object().unwrap();
+    assert!(!links.is_empty());
+    assert!(
+        links
+            .values()
+            .any(|l| l["queue"]["restart_count"] == json!(true)),
+        "{v}"
+    );
+}
+
+#[test]
+fn an_application_takes_its_own_profile_over_its_flows() {
+    let v = expand(&duplex_hosts(
+        r#"
+[flows.own]
+from = "a"
+to = "b"
+transport = "udp"
+app = { type = "onoff", rate = "1Mbps", on = "0.5s", off = "1s", profile = "ns2" }
+[flows.over]
+from = "a"
+to = "b"
+transport = "udp"
+profile = "ns2"
+app = { type = "onoff", rate = "1Mbps", on = "0.5s", off = "1s", profile = "linux" }
+"#,
+    ));
+    assert_eq!(v["flows"]["own"]["app"]["semantics"], "ns2");
+    assert_eq!(v["flows"]["own"]["app"].get("profile"), None);
+    assert_eq!(
+        v["flows"]["own"].get("syn"),
+        None,
+        "the app's profile is the app's"
+    );
+    assert_eq!(v["flows"]["over"]["app"].get("semantics"), None);
+    assert_eq!(v["flows"]["over"]["syn"], true);
+}
+
+#[test]
+fn profiles_in_queues_and_apps_name_their_field() {
+    let e = err(&duplex_hosts(
+        "[links.r]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\nqueue = { type = \"red\", min_th = 5, max_th = 15, profile = \"ns-2\" }\n",
+    ));
+    assert_eq!(e.field, "links.r.queue.profile", "{e}");
+    assert!(e.reason.contains("did you mean 'ns2'"), "{e}");
+    let e = err(&flow_x("app = { type = \"bulk\", profile = 1 }\n"));
+    assert_eq!(e.field, "flows.x.app.profile", "{e}");
+    let e = err(&format!("profile = \"bsd\"\n{}", duplex_hosts("")));
+    assert_eq!(e.field, "profile", "{e}");
+    let e = err(&duplex_hosts("profile = \"bsd\"\n"));
+    assert_eq!(e.field, "links.ab.profile", "{e}");
+    let e = err(&duplex_hosts("[defaults.links]\nprofile = \"x\"\n"));
+    assert_eq!(e.field, "defaults.links.profile", "{e}");
+}
