@@ -154,6 +154,8 @@ def test_onoff_semantics_note():
     assert not any("expoo.cc" in n for n in same.notes)
     assert "$app set burst_time_ 0.5" in same.otcl and "$app set idle_time_ 374.5" in same.otcl
     assert same.otcl == plain.otcl
+    compat = ns2.translate(dumbbell(flows=["vegas", {**vbr, "app": {**app, "compat": "ns2"}}]))
+    assert not any("expoo.cc" in n for n in compat.notes) and compat.otcl == plain.otcl
 
 
 def test_westwood_plus_rules():
@@ -162,6 +164,8 @@ def test_westwood_plus_rules():
     assert any("plus_rules" in n and "CA_EVENT_COMPLETE_CWR" in n for n in linux.notes)
     ok = ns2.translate(dumbbell(flows=[{"cc": {**ww, "plus_rules": "ns2"}, "sack": True, "prr": "off"}]))
     assert not any("plus_rules" in n for n in ok.notes) and "select_ca westwood" in ok.otcl
+    compat = ns2.translate(dumbbell(flows=[{"cc": {**ww, "compat": "ns2"}, "sack": True, "prr": "off"}]))
+    assert not any("plus_rules" in n for n in compat.notes) and compat.otcl == ok.otcl
     assert refusal(dumbbell(flows=[{"cc": {**ww, "plus_rules": "linux"}, "sack": True, "prr": "off"}])).startswith(
         "flows.f1.cc.plus_rules: ns-2.35's Agent/TCP/Linux")
     # BE's virtual null samples (null_samples) have no ns-2.35 counterpart: BE is refused

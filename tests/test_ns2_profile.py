@@ -102,3 +102,30 @@ def test_reno_bugfix_trades_second_fast_retransmits_for_timeouts() -> None:
         runs[bugfix] = res.flows.row(0, named=True)
     assert runs[True]["timeouts"] > runs[False]["timeouts"]
     assert runs[True]["fast_retransmits"] < runs[False]["fast_retransmits"]
+
+
+@pytest.mark.parametrize(
+    ("flow", "old", "key"),
+    [
+        ({"cc": {"algorithm": "westwood", "estimator": "plus"}}, {"plus_rules": "ns2"}, "cc"),
+        ({"cc": {"algorithm": "gaimd", "alpha": 0.31, "beta": 0.875}}, {"ns2_compat": True, "ns2_window": True}, "cc"),
+        ({"cc": {"algorithm": "highspeed"}}, {"ns2_compat": True}, "cc"),
+        (
+            {"transport": "udp", "app": {"type": "onoff", "rate": "3Mbps", "on": "0.5s", "off": "0.5s"}},
+            {"semantics": "ns2"},
+            "app",
+        ),
+    ],
+)
+def test_compat_ns2_is_the_old_keys_rule_set(flow: dict[str, Any], old: dict[str, Any], key: str) -> None:
+    """`compat = "ns2"` (the one spelling the ns2 profile writes) runs exactly as the keys it
+    stands for, and differs from neither being set."""
+
+    def goodputs(extra: dict[str, Any]) -> list[float]:
+        f = {**flow, key: {**flow[key], **extra}}
+        res = tcplab.run(Scenario.from_dict(_lossy(f, duration="15s", loss=0.02)), progress=False)
+        return [fl["goodput_bps"] for fl in res.summary["flows"]]
+
+    compat = goodputs({"compat": "ns2"})
+    assert compat == goodputs(old)
+    assert compat != goodputs({})

@@ -106,6 +106,15 @@ def _agent_class(key: str, flow: Mapping[str, Any], algo: str, cc: dict[str, Any
     return agent, sink, sets, extra
 
 
+def _ns2_rule(table: dict[str, Any], key: str, ns2_value: Any, default: Any) -> Any:
+    """A table's value of one of ns-2's rules: the key where the table writes it (an alias),
+    else ``ns2_value`` under ``compat = "ns2"`` (the one spelling the ns2 profile writes),
+    else the built-in default."""
+    if key in table:
+        return table[key]
+    return ns2_value if table.get("compat") == "ns2" else default
+
+
 def _reno_agent(key: str, algo: str, cc: dict[str, Any], sack: bool, notes: list[str]) -> tuple[str, list[str]]:
     """Reno, NewReno and TCP(alpha, beta) (GAIMD: ns-2's increase_num_ and decrease_num_)."""
     sets: list[str] = []
@@ -115,10 +124,10 @@ def _reno_agent(key: str, algo: str, cc: dict[str, Any], sack: bool, notes: list
         alpha, beta = float(cc.get("alpha", 1.0)), float(cc.get("beta", 0.5))
         # slowdown() keeps decrease_num_ x window (tcp.cc: decreasewin = decrease_num_ * window()).
         sets += [f"increase_num_ {_num(alpha)}", f"decrease_num_ {_num(beta)}"]
-        if not cc.get("ns2_compat", False):
+        if not _ns2_rule(cc, "ns2_compat", True, False):
             notes.append(f"{key}.cc.ns2_compat: false in tcplab; ns-2's slowdown() halves at the first decrease, "
                          "in slow start and at timeouts (tcp.cc), whatever decrease_num_")
-        if not cc.get("ns2_window", False):
+        if not _ns2_rule(cc, "ns2_window", True, False):
             notes.append(f"{key}.cc.ns2_window: false in tcplab; ns-2's slowdown() keeps ssthresh_ in whole "
                          "packets and cwnd_ = decrease_num_ x window untruncated, and the ack ending fast "
                          "recovery grows cwnd_ once (tcp.cc, tcp-reno.cc)")
@@ -167,7 +176,7 @@ def _highspeed_agent(key: str, cc: dict[str, Any], sack: bool, notes: list[str])
     sets += ["windowOption_ 8", f"low_window_ {_num(cc.get('low_window', 38))}",
              f"high_window_ {_num(cc.get('high_window', 83000))}", f"high_p_ {_num(cc.get('high_p', 1e-7))}",
              f"high_decrease_ {_num(cc.get('high_decrease', 0.1))}"]
-    if not cc.get("ns2_compat", False):
+    if not _ns2_rule(cc, "ns2_compat", True, False):
         notes.append(f"{key}.cc.ns2_compat: false in tcplab; ns-2's slowdown() halves at the first decrease, "
                      "in slow start and (ssthresh) at timeouts (tcp.cc), not by b(w)")
     notes.append(f"{key}.cc: ns-2's HighSpeed computes a(w), b(w) from the window in floating point; "
@@ -189,7 +198,7 @@ def _linux_agent(key: str, algo: str, cc: dict[str, Any], sack: bool,
     if algo == "westwood":
         # ns-2's agent runs the module without CA_EVENT_COMPLETE_CWR and with min_cwnd at a
         # loss (tcp-linux.cc), tcplab's plus_rules = "ns2" (docs/crosscheck.md item 4).
-        rules = cc.get("plus_rules", "linux")
+        rules = _ns2_rule(cc, "plus_rules", "ns2", "linux")
         if rules != "ns2":
             if "plus_rules" in cc:
                 raise Ns2Unsupported(f"{key}.cc.plus_rules", "ns-2.35's Agent/TCP/Linux runs Westwood+ with "
@@ -197,7 +206,7 @@ def _linux_agent(key: str, algo: str, cc: dict[str, Any], sack: bool,
             notes.append(f"{key}.cc.plus_rules: \"linux\" in tcplab; ns-2.35's Agent/TCP/Linux never raises "
                          "CA_EVENT_COMPLETE_CWR and goes to min_cwnd at a loss (plus_rules = \"ns2\")")
     for k in cc:
-        if k not in ("estimator", "plus_rules") and k not in module:
+        if k not in ("estimator", "plus_rules", "compat") and k not in module:
             raise Ns2Unsupported(f"{key}.cc.{k}", f"ns-2.35's Linux {algo} module has no such parameter")
     for k, want in module.items():
         have = cc.get(k, defaults[k])

@@ -13,7 +13,7 @@ from typing import Any
 
 from tcplab.scenario import Scenario
 
-from .agents import _agent
+from .agents import _agent, _ns2_rule
 from .common import (
     _FLOW_DEFAULTS,
     SAMPLE_PERIOD_S,
@@ -564,11 +564,11 @@ def _udp_flow_tcl(t: _Tcl, i: int, name: str, flow: Mapping[str, Any], nid: dict
         t(f"$app set burst_time_ {_num(on)}")
         t(f"$app set idle_time_ {_num(off)}")
         t(f"$app set rate_ {_num(peak)}")
-        if app.get("semantics", "ns3") != "ns2":
+        if _ns2_rule(app, "semantics", "ns2", "ns3") != "ns2":
             notes.append(f"{key}.app: ns-2's Exponential source (tools/expoo.cc) draws burst lengths in "
                          "whole packets (max(1, round(Exp))) and adds one packet interval to each off "
                          "period; tcplab's draws on durations and carries the spacing across off periods "
-                         "(same means; app.semantics = \"ns2\", set by profile ns2, draws as ns-2)")
+                         "(same means; app.compat = \"ns2\", i.e. semantics = \"ns2\", set by profile ns2, draws as ns-2)")
     else:  # pragma: no cover - refused above
         raise Ns2Unsupported(f"{key}.app.type", f"'{app_type}' over UDP is not translated")
     t("$app attach-agent $udp")

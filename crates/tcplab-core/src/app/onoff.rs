@@ -35,10 +35,14 @@ pub struct OnOffSpec {
     /// "exponential" (default) or "constant" period lengths.
     #[serde(default)]
     pub distribution: Distribution,
-    /// How a burst is drawn: "ns3" (default: on durations, spacing carried across off
-    /// periods) or "ns2" (ns-2.35's `Application/Traffic/Exponential`: whole packets).
+    /// `"ns2"`: ns-2.35's rules, i.e. `semantics = "ns2"`. Profile `ns2` sets it.
     #[serde(default)]
-    pub semantics: Semantics,
+    pub compat: Option<crate::config::profile::Compat>,
+    /// How a burst is drawn: "ns3" (the default without `compat`: on durations, spacing
+    /// carried across off periods) or "ns2" (ns-2.35's `Application/Traffic/Exponential`:
+    /// whole packets).
+    #[serde(default)]
+    pub semantics: Option<Semantics>,
     /// When the first off period begins (default "0s").
     #[serde(default)]
     pub start: Option<DurationValue>,
@@ -118,16 +122,25 @@ pub struct OnOff {
 pub const MAX_PERIODS_PER_WRITE: u128 = 1_000;
 
 impl OnOffSpec {
-    /// The keys profile `p` sets in an on/off source's table: under `ns2`, ns-2.35's
-    /// Application/Traffic/Exponential bursts in whole packets (`semantics = "ns2"`,
-    /// tools/expoo.cc, `EXPOO_Traffic::next_interval`).
+    /// How bursts are drawn: `semantics` where written, else `compat`'s.
+    pub fn effective_semantics(&self) -> Semantics {
+        match (self.semantics, self.compat) {
+            (Some(s), _) => s,
+            (None, Some(crate::config::profile::Compat::Ns2)) => Semantics::Ns2,
+            (None, None) => Semantics::Ns3,
+        }
+    }
+
+    /// The keys profile `p` sets in an on/off source's table: under `ns2`, `compat = "ns2"`:
+    /// ns-2.35's Application/Traffic/Exponential bursts in whole packets (`semantics =
+    /// "ns2"`, tools/expoo.cc, `EXPOO_Traffic::next_interval`).
     pub fn profile_keys(
         &self,
         p: crate::config::profile::Profile,
     ) -> Vec<(&'static str, serde_json::Value)> {
         match p {
             crate::config::profile::Profile::Ns2 => {
-                vec![("semantics", serde_json::Value::from("ns2"))]
+                vec![("compat", serde_json::Value::from("ns2"))]
             }
             _ => Vec::new(),
         }
@@ -140,7 +153,7 @@ impl OnOffSpec {
         }
         let (start, stop) = cx.window(self.start, self.stop)?;
         let bps = self.rate.0.bps();
-        let ns2 = self.semantics == Semantics::Ns2;
+        let ns2 = self.effective_semantics() == Semantics::Ns2;
         // A write takes spacing / on periods to reach when the on periods are shorter than
         // the spacing (the virtual clock runs only while on): bound that work per write.
         // (ns-2's bursts hold at least one write: one cycle per write at most.)
@@ -322,7 +335,8 @@ mod tests {
             off: Some(DurationValue(SimDuration::from_ms(off_ms))),
             mean_rate: None,
             distribution: dist,
-            semantics: Semantics::Ns3,
+            semantics: Some(Semantics::Ns3),
+            compat: None,
             start: None,
             stop: None,
         };
@@ -372,7 +386,8 @@ mod tests {
             off: Some(DurationValue(on)),
             mean_rate: None,
             distribution: Distribution::Exponential,
-            semantics: Semantics::Ns3,
+            semantics: Some(Semantics::Ns3),
+            compat: None,
             start: None,
             stop: None,
         };
@@ -433,7 +448,8 @@ mod tests {
             off: off.map(|ms| DurationValue(SimDuration::from_ms(ms))),
             mean_rate: Some(mean.to_string()),
             distribution: Distribution::Exponential,
-            semantics: Semantics::Ns3,
+            semantics: Some(Semantics::Ns3),
+            compat: None,
             start: None,
             stop: None,
         }
@@ -481,7 +497,8 @@ mod tests {
             off: Some(DurationValue(SimDuration::from_ms(off_ms))),
             mean_rate: None,
             distribution: dist,
-            semantics: Semantics::Ns2,
+            semantics: Some(Semantics::Ns2),
+            compat: None,
             start: None,
             stop: None,
         }
@@ -517,7 +534,8 @@ mod tests {
             off: Some(DurationValue(SimDuration::from_ms(10))),
             mean_rate: None,
             distribution: Distribution::Constant,
-            semantics: Semantics::Ns2,
+            semantics: Some(Semantics::Ns2),
+            compat: None,
             start: None,
             stop: None,
         };
@@ -537,7 +555,7 @@ mod tests {
         let mut tiny = spec(1);
         tiny.on = DurationValue(SimDuration(100_000)); // 0.1 us
         assert!(tiny.build(&cx).is_ok());
-        tiny.semantics = Semantics::Ns3;
+        tiny.semantics = Some(Semantics::Ns3);
         assert!(tiny.build(&cx).is_err());
     }
 

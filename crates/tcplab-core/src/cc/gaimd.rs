@@ -34,6 +34,7 @@
 use super::{
     recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView, RecoveryStyle,
 };
+use crate::config::profile::Compat;
 use crate::config::ScenarioError;
 use crate::time::SimTime;
 use serde_json::Value;
@@ -69,29 +70,29 @@ pub struct GaimdSpec {
     /// "reno" (default, as in P3) or "newreno" fast recovery.
     #[serde(default)]
     pub recovery: GaimdRecovery,
-    /// ns-2's decrease rules (default false): halve instead of β on the first decrease,
-    /// in slow start and for ssthresh at a timeout (mechanisms.md §20).
+    /// `"ns2"`: ns-2.35's rules, both of the two below (default: neither).
     #[serde(default)]
-    pub ns2_compat: bool,
-    /// ns-2's window arithmetic (default false): ssthresh in whole packets, the window set
-    /// to k·W untruncated, and the ack that ends fast recovery grows it once (file header).
+    pub compat: Option<Compat>,
+    /// ns-2's decrease rules alone (default: as `compat`): halve instead of β on the first
+    /// decrease, in slow start and for ssthresh at a timeout (mechanisms.md §20).
     #[serde(default)]
-    pub ns2_window: bool,
+    pub ns2_compat: Option<bool>,
+    /// ns-2's window arithmetic alone (default: as `compat`): ssthresh in whole packets, the
+    /// window set to k·W untruncated, and the ack that ends fast recovery grows it once
+    /// (file header).
+    #[serde(default)]
+    pub ns2_window: Option<bool>,
 }
 
 impl GaimdSpec {
-    /// The keys profile `p` sets on a TCP(α, β) flow's `cc` table: under `ns2`, ns-2.35's
-    /// `TcpAgent::slowdown()` halving rules (`ns2_compat`) and its window arithmetic around
-    /// a decrease (`ns2_window`), which every ns-2 agent built on `TcpAgent` runs and no OTcl
-    /// setting removes (tcp/tcp.cc, `slowdown`, `recv_newack_helper`).
+    /// The keys profile `p` sets on a TCP(α, β) flow's `cc` table: under `ns2`, `compat =
+    /// "ns2"`: ns-2.35's `TcpAgent::slowdown()` halving rules (`ns2_compat`) and its window
+    /// arithmetic around a decrease (`ns2_window`), which every ns-2 agent built on
+    /// `TcpAgent` runs and no OTcl setting removes (tcp/tcp.cc, `slowdown`,
+    /// `recv_newack_helper`).
     pub fn profile_keys(&self, p: crate::config::profile::Profile) -> Vec<(&'static str, Value)> {
         match p {
-            crate::config::profile::Profile::Ns2 => {
-                vec![
-                    ("ns2_compat", Value::Bool(true)),
-                    ("ns2_window", Value::Bool(true)),
-                ]
-            }
+            crate::config::profile::Profile::Ns2 => vec![("compat", Value::from("ns2"))],
             _ => Vec::new(),
         }
     }
@@ -99,6 +100,7 @@ impl GaimdSpec {
     /// Validate (`field` = `flows.NAME.cc`) and build.
     pub fn build(&self, field: &str, init: super::CcInit) -> Result<Gaimd, ScenarioError> {
         let (alpha, beta) = (self.alpha, self.beta);
+        let ns2 = self.compat == Some(Compat::Ns2);
         if !(alpha > 0.0 && alpha.is_finite()) {
             return Err(ScenarioError::new(
                 format!("{field}.alpha"),
@@ -119,8 +121,8 @@ impl GaimdSpec {
             beta,
             self.recovery == GaimdRecovery::Newreno,
         )
-        .with_ns2_compat(self.ns2_compat)
-        .with_ns2_window(self.ns2_window)
+        .with_ns2_compat(self.ns2_compat.unwrap_or(ns2))
+        .with_ns2_window(self.ns2_window.unwrap_or(ns2))
         .with_ack_counting(init.ack_counting))
     }
 }

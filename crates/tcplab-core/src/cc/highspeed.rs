@@ -52,6 +52,7 @@
 //! only when ⌊w⌋ changes (O(1) per ack; the table is searched by bisection, 72 rows).
 
 use super::{recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView};
+use crate::config::profile::Compat;
 use crate::config::ScenarioError;
 use crate::time::SimTime;
 use serde_json::Value;
@@ -159,11 +160,14 @@ pub struct HighspeedSpec {
     /// hold the table's last row).
     #[serde(default)]
     pub b_floor: Option<HsBFloor>,
+    /// `"ns2"`: ns-2.35's rules, i.e. `ns2_compat` (default: none).
+    #[serde(default)]
+    pub compat: Option<Compat>,
     /// ns-2.35's `TcpAgent::slowdown()` (tcp.cc) for windowOption_ 8: the first decrease,
     /// a decrease in slow start (cwnd < ssthresh) and the ssthresh after a timeout use half
-    /// the window instead of (1 − b(w)). Default false.
+    /// the window instead of (1 − b(w)). Default: as `compat` (false without it).
     #[serde(default)]
-    pub ns2_compat: bool,
+    pub ns2_compat: Option<bool>,
 }
 
 impl Default for HighspeedSpec {
@@ -175,7 +179,8 @@ impl Default for HighspeedSpec {
             high_decrease: high_decrease(),
             aimd: HsAimd::Formula,
             b_floor: None,
-            ns2_compat: false,
+            compat: None,
+            ns2_compat: None,
         }
     }
 }
@@ -186,7 +191,7 @@ impl HighspeedSpec {
     /// (`hstcp_` in the same file) runs as every agent built on `TcpAgent` does.
     pub fn profile_keys(&self, p: crate::config::profile::Profile) -> Vec<(&'static str, Value)> {
         match p {
-            crate::config::profile::Profile::Ns2 => vec![("ns2_compat", Value::Bool(true))],
+            crate::config::profile::Profile::Ns2 => vec![("compat", Value::from("ns2"))],
             _ => Vec::new(),
         }
     }
@@ -268,7 +273,7 @@ impl HighspeedSpec {
             Aimd::new(lw, hw, hp, hd, self.aimd).with_b_floor(self.b_floor.unwrap_or_default()),
         )
         .with_ack_counting(init.ack_counting)
-        .with_ns2_compat(self.ns2_compat))
+        .with_ns2_compat(self.ns2_compat.unwrap_or(self.compat == Some(Compat::Ns2))))
     }
 }
 
@@ -609,8 +614,9 @@ mod tests {
     /// and a timeout's ssthresh is half the window; other decreases keep (1 − b(w))·w.
     #[test]
     fn ns2_compat_halves_at_the_first_decrease() {
+        // `compat = "ns2"` (the profile's spelling) and `ns2_compat = true` (its alias).
         let spec = |compat: bool| HighspeedSpec {
-            ns2_compat: compat,
+            compat: compat.then_some(Compat::Ns2),
             ..HighspeedSpec::default()
         };
         let init = |w: u64| crate::cc::CcInit {

@@ -95,6 +95,7 @@
 //! recovery from `cwnd/2`).
 
 use super::{recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView};
+use crate::config::profile::Compat;
 use crate::config::ScenarioError;
 use crate::time::{SimDuration, SimTime};
 use serde_json::Value;
@@ -191,10 +192,14 @@ pub struct WestwoodSpec {
     /// `min(cwnd, ssthresh)` (Reno/NewReno recovery; SACK recovery never inflates).
     #[serde(default = "yes")]
     pub fr_inflation: bool,
-    /// Westwood+'s window rules (`estimator = "plus"` only): "linux" (default) or "ns2"
-    /// (ns-2.35's Agent/TCP/Linux; the file header). Profile `ns2` sets "ns2".
+    /// `"ns2"`: ns-2.35's Agent/TCP/Linux rules, i.e. `plus_rules = "ns2"` (`estimator =
+    /// "plus"` only). Profile `ns2` sets it on Westwood+.
     #[serde(default)]
-    pub plus_rules: PlusRules,
+    pub compat: Option<Compat>,
+    /// Westwood+'s window rules (`estimator = "plus"` only): "linux" (the default without
+    /// `compat`) or "ns2" (ns-2.35's Agent/TCP/Linux; the file header).
+    #[serde(default)]
+    pub plus_rules: Option<PlusRules>,
     /// BE's virtual null samples (Mascolo et al. 2001 §2.2): 0 (default) = off, the gain is
     /// clamped to [0, 1] after a silence longer than 2τ; m ≥ 2 = a sample b = 0 with
     /// Δt = τ/m whenever τ/m passes with no ack (estimator "be" and "crb" only).
@@ -235,7 +240,8 @@ impl Default for WestwoodSpec {
             pncd_rounds: 8,
             pncd_period: 1,
             fr_inflation: true,
-            plus_rules: PlusRules::Linux,
+            compat: None,
+            plus_rules: None,
             null_samples: 0,
         }
     }
@@ -260,24 +266,38 @@ fn positive(field: &str, name: &str, v: f64, unit: &str) -> Result<(), ScenarioE
 impl WestwoodSpec {
     /// The keys profile `p` sets on a Westwood flow's `cc` table: under `ns2`, a Westwood+
     /// flow (`estimator = "plus"`) gets the window rules of ns-2.35's Agent/TCP/Linux
-    /// (`plus_rules = "ns2"`, see [`PlusRules::Ns2`]); the other estimators are seed 004's
-    /// own and get nothing.
+    /// (`compat = "ns2"`: `plus_rules = "ns2"`, see [`PlusRules::Ns2`]); the other
+    /// estimators are seed 004's own and get nothing.
     pub fn profile_keys(&self, p: crate::config::profile::Profile) -> Vec<(&'static str, Value)> {
         match p {
             crate::config::profile::Profile::Ns2 if self.estimator == Estimator::Plus => {
-                vec![("plus_rules", Value::from("ns2"))]
+                vec![("compat", Value::from("ns2"))]
             }
             _ => Vec::new(),
+        }
+    }
+
+    /// Westwood+'s window rules: `plus_rules` where written, else `compat`'s.
+    pub fn effective_plus_rules(&self) -> PlusRules {
+        match (self.plus_rules, self.compat) {
+            (Some(r), _) => r,
+            (None, Some(Compat::Ns2)) => PlusRules::Ns2,
+            (None, None) => PlusRules::Linux,
         }
     }
 
     /// Validate (`field` = `flows.NAME.cc`) and build.
     pub fn build(&self, field: &str, init: super::CcInit) -> Result<Westwood, ScenarioError> {
         positive(field, "tau", self.tau, "seconds")?;
-        if self.plus_rules == PlusRules::Ns2 && self.estimator != Estimator::Plus {
+        if self.effective_plus_rules() == PlusRules::Ns2 && self.estimator != Estimator::Plus {
+            let key = if self.plus_rules.is_some() {
+                "plus_rules"
+            } else {
+                "compat"
+            };
             return Err(bad(
                 field,
-                "plus_rules",
+                key,
                 "\"ns2\" applies to estimator = \"plus\" only".into(),
             ));
         }
@@ -595,7 +615,7 @@ impl Westwood {
             pncd_rounds: s.pncd_rounds,
             pncd_period: s.pncd_period,
             fr_inflation: s.fr_inflation,
-            plus_rules: s.plus_rules,
+            plus_rules: s.effective_plus_rules(),
             null_h: if s.null_samples >= 2 {
                 null_step(s.tau, s.null_samples)
             } else {
@@ -1617,7 +1637,7 @@ mod tests {
     fn westwood_plus_ns2_rules() {
         let spec = WestwoodSpec {
             estimator: Estimator::Plus,
-            plus_rules: PlusRules::Ns2,
+            plus_rules: Some(PlusRules::Ns2),
             ..WestwoodSpec::default()
         };
         let mut w = ww(spec.clone(), 40);
@@ -1647,7 +1667,7 @@ mod tests {
         // Linux's rules on the same samples: halve, then cwnd = ssthresh = 100 segments.
         let mut l = ww(
             WestwoodSpec {
-                plus_rules: PlusRules::Linux,
+                plus_rules: Some(PlusRules::Linux),
                 ..spec.clone()
             },
             40,
@@ -1661,21 +1681,36 @@ mod tests {
         l.on_recovery_exit(SimTime::ZERO, &c);
         assert_eq!((l.cwnd(), l.ssthresh()), (100 * S, 100 * S));
         // Only for Westwood+.
-        let e = WestwoodSpec {
+        let build = |s: WestwoodSpec| {
+            s.build(
+                "flows.f.cc",
+                CcInit {
+                    mss: 1000,
+                    init_cwnd: S,
+                    init_ssthresh: u64::MAX,
+                    ack_counting: Default::default(),
+                },
+            )
+        };
+        let e = build(WestwoodSpec {
             estimator: Estimator::Be,
             ..spec
-        }
-        .build(
-            "flows.f.cc",
-            CcInit {
-                mss: 1000,
-                init_cwnd: S,
-                init_ssthresh: u64::MAX,
-                ack_counting: Default::default(),
-            },
-        )
+        })
         .unwrap_err();
         assert_eq!(e.field, "flows.f.cc.plus_rules", "{e:?}");
+        // `compat = "ns2"` is the same rule set; on another estimator it is named.
+        let ns2 = WestwoodSpec {
+            estimator: Estimator::Plus,
+            compat: Some(Compat::Ns2),
+            ..WestwoodSpec::default()
+        };
+        assert_eq!(ns2.effective_plus_rules(), PlusRules::Ns2);
+        let e = build(WestwoodSpec {
+            estimator: Estimator::Be,
+            ..ns2
+        })
+        .unwrap_err();
+        assert_eq!(e.field, "flows.f.cc.compat", "{e:?}");
     }
 
     #[test]

@@ -102,6 +102,18 @@ impl<'de> serde::Deserialize<'de> for Profile {
     }
 }
 
+/// `compat = "ns2"` in a component's table: that component follows another simulator's
+/// rules where they differ from the paper or RFC it implements, as one rule set (the
+/// component's file lists the rules and their sources). The `ns2` profile sets it where a
+/// component has such rules: `gaimd` and `highspeed` (`TcpAgent::slowdown()`), Westwood+
+/// (Agent/TCP/Linux), `onoff` (Application/Traffic/Exponential).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Compat {
+    /// ns-2.35.
+    Ns2,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

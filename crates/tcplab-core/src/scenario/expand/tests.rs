@@ -979,11 +979,19 @@ cc = "westwood"
 "#,
     );
     let v = expand(&text);
-    assert_eq!(v["flows"]["p"]["cc"]["plus_rules"], "ns2");
+    assert_eq!(v["flows"]["p"]["cc"]["compat"], "ns2");
     assert_eq!(
         v["flows"]["k"]["cc"]["plus_rules"], "linux",
         "the flow's own key wins"
     );
+    let sc = from_toml(&text).unwrap();
+    let rules = |f: &str| match &sc.flows[f].cc {
+        crate::cc::CcSpec::Westwood(w) => w.effective_plus_rules(),
+        other => panic!("{other:?}"),
+    };
+    use crate::cc::westwood::PlusRules;
+    assert_eq!(rules("p"), PlusRules::Ns2);
+    assert_eq!(rules("k"), PlusRules::Linux, "over the profile's compat");
     assert_eq!(
         v["flows"]["b"]["cc"], "westwood",
         "TCPW-BE has no Linux agent rules"
@@ -1085,20 +1093,25 @@ cc = { algorithm = "gaimd", ns2_window = false }
 "#,
     );
     let v = expand(&text);
-    for f in ["g", "s"] {
-        assert_eq!(v["flows"][f]["cc"]["ns2_compat"], true, "flows.{f}");
-        assert_eq!(v["flows"][f]["cc"]["ns2_window"], true, "flows.{f}");
+    for f in ["g", "s", "h", "o"] {
+        assert_eq!(v["flows"][f]["cc"]["compat"], "ns2", "flows.{f}");
     }
     assert_eq!(v["flows"]["g"]["cc"]["beta"], 0.875);
     assert_eq!(v["flows"]["s"]["cc"]["algorithm"], "gaimd");
-    assert_eq!(v["flows"]["h"]["cc"]["ns2_compat"], true);
-    assert_eq!(v["flows"]["h"]["cc"].get("ns2_window"), None);
     assert_eq!(v["flows"]["n"]["cc"], "newreno");
     assert_eq!(
         v["flows"]["o"]["cc"]["ns2_window"], false,
         "the flow's own key wins"
     );
-    assert_eq!(v["flows"]["o"]["cc"]["ns2_compat"], true);
+    // What the algorithms get: compat = "ns2" is both rules on gaimd, the halving rules on
+    // highspeed; an alias the flow writes wins over it.
+    let sc = from_toml(&text).unwrap();
+    use crate::cc::CcSpec;
+    let CcSpec::Gaimd(o) = &sc.flows["o"].cc else {
+        panic!()
+    };
+    assert_eq!((o.compat.is_some(), o.ns2_window), (true, Some(false)));
+    assert!(matches!(&sc.flows["h"].cc, CcSpec::Highspeed(h) if h.compat.is_some()));
     crate::load_toml(&text, None).unwrap();
 }
 
@@ -1126,16 +1139,19 @@ to = "b"
 "#,
     );
     let v = expand(&text);
-    assert_eq!(v["flows"]["v"]["app"]["semantics"], "ns2");
+    assert_eq!(v["flows"]["v"]["app"]["compat"], "ns2");
     assert_eq!(
         v["flows"]["w"]["app"]["semantics"], "ns3",
         "the flow's own key wins"
     );
-    assert_eq!(
-        v["flows"]["c"]["app"].get("semantics"),
-        None,
-        "cbr has none"
-    );
+    assert_eq!(v["flows"]["c"]["app"].get("compat"), None, "cbr has none");
+    let sc = from_toml(&text).unwrap();
+    let sem = |f: &str| match &sc.flows[f].app {
+        crate::app::AppSpec::Onoff(o) => o.effective_semantics(),
+        other => panic!("{other:?}"),
+    };
+    use crate::app::onoff::Semantics;
+    assert_eq!((sem("v"), sem("w")), (Semantics::Ns2, Semantics::Ns3));
     assert_eq!(v["flows"]["t"].get("app"), None);
     crate::load_toml(&text, None).unwrap();
 }
@@ -1335,14 +1351,14 @@ profile = "ns2"
 app = { type = "onoff", rate = "1Mbps", on = "0.5s", off = "1s", profile = "linux" }
 "#,
     ));
-    assert_eq!(v["flows"]["own"]["app"]["semantics"], "ns2");
+    assert_eq!(v["flows"]["own"]["app"]["compat"], "ns2");
     assert_eq!(v["flows"]["own"]["app"].get("profile"), None);
     assert_eq!(
         v["flows"]["own"].get("syn"),
         None,
         "the app's profile is the app's"
     );
-    assert_eq!(v["flows"]["over"]["app"].get("semantics"), None);
+    assert_eq!(v["flows"]["over"]["app"].get("compat"), None);
     assert_eq!(v["flows"]["over"]["syn"], true);
 }
 
