@@ -79,6 +79,10 @@ def test_flow_keys_map_to_agent_variables():
                  "$tcp set tcpip_base_hdr_size_ 52", "$tcp set window_ 44",
                  "set sink [new Agent/TCPSink/DelAck]", "$sink set interval_ 0.1", "$sink set packetSize_ 52"):
         assert line in tcl, line
+    # "off" is the absent value: a plain sink, and the exact-clock tick.
+    off = ns2.to_otcl(dumbbell(flows=[{"cc": "newreno", "delayed_ack": "off", "rto_tick": "off"}]))
+    assert off == ns2.to_otcl(dumbbell(flows=[{"cc": "newreno"}]))
+    assert "DelAck" not in off
 
 
 def test_agents():

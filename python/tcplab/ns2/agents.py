@@ -271,6 +271,7 @@ def _segment_sets(flow: Mapping[str, Any], agent: str) -> list[str]:
              f"minrto_ {_num(_seconds(_flow_value(flow, 'rto_min')))}",
              f"maxrto_ {_num(_seconds(_flow_value(flow, 'rto_max')))}"]
     tick = flow.get("rto_tick")
+    tick = None if tick == "off" else tick
     sets.append(f"tcpTick_ {_num(_seconds(tick)) if tick is not None else _num(EXACT_CLOCK_TICK_S)}")
     sets.append(f"numdupacks_ {int(_flow_value(flow, 'dupack_threshold'))}")
     return sets
@@ -338,7 +339,7 @@ def _unswitchable_notes(key: str, flow: Mapping[str, Any], agent: str) -> list[s
             and _flow_value(flow, "partial_ack_timer") == "first"):
         notes.append(f"{key}.rto_restart_on_retransmit: true in tcplab restarts the timer at every partial ack's "
                      "retransmission; ns-2.35's Newreno with newreno_changes1_ 1 at the first only")
-    if flow.get("rto_tick") is None:
+    if flow.get("rto_tick") in (None, "off"):
         notes.append(f"{key}.rto_tick: tcplab's RTO estimator runs on the exact clock; ns-2 with tcpTick_ "
                      f"{EXACT_CLOCK_TICK_S} (its integer-tick estimator)")
     return notes
@@ -348,7 +349,7 @@ def _sink(key: str, flow: Mapping[str, Any], sink: str) -> tuple[str, list[str]]
     """The sink class (with delayed acks its DelAck variant) and its `$sink set` lines."""
     extra: list[str] = []
     delack = flow.get("delayed_ack")
-    if delack is not None:
+    if delack not in (None, "off"):
         sink = {"Agent/TCPSink": "Agent/TCPSink/DelAck", "Agent/TCPSink/Sack1": "Agent/TCPSink/Sack1/DelAck"}.get(sink)
         if sink is None:
             raise Ns2Unsupported(f"{key}.delayed_ack", "ns-2.35's XCP sink has no delayed acks")

@@ -229,6 +229,20 @@ unit_type!(
     true
 );
 
+/// An optional duration a scenario can also switch off by name: a duration, or `"off"`
+/// (none, the same as leaving the key out). Lets a key a profile sets be turned off over
+/// the profile (`delayed_ack = "off"` under `profile = "linux"`). For
+/// `#[serde(default, deserialize_with = "crate::config::units::duration_or_off")]`.
+pub fn duration_or_off<'de, D: Deserializer<'de>>(d: D) -> Result<Option<DurationValue>, D::Error> {
+    let v = serde_json::Value::deserialize(d)?;
+    if v.as_str() == Some("off") {
+        return Ok(None);
+    }
+    DurationValue::deserialize(v)
+        .map(Some)
+        .map_err(|e| de::Error::custom(format!("{e}, or \"off\"")))
+}
+
 /// A signed duration in picoseconds: `"-3.7s"`, `"+5ms"`, `"250us"` or `0` (a clock offset).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SignedDurationValue(pub i64);

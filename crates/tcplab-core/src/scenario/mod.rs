@@ -270,8 +270,9 @@ pub struct FlowSpec {
     pub rto_min: DurationValue,
     #[serde(default = "default_rto_max")]
     pub rto_max: DurationValue,
-    /// Delayed-ack timeout; absent = ack every segment at once.
-    #[serde(default)]
+    /// Delayed-ack timeout; absent or "off" = ack every segment at once.
+    #[serde(default, deserialize_with = "units::duration_or_off")]
+    #[schemars(with = "Option<String>")]
     pub delayed_ack: Option<DurationValue>,
     /// Quick-ack mode with delayed acks (Linux): the first N segments, and the first N after
     /// a gap in arrivals longer than `rto_min`, are each acked at once (N also at most
@@ -384,8 +385,9 @@ pub struct FlowSpec {
     pub rto_restart_on_fast_retransmit: bool,
     /// ns-2's RTO clock tick (`tcpTick_`, e.g. "10ms"): the RTO estimator counts round trips
     /// in ticks with ns-2's fixed-point SRTT/RTTVAR and keeps RTO ≥ 2 ticks (docs/tcp.md).
-    /// Default: none (RFC 6298 on the exact clock).
-    #[serde(default)]
+    /// Default: none, or "off" (RFC 6298 on the exact clock).
+    #[serde(default, deserialize_with = "units::duration_or_off")]
+    #[schemars(with = "Option<String>")]
     pub rto_tick: Option<DurationValue>,
     /// Send a SYN (`header` bytes, no payload) first and start data when its ack returns
     /// (ns-2's one-way TCP with `syn_ true`, its default). Default false.

@@ -1378,3 +1378,23 @@ fn profiles_in_queues_and_apps_name_their_field() {
     let e = err(&duplex_hosts("[defaults.links]\nprofile = \"x\"\n"));
     assert_eq!(e.field, "defaults.links.profile", "{e}");
 }
+
+#[test]
+fn off_turns_a_profiles_delayed_acks_and_rto_tick_off() {
+    let text = flow_x("profile = \"linux\"\ndelayed_ack = \"off\"\n");
+    let sc = from_toml(&text).unwrap();
+    assert_eq!(sc.flows["x"].delayed_ack, None, "over linux's 40 ms");
+    assert_eq!(
+        expand(&text)["flows"]["x"]["delayed_ack"],
+        "off",
+        "kept, so it stays off"
+    );
+    crate::load_toml(&text, None).unwrap();
+    let sc = from_toml(&flow_x("profile = \"ns2\"\nrto_tick = \"off\"\n")).unwrap();
+    assert_eq!(sc.flows["x"].rto_tick, None, "over ns2's 10 ms");
+    let sc = from_toml(&flow_x("profile = \"linux\"\n")).unwrap();
+    assert!(sc.flows["x"].delayed_ack.is_some());
+    let e = err(&flow_x("delayed_ack = \"sometimes\"\n"));
+    assert_eq!(e.field, "flows.x.delayed_ack", "{e}");
+    assert!(e.reason.contains("or \"off\""), "{e}");
+}
