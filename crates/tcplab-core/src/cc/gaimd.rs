@@ -74,7 +74,7 @@ pub struct GaimdSpec {
     #[serde(default)]
     pub compat: Option<Compat>,
     /// ns-2's decrease rules alone (default: as `compat`): halve instead of β on the first
-    /// decrease, in slow start and for ssthresh at a timeout (mechanisms.md §20).
+    /// decrease, in slow start and for ssthresh at a timeout (ns-2.35 tcp/tcp.cc, `slowdown`).
     #[serde(default)]
     pub ns2_compat: Option<bool>,
     /// ns-2's window arithmetic alone (default: as `compat`): ssthresh in whole packets, the
