@@ -32,7 +32,7 @@ def test_udp_and_tcp_flows_in_one_frame() -> None:
     f = res.flows.sort("name")
     assert f["name"].to_list() == ["tcp", "u0", "u1"]
     assert f["transport"].to_list() == [None, "udp", "udp"]
-    assert f["cc"].to_list() == ["newreno", None, None]
+    assert f["cc"].to_list() == ["cubic", None, None]  # a TCP flow that names no cc: the default profile's
     # u0 runs 0-6 s, u1 4-6 s: one 1000-B datagram per 8 ms.
     assert f["packets_sent"].to_list() == [None, 750, 250]
     assert f["loss_fraction"].to_list()[1:] == [0.0, 0.0]

@@ -12,6 +12,7 @@ import tcplab
 import tcplab.repro.metrics as m
 
 SC = """
+profile = "classic"
 duration = "10s"
 [nodes]
 a = "host"

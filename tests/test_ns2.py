@@ -24,6 +24,7 @@ def dumbbell(flows=None, bottleneck=None, **flow_defaults):
     fd.update(flow_defaults)
     return {
         "duration": "12s",
+        "profile": "classic",  # the translator's own tests: tcplab's classic flow keys
         "dumbbell": {
             "bottleneck": bottleneck or {"rate": "10Mbps", "delay": "20ms", "buffer": 50},
             "access": {"rate": "100Mbps", "delay": "1ms"},
@@ -387,6 +388,7 @@ def _ns2_manifest(tmp_path: Path) -> Path:
     d.mkdir()
     (d / "db.toml").write_text("""
 name = "two flows"
+profile = "classic"
 duration = "10s"
 [dumbbell]
 bottleneck = { rate = "10Mbps", delay = "20ms", buffer = 50 }
@@ -515,7 +517,7 @@ def outage_path(flow, intervals=(("2s", "3s"),), duration="5s"):
     directions follow the outage schedule `h` (a list of [down, up])."""
     out = {"model": "outage", "schedule": "h"}
     return {
-        "duration": duration, "seed": 3,
+        "duration": duration, "seed": 3, "profile": "classic",
         "outages": {"h": {"type": "list", "intervals": [list(iv) for iv in intervals]}},
         "nodes": {"s": "host", "r": "router", "d": "host"},
         "links": {"sr": {"from": "s", "to": "r", "rate": "100Mbps", "delay": "1ms"},

@@ -11,9 +11,11 @@ from tcplab import Scenario
 
 
 def _lossy(flow: dict[str, Any], duration: str = "20s", loss: float = 0.01) -> dict[str, Any]:
-    """One flow over 10 Mb/s, 50 ms, Bernoulli loss on the forward link."""
+    """One flow over 10 Mb/s, 50 ms, Bernoulli loss on the forward link; tcplab's
+    ``classic`` keys where the flow names no profile."""
     return {
         "duration": duration,
+        "profile": "classic",
         "nodes": {"a": "host", "b": "host"},
         "links": {
             "ab": {

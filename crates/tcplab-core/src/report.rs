@@ -536,8 +536,8 @@ fn prr_warnings(b: &Built, warnings: &mut Vec<String>) {
 
 /// Algorithms written for today's stacks, which run them with SACK and an initial window of
 /// 10 (Linux; ns-3's defaults): BBR's model and CUBIC's and DCTCP's windows recover one loss
-/// per round trip without SACK, and start from one segment with tcplab's historical
-/// defaults (`sack = false`, `init_cwnd = 1`, kept so the papers' scenarios run as written).
+/// per round trip without SACK, and start from one segment under the `classic` profile
+/// (`sack = false`, `init_cwnd = 1`: the papers' setting, which their scenarios name).
 pub const ASSUME_SACK: [&str; 3] = ["bbr", "cubic", "dctcp"];
 
 /// A flow of an [`ASSUME_SACK`] algorithm on a default it does not expect: no SACK, or an
@@ -588,8 +588,8 @@ fn defaults_warnings(b: &Built, warnings: &mut Vec<String>) {
             ),
         };
         warnings.push(format!(
-            "{} flow(s) of an algorithm written for today's stacks run {what} (tcplab's \
-             defaults, kept for the papers): {}; set profile = \"linux\" or \"ns3\" (on the \
+            "{} flow(s) of an algorithm written for today's stacks run {what} (profile \
+             \"classic\": the papers' defaults): {}; set profile = \"linux\" or \"ns3\" (on the \
              flows or in [defaults.flows]), or {set}; write {keep} to keep it (docs/tcp.md#profiles)",
             v.len(),
             names.join(", ")

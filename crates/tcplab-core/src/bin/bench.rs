@@ -401,7 +401,7 @@ const FAT_TREE: Spec = Spec {
 
 fn fat_tree_toml(s: &Spec, seconds: f64) -> String {
     format!(
-        "name = \"bench-{name}\"\nduration = \"{seconds}s\"\nseed = 1\n\
+        "name = \"bench-{name}\"\nprofile = \"classic\"\nduration = \"{seconds}s\"\nseed = 1\n\
          [metrics]\ninterval = \"10ms\"\n\
          [defaults.flows]\ncc = {cc}\nmss = {mss}\nheader = 40\nack_size = 40\ninit_cwnd = {icw}\n\
          rto_min = \"10ms\"\nrto_initial = \"100ms\"\n\
@@ -476,7 +476,7 @@ fn dumbbell_toml(s: &Spec, seconds: f64, access_limit: u64) -> String {
         (None, None) => bdp_pkts(s).to_string(),
     };
     let mut t = format!(
-        "name = \"bench-{name}\"\nduration = \"{seconds}s\"\nseed = 1\n\
+        "name = \"bench-{name}\"\nprofile = \"classic\"\nduration = \"{seconds}s\"\nseed = 1\n\
          [metrics]\ninterval = \"1s\"\n\n[nodes]\nr1 = \"router\"\nr2 = \"router\"\n",
         name = s.name
     );

@@ -1,7 +1,8 @@
 //! Profiles: named presets that say how a component behaves "like X" (a current Linux
-//! stack, ns-3's defaults, the RFCs, ns-2.35). A scenario names one with `profile = "NAME"`
-//! on a flow, on a flow's application, inside a queue table, in `[defaults.flows]` or
-//! `[defaults.links]`, or once at the top of the file.
+//! stack, ns-3's defaults, the RFCs, ns-2.35, tcplab's classic defaults). A scenario names
+//! one with `profile = "NAME"` on a flow, on a flow's application, inside a queue table, in
+//! `[defaults.flows]` or `[defaults.links]`, or once at the top of the file. A flow that
+//! names none anywhere gets [`Profile::DEFAULT`] (`linux`).
 //!
 //! The enum is all this module holds: what a profile means for a component is decided in
 //! that component's own module, by a hook on its typed spec (`CcSpec::profile_keys` in
@@ -25,11 +26,23 @@ pub enum Profile {
     /// ns-2.35's agents, sinks, queues and traffic sources as `tcl/lib/ns-default.tcl` and
     /// their C++ code set them.
     Ns2,
+    /// tcplab's own defaults before modern ones (the papers' setting: NewReno without SACK,
+    /// an initial window of 1, every segment acked at once); the paper scenarios name it.
+    Classic,
 }
 
 impl Profile {
     /// Every profile, in documentation order.
-    pub const ALL: [Profile; 4] = [Profile::Linux, Profile::Ns3, Profile::Rfc, Profile::Ns2];
+    pub const ALL: [Profile; 5] = [
+        Profile::Linux,
+        Profile::Ns3,
+        Profile::Rfc,
+        Profile::Ns2,
+        Profile::Classic,
+    ];
+
+    /// The profile of a flow that names none, anywhere: a current Linux stack.
+    pub const DEFAULT: Profile = Profile::Linux;
 
     /// The name a scenario writes.
     pub fn name(self) -> &'static str {
@@ -38,6 +51,7 @@ impl Profile {
             Profile::Ns3 => "ns3",
             Profile::Rfc => "rfc",
             Profile::Ns2 => "ns2",
+            Profile::Classic => "classic",
         }
     }
 
@@ -89,7 +103,7 @@ impl schemars::JsonSchema for Profile {
         schemars::Schema::try_from(serde_json::json!({
             "type": "string",
             "enum": Profile::ALL.map(Profile::name),
-            "description": "a profile: linux, ns3, rfc or ns2 (docs/scenarios.md, \"Profiles\")",
+            "description": "a profile: linux (the default), ns3, rfc, ns2 or classic (docs/scenarios.md, \"Profiles\")",
         }))
         .expect("an object schema")
     }
@@ -127,7 +141,7 @@ mod tests {
         let e = Profile::from_value(&Value::from("ns-2"), "flows.f.profile").unwrap_err();
         assert_eq!(e.field, "flows.f.profile");
         assert!(e.reason.contains("did you mean 'ns2'"), "{e}");
-        assert!(e.reason.contains("linux, ns3, rfc, ns2"), "{e}");
+        assert!(e.reason.contains("linux, ns3, rfc, ns2, classic"), "{e}");
         let e = Profile::from_value(&Value::from(3), "profile").unwrap_err();
         assert!(e.reason.contains("expected a profile name"), "{e}");
     }

@@ -43,28 +43,49 @@ const NEEDS_NO_SACK: [&str; 3] = ["bugfix", "limited_transmit", "recovery_burst"
 
 /// Keys of the `ns2` profile that a Vegas flow does not get: with `cc = "vegas"` the
 /// profile sets `loss_detection = "vegas"` instead (ns-2's Vegas agent).
-const NOT_WITH_VEGAS: [&str; 2] = ["limited_transmit", "recovery_burst"];
+const NOT_WITH_VEGAS: [&str; 3] = ["limited_transmit", "recovery_burst", "loss_detection"];
 
 /// Keys of the `ns2` profile that only a flow whose algorithm grows through ns-2's
 /// `TcpAgent::opencwnd` gets; the others refuse them (ns-2's Vegas and Linux agents have
 /// rules of their own).
 const OPENCWND_ONLY: [&str; 1] = ["ece_increase"];
 
+/// Flow keys that RACK-TLP (`loss_detection = "rack"`) refuses when set true (or, for
+/// `playback_rwnd_cap`, set at all): a flow that sets one over a profile with RACK keeps
+/// duplicate-ack loss detection instead.
+const NOT_WITH_RACK: [&str; 5] = [
+    "syn",
+    "rto_restart_on_retransmit",
+    "rto_restart_on_fast_retransmit",
+    "nextseg_rule3",
+    "playback_rwnd_cap",
+];
+
 /// The keys profile `p` fills into a flow, as (dotted path under the flow, value): its
 /// table, less what the flow's own choices rule out, plus its algorithm's keys (`cc.…`).
 /// `spec` is the flow as written so far (strictly deserialized, the profile not yet
 /// applied), `set(k)` whether it sets key `k` itself. The application's keys are not here:
 /// an application may name a profile of its own (expansion asks `AppSpec::profile_keys`).
+/// A UDP flow gets none: the profiles describe TCP stacks.
 pub fn flow_keys(
     p: Profile,
     spec: &crate::scenario::FlowSpec,
     set: &dyn Fn(&str) -> bool,
 ) -> Vec<(String, Value)> {
     let mut out = Vec::new();
+    if spec.transport == crate::scenario::TransportSpec::Udp {
+        return out;
+    }
     // `sack = false` set over a SACK profile drops the keys that need SACK with it, and
     // `sack = true` over a profile without SACK drops Reno/NewReno recovery's keys.
     let no_sack = set("sack") && !spec.sack;
     let sack = set("sack") && spec.sack;
+    // A key RACK-TLP refuses, set by the flow, or a loss detection of its own: the
+    // profile's RACK and its tail loss probes stay out.
+    let no_rack = set("loss_detection")
+        || NOT_WITH_RACK
+            .iter()
+            .any(|k| set(k) && rack_refused(spec, k));
     // ns-2's Vegas agent (`VegasTcpAgent::recv`) has its own loss detection and recovery,
     // and none of Agent/TCP/Newreno's limited transmit or recovery burst.
     let is_vegas = matches!(spec.cc, CcSpec::Vegas(_));
@@ -79,11 +100,21 @@ pub fn flow_keys(
         }
     }
     let opencwnd = grows_through_opencwnd(&spec.cc);
-    for (k, v) in table(p) {
+    let user_rack = set("loss_detection")
+        && spec.loss_detection == Some(crate::scenario::LossDetectionSpec::Rack);
+    // NewReno recovery written (`rfc` with `sack = true`, or the user's): no PRR, RACK or
+    // tail loss probes from a profile, which need RFC 6675's.
+    let reno_recovery =
+        set("recovery") && spec.recovery == Some(crate::scenario::RecoverySpec::Newreno);
+    for (k, v) in table(p, spec.sack && set("sack")) {
         let skip = (vegas_agent && NOT_WITH_VEGAS.contains(&k))
             || (!opencwnd && OPENCWND_ONLY.contains(&k))
             || (no_sack && NEEDS_SACK.contains(&k))
-            || (sack && NEEDS_NO_SACK.contains(&k));
+            || (sack && NEEDS_NO_SACK.contains(&k))
+            || (no_rack && k == "loss_detection")
+            || (no_rack && !user_rack && k == "tlp")
+            || (reno_recovery && matches!(k, "prr" | "tlp"))
+            || (reno_recovery && k == "loss_detection" && v == json!("rack"));
         if !skip {
             out.push((k.to_string(), v));
         }
@@ -91,14 +122,43 @@ pub fn flow_keys(
     out
 }
 
-/// The names of the keys in profile `p`'s table: under a flow's own profile these beat
-/// `[defaults.flows]`.
-pub fn table_keys(p: Profile) -> Vec<&'static str> {
-    table(p).into_iter().map(|(k, _)| k).collect()
+/// Whether the flow as written sets `k` (one of [`NOT_WITH_RACK`]) to a value RACK-TLP
+/// refuses: `true`, or for `playback_rwnd_cap` any receive-window cap.
+fn rack_refused(spec: &crate::scenario::FlowSpec, k: &str) -> bool {
+    match k {
+        "syn" => spec.syn,
+        "rto_restart_on_retransmit" => spec.rto_restart_on_retransmit,
+        "rto_restart_on_fast_retransmit" => spec.rto_restart_on_fast_retransmit,
+        "nextseg_rule3" => spec.nextseg_rule3,
+        "playback_rwnd_cap" => spec.playback_rwnd_cap.is_some(),
+        _ => false,
+    }
 }
 
-/// The flow keys profile `p` sets, in documentation order.
-fn table(p: Profile) -> Vec<(&'static str, Value)> {
+/// The names of the keys in profile `p`'s table: under a flow's own profile these beat
+/// `[defaults.flows]`, except `cc` (the algorithm `[defaults.flows]` names is the
+/// scenario's choice, which a flow's profile of how a stack behaves does not undo).
+pub fn table_keys(p: Profile) -> Vec<&'static str> {
+    table(p, false)
+        .into_iter()
+        .map(|(k, _)| k)
+        .filter(|k| *k != "cc")
+        .collect()
+}
+
+/// `recovery` (and `prr`) for a profile without SACK of its own: NewReno recovery, or, on a
+/// flow that writes `sack = true`, what the defaults derive from SACK (RFC 6675 with PRR).
+fn recovery_by_sack(sack: bool) -> Vec<(&'static str, Value)> {
+    if sack {
+        vec![("recovery", json!("rfc6675")), ("prr", json!("ssrb"))]
+    } else {
+        vec![("recovery", json!("newreno"))]
+    }
+}
+
+/// The flow keys profile `p` sets, in documentation order; `sack`: the flow sets `sack =
+/// true` itself (`classic` then writes the recovery its defaults derive from SACK).
+fn table(p: Profile, sack: bool) -> Vec<(&'static str, Value)> {
     match p {
         Profile::Linux => vec![
             ("cc", json!("cubic")),
@@ -135,6 +195,8 @@ fn table(p: Profile) -> Vec<(&'static str, Value)> {
             ("rto_min", json!("1s")),
             ("rto_max", json!("60s")),
             ("delayed_ack", json!("200ms")),
+            ("quickack", json!(0)),
+            ("ack_counting", json!("acks")),
             ("dupack_threshold", json!(3)),
             ("sack", json!(true)),
             ("recovery", json!("rfc6675")),
@@ -151,40 +213,116 @@ fn table(p: Profile) -> Vec<(&'static str, Value)> {
             ("mss", json!(1460)),
             ("header", json!(40)),
             ("ack_size", json!(40)),
+            ("max_window", json!("1GiB")),
             ("init_cwnd", json!(3)),
             ("rto_initial", json!("1s")),
             ("rto_min", json!("1s")),
             ("rto_max", json!("60s")),
             ("delayed_ack", json!("200ms")),
+            ("quickack", json!(0)),
+            ("ack_counting", json!("acks")),
             ("dupack_threshold", json!(3)),
             ("sack", json!(false)),
             ("recovery", json!("newreno")),
+            ("loss_detection", json!("dupack")),
             ("partial_ack_timer", json!("first")),
             ("recovery_exit", json!("ssthresh")),
             ("frto", json!(false)),
+            ("dsack_undo", json!(false)),
             ("ecn", json!(false)),
         ],
-        Profile::Ns2 => vec![
-            ("mss", json!(1000)),
-            ("header", json!(40)),
-            ("ack_size", json!(40)),
-            ("init_cwnd", json!(2)),
-            ("rto_initial", json!("3s")),
-            ("rto_min", json!("200ms")),
-            ("rto_max", json!("60s")),
-            ("rto_tick", json!("10ms")),
-            ("syn", json!(true)),
-            ("dupack_threshold", json!(3)),
-            ("sack", json!(false)),
-            ("bugfix", json!(true)),
-            ("ssthresh_basis", json!("window")),
-            ("rto_restart_on_fast_retransmit", json!(true)),
-            ("partial_ack_timer", json!("first")),
-            ("recovery_exit", json!("ssthresh")),
-            ("limited_transmit", json!(true)),
-            ("recovery_burst", json!(2)),
-            ("ecn", json!(false)),
-            ("ece_increase", json!(false)),
-        ],
+        Profile::Ns2 => {
+            let mut t = vec![
+                ("cc", json!("newreno")),
+                ("mss", json!(1000)),
+                ("header", json!(40)),
+                ("ack_size", json!(40)),
+                ("max_window", json!("1GiB")),
+                ("init_cwnd", json!(2)),
+                ("rto_initial", json!("3s")),
+                ("rto_min", json!("200ms")),
+                ("rto_max", json!("60s")),
+                ("rto_tick", json!("10ms")),
+                ("syn", json!(true)),
+                ("delayed_ack", json!("off")),
+                ("quickack", json!(0)),
+                ("ack_counting", json!("acks")),
+                ("dupack_threshold", json!(3)),
+                ("sack", json!(false)),
+            ];
+            t.extend(recovery_by_sack(sack));
+            t.extend([
+                ("loss_detection", json!("dupack")),
+                ("frto", json!(false)),
+                ("dsack_undo", json!(false)),
+                ("bugfix", json!(true)),
+                ("ssthresh_basis", json!("window")),
+                ("rto_restart_on_fast_retransmit", json!(true)),
+                ("partial_ack_timer", json!("first")),
+                ("recovery_exit", json!("ssthresh")),
+                ("limited_transmit", json!(true)),
+                ("recovery_burst", json!(2)),
+                ("ecn", json!(false)),
+                ("ece_increase", json!(false)),
+            ]);
+            t
+        }
+        // Every key `linux` sets, with the value tcplab's own defaults give it (the serde
+        // defaults of `FlowSpec`); `recovery` and `prr` as those defaults derive them from
+        // `sack`. Not written, because the defaults derive them from keys a flow may set:
+        // `tlp` (RACK's default, true, with `loss_detection = "rack"`) and `bugfix` (from
+        // the algorithm's recovery style).
+        Profile::Classic => {
+            let mut t = vec![
+                ("cc", json!("newreno")),
+                ("mss", json!(1460)),
+                ("header", json!(40)),
+                ("ack_size", json!(40)),
+                ("max_window", json!("1GiB")),
+                ("init_cwnd", json!(1)),
+                ("rto_initial", json!("1s")),
+                ("rto_min", json!("200ms")),
+                ("rto_max", json!("60s")),
+                ("delayed_ack", json!("off")),
+                ("quickack", json!(0)),
+                ("ack_counting", json!("acks")),
+                ("dupack_threshold", json!(3)),
+                ("sack", json!(false)),
+            ];
+            t.extend(recovery_by_sack(sack));
+            t.extend([
+                ("loss_detection", json!("dupack")),
+                ("frto", json!(false)),
+                ("dsack_undo", json!(false)),
+                ("recovery_exit", json!("ssthresh")),
+                ("ecn", json!(false)),
+            ]);
+            t
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_profile_writes_every_key_the_default_writes() {
+        let linux: Vec<&str> = table(Profile::DEFAULT, false)
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
+        assert!(linux.len() > 10);
+        for p in Profile::ALL {
+            for sack in [false, true] {
+                let keys: Vec<&str> = table(p, sack).into_iter().map(|(k, _)| k).collect();
+                for k in &linux {
+                    // Without SACK recovery there is no PRR; without RACK no TLP.
+                    let rfc6675 = table(p, sack).contains(&("recovery", json!("rfc6675")));
+                    let optional = *k == "tlp" || (*k == "prr" && !rfc6675);
+                    assert!(optional || keys.contains(k), "{p}: {k} (sack {sack})");
+                }
+            }
+        }
     }
 }

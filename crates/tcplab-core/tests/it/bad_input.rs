@@ -20,7 +20,7 @@ cc = "newreno"
 "#;
 
 fn err(toml: &str) -> (String, String) {
-    match tcplab_core::load_toml(toml, None) {
+    match tcplab_core::load_toml(&crate::common::classic(toml), None) {
         Ok(_) => panic!("accepted:\n{toml}"),
         Err(e) => {
             let msg = e.to_string();

@@ -67,8 +67,22 @@ rto_initial = "3s"
     flow("i", "a", "b", mss_i, win_i) + &flow("j", "b", "a", mss_j, win_j)
 }
 
+/// `toml` under tcplab's `classic` profile where it names none at its top: these tests pin
+/// the mechanisms as the papers set them up (NewReno, no SACK, IW 1, no delayed acks), not
+/// the modern default (`linux`), which tests of their own check (tests/it/modern.rs).
+pub fn classic(toml: &str) -> String {
+    let top = toml
+        .lines()
+        .take_while(|l| !l.trim_start().starts_with('['));
+    if top.clone().any(|l| l.trim_start().starts_with("profile")) {
+        toml.to_string()
+    } else {
+        format!("profile = \"classic\"\n{toml}")
+    }
+}
+
 pub fn build(toml: &str) -> Built {
-    match tcplab_core::load_toml(toml, None) {
+    match tcplab_core::load_toml(&classic(toml), None) {
         Ok(b) => b,
         Err(e) => panic!("scenario error: {e}\n{toml}"),
     }

@@ -306,7 +306,10 @@ fn every_algorithm_recovers_with_sack() {
 
 #[test]
 fn bad_sack_keys_name_the_field() {
-    let err = |extra: &str| match tcplab_core::load_toml(&path(&[], extra, TRANSFER, "1s"), None) {
+    let err = |extra: &str| match tcplab_core::load_toml(
+        &crate::common::classic(&path(&[], extra, TRANSFER, "1s")),
+        None,
+    ) {
         Ok(_) => panic!("accepted: {extra}"),
         Err(e) => e.to_string(),
     };

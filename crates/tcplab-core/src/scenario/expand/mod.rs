@@ -36,7 +36,17 @@ pub(crate) type Obj = Map<String, Value>;
 /// Where the values of an expanded scenario came from: expanded path → source path. An
 /// error's field is renamed by its longest recorded prefix.
 #[derive(Clone, Debug, Default)]
-pub struct Origins(BTreeMap<String, String>, std::collections::BTreeSet<String>);
+pub struct Origins(
+    BTreeMap<String, String>,
+    std::collections::BTreeSet<String>,
+    /// Values of [`WRITTEN_FLOW_KEYS`] that the `classic` profile filled in: not written.
+    std::collections::BTreeSet<String>,
+);
+
+/// The origin recorded for a key the default profile wrote (the file names no profile at
+/// its top): a profile's key for [`Origins::from_profile`], but not a place in the file, so
+/// [`Origins::locate`] leaves an error about it at the expanded path.
+const DEFAULT_PROFILE: &str = "(the default profile)";
 
 /// Flow keys whose presence is recorded ([`Origins::written`]): the run's warnings about
 /// defaults that today's algorithms do not expect keep quiet where a value was given.
@@ -45,7 +55,8 @@ const WRITTEN_FLOW_KEYS: [&str; 2] = ["sack", "init_cwnd"];
 impl Origins {
     /// Whether the expanded scenario has a value at `path` (one of `flows.NAME.sack`,
     /// `flows.NAME.init_cwnd`) that the file gave: on the flow, in `[defaults.flows]`, a
-    /// builder's table, an override or a profile — anything but the built-in default.
+    /// builder's table, an override or a profile other than `classic` (which writes the
+    /// built-in defaults).
     pub fn written(&self, path: &str) -> bool {
         self.1.contains(path)
     }
@@ -60,7 +71,7 @@ impl Origins {
     pub fn from_profile(&self, path: &str) -> bool {
         self.0
             .get(path)
-            .is_some_and(|o| o == "profile" || o.ends_with(".profile"))
+            .is_some_and(|o| o == "profile" || o.ends_with(".profile") || o == DEFAULT_PROFILE)
     }
 
     /// Rename `e.field` to the place in the file the value came from (the expanded path is
@@ -73,9 +84,11 @@ impl Origins {
         let best = self
             .0
             .iter()
-            .filter(|(k, _)| {
-                f == k.as_str()
-                    || (f.starts_with(k.as_str()) && matches!(f.as_bytes()[k.len()], b'.' | b'['))
+            .filter(|(k, v)| {
+                v.as_str() != DEFAULT_PROFILE
+                    && (f == k.as_str()
+                        || (f.starts_with(k.as_str())
+                            && matches!(f.as_bytes()[k.len()], b'.' | b'[')))
             })
             .max_by_key(|(k, _)| k.len());
         match best {
@@ -111,7 +124,10 @@ pub fn expand(mut doc: Value) -> Result<Expanded, ScenarioError> {
     };
     let mut defaults = Defaults::parse(top.remove("defaults"))?;
     // The profiles named for many components at once (docs/scenarios.md, "Profiles").
-    let top_profile = named_profile(top.remove("profile"), "profile".into())?;
+    // A scenario that names no profile at the top gets the default one (`linux`) there: the
+    // weakest place, so [defaults.*], a component's own profile and its keys all beat it.
+    let top_profile = named_profile(top.remove("profile"), "profile".into())?
+        .or(Some((Profile::DEFAULT, DEFAULT_PROFILE.into())));
     let flows_profile = named_profile(
         defaults.flows.remove("profile"),
         "defaults.flows.profile".into(),
@@ -328,8 +344,9 @@ pub fn expand(mut doc: Value) -> Result<Expanded, ScenarioError> {
     if let Some(Value::Object(flows)) = doc.get("flows") {
         for (name, f) in flows {
             for k in WRITTEN_FLOW_KEYS {
-                if f.get(k).is_some() {
-                    origins.1.insert(format!("flows.{name}.{k}"));
+                let at = format!("flows.{name}.{k}");
+                if f.get(k).is_some() && !gen.origins.2.contains(&at) {
+                    origins.1.insert(at);
                 }
             }
         }
@@ -446,7 +463,19 @@ fn resolve_flow(
     };
     if let Some((p, field)) = &flow {
         let keys = super::profiles::flow_keys(*p, &spec, &|k| e.contains_key(k));
+        let before: Vec<bool> = WRITTEN_FLOW_KEYS
+            .iter()
+            .map(|k| e.contains_key(*k))
+            .collect();
         fill_keys(e, keys, path, field, strong, origins);
+        if *p == Profile::Classic {
+            // `classic` writes tcplab's old defaults: the warnings about them still speak.
+            for (k, had) in WRITTEN_FLOW_KEYS.iter().zip(before) {
+                if !had && e.contains_key(*k) {
+                    origins.2.insert(format!("{path}.{k}"));
+                }
+            }
+        }
     }
     let app_strong = own_app.is_some() || (dflt_app.is_none() && strong);
     if let Some((p, field)) = own_app.or(dflt_app).or(flow) {
