@@ -57,6 +57,19 @@
 //!   a timeout the scoreboard is kept, everything unSACKed below `HighData` counts as lost,
 //!   and only that is retransmitted (in the algorithm's window, against `pipe`).
 //!
+//! Where each concern lives (child modules of this file, each a set of `impl TcpSender`
+//! methods over the one struct, so the hot path keeps static calls the compiler inlines):
+//! - this file: the struct, `new`, the ack path (`on_ack`), window/flight arithmetic, output;
+//! - `newreno`: RFC 5681/6582 fast retransmit, limited transmit, recovery entry;
+//! - `sack_recovery`: the RFC 6675 + PRR engine driven by [`crate::tcp::sack`];
+//! - `vegas_loss`: Vegas' own fine-grained retransmission rules;
+//! - `rack_glue`: RACK-TLP (RFC 8985) timers and marking on top of the SACK engine;
+//! - `undo`: spurious-retransmission undo (Eifel/DSACK, F-RTO);
+//! - `timer`: the retransmission timer (RFC 6298) and what a timeout does;
+//! - `pacing`: pacing rate, the pace timer and its budget;
+//! - `syn`: the handshake (SYN, SYN retries, SYN-ACK);
+//! - `rwnd`: the receiver's advertised window (`playback_rwnd_cap`) and the persist timer.
+//!
 //! Per-ack work is O(1) without SACK: no per-segment state is kept, since segments carry no
 //! payload and any byte range can be rebuilt from sequence numbers. With SACK it is
 //! O(log h) for h holes (see [`crate::tcp::sack`]).
@@ -75,8 +88,13 @@ use crate::tcp::{
 };
 use crate::time::{SimDuration, SimTime};
 
+mod newreno;
+mod pacing;
 mod rack_glue;
 mod rwnd;
+mod sack_recovery;
+mod syn;
+mod timer;
 mod undo;
 mod vegas_loss;
 
@@ -358,95 +376,6 @@ impl TcpSender {
         self
     }
 
-    /// The sender paces (`pacing` other than "off").
-    pub fn is_paced(&self) -> bool {
-        self.paced
-    }
-
-    /// The pacing rate now, bytes per second (`None`: this flow is not paced now).
-    pub fn pacing_rate(&self) -> Option<u64> {
-        match self.pacing {
-            Pacing::Off => None,
-            Pacing::Cc => self.cc.pacing_rate(),
-            Pacing::Rate(r) => Some(r),
-            Pacing::Linux => self.linux_pacing_rate(),
-        }
-    }
-
-    /// Linux `tcp_update_pacing_rate`: ratio · max(cwnd, flight) / srtt, ratio 200 % while
-    /// `cwnd < ssthresh / 2`, else 120 %.
-    fn linux_pacing_rate(&self) -> Option<u64> {
-        let srtt = self.rtt.srtt()?;
-        if srtt == SimDuration::ZERO {
-            return None;
-        }
-        let cwnd = self.window();
-        let pct: u128 = if cwnd < self.cc.ssthresh() / 2 {
-            200
-        } else {
-            120
-        };
-        let w = cwnd.max(self.snd_max - self.snd_una) as u128;
-        Some((w * pct * 10_000_000_000 / srtt.0 as u128).min(u64::MAX as u128) as u64)
-    }
-
-    /// Pacing, rate sampling and Vegas' send times for a segment leaving (flows with any;
-    /// out of line so that the others pay one test).
-    #[inline(never)]
-    fn on_send_extras(&mut self, now: SimTime, seq: u64, len: u32, retx: bool) {
-        if let Some(v) = self.vegas.as_deref_mut() {
-            v.on_send(now, seq, len, self.snd_una);
-        }
-        if let Some(r) = self.rate.as_deref_mut() {
-            r.on_send(now, seq, len as u64, retx, self.snd_max - self.snd_una);
-        }
-        if self.paced {
-            self.pace_charge(now, len + self.header);
-        }
-    }
-
-    /// Pacing: a segment of `wire` bytes leaves now; the next may leave `wire / rate` later
-    /// (after the previous release time, if that is still ahead: `max(now, next) + size/rate`).
-    #[inline(never)]
-    fn pace_charge(&mut self, now: SimTime, wire: u32) {
-        self.pace_next = match self.pacing_rate() {
-            Some(r) if r > 0 => {
-                // In u64 when `wire · 10¹²` fits (any packet under 18 MB): the same quotient
-                // without a 128-bit division per segment.
-                const PS: u64 = 1_000_000_000_000;
-                let gap = if (wire as u64) <= u64::MAX / PS {
-                    wire as u64 * PS / r
-                } else {
-                    (wire as u128 * PS as u128 / r as u128).min(u64::MAX as u128) as u64
-                };
-                self.pace_next.max(now) + SimDuration(gap)
-            }
-            _ => now,
-        };
-    }
-
-    /// Pacing: the segment at the head may not leave yet; wait for the release time.
-    #[inline(always)]
-    fn pace_blocked(&mut self, now: SimTime) -> bool {
-        self.paced && self.pace_wait(now)
-    }
-
-    #[inline(never)]
-    fn pace_wait(&mut self, now: SimTime) -> bool {
-        if now < self.pace_next {
-            self.pace_deadline = Some(self.pace_next);
-            return true;
-        }
-        self.pace_deadline = None;
-        false
-    }
-
-    /// The pacing timer expired (the caller checked the deadline): send what is due.
-    pub fn on_pace_timer(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
-        self.pace_deadline = None;
-        self.output(now, out);
-    }
-
     /// The delivery-rate sampler (BBR flows only).
     pub fn rate_sampler(&self) -> Option<&RateSampler> {
         self.rate.as_deref()
@@ -623,13 +552,6 @@ impl TcpSender {
     pub fn stop_app(&mut self) {
         self.app_limit = self.snd_max;
         self.written = self.snd_max;
-    }
-
-    fn arm_timer(&mut self, now: SimTime) {
-        self.rto_deadline = Some(now + self.rtt.rto());
-        if let Some(r) = self.rack.as_deref_mut() {
-            r.rto_at = self.rto_deadline;
-        }
     }
 
     #[inline(always)]
@@ -959,120 +881,6 @@ impl TcpSender {
         self.output(now, out);
     }
 
-    /// What NewReno and RFC 6675 recovery share on entry: the algorithm reduces its
-    /// windows, and `recover` (RecoveryPoint) is the highest sequence sent. A loss in the
-    /// window of data an ECN-Echo already reduced (the lost segment, at `snd_una`, was sent
-    /// before that reaction's `snd_max`) is repaired without a second reduction: RFC 3168
-    /// §6.1.2, "the TCP sender's congestion window should be reduced only once in response
-    /// to a series of dropped and/or CE packets from a single window of data" (Linux: a loss
-    /// in its CWR state enters Recovery with the CWR's ssthresh).
-    fn begin_recovery(&mut self, now: SimTime) {
-        if self.spurious.is_some() {
-            self.undo_on_recovery();
-        }
-        self.stats.fast_retransmits += 1;
-        let view = self.loss_view();
-        if self.ecn_reacted_until.is_none_or(|h| self.snd_una >= h) {
-            self.cc
-                .on_congestion(now, Congestion::FastRetransmit, &view);
-        }
-        self.state = CaState::Recovery;
-        self.partial_acks = 0;
-        self.recover = self.snd_max;
-        self.recover_set = true;
-        if self.rto_restart_on_fr {
-            // ns-2 `RenoTcpAgent::dupack_action`: `reset_rtx_timer(1, 0)` before the fast
-            // retransmit (no backoff; the current backoff stays in the timeout).
-            self.arm_timer(now);
-        }
-    }
-
-    /// Limited transmit (RFC 3042; ns-2 `TcpAgent::send_one` on the first and second
-    /// duplicate ack with `singledup_`): one new segment if the flight stays within
-    /// `cwnd + dupacks` segments and the receiver's window.
-    #[inline(never)]
-    fn limited_send(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
-        // At `snd_nxt`, which after a timeout may lie below `snd_max` (ns-2 sends `t_seqno_`).
-        if !self.gate_open() || self.snd_nxt >= self.app_limit {
-            return;
-        }
-        let len = (self.app_limit - self.snd_nxt).min(self.mss as u64);
-        let allowed = (self.cc.cwnd() + self.dupacks as u64 * self.mss as u64).min(self.max_window);
-        if self.snd_nxt + len > self.snd_una + allowed || self.snd_nxt + len > self.rwnd_edge {
-            return;
-        }
-        let seq = self.snd_nxt;
-        self.snd_nxt += self.send_segment(now, seq, out) as u64;
-        self.snd_max = self.snd_max.max(self.snd_nxt);
-    }
-
-    /// `syn`: send the SYN (a data packet of `header` bytes, no payload; ns-2 `output` of
-    /// seqno 0 with `syn_`: `tcpip_base_hdr_size_` bytes) if it has not left.
-    #[cold]
-    #[inline(never)]
-    fn syn_output(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
-        if self.syn != Syn::ToSend || self.app_limit == 0 {
-            return;
-        }
-        self.send_syn(now, false, out);
-    }
-
-    fn send_syn(&mut self, now: SimTime, retransmitted: bool, out: &mut dyn FnMut(Packet)) {
-        self.syn = Syn::Sent { retransmitted };
-        // Counted as a segment (and a retransmission when resent), as ns-2 counts it
-        // among the data packets it sends.
-        self.stats.segments_sent += 1;
-        if retransmitted {
-            self.stats.retransmits += 1;
-        }
-        if self.ipq_limit != u32::MAX {
-            self.ipq_count += 1;
-        }
-        out(Packet {
-            flags: if retransmitted { flags::RETX } else { 0 },
-            size: self.header,
-            ..Packet::data(self.flow, self.src, self.dst, now)
-        });
-        self.arm_timer(now);
-    }
-
-    /// `syn`: the SYN's ack (the only ack before any data is sent). The first SYN's round
-    /// trip is an RTO sample (ns-2 times it; a retransmitted one is not: Karn); data start
-    /// with the initial window (ns-2's `delay_growth_`: the SYN's ack does not open it).
-    #[cold]
-    #[inline(never)]
-    fn syn_acked(&mut self, now: SimTime, pkt: &Packet, out: &mut impl FnMut(Packet)) {
-        let Syn::Sent { retransmitted } = self.syn else {
-            return;
-        };
-        if !retransmitted && !pkt.has(flags::RETX) {
-            self.rtt.sample_at(now, pkt.ts);
-        }
-        self.syn = Syn::Done;
-        self.out_slow &= !OUT_SYN;
-        self.rto_deadline = None;
-        self.output(now, out);
-    }
-
-    /// `syn`: the SYN's timer expired: back off and send it again. The algorithm sees a
-    /// timeout (ns-2's `TcpAgent::timeout` runs `slowdown` for a lost SYN too: ssthresh
-    /// falls to its floor of two segments).
-    #[cold]
-    #[inline(never)]
-    fn syn_timeout(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
-        self.stats.timeouts += 1;
-        let view = self.loss_view();
-        self.cc.on_congestion(now, Congestion::Timeout, &view);
-        self.rtt.back_off();
-        self.send_syn(now, true, out);
-    }
-
-    fn enter_recovery(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
-        self.begin_recovery(now);
-        self.rec_window = self.cc.cwnd() + self.dupack_threshold as u64 * self.inflate_step;
-        self.retransmit_head(now, out);
-    }
-
     /// Delivery-rate sampling for one ack (flows whose algorithm asked for it): with SACK
     /// the scoreboard is updated here, and its result left in `sacked` for the recovery
     /// rules.
@@ -1094,305 +902,6 @@ impl TcpSender {
         let min_rtt = self.rtt.min_rtt();
         let r = self.rate.as_deref_mut().expect("rate sampler");
         r.on_ack(now, self.snd_una, delivered, sack_end, min_rtt)
-    }
-
-    /// SACK flows: the scoreboard (and with RACK its per-segment board: RACK steps 1-2 for
-    /// the segments this ack delivers) learns one ack (after `snd_una` moved).
-    #[inline(never)]
-    fn sack_update(&mut self, now: SimTime, pkt: &Packet, newly: u64) -> SackUpdate {
-        let (una, high) = (self.snd_una, self.snd_max);
-        let st = self.sack.as_deref_mut().expect("SACK state");
-        let mut rack = self.rack.as_deref_mut();
-        let min_rtt = match rack {
-            Some(_) => self.rtt.min_rtt().map_or(0, |d| d.0),
-            None => 0,
-        };
-        let removed = st.sb.advance(una);
-        if let Some(r) = rack.as_deref_mut() {
-            r.advance(una, now, min_rtt);
-        }
-        let mut newly_sacked = 0;
-        let mut newest = None;
-        let mut dsack = None;
-        if pkt.has(flags::SACK) {
-            let d = pkt.has(flags::DSACK);
-            for (k, &(s, e)) in pkt.sack_blocks().iter().enumerate() {
-                if k == 0 && d {
-                    self.stats.dsacks_received += 1;
-                    dsack = Some((s, e));
-                    continue;
-                }
-                let n = match rack.as_deref_mut() {
-                    // RACK marks the segments in each newly SACKed part (steps 1-2).
-                    Some(r) => {
-                        let parts = r.parts_mut();
-                        st.sb.add_with(una, high, s, e, |a, b| parts.push((a, b)))
-                    }
-                    None => st.sb.add(una, high, s, e),
-                };
-                if n > 0 && newest.is_none() {
-                    newest = Some(e);
-                }
-                newly_sacked += n;
-            }
-            if let Some(r) = rack {
-                let sb = &st.sb;
-                r.sack_parts(now, min_rtt, |a, b| sb.covers(a, b));
-            }
-        }
-        SackUpdate {
-            // RFC 6937: DeliveredData = Δsnd.una + ΔSACKed (SACKed bytes now acked count once).
-            delivered: newly + newly_sacked - removed,
-            newly_sacked,
-            newest,
-            dsack,
-        }
-    }
-
-    /// SACK flows, the common case inline: an ack without SACK blocks, in the open state,
-    /// with nothing SACKed and no RACK board, is what [`TcpSender::sack_on_ack`] would
-    /// make of it in a few instructions (the scoreboard drops nothing, `DeliveredData` is
-    /// the newly acked bytes, a duplicate ack without new SACK information does not
-    /// count). Returns false, having changed nothing, when the full rules must run.
-    #[inline]
-    fn sack_on_ack_plain(
-        &mut self,
-        now: SimTime,
-        pkt: &Packet,
-        newly: u64,
-        sacked: &Option<SackUpdate>,
-    ) -> bool {
-        if sacked.is_some()
-            || self.rack.is_some()
-            || self.state != CaState::Open
-            || pkt.has(flags::SACK)
-        {
-            return false;
-        }
-        let una = self.snd_una;
-        let st = self.sack.as_deref_mut().expect("SACK state");
-        if st.sb.ranges() > 0 {
-            return false;
-        }
-        st.sb.advance(una);
-        if newly > 0 {
-            self.dupacks = 0;
-        }
-        if self.dupacks >= self.dupack_threshold {
-            self.maybe_enter_sack_recovery(now, newly);
-        }
-        true
-    }
-
-    /// SACK flows: the RFC 6675 state machine (or RACK's) for one ack (after the scoreboard
-    /// update and after the algorithm saw the ack); `sacked` is the scoreboard update's
-    /// result when it already ran (rate sampling runs it before the algorithm sees the ack).
-    #[inline(never)]
-    fn sack_on_ack(
-        &mut self,
-        now: SimTime,
-        pkt: &Packet,
-        newly: u64,
-        dup: bool,
-        sacked: Option<SackUpdate>,
-    ) {
-        let upd = match sacked {
-            Some(u) => u,
-            None => self.sack_update(now, pkt, newly),
-        };
-        if self.rack.is_some() {
-            return self.rack_on_ack(now, newly, upd);
-        }
-        let (delivered, newly_sacked) = (upd.delivered, upd.newly_sacked);
-        let (una, high) = (self.snd_una, self.snd_max);
-        let st = self.sack.as_deref_mut().expect("SACK state");
-        match self.state {
-            CaState::Recovery => {
-                if newly > 0 && una >= self.recover {
-                    // RFC 6675 (A): RecoveryPoint acknowledged. The scoreboard above it is kept.
-                    self.state = CaState::Open;
-                    self.out_slow &= !OUT_SACK;
-                    self.dupacks = 0;
-                    let view = self.view();
-                    self.cc.on_recovery_exit(now, &view);
-                    self.maybe_enter_sack_recovery(now, 0);
-                } else if st.prr.enabled() {
-                    let pipe = st.sb.pipe(una, high);
-                    let sndcnt = st.prr.on_ack(delivered, pipe, self.mss as u64);
-                    self.rec_window = pipe + sndcnt;
-                }
-            }
-            CaState::Open | CaState::Loss => {
-                if newly > 0 {
-                    self.dupacks = 0;
-                    if self.state == CaState::Loss && una >= self.recover {
-                        self.state = CaState::Open;
-                        self.out_slow &= !OUT_SACK;
-                    }
-                }
-                // RFC 6675 §2: a duplicate ack SACKs data not SACKed before.
-                if dup && newly_sacked > 0 {
-                    self.dupacks += 1;
-                }
-                self.maybe_enter_sack_recovery(now, delivered);
-            }
-        }
-    }
-
-    /// RFC 6675 §5 steps (1)-(2): in the open state, `DupThresh` duplicate acks or
-    /// IsLost(HighACK + 1) start recovery (step 4).
-    fn maybe_enter_sack_recovery(&mut self, now: SimTime, delivered: u64) {
-        if self.state != CaState::Open || self.snd_una >= self.snd_max {
-            return;
-        }
-        let st = self.sack.as_deref().expect("SACK state");
-        let lost_head = st.sb.ranges() > 0 && st.sb.lost_frontier(self.snd_una).0 > self.snd_una;
-        if self.dupacks < self.dupack_threshold && !lost_head {
-            return;
-        }
-        // (4.1) RecoveryPoint = HighData; (4.2) the algorithm sets its windows.
-        self.begin_recovery(now);
-        self.out_slow |= OUT_SACK;
-        let (una, high) = (self.snd_una, self.snd_max);
-        let cwnd = self.cc.cwnd();
-        let mss = self.mss as u64;
-        let st = self.sack.as_deref_mut().expect("SACK state");
-        st.sb.start_phase(una);
-        st.prr.start(high - una, cwnd);
-        self.rec_window = if st.prr.enabled() {
-            let pipe = st.sb.pipe(una, high);
-            pipe + st.prr.on_ack(delivered, pipe, mss)
-        } else {
-            cwnd
-        };
-        // (4.3) Retransmit the first segment (HighACK + 1) whatever the window says: the
-        // `output` call that ends every ack sends it first (or when the IP queue gate opens).
-        self.retx_pending = true;
-    }
-
-    /// Send one SACK-rule segment of at most `cap` bytes at `seq`: a retransmission below
-    /// `snd_max` (HighRxt moves), else new data at `snd_nxt`. Returns the bytes sent.
-    fn sack_send(&mut self, now: SimTime, seq: u64, cap: u64, out: &mut impl FnMut(Packet)) -> u64 {
-        let retx = seq < self.snd_max;
-        let len = self.send_capped(now, seq, cap.min(self.mss as u64) as u32, out) as u64;
-        let st = self.sack.as_deref_mut().expect("SACK state");
-        if retx {
-            st.sb.retransmitted(seq, len);
-        } else {
-            self.snd_nxt = seq + len;
-            self.snd_max = self.snd_nxt;
-        }
-        if self.state == CaState::Recovery {
-            st.prr.sent(len);
-        }
-        len
-    }
-
-    /// RFC 6675 step (C), for SACK recovery and after a timeout with SACK: send per NextSeg
-    /// while the window (`cwnd − pipe`, or PRR's `sndcnt`) allows.
-    #[inline(never)]
-    fn sack_output(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
-        if self.rack.is_some() {
-            return self.rack_output(now, out);
-        }
-        let mss = self.mss as u64;
-        if self.retx_pending && self.gate_open() {
-            self.retx_pending = false;
-            if self.snd_una < self.snd_max {
-                let st = self.sack.as_deref().expect("SACK state");
-                let cap = st.sb.head_len(self.snd_una);
-                self.sack_send(now, self.snd_una, cap, out);
-            }
-        }
-        let st = self.sack.as_deref().expect("SACK state");
-        let mut pipe = st.sb.pipe(self.snd_una, self.snd_max);
-        let lost = st.sb.lost_frontier(self.snd_una).0;
-        let recovery = self.state == CaState::Recovery;
-        let prr = recovery && st.prr.enabled();
-        let cwnd = self.window();
-        loop {
-            if !self.gate_open() {
-                break;
-            }
-            let (una, nxt) = (self.snd_una, self.snd_nxt);
-            let st = self.sack.as_deref().expect("SACK state");
-            // NextSeg: (1) a lost hole, (2) new data, (3) an unSACKed segment not yet lost.
-            let seg = st.sb.next_hole(una, lost).or_else(|| {
-                let len = self.app_limit.saturating_sub(nxt).min(mss);
-                if len > 0 && nxt + len <= (una + self.max_window).min(self.rwnd_edge) {
-                    Some((nxt, len))
-                } else if recovery && st.rule3 {
-                    st.sb.next_hole(una, nxt)
-                } else {
-                    None
-                }
-            });
-            let Some((seq, len)) = seg else { break };
-            let allowed = if prr {
-                st.prr.quota() >= len as i64
-            } else {
-                pipe == 0 || cwnd >= pipe + mss
-            };
-            if !allowed || self.pace_blocked(now) {
-                break;
-            }
-            pipe += self.sack_send(now, seq, len, out);
-        }
-    }
-
-    /// The retransmission timer expired (the caller checked the deadline).
-    pub fn on_timeout(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
-        if self.out_slow & OUT_SYN != 0 {
-            return self.syn_timeout(now, out);
-        }
-        if self.rack.is_some() {
-            return self.rack_timeout(now, out);
-        }
-        self.rto_deadline = None;
-        if self.snd_una >= self.snd_max {
-            if self.persist {
-                self.persist_timeout(now, out);
-            }
-            return;
-        }
-        self.stats.timeouts += 1;
-        if self.spurious.is_some() {
-            self.undo_on_rto();
-        }
-        if self.vegas.is_some() {
-            self.vegas_on_timeout(now);
-        }
-        let mut view = self.view();
-        if let Some(st) = self.sack.as_deref().filter(|st| st.rto_unsacked) {
-            // `rto_unsacked_flight`: RFC 5681 eq. (4) bounds ssthresh by FlightSize/2 ("no
-            // more than"); the bytes the receiver has SACKed have left the network
-            // (docs/tcp.md, "Retransmission timeout").
-            view.in_flight = view.in_flight.saturating_sub(st.sb.sacked());
-        }
-        if self.window_basis {
-            // ns-2 `TcpAgent::timeout` → `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)`:
-            // ssthresh is half of `window()` = min(cwnd, awnd), fast recovery's inflation
-            // gone (`RenoTcpAgent::timeout` zeroes `dupwnd_` first).
-            view = self.loss_view();
-        }
-        self.cc.on_congestion(now, Congestion::Timeout, &view);
-        self.rtt.back_off();
-        self.state = CaState::Loss;
-        self.recover = self.snd_max;
-        self.recover_set = true;
-        self.dupacks = 0;
-        self.retx_pending = false; // go-back-N resends snd_una first anyway
-        if let Some(st) = self.sack.as_deref_mut() {
-            // Keep the scoreboard: everything unSACKed below HighData is lost.
-            st.sb.set_loss_floor(self.snd_una, self.snd_max);
-            self.out_slow |= OUT_SACK;
-        } else {
-            self.snd_nxt = self.snd_una;
-        }
-        self.output(now, out);
-        if self.rto_deadline.is_none() {
-            self.arm_timer(now);
-        }
     }
 }
 

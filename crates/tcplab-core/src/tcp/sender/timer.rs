@@ -1,0 +1,71 @@
+//! The retransmission timer (RFC 6298 §5): armed while data is outstanding, restarted on
+//! acks of new data; on expiry it backs off, lets the algorithm react
+//! (`on_congestion(Timeout)`) and goes back to `snd_una` (go-back-N; with SACK, only what
+//! the scoreboard deems lost). The same timer runs RACK-TLP's timers, the persist timer and
+//! the SYN's retransmission.
+
+use super::*;
+
+impl TcpSender {
+    pub(super) fn arm_timer(&mut self, now: SimTime) {
+        self.rto_deadline = Some(now + self.rtt.rto());
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.rto_at = self.rto_deadline;
+        }
+    }
+
+    /// The retransmission timer expired (the caller checked the deadline).
+    pub fn on_timeout(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
+        if self.out_slow & OUT_SYN != 0 {
+            return self.syn_timeout(now, out);
+        }
+        if self.rack.is_some() {
+            return self.rack_timeout(now, out);
+        }
+        self.rto_deadline = None;
+        if self.snd_una >= self.snd_max {
+            if self.persist {
+                self.persist_timeout(now, out);
+            }
+            return;
+        }
+        self.stats.timeouts += 1;
+        if self.spurious.is_some() {
+            self.undo_on_rto();
+        }
+        if self.vegas.is_some() {
+            self.vegas_on_timeout(now);
+        }
+        let mut view = self.view();
+        if let Some(st) = self.sack.as_deref().filter(|st| st.rto_unsacked) {
+            // `rto_unsacked_flight`: RFC 5681 eq. (4) bounds ssthresh by FlightSize/2 ("no
+            // more than"); the bytes the receiver has SACKed have left the network
+            // (docs/tcp.md, "Retransmission timeout").
+            view.in_flight = view.in_flight.saturating_sub(st.sb.sacked());
+        }
+        if self.window_basis {
+            // ns-2 `TcpAgent::timeout` → `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)`:
+            // ssthresh is half of `window()` = min(cwnd, awnd), fast recovery's inflation
+            // gone (`RenoTcpAgent::timeout` zeroes `dupwnd_` first).
+            view = self.loss_view();
+        }
+        self.cc.on_congestion(now, Congestion::Timeout, &view);
+        self.rtt.back_off();
+        self.state = CaState::Loss;
+        self.recover = self.snd_max;
+        self.recover_set = true;
+        self.dupacks = 0;
+        self.retx_pending = false; // go-back-N resends snd_una first anyway
+        if let Some(st) = self.sack.as_deref_mut() {
+            // Keep the scoreboard: everything unSACKed below HighData is lost.
+            st.sb.set_loss_floor(self.snd_una, self.snd_max);
+            self.out_slow |= OUT_SACK;
+        } else {
+            self.snd_nxt = self.snd_una;
+        }
+        self.output(now, out);
+        if self.rto_deadline.is_none() {
+            self.arm_timer(now);
+        }
+    }
+}
