@@ -60,9 +60,12 @@
 //! Where each concern lives (child modules of this file, each a set of `impl TcpSender`
 //! methods over the one struct, so the hot path keeps static calls the compiler inlines):
 //! - this file: the struct, `new`, the ack path (`on_ack`), window/flight arithmetic, output;
-//! - `newreno`: RFC 5681/6582 fast retransmit, limited transmit, recovery entry;
-//! - `sack_recovery`: the RFC 6675 + PRR engine driven by [`crate::tcp::sack`];
-//! - `vegas_loss`: Vegas' own fine-grained retransmission rules;
+//! - `recovery`: loss recovery as a strategy, [`RecoveryEngine`] and its one interface,
+//!   with one implementation per engine:
+//!   - `newreno`: RFC 5681/6582 fast retransmit and recovery, limited transmit;
+//!   - `sack_recovery`: the RFC 6675 + PRR engine driven by [`crate::tcp::sack`];
+//!   - `vegas_loss`: Vegas' own fine-grained retransmission rules;
+//! - `ecn`: ECT/CWR on data segments and the reaction to ECN-Echo (RFC 3168 §6.1);
 //! - `rack_glue`: RACK-TLP (RFC 8985) timers and marking on top of the SACK engine;
 //! - `undo`: spurious-retransmission undo (Eifel/DSACK, F-RTO);
 //! - `timer`: the retransmission timer (RFC 6298) and what a timeout does;
@@ -88,15 +91,20 @@ use crate::tcp::{
 };
 use crate::time::{SimDuration, SimTime};
 
+mod ecn;
 mod newreno;
 mod pacing;
 mod rack_glue;
+mod recovery;
 mod rwnd;
 mod sack_recovery;
 mod syn;
 mod timer;
 mod undo;
 mod vegas_loss;
+
+pub use recovery::RecoveryEngine;
+use recovery::{NewRenoOps, RecoveryOps, SackOps};
 
 pub use vegas_loss::VegasLoss;
 
@@ -138,24 +146,13 @@ pub struct TcpSender {
     header: u32,
     max_window: u64,
     dupack_threshold: u32,
-    ecn: bool,
-    /// ECN: retransmissions are ECN-capable too (ns-2's behaviour; RFC 3168 §6.1.5 says no).
-    ecn_retransmits: bool,
-    /// `ece_increase`: an ECN-Echo ack may grow the window (false: ns-2's `old_ecn_ 0`).
-    ece_increase: bool,
-    /// An ack of new data has carried ECN-Echo (ns-2's `ect_`, set in
-    /// `TcpAgent::recv_newack_helper` after its `opencwnd()` test: the first such ack still
-    /// grows the window).
-    ece_seen: bool,
+    /// ECN (`sender/ecn.rs`).
+    ecn: ecn::Ecn,
     /// Restart the RTO when the segment at `snd_una` is retransmitted (Linux, ns-2).
     rto_restart_on_retransmit: bool,
-    /// ECN: the next new data segment carries CWR.
-    cwr_pending: bool,
     /// What a duplicate ack adds to `rec_window` in Reno/NewReno fast recovery: one MSS, or
     /// 0 when the algorithm's `recovery_inflation` is false (the window stays its own).
     inflate_step: u64,
-    /// ECN: `snd_max` at the last ECE reaction; the next needs `snd_una` beyond it.
-    ecn_reacted_until: Option<u64>,
     partial_ack_timer: PartialAckTimer,
     recovery_exit: RecoveryExit,
     /// Partial acks seen in the current recovery.
@@ -252,6 +249,8 @@ pub struct TcpSender {
     /// `loss_detection = "vegas"`: per-segment send times and the fine-grained timeout
     /// (`sender/vegas_loss.rs`).
     vegas: Option<Box<VegasLoss>>,
+    /// The loss-recovery engine (`sender/recovery.rs`).
+    engine: RecoveryEngine,
 }
 
 /// The one-way handshake of `syn = true` (ns-2's `syn_`).
@@ -275,6 +274,7 @@ enum Syn {
 
 impl TcpSender {
     pub fn new(flow: FlowId, src: NodeId, dst: NodeId, cfg: &TcpConfig, cc: AnyCc) -> Self {
+        let engine = RecoveryEngine::of(cfg);
         let cc_window = cc.controls_recovery_window() && cfg.recovery == Recovery::Rfc6675;
         let inflate = cc.recovery_inflation();
         // Linux skips PRR for an algorithm with `cong_control` (BBR).
@@ -287,14 +287,9 @@ impl TcpSender {
             header: cfg.header,
             max_window: cfg.max_window,
             dupack_threshold: cfg.dupack_threshold,
-            ecn: cfg.ecn,
-            ecn_retransmits: cfg.ecn_retransmits,
-            ece_increase: cfg.ece_increase,
-            ece_seen: false,
+            ecn: ecn::Ecn::new(cfg),
             rto_restart_on_retransmit: cfg.rto_restart_on_retransmit
                 && cfg.loss_detection != LossDetection::Rack,
-            cwr_pending: false,
-            ecn_reacted_until: None,
             partial_ack_timer: cfg.partial_ack_timer,
             recovery_exit: cfg.recovery_exit,
             partial_acks: 0,
@@ -362,8 +357,8 @@ impl TcpSender {
             limited_transmit: cfg.limited_transmit && cfg.recovery == Recovery::NewReno,
             recovery_burst: cfg.recovery_burst,
             syn: if cfg.syn { Syn::ToSend } else { Syn::Done },
-            vegas: (cfg.loss_detection == LossDetection::Vegas)
-                .then(|| Box::new(VegasLoss::new(cfg.mss))),
+            vegas: (engine == RecoveryEngine::Vegas).then(|| Box::new(VegasLoss::new(cfg.mss))),
+            engine,
         }
         .with_rate_sampler()
     }
@@ -586,13 +581,7 @@ impl TcpSender {
         }
         // New data is ECN-capable; retransmissions only with `ecn_retransmits`. CWR rides
         // on the next new segment.
-        if self.ecn && (!retx || self.ecn_retransmits) {
-            f |= flags::ECT;
-            if !retx && self.cwr_pending {
-                f |= flags::CWR;
-                self.cwr_pending = false;
-            }
-        }
+        f |= self.ecn.segment_flags(retx);
         if self.ipq_limit != u32::MAX {
             self.ipq_count += 1;
         }
@@ -762,6 +751,8 @@ impl TcpSender {
             None
         };
         let ece = pkt.has(flags::ECE);
+        // ECN-Echo (sender/ecn.rs): the reaction comes before the algorithm sees the ack.
+        let ece_hold = self.ecn_on_ack(now, ece, newly);
         let sample = AckSample {
             newly_acked: newly,
             dup,
@@ -771,101 +762,17 @@ impl TcpSender {
             rx_arrival: pkt.rx_time,
             rx_leave: pkt.tx_start,
             ece,
-            // ns-2's `old_ecn_ 0` (tcp.cc `recv_newack_helper`): no `opencwnd()` on an ECN-Echo
-            // ack once `ect_` is set.
-            ece_hold: ece && self.ece_seen && !self.ece_increase,
+            ece_hold,
             echo: pkt.cc,
             delivered: self.snd_una,
             rate,
         };
-        if ece {
-            self.stats.ece_received += 1;
-            if newly > 0 {
-                self.ece_seen = true;
-            }
-            if self.ecn
-                && self.state == CaState::Open
-                && self.ecn_reacted_until.is_none_or(|h| self.snd_una > h)
-                && self.cc.reduces_on_ecn()
-            {
-                // RFC 3168 §6.1.2: reduce as for a loss, without retransmitting.
-                self.stats.ecn_reductions += 1;
-                let view = self.loss_view();
-                self.cc.on_congestion(now, Congestion::Ecn, &view);
-                self.ecn_reacted_until = Some(self.snd_max);
-                self.cwr_pending = true;
-            }
-        }
         let view = self.view();
         self.cc.on_ack(now, &sample, &view);
 
-        // RFC 6298 5.3: restart the timer on an ack of new data (NewReno partial acks: per
-        // `partial_ack_timer`).
-        let mut restart = newly > 0;
-        if self.sack.is_some() {
-            if !self.sack_on_ack_plain(now, pkt, newly, &sacked) {
-                self.sack_on_ack(now, pkt, newly, dup, sacked);
-            }
-        } else if self.vegas.is_some() {
-            self.vegas_on_ack(now, newly, dup, out);
-        } else {
-            match self.state {
-                CaState::Recovery => {
-                    if dup {
-                        self.rec_window += self.inflate_step;
-                    } else if newly > 0 {
-                        let full = ack >= self.recover;
-                        if full || self.cc.recovery_style() == RecoveryStyle::Reno {
-                            self.state = CaState::Open;
-                            self.dupacks = 0;
-                            let view = self.view();
-                            self.cc.on_recovery_exit(now, &view);
-                        } else {
-                            // NewReno partial ack: retransmit the next hole, deflate, restart timer.
-                            self.retransmit_head(now, out);
-                            if self.inflate_step != 0 {
-                                self.rec_window = self.rec_window.saturating_sub(newly);
-                                if newly >= self.mss as u64 {
-                                    self.rec_window += self.mss as u64;
-                                }
-                            } else {
-                                self.rec_window = self.cc.cwnd();
-                            }
-                            self.partial_acks += 1;
-                            restart = self.partial_ack_timer == PartialAckTimer::Every
-                                || self.partial_acks == 1;
-                        }
-                    }
-                }
-                CaState::Open | CaState::Loss => {
-                    if newly > 0 {
-                        self.dupacks = 0;
-                        if self.state == CaState::Loss && self.snd_una >= self.recover {
-                            self.state = CaState::Open;
-                        }
-                    } else if dup {
-                        self.dupacks += 1;
-                        // RFC 6582 §3.2 step 1: NewReno starts a fast retransmit only if the
-                        // ack covers more than `recover` (the highest sequence sent when the
-                        // last recovery or timeout began); duplicate acks at or below it are
-                        // most likely caused by unnecessary retransmissions (§4). `bugfix`
-                        // (ns-2's `bugFix_`, `RenoTcpAgent::dupack_action`) makes Reno check
-                        // too, or NewReno not.
-                        let careful = self
-                            .bugfix
-                            .unwrap_or(self.cc.recovery_style() == RecoveryStyle::NewReno);
-                        if self.dupacks == self.dupack_threshold
-                            && self.state == CaState::Open
-                            && (!careful || !self.recover_set || ack > self.recover)
-                        {
-                            self.enter_recovery(now, out);
-                        } else if self.limited_transmit && self.dupacks < self.dupack_threshold {
-                            self.limited_send(now, out);
-                        }
-                    }
-                }
-            }
-        }
+        // The loss-recovery engine's rules (sender/recovery.rs); RFC 6298 5.3: an ack of new
+        // data restarts the timer unless the engine says otherwise.
+        let restart = self.recovery_on_ack(now, pkt, newly, dup, sacked, out);
 
         if self.spurious.is_some() {
             self.undo_on_ack(now, pkt, newly, out);

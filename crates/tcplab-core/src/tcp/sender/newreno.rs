@@ -1,8 +1,8 @@
 //! Reno and NewReno fast retransmit and recovery (RFC 5681 §3.2, RFC 6582): entering
 //! recovery on the `dupack_threshold`-th duplicate ack, the algorithm's reduction, the
 //! recovery window inflated per duplicate ack, and limited transmit (RFC 3042) on the
-//! first duplicate acks. The per-ack rules (partial acks, leaving recovery) are in
-//! `TcpSender::on_ack`.
+//! first duplicate acks, and the per-ack rules (partial acks, leaving recovery): the
+//! [`RecoveryEngine::NewReno`] engine.
 
 use super::*;
 
@@ -20,7 +20,7 @@ impl TcpSender {
         }
         self.stats.fast_retransmits += 1;
         let view = self.loss_view();
-        if self.ecn_reacted_until.is_none_or(|h| self.snd_una >= h) {
+        if self.ecn.reacted_until.is_none_or(|h| self.snd_una >= h) {
             self.cc
                 .on_congestion(now, Congestion::FastRetransmit, &view);
         }
@@ -58,5 +58,93 @@ impl TcpSender {
         self.begin_recovery(now);
         self.rec_window = self.cc.cwnd() + self.dupack_threshold as u64 * self.inflate_step;
         self.retransmit_head(now, out);
+    }
+}
+
+impl RecoveryOps for NewRenoOps {
+    /// RFC 5681 §3.2 / RFC 6582 §3.2 for one ack: in recovery a duplicate ack inflates the
+    /// recovery window and an ack of new data either ends recovery (all of `recover`
+    /// acknowledged, or Reno's first new ack) or is partial (NewReno: retransmit the next
+    /// hole, deflate by the amount acknowledged, restart the timer per
+    /// `partial_ack_timer`); in the open state the `dupack_threshold`-th duplicate ack
+    /// starts a fast retransmit, earlier ones send per limited transmit.
+    #[inline(always)]
+    fn on_ack(
+        s: &mut TcpSender,
+        now: SimTime,
+        pkt: &Packet,
+        newly: u64,
+        dup: bool,
+        _sacked: Option<SackUpdate>,
+        out: &mut impl FnMut(Packet),
+    ) -> bool {
+        let ack = pkt.ack;
+        let mut restart = newly > 0;
+        match s.state {
+            CaState::Recovery => {
+                if dup {
+                    s.rec_window += s.inflate_step;
+                } else if newly > 0 {
+                    let full = ack >= s.recover;
+                    if full || s.cc.recovery_style() == RecoveryStyle::Reno {
+                        s.state = CaState::Open;
+                        s.dupacks = 0;
+                        let view = s.view();
+                        s.cc.on_recovery_exit(now, &view);
+                    } else {
+                        // NewReno partial ack: retransmit the next hole, deflate, restart timer.
+                        s.retransmit_head(now, out);
+                        if s.inflate_step != 0 {
+                            s.rec_window = s.rec_window.saturating_sub(newly);
+                            if newly >= s.mss as u64 {
+                                s.rec_window += s.mss as u64;
+                            }
+                        } else {
+                            s.rec_window = s.cc.cwnd();
+                        }
+                        s.partial_acks += 1;
+                        restart =
+                            s.partial_ack_timer == PartialAckTimer::Every || s.partial_acks == 1;
+                    }
+                }
+            }
+            CaState::Open | CaState::Loss => {
+                if newly > 0 {
+                    s.dupacks = 0;
+                    if s.state == CaState::Loss && s.snd_una >= s.recover {
+                        s.state = CaState::Open;
+                    }
+                } else if dup {
+                    s.dupacks += 1;
+                    // RFC 6582 §3.2 step 1: NewReno starts a fast retransmit only if the
+                    // ack covers more than `recover` (the highest sequence sent when the
+                    // last recovery or timeout began); duplicate acks at or below it are
+                    // most likely caused by unnecessary retransmissions (§4). `bugfix`
+                    // (ns-2's `bugFix_`, `RenoTcpAgent::dupack_action`) makes Reno check
+                    // too, or NewReno not.
+                    let careful = s
+                        .bugfix
+                        .unwrap_or(s.cc.recovery_style() == RecoveryStyle::NewReno);
+                    if s.dupacks == s.dupack_threshold
+                        && s.state == CaState::Open
+                        && (!careful || !s.recover_set || ack > s.recover)
+                    {
+                        s.enter_recovery(now, out);
+                    } else if s.limited_transmit && s.dupacks < s.dupack_threshold {
+                        s.limited_send(now, out);
+                    }
+                }
+            }
+        }
+        restart
+    }
+
+    fn timeout_view(s: &mut TcpSender, _now: SimTime) -> ConnView {
+        s.view()
+    }
+
+    /// Go-back-N from the first unacknowledged byte (RFC 6298 §5.4, RFC 5681 §3.1).
+    fn timeout_resume(s: &mut TcpSender) {
+        s.snd_nxt = s.snd_una;
     }
 }

@@ -257,3 +257,43 @@ impl TcpSender {
         }
     }
 }
+
+impl RecoveryOps for SackOps {
+    /// The common ack inline (`sack_on_ack_plain`), the full RFC 6675 / RACK rules out of
+    /// line. The timer restarts on every ack of new data (RFC 6298 §5.3).
+    #[inline(always)]
+    fn on_ack(
+        s: &mut TcpSender,
+        now: SimTime,
+        pkt: &Packet,
+        newly: u64,
+        dup: bool,
+        sacked: Option<SackUpdate>,
+        _out: &mut impl FnMut(Packet),
+    ) -> bool {
+        if !s.sack_on_ack_plain(now, pkt, newly, &sacked) {
+            s.sack_on_ack(now, pkt, newly, dup, sacked);
+        }
+        newly > 0
+    }
+
+    fn timeout_view(s: &mut TcpSender, _now: SimTime) -> ConnView {
+        let mut view = s.view();
+        if let Some(st) = s.sack.as_deref().filter(|st| st.rto_unsacked) {
+            // `rto_unsacked_flight`: RFC 5681 eq. (4) bounds ssthresh by FlightSize/2 ("no
+            // more than"); the bytes the receiver has SACKed have left the network
+            // (docs/tcp.md, "Retransmission timeout").
+            view.in_flight = view.in_flight.saturating_sub(st.sb.sacked());
+        }
+        view
+    }
+
+    /// RFC 6675 §5.1: keep the scoreboard; everything unSACKed below HighData is lost and
+    /// is what `sack_output` retransmits.
+    fn timeout_resume(s: &mut TcpSender) {
+        let (una, high) = (s.snd_una, s.snd_max);
+        let st = s.sack.as_deref_mut().expect("SACK state");
+        st.sb.set_loss_floor(una, high);
+        s.out_slow |= OUT_SACK;
+    }
+}

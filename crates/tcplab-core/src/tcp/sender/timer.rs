@@ -1,7 +1,7 @@
 //! The retransmission timer (RFC 6298 §5): armed while data is outstanding, restarted on
 //! acks of new data; on expiry it backs off, lets the algorithm react
-//! (`on_congestion(Timeout)`) and goes back to `snd_una` (go-back-N; with SACK, only what
-//! the scoreboard deems lost). The same timer runs RACK-TLP's timers, the persist timer and
+//! (`on_congestion(Timeout)`) and resumes where the loss-recovery engine says (go-back-N; with SACK, only what
+//! the scoreboard deems lost: `recovery.rs`). The same timer runs RACK-TLP's timers, the persist timer and
 //! the SYN's retransmission.
 
 use super::*;
@@ -33,16 +33,7 @@ impl TcpSender {
         if self.spurious.is_some() {
             self.undo_on_rto();
         }
-        if self.vegas.is_some() {
-            self.vegas_on_timeout(now);
-        }
-        let mut view = self.view();
-        if let Some(st) = self.sack.as_deref().filter(|st| st.rto_unsacked) {
-            // `rto_unsacked_flight`: RFC 5681 eq. (4) bounds ssthresh by FlightSize/2 ("no
-            // more than"); the bytes the receiver has SACKed have left the network
-            // (docs/tcp.md, "Retransmission timeout").
-            view.in_flight = view.in_flight.saturating_sub(st.sb.sacked());
-        }
+        let mut view = self.recovery_timeout_view(now);
         if self.window_basis {
             // ns-2 `TcpAgent::timeout` → `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)`:
             // ssthresh is half of `window()` = min(cwnd, awnd), fast recovery's inflation
@@ -56,13 +47,7 @@ impl TcpSender {
         self.recover_set = true;
         self.dupacks = 0;
         self.retx_pending = false; // go-back-N resends snd_una first anyway
-        if let Some(st) = self.sack.as_deref_mut() {
-            // Keep the scoreboard: everything unSACKed below HighData is lost.
-            st.sb.set_loss_floor(self.snd_una, self.snd_max);
-            self.out_slow |= OUT_SACK;
-        } else {
-            self.snd_nxt = self.snd_una;
-        }
+        self.recovery_timeout_resume();
         self.output(now, out);
         if self.rto_deadline.is_none() {
             self.arm_timer(now);

@@ -54,7 +54,9 @@
 //! unnecessary: per-ack work stays O(1)); its inflation by duplicate acks after a timeout
 //! (the `Loss` state ignores them, as for the other loss detections).
 
-use super::TcpSender;
+use super::recovery::{RecoveryOps, VegasOps};
+use super::{SackUpdate, TcpSender};
+use crate::cc::ConnView;
 use crate::cc::{CaState, CongestionControl};
 use crate::packet::Packet;
 use crate::time::SimTime;
@@ -300,6 +302,34 @@ impl TcpSender {
     /// `loss_detection = "vegas"`: the fine-grained state, for reports and tests.
     pub fn vegas_loss(&self) -> Option<&VegasLoss> {
         self.vegas.as_deref()
+    }
+}
+
+impl RecoveryOps for VegasOps {
+    /// `vegas_on_ack`, out of line; the timer restarts on every ack of new data.
+    #[inline(always)]
+    fn on_ack(
+        s: &mut TcpSender,
+        now: SimTime,
+        _pkt: &Packet,
+        newly: u64,
+        dup: bool,
+        _sacked: Option<SackUpdate>,
+        out: &mut impl FnMut(Packet),
+    ) -> bool {
+        s.vegas_on_ack(now, newly, dup, out);
+        newly > 0
+    }
+
+    /// A timeout counts as a cut (`vegas_on_timeout`).
+    fn timeout_view(s: &mut TcpSender, now: SimTime) -> ConnView {
+        s.vegas_on_timeout(now);
+        s.view()
+    }
+
+    /// Go-back-N, as NewReno.
+    fn timeout_resume(s: &mut TcpSender) {
+        s.snd_nxt = s.snd_una;
     }
 }
 
