@@ -148,15 +148,6 @@ pub struct TcpSender {
     dupack_threshold: u32,
     /// ECN (`sender/ecn.rs`).
     ecn: ecn::Ecn,
-    /// Restart the RTO when the segment at `snd_una` is retransmitted (Linux, ns-2).
-    rto_restart_on_retransmit: bool,
-    /// What a duplicate ack adds to `rec_window` in Reno/NewReno fast recovery: one MSS, or
-    /// 0 when the algorithm's `recovery_inflation` is false (the window stays its own).
-    inflate_step: u64,
-    partial_ack_timer: PartialAckTimer,
-    recovery_exit: RecoveryExit,
-    /// Partial acks seen in the current recovery.
-    partial_acks: u32,
     pub cc: AnyCc,
     pub rtt: RttEstimator,
     /// Per-ack RTT samples since the steady-state window began (summary mean/p99).
@@ -164,45 +155,11 @@ pub struct TcpSender {
     snd_una: u64,
     snd_nxt: u64,
     snd_max: u64,
-    /// Bytes the send buffer has accepted from the application (end of the stream so far;
-    /// what may be sent). Without a send buffer, everything written.
-    app_limit: u64,
-    /// Bytes the application has written (`u64::MAX`: a greedy source). With a send buffer
-    /// `app_limit = min(written, snd_una + send_buffer)` (never below `snd_max`).
-    written: u64,
-    /// `send_buffer` (`u64::MAX` = unlimited: `app_limit = written`).
-    send_buffer: u64,
-    /// The right edge of the receiver's window: the highest `ack + window` advertised (a
-    /// receiver never shrinks its window, RFC 9293 §3.8.6.2.1, so an older ack cannot move
-    /// it back). `u64::MAX` without `playback_rwnd_cap`. New data stays at or below it.
-    rwnd_edge: u64,
-    /// RFC 7323 window scale of the `Packet::wnd` field.
-    rwnd_scale: u8,
-    /// The window field of the last ack (RFC 5681's duplicate-ack definition: an ack that
-    /// changes the advertised window is not a duplicate).
-    last_wnd: u16,
-    /// The retransmission timer is running as the persist timer (RFC 9293 §3.8.6.1: the
-    /// window is closed, nothing is outstanding and data waits).
-    persist: bool,
-    dupacks: u32,
-    state: CaState,
-    recover: u64,
-    /// `recover` was set by a recovery or a timeout (before that, like RFC 6582's initial
-    /// value ISS, it lies below the first data byte).
-    recover_set: bool,
-    /// Send window while in fast recovery (inflated by duplicate acks).
-    rec_window: u64,
     /// The segment being timed for the RTO estimator: (end sequence, send time).
     timed: Option<(u64, SimTime)>,
     /// Retransmission timer deadline, if running.
     pub rto_deadline: Option<SimTime>,
     pub stats: SenderStats,
-    /// Backpressure: data segments allowed in the local IP queue (`u32::MAX` = no limit),
-    /// and how many are there now.
-    ipq_limit: u32,
-    ipq_count: u32,
-    /// A retransmission of `snd_una` waits for the IP queue gate.
-    retx_pending: bool,
     /// End of the highest segment ever retransmitted (`ConnView::una_retransmitted`).
     retx_high: u64,
     /// RFC 6675 recovery (`recovery = "rfc6675"`): scoreboard and PRR.
@@ -213,14 +170,8 @@ pub struct TcpSender {
     /// `OUT_RWND` (`playback_rwnd_cap`: the receiver's window bounds new data).
     /// Flows with none of them pay one test per `output` and per ack.
     out_slow: u8,
-    /// Pacing (`pacing` other than "off"): where the rate comes from.
-    pacing: Pacing,
-    /// `pacing != Off`: the test unpaced flows pay per segment in `output`.
-    paced: bool,
     /// Paced or rate-sampled: the one test other flows pay per segment sent.
     extras: bool,
-    /// Pacing: the earliest time the next segment may leave (fq's per-flow release time).
-    pace_next: SimTime,
     /// Pacing timer: a segment waits for `pace_next` (the flow's timer event fires then).
     pub pace_deadline: Option<SimTime>,
     /// Delivery-rate sampling, for algorithms that ask for it (BBR).
@@ -230,20 +181,6 @@ pub struct TcpSender {
     rack: Option<Box<RackState>>,
     /// F-RTO and D-SACK undo (`frto`, `dsack_undo`; `sender/undo.rs`).
     spurious: Option<Box<undo::Spurious>>,
-    /// SACK flows whose algorithm sets the window in recovery itself
-    /// (`controls_recovery_window`, BBR): no PRR, the recovery window is `cc.cwnd()`.
-    cc_window: bool,
-    /// `bugfix`: whether duplicate acks at or below `recover` may start a fast retransmit
-    /// (`None`: as the algorithm's recovery style says).
-    bugfix: Option<bool>,
-    /// `ssthresh_basis = "window"`: losses halve the window, not the flight.
-    window_basis: bool,
-    /// `rto_restart_on_fast_retransmit`.
-    rto_restart_on_fr: bool,
-    /// `limited_transmit` (RFC 3042, ns-2 `singledup_`).
-    limited_transmit: bool,
-    /// `recovery_burst`: new segments per ack in Reno/NewReno recovery (0 = no cap).
-    recovery_burst: u32,
     /// `syn`: the SYN's state (see [`Syn`]).
     syn: Syn,
     /// `loss_detection = "vegas"`: per-segment send times and the fine-grained timeout
@@ -251,6 +188,61 @@ pub struct TcpSender {
     vegas: Option<Box<VegasLoss>>,
     /// The loss-recovery engine (`sender/recovery.rs`).
     engine: RecoveryEngine,
+    /// The state loss recovery keeps, whichever engine runs (`sender/recovery.rs`).
+    rec: recovery::RecoveryState,
+    /// Rules in which stacks differ (the profiles set them: docs/tcp.md, "Profiles").
+    compat: Compat,
+    /// End-host backpressure (seed 000 §5).
+    ipq: Backpressure,
+    /// Pacing (`sender/pacing.rs`).
+    pace: pacing::PaceState,
+    /// The send buffer between the application and the connection.
+    buf: SendBuffer,
+    /// The receiver's advertised window (`sender/rwnd.rs`).
+    rwnd: rwnd::Rwnd,
+}
+
+/// Rules in which stacks differ, one switch each (`TcpConfig` keys of the same names).
+#[derive(Clone, Copy, Debug)]
+struct Compat {
+    /// `bugfix`: whether duplicate acks at or below `recover` may start a fast retransmit
+    /// (`None`: as the algorithm's recovery style says).
+    bugfix: Option<bool>,
+    /// `ssthresh_basis = "window"`: losses halve the window, not the flight.
+    window_basis: bool,
+    /// `rto_restart_on_fast_retransmit`.
+    rto_restart_on_fr: bool,
+    /// Restart the RTO when the segment at `snd_una` is retransmitted (Linux, ns-2).
+    rto_restart_on_retransmit: bool,
+    /// Which partial acks restart the timer in NewReno recovery.
+    partial_ack_timer: PartialAckTimer,
+    /// How the window is set when a recovery ends.
+    recovery_exit: RecoveryExit,
+}
+
+/// End-host backpressure: at most `limit` of this connection's data segments in the
+/// first-hop interface queue.
+#[derive(Clone, Copy, Debug)]
+struct Backpressure {
+    /// Data segments allowed in the local IP queue (`u32::MAX` = no limit).
+    limit: u32,
+    /// How many are there now.
+    count: u32,
+    /// A retransmission of `snd_una` waits for the IP queue gate.
+    retx_pending: bool,
+}
+
+/// What the application has written and what of it the connection may send.
+#[derive(Clone, Copy, Debug)]
+struct SendBuffer {
+    /// Bytes the send buffer has accepted from the application (end of the stream so far;
+    /// what may be sent). Without a send buffer, everything written.
+    app_limit: u64,
+    /// Bytes the application has written (`u64::MAX`: a greedy source). With a send buffer
+    /// `app_limit = min(written, snd_una + limit)` (never below `snd_max`).
+    written: u64,
+    /// `send_buffer` (`u64::MAX` = unlimited: `app_limit = written`).
+    limit: u64,
 }
 
 /// The one-way handshake of `syn = true` (ns-2's `syn_`).
@@ -288,11 +280,6 @@ impl TcpSender {
             max_window: cfg.max_window,
             dupack_threshold: cfg.dupack_threshold,
             ecn: ecn::Ecn::new(cfg),
-            rto_restart_on_retransmit: cfg.rto_restart_on_retransmit
-                && cfg.loss_detection != LossDetection::Rack,
-            partial_ack_timer: cfg.partial_ack_timer,
-            recovery_exit: cfg.recovery_exit,
-            partial_acks: 0,
             cc,
             rtt: match cfg.rto_tick {
                 Some(g) => {
@@ -304,29 +291,9 @@ impl TcpSender {
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
-            app_limit: 0,
-            written: 0,
-            send_buffer: cfg.send_buffer,
-            rwnd_edge: cfg
-                .playback
-                .map_or(u64::MAX, |p| (p.buffer >> p.scale()) << p.scale()),
-            rwnd_scale: cfg.playback.map_or(0, |p| p.scale()),
-            last_wnd: cfg
-                .playback
-                .map_or(0, |p| (p.buffer >> p.scale()).min(0xffff) as u16),
-            persist: false,
-            dupacks: 0,
-            state: CaState::Open,
-            recover: 0,
-            recover_set: false,
-            rec_window: 0,
-            inflate_step: if inflate { cfg.mss as u64 } else { 0 },
             timed: None,
             rto_deadline: None,
             stats: SenderStats::default(),
-            ipq_limit: u32::MAX,
-            ipq_count: 0,
-            retx_pending: false,
             retx_high: 0,
             sack: (cfg.recovery == Recovery::Rfc6675).then(|| {
                 let mut st = SackState::new(cfg.dupack_threshold, cfg.mss, prr, cfg.nextseg_rule3);
@@ -343,22 +310,59 @@ impl TcpSender {
                 .then(|| Box::new(RackState::new(cfg.tlp))),
             spurious: (cfg.frto || cfg.dsack_undo)
                 .then(|| Box::new(undo::Spurious::new(cfg.frto, cfg.dsack_undo))),
-            pacing: cfg.pacing,
-            paced: cfg.pacing != Pacing::Off,
             extras: cfg.pacing != Pacing::Off || cfg.loss_detection == LossDetection::Vegas,
-            pace_next: SimTime::ZERO,
             pace_deadline: None,
             rate: None,
-            cc_window,
-            bugfix: cfg.bugfix,
-            window_basis: cfg.ssthresh_basis == SsthreshBasis::Window,
-            rto_restart_on_fr: cfg.rto_restart_on_fast_retransmit
-                && cfg.loss_detection != LossDetection::Rack,
-            limited_transmit: cfg.limited_transmit && cfg.recovery == Recovery::NewReno,
-            recovery_burst: cfg.recovery_burst,
             syn: if cfg.syn { Syn::ToSend } else { Syn::Done },
             vegas: (engine == RecoveryEngine::Vegas).then(|| Box::new(VegasLoss::new(cfg.mss))),
             engine,
+            rec: recovery::RecoveryState {
+                state: CaState::Open,
+                dupacks: 0,
+                recover: 0,
+                recover_set: false,
+                window: 0,
+                partial_acks: 0,
+                inflate_step: if inflate { cfg.mss as u64 } else { 0 },
+                limited_transmit: cfg.limited_transmit && cfg.recovery == Recovery::NewReno,
+                burst: cfg.recovery_burst,
+                cc_window,
+            },
+            compat: Compat {
+                bugfix: cfg.bugfix,
+                window_basis: cfg.ssthresh_basis == SsthreshBasis::Window,
+                rto_restart_on_fr: cfg.rto_restart_on_fast_retransmit
+                    && cfg.loss_detection != LossDetection::Rack,
+                rto_restart_on_retransmit: cfg.rto_restart_on_retransmit
+                    && cfg.loss_detection != LossDetection::Rack,
+                partial_ack_timer: cfg.partial_ack_timer,
+                recovery_exit: cfg.recovery_exit,
+            },
+            ipq: Backpressure {
+                limit: u32::MAX,
+                count: 0,
+                retx_pending: false,
+            },
+            pace: pacing::PaceState {
+                mode: cfg.pacing,
+                paced: cfg.pacing != Pacing::Off,
+                next: SimTime::ZERO,
+            },
+            buf: SendBuffer {
+                app_limit: 0,
+                written: 0,
+                limit: cfg.send_buffer,
+            },
+            rwnd: rwnd::Rwnd {
+                edge: cfg
+                    .playback
+                    .map_or(u64::MAX, |p| (p.buffer >> p.scale()) << p.scale()),
+                scale: cfg.playback.map_or(0, |p| p.scale()),
+                last_wnd: cfg
+                    .playback
+                    .map_or(0, |p| (p.buffer >> p.scale()).min(0xffff) as u16),
+                persist: false,
+            },
         }
         .with_rate_sampler()
     }
@@ -388,34 +392,34 @@ impl TcpSender {
 
     /// Enable end-host backpressure: at most `b` data segments in the local IP queue.
     pub fn set_ipq_limit(&mut self, b: u32) {
-        self.ipq_limit = b.max(1);
+        self.ipq.limit = b.max(1);
     }
 
     /// This connection's data segments in the local IP queue (backpressure only).
     pub fn ipq_count(&self) -> u32 {
-        self.ipq_count
+        self.ipq.count
     }
 
     #[inline]
     fn gate_open(&self) -> bool {
-        self.ipq_count < self.ipq_limit
+        self.ipq.count < self.ipq.limit
     }
 
     /// One of this connection's data segments left the local IP queue (transmitted or
     /// dropped): send whatever the window now allows.
     pub fn ipq_departed(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
-        debug_assert!(self.ipq_count > 0, "departure without a queued segment");
-        self.ipq_count = self.ipq_count.saturating_sub(1);
+        debug_assert!(self.ipq.count > 0, "departure without a queued segment");
+        self.ipq.count = self.ipq.count.saturating_sub(1);
         self.output(now, out);
     }
 
     /// Retransmit the first unacknowledged segment now, or as soon as the gate opens.
     fn retransmit_head(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
         if self.gate_open() {
-            self.retx_pending = false;
+            self.ipq.retx_pending = false;
             self.send_segment(now, self.snd_una, out);
         } else {
-            self.retx_pending = true;
+            self.ipq.retx_pending = true;
         }
     }
 
@@ -429,36 +433,36 @@ impl TcpSender {
         self.snd_max
     }
     pub fn state(&self) -> CaState {
-        self.state
+        self.rec.state
     }
     pub fn max_window(&self) -> u64 {
         self.max_window
     }
     pub fn app_limit(&self) -> u64 {
-        self.app_limit
+        self.buf.app_limit
     }
     /// Bytes the application has written (`u64::MAX`: a greedy source); more than
     /// [`TcpSender::app_limit`] only while a full send buffer holds the rest back.
     pub fn written(&self) -> u64 {
-        self.written
+        self.buf.written
     }
     /// The right edge of the receiver's advertised window (`u64::MAX` without
     /// `playback_rwnd_cap`).
     pub fn rwnd_edge(&self) -> u64 {
-        self.rwnd_edge
+        self.rwnd.edge
     }
     /// All data the application offered has been acknowledged.
     pub fn is_complete(&self) -> bool {
-        self.app_limit != u64::MAX
-            && self.snd_una >= self.app_limit
-            && self.written <= self.app_limit
+        self.buf.app_limit != u64::MAX
+            && self.snd_una >= self.buf.app_limit
+            && self.buf.written <= self.buf.app_limit
     }
 
     /// The effective send window in bytes.
     #[inline]
     pub fn window(&self) -> u64 {
-        let w = if self.state == CaState::Recovery && !self.cc_window {
-            self.rec_window
+        let w = if self.rec.state == CaState::Recovery && !self.rec.cc_window {
+            self.rec.window
         } else {
             self.cc.cwnd()
         };
@@ -474,9 +478,9 @@ impl TcpSender {
             srtt: self.rtt.srtt(),
             rttvar: self.rtt.rttvar(),
             min_rtt: self.rtt.min_rtt(),
-            state: self.state,
+            state: self.rec.state,
             max_window: self.max_window,
-            recovery_exit: self.recovery_exit,
+            recovery_exit: self.compat.recovery_exit,
             una_retransmitted: self.snd_una < self.retx_high,
         }
     }
@@ -487,7 +491,7 @@ impl TcpSender {
     #[inline(never)]
     fn loss_view(&self) -> ConnView {
         let mut v = self.view();
-        if self.window_basis {
+        if self.compat.window_basis {
             v.in_flight = self.cc.cwnd().min(self.max_window);
         }
         v
@@ -517,7 +521,7 @@ impl TcpSender {
 
     /// The application now offers data up to byte `limit` (`u64::MAX` = unlimited).
     pub fn set_app_limit(&mut self, now: SimTime, limit: u64, out: &mut impl FnMut(Packet)) {
-        self.written = limit.max(self.snd_max);
+        self.buf.written = limit.max(self.snd_max);
         self.accept();
         self.output(now, out);
     }
@@ -526,18 +530,19 @@ impl TcpSender {
     /// send buffer, what does not fit waits with the application (the write blocks) and is
     /// accepted, in order, as acks free space.
     pub fn app_write(&mut self, now: SimTime, bytes: u64, out: &mut impl FnMut(Packet)) {
-        self.set_app_limit(now, self.written.saturating_add(bytes), out);
+        self.set_app_limit(now, self.buf.written.saturating_add(bytes), out);
     }
 
     /// The send buffer accepts what the application wrote, as far as it has room:
     /// `app_limit = min(written, snd_una + send_buffer)`, never below `snd_max`.
     #[inline(always)]
     fn accept(&mut self) {
-        self.app_limit = if self.send_buffer == u64::MAX {
-            self.written
+        self.buf.app_limit = if self.buf.limit == u64::MAX {
+            self.buf.written
         } else {
-            self.written
-                .min(self.snd_una.saturating_add(self.send_buffer))
+            self.buf
+                .written
+                .min(self.snd_una.saturating_add(self.buf.limit))
                 .max(self.snd_max)
         };
     }
@@ -545,8 +550,8 @@ impl TcpSender {
     /// The application stops offering new data; what was sent is still delivered (what it
     /// wrote and the send buffer did not accept yet is withdrawn too).
     pub fn stop_app(&mut self) {
-        self.app_limit = self.snd_max;
-        self.written = self.snd_max;
+        self.buf.app_limit = self.snd_max;
+        self.buf.written = self.snd_max;
     }
 
     #[inline(always)]
@@ -563,7 +568,7 @@ impl TcpSender {
         out: &mut impl FnMut(Packet),
     ) -> u32 {
         // `app_limit >= snd_max` always, so this also rebuilds a retransmitted segment.
-        let len = (self.app_limit - seq).min(cap as u64) as u32;
+        let len = (self.buf.app_limit - seq).min(cap as u64) as u32;
         let retx = seq < self.snd_max;
         let mut f = 0u8;
         if retx {
@@ -571,7 +576,7 @@ impl TcpSender {
             self.stats.retransmits += 1;
             self.retx_high = self.retx_high.max(seq + len as u64);
             self.timed = None; // Karn
-            if self.rto_restart_on_retransmit && seq == self.snd_una {
+            if self.compat.rto_restart_on_retransmit && seq == self.snd_una {
                 // Linux `tcp_xmit_retransmit_queue`, ns-2 `reset_rtx_timer` (after a
                 // timeout this sets what the timeout would: now + the backed-off RTO).
                 self.arm_timer(now);
@@ -582,8 +587,8 @@ impl TcpSender {
         // New data is ECN-capable; retransmissions only with `ecn_retransmits`. CWR rides
         // on the next new segment.
         f |= self.ecn.segment_flags(retx);
-        if self.ipq_limit != u32::MAX {
-            self.ipq_count += 1;
+        if self.ipq.limit != u32::MAX {
+            self.ipq.count += 1;
         }
         let mut cc = CcHeader::default();
         let view = self.view();
@@ -635,32 +640,32 @@ impl TcpSender {
     /// in recovery (`OUT_BURST`), none past the receiver's window (`OUT_RWND`).
     #[inline(always)]
     fn output_new<const SLOW: bool>(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
-        if self.retx_pending && self.gate_open() {
-            self.retx_pending = false;
+        if self.ipq.retx_pending && self.gate_open() {
+            self.ipq.retx_pending = false;
             if self.snd_una < self.snd_max {
                 self.send_segment(now, self.snd_una, out);
             }
         }
         // `recovery_burst`: the new segments this call may send (ns-2's Newreno sends at most
         // two per ack in fast recovery).
-        let mut burst = if SLOW && self.out_slow & OUT_BURST != 0 && self.state == CaState::Recovery
-        {
-            self.recovery_burst
-        } else {
-            u32::MAX
-        };
+        let mut burst =
+            if SLOW && self.out_slow & OUT_BURST != 0 && self.rec.state == CaState::Recovery {
+                self.rec.burst
+            } else {
+                u32::MAX
+            };
         loop {
-            if !self.gate_open() || self.snd_nxt >= self.app_limit || (SLOW && burst == 0) {
+            if !self.gate_open() || self.snd_nxt >= self.buf.app_limit || (SLOW && burst == 0) {
                 break;
             }
-            let len = (self.app_limit - self.snd_nxt).min(self.mss as u64);
+            let len = (self.buf.app_limit - self.snd_nxt).min(self.mss as u64);
             let wnd = self.window();
             // A whole segment must fit in the window, except that an idle connection may
             // always send one segment (so a window below one MSS cannot deadlock). The
             // receiver's advertised window has no such exception (`playback_rwnd_cap`: a
             // closed window is probed by the persist timer).
             if (self.snd_nxt + len > self.snd_una + wnd && self.snd_nxt > self.snd_una)
-                || (SLOW && self.snd_nxt + len > self.rwnd_edge)
+                || (SLOW && self.snd_nxt + len > self.rwnd.edge)
             {
                 break;
             }
@@ -687,7 +692,7 @@ impl TcpSender {
     #[inline(never)]
     fn check_app_limited(&mut self) {
         let flight = self.snd_max - self.snd_una;
-        if self.snd_nxt >= self.app_limit && flight < self.window() {
+        if self.snd_nxt >= self.buf.app_limit && flight < self.window() {
             if let Some(r) = self.rate.as_deref_mut() {
                 r.mark_app_limited(flight);
             }
@@ -736,7 +741,7 @@ impl TcpSender {
             if self.snd_nxt < self.snd_una {
                 self.snd_nxt = self.snd_una;
             }
-            if self.send_buffer != u64::MAX {
+            if self.buf.limit != u64::MAX {
                 // Acked bytes leave the send buffer: the blocked writer's data moves in.
                 self.accept();
             }
@@ -950,10 +955,10 @@ mod tests {
             &cfg,
             AnyCc::Bbr(Box::new(bbr)),
         );
-        assert!(s.cc_window);
+        assert!(s.rec.cc_window);
         assert!(!s.sack.as_deref().unwrap().prr.enabled());
-        s.state = CaState::Recovery;
-        s.rec_window = 3 * MSS as u64;
+        s.rec.state = CaState::Recovery;
+        s.rec.window = 3 * MSS as u64;
         assert_eq!(
             s.window(),
             10 * MSS as u64,
@@ -967,10 +972,10 @@ mod tests {
             &cfg,
             reno(MSS, 10_000, u64::MAX, true),
         );
-        assert!(!r.cc_window);
+        assert!(!r.rec.cc_window);
         assert!(r.sack.as_deref().unwrap().prr.enabled());
-        r.state = CaState::Recovery;
-        r.rec_window = 3 * MSS as u64;
+        r.rec.state = CaState::Recovery;
+        r.rec.window = 3 * MSS as u64;
         assert_eq!(r.window(), 3 * MSS as u64);
     }
 
@@ -1307,7 +1312,7 @@ mod tests {
     /// Three holes (1000, 3000, 5000): the timer after each partial ack, per variant.
     fn timer_after_partial_acks(variant: PartialAckTimer) -> Vec<Option<SimTime>> {
         let mut s = sender(10, true);
-        s.partial_ack_timer = variant;
+        s.compat.partial_ack_timer = variant;
         let t0 = SimTime::ZERO;
         collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
         let ms = |k: u64| SimTime(k * 1_000_000_000);
@@ -1343,7 +1348,7 @@ mod tests {
     /// The timer after a fast retransmit at 10 ms (the last new data acked at 5 ms).
     fn timer_around_fast_retransmit(restart: bool) -> (Option<SimTime>, Option<SimTime>, SimTime) {
         let mut s = sender(10, true);
-        s.rto_restart_on_retransmit = restart;
+        s.compat.rto_restart_on_retransmit = restart;
         let t0 = SimTime::ZERO;
         let ms = |k: u64| SimTime(k * 1_000_000_000);
         collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
@@ -1428,7 +1433,7 @@ mod tests {
     /// below `recover`). Fast retransmits and the window after them.
     fn reno_second_hole(bugfix: Option<bool>) -> (u64, u64, Vec<u64>) {
         let mut s = sender(10, false);
-        s.bugfix = bugfix;
+        s.compat.bugfix = bugfix;
         let t0 = SimTime::ZERO;
         collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
         for _ in 0..3 {
@@ -1465,7 +1470,7 @@ mod tests {
         assert!(sent.is_empty(), "{sent:?}");
         // NewReno without the check (bugFix_ false on Agent/TCP/Newreno).
         let mut s = sender(10, true);
-        s.bugfix = Some(false);
+        s.compat.bugfix = Some(false);
         let t0 = SimTime::ZERO;
         collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
         s.on_timeout(SimTime(1), &mut |_| {});
@@ -1485,7 +1490,7 @@ mod tests {
         // window (5: ssthresh 2.5 segments).
         let run = |mode: SsthreshBasis| {
             let mut s = sender(10, true);
-            s.window_basis = mode == SsthreshBasis::Window;
+            s.compat.window_basis = mode == SsthreshBasis::Window;
             let t0 = SimTime::ZERO;
             collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
             for _ in 0..3 {
@@ -1505,8 +1510,8 @@ mod tests {
         // halves the flight (6), ns-2's slowdown the window (5).
         let run = |window: bool| {
             let mut s = sender(10, true);
-            s.limited_transmit = true;
-            s.window_basis = window;
+            s.rec.limited_transmit = true;
+            s.compat.window_basis = window;
             let t0 = SimTime::ZERO;
             collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
             for _ in 0..3 {
@@ -1522,7 +1527,7 @@ mod tests {
     #[test]
     fn rto_restart_on_fast_retransmit_only() {
         let mut s = sender(10, true);
-        s.rto_restart_on_fr = true;
+        s.compat.rto_restart_on_fr = true;
         let t0 = SimTime::ZERO;
         collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
         let first = s.rto_deadline;
@@ -1548,7 +1553,7 @@ mod tests {
     #[test]
     fn limited_transmit_sends_one_new_segment_per_early_dupack() {
         let mut s = sender(4, true);
-        s.limited_transmit = true;
+        s.rec.limited_transmit = true;
         let t0 = SimTime::ZERO;
         let sent = collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
         assert_eq!(sent.len(), 4);
@@ -1581,7 +1586,7 @@ mod tests {
         // only two in this call (ns-2 Newreno: `send_much(0, 0, 2)` per ack).
         let run = |burst: u32| {
             let mut s = sender(10, true);
-            s.recovery_burst = burst;
+            s.rec.burst = burst;
             if burst > 0 {
                 s.out_slow |= OUT_BURST;
             }

@@ -72,7 +72,7 @@ impl TcpSender {
             self.ecn.ece_seen = true;
         }
         if self.ecn.enabled
-            && self.state == CaState::Open
+            && self.rec.state == CaState::Open
             && self.ecn.reacted_until.is_none_or(|h| self.snd_una > h)
             && self.cc.reduces_on_ecn()
         {

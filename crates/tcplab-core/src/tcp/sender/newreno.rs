@@ -24,11 +24,11 @@ impl TcpSender {
             self.cc
                 .on_congestion(now, Congestion::FastRetransmit, &view);
         }
-        self.state = CaState::Recovery;
-        self.partial_acks = 0;
-        self.recover = self.snd_max;
-        self.recover_set = true;
-        if self.rto_restart_on_fr {
+        self.rec.state = CaState::Recovery;
+        self.rec.partial_acks = 0;
+        self.rec.recover = self.snd_max;
+        self.rec.recover_set = true;
+        if self.compat.rto_restart_on_fr {
             // ns-2 `RenoTcpAgent::dupack_action`: `reset_rtx_timer(1, 0)` before the fast
             // retransmit (no backoff; the current backoff stays in the timeout).
             self.arm_timer(now);
@@ -41,12 +41,13 @@ impl TcpSender {
     #[inline(never)]
     pub(super) fn limited_send(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
         // At `snd_nxt`, which after a timeout may lie below `snd_max` (ns-2 sends `t_seqno_`).
-        if !self.gate_open() || self.snd_nxt >= self.app_limit {
+        if !self.gate_open() || self.snd_nxt >= self.buf.app_limit {
             return;
         }
-        let len = (self.app_limit - self.snd_nxt).min(self.mss as u64);
-        let allowed = (self.cc.cwnd() + self.dupacks as u64 * self.mss as u64).min(self.max_window);
-        if self.snd_nxt + len > self.snd_una + allowed || self.snd_nxt + len > self.rwnd_edge {
+        let len = (self.buf.app_limit - self.snd_nxt).min(self.mss as u64);
+        let allowed =
+            (self.cc.cwnd() + self.rec.dupacks as u64 * self.mss as u64).min(self.max_window);
+        if self.snd_nxt + len > self.snd_una + allowed || self.snd_nxt + len > self.rwnd.edge {
             return;
         }
         let seq = self.snd_nxt;
@@ -56,7 +57,7 @@ impl TcpSender {
 
     pub(super) fn enter_recovery(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
         self.begin_recovery(now);
-        self.rec_window = self.cc.cwnd() + self.dupack_threshold as u64 * self.inflate_step;
+        self.rec.window = self.cc.cwnd() + self.dupack_threshold as u64 * self.rec.inflate_step;
         self.retransmit_head(now, out);
     }
 }
@@ -80,42 +81,42 @@ impl RecoveryOps for NewRenoOps {
     ) -> bool {
         let ack = pkt.ack;
         let mut restart = newly > 0;
-        match s.state {
+        match s.rec.state {
             CaState::Recovery => {
                 if dup {
-                    s.rec_window += s.inflate_step;
+                    s.rec.window += s.rec.inflate_step;
                 } else if newly > 0 {
-                    let full = ack >= s.recover;
+                    let full = ack >= s.rec.recover;
                     if full || s.cc.recovery_style() == RecoveryStyle::Reno {
-                        s.state = CaState::Open;
-                        s.dupacks = 0;
+                        s.rec.state = CaState::Open;
+                        s.rec.dupacks = 0;
                         let view = s.view();
                         s.cc.on_recovery_exit(now, &view);
                     } else {
                         // NewReno partial ack: retransmit the next hole, deflate, restart timer.
                         s.retransmit_head(now, out);
-                        if s.inflate_step != 0 {
-                            s.rec_window = s.rec_window.saturating_sub(newly);
+                        if s.rec.inflate_step != 0 {
+                            s.rec.window = s.rec.window.saturating_sub(newly);
                             if newly >= s.mss as u64 {
-                                s.rec_window += s.mss as u64;
+                                s.rec.window += s.mss as u64;
                             }
                         } else {
-                            s.rec_window = s.cc.cwnd();
+                            s.rec.window = s.cc.cwnd();
                         }
-                        s.partial_acks += 1;
-                        restart =
-                            s.partial_ack_timer == PartialAckTimer::Every || s.partial_acks == 1;
+                        s.rec.partial_acks += 1;
+                        restart = s.compat.partial_ack_timer == PartialAckTimer::Every
+                            || s.rec.partial_acks == 1;
                     }
                 }
             }
             CaState::Open | CaState::Loss => {
                 if newly > 0 {
-                    s.dupacks = 0;
-                    if s.state == CaState::Loss && s.snd_una >= s.recover {
-                        s.state = CaState::Open;
+                    s.rec.dupacks = 0;
+                    if s.rec.state == CaState::Loss && s.snd_una >= s.rec.recover {
+                        s.rec.state = CaState::Open;
                     }
                 } else if dup {
-                    s.dupacks += 1;
+                    s.rec.dupacks += 1;
                     // RFC 6582 §3.2 step 1: NewReno starts a fast retransmit only if the
                     // ack covers more than `recover` (the highest sequence sent when the
                     // last recovery or timeout began); duplicate acks at or below it are
@@ -123,14 +124,15 @@ impl RecoveryOps for NewRenoOps {
                     // (ns-2's `bugFix_`, `RenoTcpAgent::dupack_action`) makes Reno check
                     // too, or NewReno not.
                     let careful = s
+                        .compat
                         .bugfix
                         .unwrap_or(s.cc.recovery_style() == RecoveryStyle::NewReno);
-                    if s.dupacks == s.dupack_threshold
-                        && s.state == CaState::Open
-                        && (!careful || !s.recover_set || ack > s.recover)
+                    if s.rec.dupacks == s.dupack_threshold
+                        && s.rec.state == CaState::Open
+                        && (!careful || !s.rec.recover_set || ack > s.rec.recover)
                     {
                         s.enter_recovery(now, out);
-                    } else if s.limited_transmit && s.dupacks < s.dupack_threshold {
+                    } else if s.rec.limited_transmit && s.rec.dupacks < s.dupack_threshold {
                         s.limited_send(now, out);
                     }
                 }

@@ -4,15 +4,26 @@
 
 use super::*;
 
+/// The sender's pacing state.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct PaceState {
+    /// `pacing` (other than "off": where the rate comes from).
+    pub(super) mode: Pacing,
+    /// `mode != Off`: the test unpaced flows pay per segment in `output`.
+    pub(super) paced: bool,
+    /// The earliest time the next segment may leave (fq's per-flow release time).
+    pub(super) next: SimTime,
+}
+
 impl TcpSender {
     /// The sender paces (`pacing` other than "off").
     pub fn is_paced(&self) -> bool {
-        self.paced
+        self.pace.paced
     }
 
     /// The pacing rate now, bytes per second (`None`: this flow is not paced now).
     pub fn pacing_rate(&self) -> Option<u64> {
-        match self.pacing {
+        match self.pace.mode {
             Pacing::Off => None,
             Pacing::Cc => self.cc.pacing_rate(),
             Pacing::Rate(r) => Some(r),
@@ -47,7 +58,7 @@ impl TcpSender {
         if let Some(r) = self.rate.as_deref_mut() {
             r.on_send(now, seq, len as u64, retx, self.snd_max - self.snd_una);
         }
-        if self.paced {
+        if self.pace.paced {
             self.pace_charge(now, len + self.header);
         }
     }
@@ -56,7 +67,7 @@ impl TcpSender {
     /// (after the previous release time, if that is still ahead: `max(now, next) + size/rate`).
     #[inline(never)]
     pub(super) fn pace_charge(&mut self, now: SimTime, wire: u32) {
-        self.pace_next = match self.pacing_rate() {
+        self.pace.next = match self.pacing_rate() {
             Some(r) if r > 0 => {
                 // In u64 when `wire · 10¹²` fits (any packet under 18 MB): the same quotient
                 // without a 128-bit division per segment.
@@ -66,7 +77,7 @@ impl TcpSender {
                 } else {
                     (wire as u128 * PS as u128 / r as u128).min(u64::MAX as u128) as u64
                 };
-                self.pace_next.max(now) + SimDuration(gap)
+                self.pace.next.max(now) + SimDuration(gap)
             }
             _ => now,
         };
@@ -75,13 +86,13 @@ impl TcpSender {
     /// Pacing: the segment at the head may not leave yet; wait for the release time.
     #[inline(always)]
     pub(super) fn pace_blocked(&mut self, now: SimTime) -> bool {
-        self.paced && self.pace_wait(now)
+        self.pace.paced && self.pace_wait(now)
     }
 
     #[inline(never)]
     pub(super) fn pace_wait(&mut self, now: SimTime) -> bool {
-        if now < self.pace_next {
-            self.pace_deadline = Some(self.pace_next);
+        if now < self.pace.next {
+            self.pace_deadline = Some(self.pace.next);
             return true;
         }
         self.pace_deadline = None;

@@ -36,22 +36,22 @@ impl TcpSender {
                 r.tlp_end = None;
             }
         }
-        match self.state {
-            CaState::Recovery if newly > 0 && una >= self.recover => {
-                self.state = CaState::Open;
-                self.dupacks = 0;
+        match self.rec.state {
+            CaState::Recovery if newly > 0 && una >= self.rec.recover => {
+                self.rec.state = CaState::Open;
+                self.rec.dupacks = 0;
                 r.recovery_ended();
                 let view = self.view();
                 self.cc.on_recovery_exit(now, &view);
             }
-            CaState::Loss if newly > 0 && una >= self.recover => {
-                self.state = CaState::Open;
+            CaState::Loss if newly > 0 && una >= self.rec.recover => {
+                self.rec.state = CaState::Open;
                 r.recovery_ended();
             }
             _ => {}
         }
         self.rack_detect(now);
-        if tlp_loss && self.state == CaState::Open {
+        if tlp_loss && self.rec.state == CaState::Open {
             // RFC 8985 §7.4.2: the probe repaired a loss; react as a fast recovery would.
             let r = self.rack.as_deref_mut().expect("RACK state");
             r.stats.tlp_recoveries += 1;
@@ -62,15 +62,15 @@ impl TcpSender {
             self.cc.on_recovery_exit(now, &view);
         }
         let lost = self.rack.as_deref().expect("RACK state").lost();
-        if self.state == CaState::Open && lost > 0 {
+        if self.rec.state == CaState::Open && lost > 0 {
             self.rack_enter_recovery(now, delivered);
-        } else if self.state == CaState::Recovery {
+        } else if self.rec.state == CaState::Recovery {
             let r = self.rack.as_deref().expect("RACK state");
             let st = self.sack.as_deref_mut().expect("SACK state");
             if st.prr.enabled() {
                 let pipe = r.pipe(self.snd_una, self.snd_max);
                 let sndcnt = st.prr.on_ack(delivered, pipe, self.mss as u64);
-                self.rec_window = pipe + sndcnt;
+                self.rec.window = pipe + sndcnt;
             }
         }
     }
@@ -79,7 +79,7 @@ impl TcpSender {
     fn rack_detect(&mut self, now: SimTime) {
         let min_rtt = self.rtt.min_rtt().map_or(0, |d| d.0);
         let srtt = self.rtt.srtt().map_or(u64::MAX, |d| d.0);
-        let in_rec = self.state != CaState::Open;
+        let in_rec = self.rec.state != CaState::Open;
         let dupthresh = self.dupack_threshold as u64;
         let r = self.rack.as_deref_mut().expect("RACK state");
         let reo = r.reo_wnd(in_rec, srtt, min_rtt, dupthresh);
@@ -97,7 +97,7 @@ impl TcpSender {
         r.pto_at = None;
         let st = self.sack.as_deref_mut().expect("SACK state");
         st.prr.start(high - una, cwnd);
-        self.rec_window = if st.prr.enabled() {
+        self.rec.window = if st.prr.enabled() {
             let pipe = r.pipe(una, high);
             pipe + st.prr.on_ack(delivered, pipe, mss)
         } else {
@@ -110,7 +110,7 @@ impl TcpSender {
     #[inline(never)]
     pub(super) fn rack_output(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
         let mss = self.mss as u64;
-        let recovery = self.state == CaState::Recovery;
+        let recovery = self.rec.state == CaState::Recovery;
         let prr = recovery && self.sack.as_deref().is_some_and(|st| st.prr.enabled());
         let cwnd = self.window();
         let mut pipe = {
@@ -123,8 +123,8 @@ impl TcpSender {
             let (seq, len, no) = match r.peek_lost() {
                 Some((no, s, e)) => (s, e - s, Some(no)),
                 None => {
-                    let len = self.app_limit.saturating_sub(nxt).min(mss);
-                    if len == 0 || nxt + len > (una + self.max_window).min(self.rwnd_edge) {
+                    let len = self.buf.app_limit.saturating_sub(nxt).min(mss);
+                    if len == 0 || nxt + len > (una + self.max_window).min(self.rwnd.edge) {
                         break;
                     }
                     (nxt, len, None)
@@ -173,7 +173,7 @@ impl TcpSender {
         }
         let flight = self.snd_max - self.snd_una;
         let srtt = self.rtt.srtt();
-        let open = self.state == CaState::Open;
+        let open = self.rec.state == CaState::Open;
         let mss = self.mss as u64;
         let r = self.rack.as_deref_mut().expect("RACK state");
         // RFC 8985 §7.2: schedule the probe in the open state, one at a time.
@@ -209,7 +209,7 @@ impl TcpSender {
             r.stats.reo_timeouts += 1;
             self.rack_detect(now);
             let lost = self.rack.as_deref().expect("RACK state").lost();
-            if self.state == CaState::Open && lost > 0 {
+            if self.rec.state == CaState::Open && lost > 0 {
                 self.rack_enter_recovery(now, 0);
             }
             return self.rack_output(now, out);
@@ -232,11 +232,11 @@ impl TcpSender {
         let view = self.view();
         self.cc.on_congestion(now, Congestion::Timeout, &view);
         self.rtt.back_off();
-        self.state = CaState::Loss;
-        self.recover = self.snd_max;
-        self.recover_set = true;
-        self.dupacks = 0;
-        self.retx_pending = false;
+        self.rec.state = CaState::Loss;
+        self.rec.recover = self.snd_max;
+        self.rec.recover_set = true;
+        self.rec.dupacks = 0;
+        self.ipq.retx_pending = false;
         self.rack_output(now, out);
     }
 
@@ -244,8 +244,8 @@ impl TcpSender {
     /// segment sent again; then the RTO restarts.
     fn tlp_probe(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
         let (una, nxt) = (self.snd_una, self.snd_nxt);
-        let len = self.app_limit.saturating_sub(nxt).min(self.mss as u64);
-        if len > 0 && nxt + len <= (una + self.max_window).min(self.rwnd_edge) && self.gate_open() {
+        let len = self.buf.app_limit.saturating_sub(nxt).min(self.mss as u64);
+        if len > 0 && nxt + len <= (una + self.max_window).min(self.rwnd.edge) && self.gate_open() {
             let sent = self.send_capped(now, nxt, len as u32, out) as u64;
             self.snd_nxt = nxt + sent;
             self.snd_max = self.snd_nxt;

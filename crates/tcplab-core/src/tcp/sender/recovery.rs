@@ -52,6 +52,37 @@ impl RecoveryEngine {
     }
 }
 
+/// The state loss recovery keeps, whichever engine runs (each engine reads and writes it
+/// by its own rules; `sack` and `vegas` on the sender hold what only one engine keeps).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct RecoveryState {
+    /// Open, in (fast) recovery, or after a timeout (Loss).
+    pub(super) state: CaState,
+    /// Duplicate acks counted since the last ack of new data.
+    pub(super) dupacks: u32,
+    /// RFC 6582 `recover` / RFC 6675 `RecoveryPoint`: the highest sequence sent when the
+    /// last recovery or timeout began.
+    pub(super) recover: u64,
+    /// `recover` was set by a recovery or a timeout (before that, like RFC 6582's initial
+    /// value ISS, it lies below the first data byte).
+    pub(super) recover_set: bool,
+    /// Send window while in fast recovery (inflated by duplicate acks; PRR's `pipe +
+    /// sndcnt` with SACK).
+    pub(super) window: u64,
+    /// Partial acks seen in the current recovery.
+    pub(super) partial_acks: u32,
+    /// What a duplicate ack adds to `window` in Reno/NewReno fast recovery: one MSS, or
+    /// 0 when the algorithm's `recovery_inflation` is false (the window stays its own).
+    pub(super) inflate_step: u64,
+    /// `limited_transmit` (RFC 3042, ns-2 `singledup_`).
+    pub(super) limited_transmit: bool,
+    /// `recovery_burst`: new segments per ack in Reno/NewReno recovery (0 = no cap).
+    pub(super) burst: u32,
+    /// SACK flows whose algorithm sets the window in recovery itself
+    /// (`controls_recovery_window`, BBR): no PRR, the recovery window is `cc.cwnd()`.
+    pub(super) cc_window: bool,
+}
+
 /// One loss-recovery engine: its rules for an ack and for a retransmission timeout.
 pub(super) trait RecoveryOps {
     /// One ack, after the sender's bookkeeping and the algorithm's `on_ack`: `newly` bytes

@@ -36,6 +36,23 @@ use super::TcpSender;
 use crate::packet::Packet;
 use crate::time::SimTime;
 
+/// What the sender knows of the receiver's advertised window.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Rwnd {
+    /// The right edge of the receiver's window: the highest `ack + window` advertised (a
+    /// receiver never shrinks its window, RFC 9293 §3.8.6.2.1, so an older ack cannot move
+    /// it back). `u64::MAX` without `playback_rwnd_cap`. New data stays at or below it.
+    pub(super) edge: u64,
+    /// RFC 7323 window scale of the `Packet::wnd` field.
+    pub(super) scale: u8,
+    /// The window field of the last ack (RFC 5681's duplicate-ack definition: an ack that
+    /// changes the advertised window is not a duplicate).
+    pub(super) last_wnd: u16,
+    /// The retransmission timer is running as the persist timer (RFC 9293 §3.8.6.1: the
+    /// window is closed, nothing is outstanding and data waits).
+    pub(super) persist: bool,
+}
+
 impl TcpSender {
     /// An ack on a flow with an advertised window: note the window; handle the ack here
     /// (return true) when it is only a window update or a probe's reply. O(1).
@@ -46,14 +63,14 @@ impl TcpSender {
         pkt: &Packet,
         out: &mut impl FnMut(Packet),
     ) -> bool {
-        let changed = pkt.wnd != self.last_wnd;
-        self.last_wnd = pkt.wnd;
-        let edge = pkt.ack.saturating_add((pkt.wnd as u64) << self.rwnd_scale);
-        self.rwnd_edge = self.rwnd_edge.max(edge);
-        if self.persist {
+        let changed = pkt.wnd != self.rwnd.last_wnd;
+        self.rwnd.last_wnd = pkt.wnd;
+        let edge = pkt.ack.saturating_add((pkt.wnd as u64) << self.rwnd.scale);
+        self.rwnd.edge = self.rwnd.edge.max(edge);
+        if self.rwnd.persist {
             // Any ack stops the persist timer; `output` starts it again if the window is
             // still closed.
-            self.persist = false;
+            self.rwnd.persist = false;
             self.rto_deadline = None;
         }
         if self.out_slow & super::OUT_SYN != 0 {
@@ -71,21 +88,21 @@ impl TcpSender {
     /// nothing is outstanding (no ack will come otherwise).
     #[inline(never)]
     pub(super) fn persist_check(&mut self, now: SimTime) {
-        if self.snd_una < self.snd_max || self.snd_nxt >= self.app_limit {
+        if self.snd_una < self.snd_max || self.snd_nxt >= self.buf.app_limit {
             return;
         }
-        let len = (self.app_limit - self.snd_nxt).min(self.mss as u64);
-        if self.snd_nxt + len <= self.rwnd_edge || self.rto_deadline.is_some() {
+        let len = (self.buf.app_limit - self.snd_nxt).min(self.mss as u64);
+        if self.snd_nxt + len <= self.rwnd.edge || self.rto_deadline.is_some() {
             return;
         }
-        self.persist = true;
+        self.rwnd.persist = true;
         self.rto_deadline = Some(now + self.rtt.rto());
     }
 
     /// The persist timer expired (nothing outstanding): probe the window if it is still
     /// closed, back off, and start the timer again.
     pub(super) fn persist_timeout(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
-        self.persist = false;
+        self.rwnd.persist = false;
         if !self.gate_open() {
             // Backpressure: the local queue is full; its departure calls `output` again.
             return;
@@ -93,8 +110,8 @@ impl TcpSender {
         self.stats.window_probes += 1;
         // A data packet on the wire: counted among the segments sent, as a SYN is.
         self.stats.segments_sent += 1;
-        if self.ipq_limit != u32::MAX {
-            self.ipq_count += 1;
+        if self.ipq.limit != u32::MAX {
+            self.ipq.count += 1;
         }
         out(Packet {
             size: self.header,
@@ -184,7 +201,7 @@ mod tests {
         assert_eq!(s.rwnd_edge(), 3000);
         // Nothing outstanding, data waiting, window closed: the persist timer runs.
         let rto = s.rtt.rto();
-        assert!(s.persist);
+        assert!(s.rwnd.persist);
         assert_eq!(s.rto_deadline, Some(ms(100) + rto));
         // It expires: one probe without payload at snd_una, no congestion reaction, and
         // the timer restarts backed off (2·RTO).
@@ -206,20 +223,20 @@ mod tests {
         // Its reply: same window, nothing outstanding: the timer starts again.
         let t2 = t1 + SimDuration::from_ms(20);
         assert!(run(&mut s, t2, &ack(3000, 0)).is_empty());
-        assert!(s.persist);
+        assert!(s.rwnd.persist);
         assert_eq!(s.rto_deadline, Some(t2 + SimDuration(2 * rto.0)));
         // The application read 2000 B: the window update sends two segments and stops
         // the persist timer (the retransmission timer now times the data).
         let t3 = t2 + SimDuration::from_ms(500);
         assert_eq!(seqs(&run(&mut s, t3, &ack(3000, 2000))), [3000, 4000]);
-        assert!(!s.persist);
+        assert!(!s.rwnd.persist);
         assert_eq!(s.stats.window_probes, 1);
         // Duplicate acks (the same window) count; an ack that changes the window does not
         // (RFC 5681 §2) but opens it: one more segment, and the count stays at 2.
         assert!(run(&mut s, t3, &ack(3000, 2000)).is_empty());
         assert!(run(&mut s, t3, &ack(3000, 2000)).is_empty());
         assert_eq!(seqs(&run(&mut s, t3, &ack(3000, 3000))), [5000]);
-        assert_eq!(s.dupacks, 2);
+        assert_eq!(s.rec.dupacks, 2);
         // The third duplicate with that window: fast retransmit of 3000.
         let fr = run(&mut s, t3, &ack(3000, 3000));
         assert_eq!(seqs(&fr), [3000]);
@@ -250,6 +267,6 @@ mod tests {
         assert_eq!(out.len(), 10);
         assert_eq!(s.rwnd_edge(), u64::MAX);
         assert_eq!(run(&mut s, ms(100), &ack(1000, 0)).len(), 2);
-        assert!(!s.persist);
+        assert!(!s.rwnd.persist);
     }
 }

@@ -75,7 +75,7 @@ impl TcpSender {
     ) -> bool {
         if sacked.is_some()
             || self.rack.is_some()
-            || self.state != CaState::Open
+            || self.rec.state != CaState::Open
             || pkt.has(flags::SACK)
         {
             return false;
@@ -87,9 +87,9 @@ impl TcpSender {
         }
         st.sb.advance(una);
         if newly > 0 {
-            self.dupacks = 0;
+            self.rec.dupacks = 0;
         }
-        if self.dupacks >= self.dupack_threshold {
+        if self.rec.dupacks >= self.dupack_threshold {
             self.maybe_enter_sack_recovery(now, newly);
         }
         true
@@ -117,33 +117,33 @@ impl TcpSender {
         let (delivered, newly_sacked) = (upd.delivered, upd.newly_sacked);
         let (una, high) = (self.snd_una, self.snd_max);
         let st = self.sack.as_deref_mut().expect("SACK state");
-        match self.state {
+        match self.rec.state {
             CaState::Recovery => {
-                if newly > 0 && una >= self.recover {
+                if newly > 0 && una >= self.rec.recover {
                     // RFC 6675 (A): RecoveryPoint acknowledged. The scoreboard above it is kept.
-                    self.state = CaState::Open;
+                    self.rec.state = CaState::Open;
                     self.out_slow &= !OUT_SACK;
-                    self.dupacks = 0;
+                    self.rec.dupacks = 0;
                     let view = self.view();
                     self.cc.on_recovery_exit(now, &view);
                     self.maybe_enter_sack_recovery(now, 0);
                 } else if st.prr.enabled() {
                     let pipe = st.sb.pipe(una, high);
                     let sndcnt = st.prr.on_ack(delivered, pipe, self.mss as u64);
-                    self.rec_window = pipe + sndcnt;
+                    self.rec.window = pipe + sndcnt;
                 }
             }
             CaState::Open | CaState::Loss => {
                 if newly > 0 {
-                    self.dupacks = 0;
-                    if self.state == CaState::Loss && una >= self.recover {
-                        self.state = CaState::Open;
+                    self.rec.dupacks = 0;
+                    if self.rec.state == CaState::Loss && una >= self.rec.recover {
+                        self.rec.state = CaState::Open;
                         self.out_slow &= !OUT_SACK;
                     }
                 }
                 // RFC 6675 §2: a duplicate ack SACKs data not SACKed before.
                 if dup && newly_sacked > 0 {
-                    self.dupacks += 1;
+                    self.rec.dupacks += 1;
                 }
                 self.maybe_enter_sack_recovery(now, delivered);
             }
@@ -153,12 +153,12 @@ impl TcpSender {
     /// RFC 6675 §5 steps (1)-(2): in the open state, `DupThresh` duplicate acks or
     /// IsLost(HighACK + 1) start recovery (step 4).
     pub(super) fn maybe_enter_sack_recovery(&mut self, now: SimTime, delivered: u64) {
-        if self.state != CaState::Open || self.snd_una >= self.snd_max {
+        if self.rec.state != CaState::Open || self.snd_una >= self.snd_max {
             return;
         }
         let st = self.sack.as_deref().expect("SACK state");
         let lost_head = st.sb.ranges() > 0 && st.sb.lost_frontier(self.snd_una).0 > self.snd_una;
-        if self.dupacks < self.dupack_threshold && !lost_head {
+        if self.rec.dupacks < self.dupack_threshold && !lost_head {
             return;
         }
         // (4.1) RecoveryPoint = HighData; (4.2) the algorithm sets its windows.
@@ -170,7 +170,7 @@ impl TcpSender {
         let st = self.sack.as_deref_mut().expect("SACK state");
         st.sb.start_phase(una);
         st.prr.start(high - una, cwnd);
-        self.rec_window = if st.prr.enabled() {
+        self.rec.window = if st.prr.enabled() {
             let pipe = st.sb.pipe(una, high);
             pipe + st.prr.on_ack(delivered, pipe, mss)
         } else {
@@ -178,7 +178,7 @@ impl TcpSender {
         };
         // (4.3) Retransmit the first segment (HighACK + 1) whatever the window says: the
         // `output` call that ends every ack sends it first (or when the IP queue gate opens).
-        self.retx_pending = true;
+        self.ipq.retx_pending = true;
     }
 
     /// Send one SACK-rule segment of at most `cap` bytes at `seq`: a retransmission below
@@ -199,7 +199,7 @@ impl TcpSender {
             self.snd_nxt = seq + len;
             self.snd_max = self.snd_nxt;
         }
-        if self.state == CaState::Recovery {
+        if self.rec.state == CaState::Recovery {
             st.prr.sent(len);
         }
         len
@@ -213,8 +213,8 @@ impl TcpSender {
             return self.rack_output(now, out);
         }
         let mss = self.mss as u64;
-        if self.retx_pending && self.gate_open() {
-            self.retx_pending = false;
+        if self.ipq.retx_pending && self.gate_open() {
+            self.ipq.retx_pending = false;
             if self.snd_una < self.snd_max {
                 let st = self.sack.as_deref().expect("SACK state");
                 let cap = st.sb.head_len(self.snd_una);
@@ -224,7 +224,7 @@ impl TcpSender {
         let st = self.sack.as_deref().expect("SACK state");
         let mut pipe = st.sb.pipe(self.snd_una, self.snd_max);
         let lost = st.sb.lost_frontier(self.snd_una).0;
-        let recovery = self.state == CaState::Recovery;
+        let recovery = self.rec.state == CaState::Recovery;
         let prr = recovery && st.prr.enabled();
         let cwnd = self.window();
         loop {
@@ -235,8 +235,8 @@ impl TcpSender {
             let st = self.sack.as_deref().expect("SACK state");
             // NextSeg: (1) a lost hole, (2) new data, (3) an unSACKed segment not yet lost.
             let seg = st.sb.next_hole(una, lost).or_else(|| {
-                let len = self.app_limit.saturating_sub(nxt).min(mss);
-                if len > 0 && nxt + len <= (una + self.max_window).min(self.rwnd_edge) {
+                let len = self.buf.app_limit.saturating_sub(nxt).min(mss);
+                if len > 0 && nxt + len <= (una + self.max_window).min(self.rwnd.edge) {
                     Some((nxt, len))
                 } else if recovery && st.rule3 {
                     st.sb.next_hole(una, nxt)

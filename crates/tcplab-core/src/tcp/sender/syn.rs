@@ -11,7 +11,7 @@ impl TcpSender {
     #[cold]
     #[inline(never)]
     pub(super) fn syn_output(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
-        if self.syn != Syn::ToSend || self.app_limit == 0 {
+        if self.syn != Syn::ToSend || self.buf.app_limit == 0 {
             return;
         }
         self.send_syn(now, false, out);
@@ -30,8 +30,8 @@ impl TcpSender {
         if retransmitted {
             self.stats.retransmits += 1;
         }
-        if self.ipq_limit != u32::MAX {
-            self.ipq_count += 1;
+        if self.ipq.limit != u32::MAX {
+            self.ipq.count += 1;
         }
         out(Packet {
             flags: if retransmitted { flags::RETX } else { 0 },

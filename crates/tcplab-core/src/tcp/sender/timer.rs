@@ -24,7 +24,7 @@ impl TcpSender {
         }
         self.rto_deadline = None;
         if self.snd_una >= self.snd_max {
-            if self.persist {
+            if self.rwnd.persist {
                 self.persist_timeout(now, out);
             }
             return;
@@ -34,7 +34,7 @@ impl TcpSender {
             self.undo_on_rto();
         }
         let mut view = self.recovery_timeout_view(now);
-        if self.window_basis {
+        if self.compat.window_basis {
             // ns-2 `TcpAgent::timeout` → `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)`:
             // ssthresh is half of `window()` = min(cwnd, awnd), fast recovery's inflation
             // gone (`RenoTcpAgent::timeout` zeroes `dupwnd_` first).
@@ -42,11 +42,11 @@ impl TcpSender {
         }
         self.cc.on_congestion(now, Congestion::Timeout, &view);
         self.rtt.back_off();
-        self.state = CaState::Loss;
-        self.recover = self.snd_max;
-        self.recover_set = true;
-        self.dupacks = 0;
-        self.retx_pending = false; // go-back-N resends snd_una first anyway
+        self.rec.state = CaState::Loss;
+        self.rec.recover = self.snd_max;
+        self.rec.recover_set = true;
+        self.rec.dupacks = 0;
+        self.ipq.retx_pending = false; // go-back-N resends snd_una first anyway
         self.recovery_timeout_resume();
         self.output(now, out);
         if self.rto_deadline.is_none() {

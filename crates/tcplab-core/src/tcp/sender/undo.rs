@@ -98,7 +98,7 @@ impl TcpSender {
 
     /// A fast recovery starts (before the algorithm's reduction).
     pub(super) fn undo_on_recovery(&mut self) {
-        if self.state == CaState::Open {
+        if self.rec.state == CaState::Open {
             self.undo_mark();
         }
         self.spurious.as_deref_mut().expect("undo state").step = 0;
@@ -106,7 +106,7 @@ impl TcpSender {
 
     /// A retransmission timeout (before the algorithm's reduction): F-RTO step 1.
     pub(super) fn undo_on_rto(&mut self) {
-        let state = self.state;
+        let state = self.rec.state;
         if state == CaState::Open {
             self.undo_mark();
         }
@@ -167,7 +167,7 @@ impl TcpSender {
             _ => {}
         }
         let sp = self.spurious.as_deref_mut().expect("undo state");
-        if sp.dsack && sp.snap.is_some() && self.state != CaState::Recovery {
+        if sp.dsack && sp.snap.is_some() && self.rec.state != CaState::Recovery {
             let retx = self.stats.retransmits - sp.retx_at_start;
             if retx > 0 && sp.dsacks >= retx {
                 sp.stats.dsack_undos += 1;
@@ -184,13 +184,13 @@ impl TcpSender {
         self.snd_nxt = self.snd_max;
         while n < 2 && self.gate_open() {
             let nxt = self.snd_max;
-            let len = self.app_limit.saturating_sub(nxt).min(mss);
-            if len == 0 || nxt + len > (self.snd_una + self.max_window).min(self.rwnd_edge) {
+            let len = self.buf.app_limit.saturating_sub(nxt).min(mss);
+            if len == 0 || nxt + len > (self.snd_una + self.max_window).min(self.rwnd.edge) {
                 break;
             }
             let sent = self.send_capped(now, nxt, len as u32, out) as u64;
             if let Some(st) = self.sack.as_deref_mut() {
-                if self.state == CaState::Recovery {
+                if self.rec.state == CaState::Recovery {
                     st.prr.sent(sent);
                 }
             }
@@ -214,9 +214,9 @@ impl TcpSender {
         if snap.cwnd() > self.cc.cwnd() {
             self.cc = snap;
         }
-        if self.state == CaState::Loss {
-            self.state = CaState::Open;
-            self.dupacks = 0;
+        if self.rec.state == CaState::Loss {
+            self.rec.state = CaState::Open;
+            self.rec.dupacks = 0;
             if let Some(r) = self.rack.as_deref_mut() {
                 r.undo_rto();
             } else if let Some(st) = self.sack.as_deref_mut() {

@@ -216,19 +216,19 @@ impl TcpSender {
         let f = self.vegas.as_deref_mut().expect("vegas loss state");
         if newly > 0 {
             f.sample(now, una);
-            self.dupacks = 0;
-            match self.state {
+            self.rec.dupacks = 0;
+            match self.rec.state {
                 CaState::Recovery => {
                     // Deflate to the algorithm's window (ns-2 `cwnd_ = v_newcwnd_`): the
                     // sender's inflated window is dropped; the algorithm hears of the exit
                     // only from a recovery it was told of.
-                    self.state = CaState::Open;
+                    self.rec.state = CaState::Open;
                     if std::mem::take(&mut f.cc_recovery) {
                         let view = self.view();
                         self.cc.on_recovery_exit(now, &view);
                     }
                 }
-                CaState::Loss if una >= self.recover => self.state = CaState::Open,
+                CaState::Loss if una >= self.rec.recover => self.rec.state = CaState::Open,
                 _ => {}
             }
             let f = self.vegas.as_deref_mut().expect("vegas loss state");
@@ -238,9 +238,9 @@ impl TcpSender {
                     f.fine_retransmits += 1;
                     // ns-2 sets dupacks_ to the threshold: further dupacks inflate the
                     // window until the next new ack deflates it.
-                    self.dupacks = self.dupack_threshold;
-                    self.state = CaState::Recovery;
-                    self.rec_window = self.cc.cwnd();
+                    self.rec.dupacks = self.dupack_threshold;
+                    self.rec.state = CaState::Recovery;
+                    self.rec.window = self.cc.cwnd();
                     self.retransmit_head(now, out);
                 } else {
                     f.worried = 0;
@@ -248,14 +248,14 @@ impl TcpSender {
             }
             return;
         }
-        if !dup || self.state == CaState::Loss {
+        if !dup || self.rec.state == CaState::Loss {
             return;
         }
-        self.dupacks = self.dupacks.saturating_add(1);
+        self.rec.dupacks = self.rec.dupacks.saturating_add(1);
         let expired = f.expired(now, una);
-        if !(expired || self.dupacks == self.dupack_threshold) {
-            if self.dupacks > self.dupack_threshold && self.state == CaState::Recovery {
-                self.rec_window += self.mss as u64;
+        if !(expired || self.rec.dupacks == self.dupack_threshold) {
+            if self.rec.dupacks > self.dupack_threshold && self.rec.state == CaState::Recovery {
+                self.rec.window += self.mss as u64;
             }
             return;
         }
@@ -268,24 +268,24 @@ impl TcpSender {
         } else {
             f.timeout_s += f.timeout_s / 8.0;
         }
-        if expired && self.dupacks < self.dupack_threshold {
+        if expired && self.rec.dupacks < self.dupack_threshold {
             f.fine_retransmits += 1;
         }
         if f.cut_at.is_none_or(|c| c < sent) {
             f.cut_at = Some(now);
             f.cc_recovery = true;
             self.begin_recovery(now);
-            self.rec_window = self.cc.cwnd() + self.dupacks as u64 * mss;
-        } else if self.state != CaState::Recovery {
+            self.rec.window = self.cc.cwnd() + self.rec.dupacks as u64 * mss;
+        } else if self.rec.state != CaState::Recovery {
             // Retransmitted without a cut (the window was cut after this segment left).
-            self.state = CaState::Recovery;
-            self.rec_window = self.cc.cwnd();
+            self.rec.state = CaState::Recovery;
+            self.rec.window = self.cc.cwnd();
         }
         self.rtt.back_off();
         self.arm_timer(now);
         self.retransmit_head(now, out);
         if transmits == 1 {
-            self.dupacks = self.dupack_threshold;
+            self.rec.dupacks = self.dupack_threshold;
         }
     }
 
