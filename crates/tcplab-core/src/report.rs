@@ -468,7 +468,7 @@ fn queue_warnings(b: &Built, warnings: &mut Vec<String>) {
     use crate::queue::QueueDisc;
     let sim = &b.sim;
     for (f, m) in sim.flows.iter().zip(&b.flow_meta) {
-        if m.tcp.ecn
+        if m.tcp.ecn.enabled
             && f.tcp().is_some()
             && !m
                 .path
@@ -554,7 +554,7 @@ fn defaults_warnings(b: &Built, warnings: &mut Vec<String>) {
             continue;
         }
         let no_sack = !m.tcp.sack && !o.written(&format!("flows.{}.sack", f.name));
-        let iw1 = m.tcp.init_cwnd == 1 && !o.written(&format!("flows.{}.init_cwnd", f.name));
+        let iw1 = m.tcp.start.init_cwnd == 1 && !o.written(&format!("flows.{}.init_cwnd", f.name));
         let k = match (no_sack, iw1) {
             (true, true) => 0,
             (true, false) => 1,

@@ -26,7 +26,9 @@ pub mod sender;
 pub use crate::cc_api::RecoveryExit;
 use crate::time::SimDuration;
 
-/// Per-connection transport parameters.
+/// Per-connection transport parameters, grouped by concern (start-up, the retransmission
+/// timer, loss recovery, ECN, the rules where stacks differ); what is left at the top are
+/// segment sizes, the windows, the receiver's acking and the send side's buffer and pacing.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
     /// Payload bytes per full segment.
@@ -37,42 +39,11 @@ pub struct TcpConfig {
     pub ack_size: u32,
     /// The receiver's window (largest amount of unacknowledged data), in bytes.
     pub max_window: u64,
-    /// Initial congestion window in segments.
-    pub init_cwnd: u32,
-    /// Initial slow-start threshold in bytes (`u64::MAX` = unlimited).
-    pub init_ssthresh: u64,
-    pub rto_initial: SimDuration,
-    pub rto_min: SimDuration,
-    pub rto_max: SimDuration,
-    /// Duplicate acks that trigger a fast retransmit.
-    pub dupack_threshold: u32,
     /// Delayed acks: ack every second full segment or after this timeout.
     pub delayed_ack: Option<SimDuration>,
     /// Quick-ack mode with delayed acks: segments acked at once at the start and after an
     /// idle gap longer than `rto_min` (0 = off; see [`receiver`]).
     pub quickack: u32,
-    /// ECN (RFC 3168): mark new data segments ECN-capable (ECT), react to ECN-Echo once
-    /// per window, and set CWR on the next new segment after a reduction.
-    pub ecn: bool,
-    /// How the receiver echoes CE marks.
-    pub ecn_echo: EcnEcho,
-    /// ECN: retransmitted segments carry ECT as well (ns-2 sets ECT on every data packet;
-    /// RFC 3168 §6.1.5 forbids it).
-    pub ecn_retransmits: bool,
-    /// An ack carrying ECN-Echo may grow the window (true, RFC 3168 and Linux in congestion
-    /// avoidance). False: ns-2.35's `old_ecn_ 0` (tcp.cc `TcpAgent::recv_newack_helper`): once
-    /// an ack of new data has carried ECN-Echo, later ECN-Echo acks do not call `opencwnd()`
-    /// ([`crate::cc::AckSample::ece_hold`]; reno, newreno, gaimd and highspeed only).
-    pub ece_increase: bool,
-    /// Restart the retransmission timer whenever the first unacknowledged segment is
-    /// retransmitted (a fast retransmit, a partial ack's or SACK recovery's retransmission
-    /// of the new head), as Linux (`tcp_xmit_retransmit_queue`) and ns-2 (`reset_rtx_timer`
-    /// at a fast retransmit) do; RFC 6298 restarts it only on acks of new data (§5.3).
-    pub rto_restart_on_retransmit: bool,
-    /// Which NewReno partial acks restart the retransmission timer.
-    pub partial_ack_timer: PartialAckTimer,
-    /// The congestion window when fast recovery ends.
-    pub recovery_exit: RecoveryExit,
     /// How the algorithm's window increase counts acks (handed to it in
     /// [`crate::cc::CcInit`]).
     pub ack_counting: crate::cc::AckCounting,
@@ -82,50 +53,8 @@ pub struct TcpConfig {
     /// SACK (RFC 2018): the receiver puts SACK blocks on its acks (D-SACK, RFC 2883, for
     /// duplicate segments).
     pub sack: bool,
-    /// Loss recovery after a fast retransmit.
-    pub recovery: Recovery,
-    /// Proportional Rate Reduction (RFC 6937) during [`Recovery::Rfc6675`].
-    pub prr: Prr,
-    /// RFC 6675 NextSeg rule 3: when neither a lost segment nor new data can be sent,
-    /// retransmit the next unSACKed segment not yet deemed lost.
-    pub nextseg_rule3: bool,
     /// Pacing: fq-style per-flow release times (see [`Pacing`]).
     pub pacing: Pacing,
-    /// How losses are detected in SACK recovery: RFC 6675's duplicate-ack count and IsLost,
-    /// or RACK-TLP (RFC 8985).
-    pub loss_detection: LossDetection,
-    /// Tail loss probes (RFC 8985 §7), with [`LossDetection::Rack`].
-    pub tlp: bool,
-    /// F-RTO (RFC 5682): detect spurious retransmission timeouts and undo them.
-    pub frto: bool,
-    /// Undo a window reduction when D-SACKs report every retransmission of it (needs SACK).
-    pub dsack_undo: bool,
-    /// RFC 6675 recovery: at a retransmission timeout the algorithm's FlightSize is
-    /// `snd_max − snd_una − SACKed bytes` instead of `snd_max − snd_una`.
-    pub rto_unsacked_flight: bool,
-    /// ns-2's `bugFix_` (`tcp-reno.cc`, `RenoTcpAgent::dupack_action`): a fast retransmit
-    /// needs duplicate acks above `recover` (RFC 6582 §3.2 step 1). `None`: as the
-    /// algorithm's recovery style says (NewReno checks, Reno does not); `Some(b)` forces it
-    /// for either style.
-    pub bugfix: Option<bool>,
-    /// What a loss (fast retransmit, timeout, ECN-Echo) halves for ssthresh.
-    pub ssthresh_basis: SsthreshBasis,
-    /// Restart the retransmission timer at a fast retransmit (ns-2's `dupack_action` calls
-    /// `reset_rtx_timer(1, 0)`), without restarting it at later retransmissions.
-    pub rto_restart_on_fast_retransmit: bool,
-    /// ns-2's clock granularity (`tcpTick_`): the RTO estimator counts round trips in ticks
-    /// and keeps ns-2's fixed-point SRTT/RTTVAR (`tcp.cc`, `rtt_update`, `rtt_timeout`).
-    /// `None`: the exact RFC 6298 estimator.
-    pub rto_tick: Option<SimDuration>,
-    /// A SYN (a data packet of `header` bytes and no payload) goes first; data starts when
-    /// its ack returns (ns-2's `syn_` with `delay_growth_`).
-    pub syn: bool,
-    /// Limited transmit (ns-2's `singledup_`, RFC 3042): the first and second duplicate
-    /// acks each send one new segment if the flight stays within `cwnd + dupacks` segments.
-    pub limited_transmit: bool,
-    /// At most this many new segments per ack during NewReno/Reno fast recovery (ns-2's
-    /// Newreno: `send_much(0, 0, 2)` in `NewRenoTcpAgent::recv`); 0 = no cap.
-    pub recovery_burst: u32,
     /// The send buffer in bytes (`u64::MAX` = unlimited, tcplab's default): the sender holds
     /// at most this many bytes the application wrote and the receiver has not acknowledged
     /// (`app_limit ≤ snd_una + send_buffer`); what the application wrote beyond that waits
@@ -135,6 +64,114 @@ pub struct TcpConfig {
     /// The receive window is the free space of a playback buffer (`playback_rwnd_cap`).
     /// `None`: acks advertise nothing the sender reads (the window is `max_window`).
     pub playback: Option<PlaybackRwnd>,
+    /// How a connection starts.
+    pub start: StartConfig,
+    /// The retransmission timer (RFC 6298).
+    pub rto: RtoConfig,
+    /// Loss detection and recovery.
+    pub recovery: RecoveryConfig,
+    /// ECN (RFC 3168).
+    pub ecn: EcnConfig,
+    /// Rules in which stacks differ beyond the RFCs (each names the stack whose rule it is; the `ns2` profile sets them).
+    pub compat: CompatConfig,
+}
+
+/// How a connection starts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StartConfig {
+    /// Initial congestion window in segments.
+    pub init_cwnd: u32,
+    /// Initial slow-start threshold in bytes (`u64::MAX` = unlimited).
+    pub init_ssthresh: u64,
+    /// A SYN (a data packet of `header` bytes and no payload) goes first; data starts when
+    /// its ack returns (ns-2's `syn_` with `delay_growth_`).
+    pub syn: bool,
+}
+
+/// The retransmission timer (RFC 6298).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RtoConfig {
+    pub initial: SimDuration,
+    pub min: SimDuration,
+    pub max: SimDuration,
+    /// ns-2's clock granularity (`tcpTick_`): the RTO estimator counts round trips in ticks
+    /// and keeps ns-2's fixed-point SRTT/RTTVAR (`tcp.cc`, `rtt_update`, `rtt_timeout`).
+    /// `None`: the exact RFC 6298 estimator.
+    pub tick: Option<SimDuration>,
+    /// RFC 6675 recovery: at a retransmission timeout the algorithm's FlightSize is
+    /// `snd_max − snd_una − SACKed bytes` instead of `snd_max − snd_una`.
+    pub unsacked_flight: bool,
+}
+
+/// Loss detection and recovery.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RecoveryConfig {
+    /// Duplicate acks that trigger a fast retransmit.
+    pub dupack_threshold: u32,
+    /// Loss recovery after a fast retransmit.
+    pub mode: Recovery,
+    /// Proportional Rate Reduction (RFC 6937) during [`Recovery::Rfc6675`].
+    pub prr: Prr,
+    /// RFC 6675 NextSeg rule 3: when neither a lost segment nor new data can be sent,
+    /// retransmit the next unSACKed segment not yet deemed lost.
+    pub nextseg_rule3: bool,
+    /// How losses are detected in SACK recovery: RFC 6675's duplicate-ack count and IsLost,
+    /// or RACK-TLP (RFC 8985).
+    pub loss_detection: LossDetection,
+    /// Tail loss probes (RFC 8985 §7), with [`LossDetection::Rack`].
+    pub tlp: bool,
+    /// F-RTO (RFC 5682): detect spurious retransmission timeouts and undo them.
+    pub frto: bool,
+    /// Undo a window reduction when D-SACKs report every retransmission of it (needs SACK).
+    pub dsack_undo: bool,
+    /// Limited transmit (ns-2's `singledup_`, RFC 3042): the first and second duplicate
+    /// acks each send one new segment if the flight stays within `cwnd + dupacks` segments.
+    pub limited_transmit: bool,
+    /// Which NewReno partial acks restart the retransmission timer.
+    pub partial_ack_timer: PartialAckTimer,
+    /// The congestion window when fast recovery ends.
+    pub exit: RecoveryExit,
+}
+
+/// ECN (RFC 3168).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EcnConfig {
+    /// ECN (RFC 3168): mark new data segments ECN-capable (ECT), react to ECN-Echo once
+    /// per window, and set CWR on the next new segment after a reduction.
+    pub enabled: bool,
+    /// How the receiver echoes CE marks.
+    pub echo: EcnEcho,
+    /// ECN: retransmitted segments carry ECT as well (ns-2 sets ECT on every data packet;
+    /// RFC 3168 §6.1.5 forbids it).
+    pub retransmits: bool,
+    /// An ack carrying ECN-Echo may grow the window (true, RFC 3168 and Linux in congestion
+    /// avoidance). False: ns-2.35's `old_ecn_ 0` (tcp.cc `TcpAgent::recv_newack_helper`): once
+    /// an ack of new data has carried ECN-Echo, later ECN-Echo acks do not call `opencwnd()`
+    /// ([`crate::cc::AckSample::ece_hold`]; reno, newreno, gaimd and highspeed only).
+    pub ece_increase: bool,
+}
+
+/// Rules in which stacks differ beyond the RFCs (each names the stack whose rule it is; the `ns2` profile sets them).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CompatConfig {
+    /// ns-2's `bugFix_` (`tcp-reno.cc`, `RenoTcpAgent::dupack_action`): a fast retransmit
+    /// needs duplicate acks above `recover` (RFC 6582 §3.2 step 1). `None`: as the
+    /// algorithm's recovery style says (NewReno checks, Reno does not); `Some(b)` forces it
+    /// for either style.
+    pub bugfix: Option<bool>,
+    /// What a loss (fast retransmit, timeout, ECN-Echo) halves for ssthresh.
+    pub ssthresh_basis: SsthreshBasis,
+    /// Restart the retransmission timer whenever the first unacknowledged segment is
+    /// retransmitted (a fast retransmit, a partial ack's or SACK recovery's retransmission
+    /// of the new head), as Linux (`tcp_xmit_retransmit_queue`) and ns-2 (`reset_rtx_timer`
+    /// at a fast retransmit) do; RFC 6298 restarts it only on acks of new data (§5.3).
+    pub rto_restart_on_retransmit: bool,
+    /// Restart the retransmission timer at a fast retransmit (ns-2's `dupack_action` calls
+    /// `reset_rtx_timer(1, 0)`), without restarting it at later retransmissions.
+    pub rto_restart_on_fast_retransmit: bool,
+    /// At most this many new segments per ack during NewReno/Reno fast recovery (ns-2's
+    /// Newreno: `send_much(0, 0, 2)` in `NewRenoTcpAgent::recv`); 0 = no cap.
+    pub recovery_burst: u32,
 }
 
 /// `playback_rwnd_cap`: the receiving application keeps a playback buffer of `buffer` bytes
@@ -279,42 +316,82 @@ impl Default for TcpConfig {
             header: 40,
             ack_size: 40,
             max_window: 1 << 30,
-            init_cwnd: 1,
-            init_ssthresh: u64::MAX,
-            rto_initial: SimDuration::from_secs(1),
-            rto_min: SimDuration::from_ms(200),
-            rto_max: SimDuration::from_secs(60),
-            dupack_threshold: 3,
             delayed_ack: None,
             quickack: 0,
-            ecn: false,
-            ecn_echo: EcnEcho::Rfc3168,
-            ecn_retransmits: false,
-            ece_increase: true,
-            rto_restart_on_retransmit: false,
-            partial_ack_timer: PartialAckTimer::Every,
-            recovery_exit: RecoveryExit::Ssthresh,
             ack_counting: crate::cc::AckCounting::Acks,
             receiver_clock_offset: 0,
             sack: false,
-            recovery: Recovery::NewReno,
+            pacing: Pacing::Off,
+            send_buffer: u64::MAX,
+            playback: None,
+            start: StartConfig::default(),
+            rto: RtoConfig::default(),
+            recovery: RecoveryConfig::default(),
+            ecn: EcnConfig::default(),
+            compat: CompatConfig::default(),
+        }
+    }
+}
+
+impl Default for StartConfig {
+    fn default() -> Self {
+        StartConfig {
+            init_cwnd: 1,
+            init_ssthresh: u64::MAX,
+            syn: false,
+        }
+    }
+}
+
+impl Default for RtoConfig {
+    fn default() -> Self {
+        RtoConfig {
+            initial: SimDuration::from_secs(1),
+            min: SimDuration::from_ms(200),
+            max: SimDuration::from_secs(60),
+            tick: None,
+            unsacked_flight: false,
+        }
+    }
+}
+
+impl Default for RecoveryConfig {
+    fn default() -> Self {
+        RecoveryConfig {
+            dupack_threshold: 3,
+            mode: Recovery::NewReno,
             prr: Prr::Ssrb,
             nextseg_rule3: false,
-            pacing: Pacing::Off,
             loss_detection: LossDetection::DupAck,
             tlp: true,
             frto: false,
             dsack_undo: false,
-            rto_unsacked_flight: false,
+            limited_transmit: false,
+            partial_ack_timer: PartialAckTimer::Every,
+            exit: RecoveryExit::Ssthresh,
+        }
+    }
+}
+
+impl Default for EcnConfig {
+    fn default() -> Self {
+        EcnConfig {
+            enabled: false,
+            echo: EcnEcho::Rfc3168,
+            retransmits: false,
+            ece_increase: true,
+        }
+    }
+}
+
+impl Default for CompatConfig {
+    fn default() -> Self {
+        CompatConfig {
             bugfix: None,
             ssthresh_basis: SsthreshBasis::FlightSize,
+            rto_restart_on_retransmit: false,
             rto_restart_on_fast_retransmit: false,
-            rto_tick: None,
-            syn: false,
-            limited_transmit: false,
             recovery_burst: 0,
-            send_buffer: u64::MAX,
-            playback: None,
         }
     }
 }

@@ -267,10 +267,14 @@ enum Syn {
 impl TcpSender {
     pub fn new(flow: FlowId, src: NodeId, dst: NodeId, cfg: &TcpConfig, cc: AnyCc) -> Self {
         let engine = RecoveryEngine::of(cfg);
-        let cc_window = cc.controls_recovery_window() && cfg.recovery == Recovery::Rfc6675;
+        let cc_window = cc.controls_recovery_window() && cfg.recovery.mode == Recovery::Rfc6675;
         let inflate = cc.recovery_inflation();
         // Linux skips PRR for an algorithm with `cong_control` (BBR).
-        let prr = if cc_window { Prr::Off } else { cfg.prr };
+        let prr = if cc_window {
+            Prr::Off
+        } else {
+            cfg.recovery.prr
+        };
         TcpSender {
             flow,
             src,
@@ -278,14 +282,14 @@ impl TcpSender {
             mss: cfg.mss,
             header: cfg.header,
             max_window: cfg.max_window,
-            dupack_threshold: cfg.dupack_threshold,
+            dupack_threshold: cfg.recovery.dupack_threshold,
             ecn: ecn::Ecn::new(cfg),
             cc,
-            rtt: match cfg.rto_tick {
+            rtt: match cfg.rto.tick {
                 Some(g) => {
-                    RttEstimator::new(cfg.rto_initial, cfg.rto_min, cfg.rto_max).with_tick(g)
+                    RttEstimator::new(cfg.rto.initial, cfg.rto.min, cfg.rto.max).with_tick(g)
                 }
-                None => RttEstimator::new(cfg.rto_initial, cfg.rto_min, cfg.rto_max),
+                None => RttEstimator::new(cfg.rto.initial, cfg.rto.min, cfg.rto.max),
             },
             rtt_dist: crate::stats::RttDist::default(),
             snd_una: 0,
@@ -295,25 +299,41 @@ impl TcpSender {
             rto_deadline: None,
             stats: SenderStats::default(),
             retx_high: 0,
-            sack: (cfg.recovery == Recovery::Rfc6675).then(|| {
-                let mut st = SackState::new(cfg.dupack_threshold, cfg.mss, prr, cfg.nextseg_rule3);
-                st.rto_unsacked = cfg.rto_unsacked_flight;
+            sack: (cfg.recovery.mode == Recovery::Rfc6675).then(|| {
+                let mut st = SackState::new(
+                    cfg.recovery.dupack_threshold,
+                    cfg.mss,
+                    prr,
+                    cfg.recovery.nextseg_rule3,
+                );
+                st.rto_unsacked = cfg.rto.unsacked_flight;
                 Box::new(st)
             }),
             out_slow: (u8::from(
-                cfg.recovery == Recovery::Rfc6675 && cfg.loss_detection == LossDetection::Rack,
+                cfg.recovery.mode == Recovery::Rfc6675
+                    && cfg.recovery.loss_detection == LossDetection::Rack,
             ) * OUT_SACK)
-                | (u8::from(cfg.syn) * OUT_SYN)
-                | (u8::from(cfg.recovery_burst > 0) * OUT_BURST)
+                | (u8::from(cfg.start.syn) * OUT_SYN)
+                | (u8::from(cfg.compat.recovery_burst > 0) * OUT_BURST)
                 | (u8::from(cfg.playback.is_some()) * OUT_RWND),
-            rack: (cfg.recovery == Recovery::Rfc6675 && cfg.loss_detection == LossDetection::Rack)
-                .then(|| Box::new(RackState::new(cfg.tlp))),
-            spurious: (cfg.frto || cfg.dsack_undo)
-                .then(|| Box::new(undo::Spurious::new(cfg.frto, cfg.dsack_undo))),
-            extras: cfg.pacing != Pacing::Off || cfg.loss_detection == LossDetection::Vegas,
+            rack: (cfg.recovery.mode == Recovery::Rfc6675
+                && cfg.recovery.loss_detection == LossDetection::Rack)
+                .then(|| Box::new(RackState::new(cfg.recovery.tlp))),
+            spurious: (cfg.recovery.frto || cfg.recovery.dsack_undo).then(|| {
+                Box::new(undo::Spurious::new(
+                    cfg.recovery.frto,
+                    cfg.recovery.dsack_undo,
+                ))
+            }),
+            extras: cfg.pacing != Pacing::Off
+                || cfg.recovery.loss_detection == LossDetection::Vegas,
             pace_deadline: None,
             rate: None,
-            syn: if cfg.syn { Syn::ToSend } else { Syn::Done },
+            syn: if cfg.start.syn {
+                Syn::ToSend
+            } else {
+                Syn::Done
+            },
             vegas: (engine == RecoveryEngine::Vegas).then(|| Box::new(VegasLoss::new(cfg.mss))),
             engine,
             rec: recovery::RecoveryState {
@@ -324,19 +344,20 @@ impl TcpSender {
                 window: 0,
                 partial_acks: 0,
                 inflate_step: if inflate { cfg.mss as u64 } else { 0 },
-                limited_transmit: cfg.limited_transmit && cfg.recovery == Recovery::NewReno,
-                burst: cfg.recovery_burst,
+                limited_transmit: cfg.recovery.limited_transmit
+                    && cfg.recovery.mode == Recovery::NewReno,
+                burst: cfg.compat.recovery_burst,
                 cc_window,
             },
             compat: Compat {
-                bugfix: cfg.bugfix,
-                window_basis: cfg.ssthresh_basis == SsthreshBasis::Window,
-                rto_restart_on_fr: cfg.rto_restart_on_fast_retransmit
-                    && cfg.loss_detection != LossDetection::Rack,
-                rto_restart_on_retransmit: cfg.rto_restart_on_retransmit
-                    && cfg.loss_detection != LossDetection::Rack,
-                partial_ack_timer: cfg.partial_ack_timer,
-                recovery_exit: cfg.recovery_exit,
+                bugfix: cfg.compat.bugfix,
+                window_basis: cfg.compat.ssthresh_basis == SsthreshBasis::Window,
+                rto_restart_on_fr: cfg.compat.rto_restart_on_fast_retransmit
+                    && cfg.recovery.loss_detection != LossDetection::Rack,
+                rto_restart_on_retransmit: cfg.compat.rto_restart_on_retransmit
+                    && cfg.recovery.loss_detection != LossDetection::Rack,
+                partial_ack_timer: cfg.recovery.partial_ack_timer,
+                recovery_exit: cfg.recovery.exit,
             },
             ipq: Backpressure {
                 limit: u32::MAX,
@@ -822,6 +843,7 @@ mod tests {
     use super::*;
     use crate::cc::testkit::reno;
     use crate::packet::PacketKind;
+    use crate::tcp::{EcnConfig, RecoveryConfig, RtoConfig, StartConfig};
     use crate::time::SimDuration;
 
     const MSS: u32 = 1000;
@@ -831,9 +853,15 @@ mod tests {
         TcpConfig {
             mss: MSS,
             header: 40,
-            init_cwnd,
-            rto_min: SimDuration::from_ms(200),
-            rto_initial: SimDuration::from_secs(1),
+            start: StartConfig {
+                init_cwnd,
+                ..Default::default()
+            },
+            rto: RtoConfig {
+                min: SimDuration::from_ms(200),
+                initial: SimDuration::from_secs(1),
+                ..Default::default()
+            },
             ..TcpConfig::default()
         }
     }
@@ -866,8 +894,11 @@ mod tests {
         let cfg = TcpConfig {
             mss: MSS,
             header: 40,
-            init_cwnd: 100,
             pacing: Pacing::Rate(1_000_000),
+            start: StartConfig {
+                init_cwnd: 100,
+                ..cfg.start
+            },
             ..cfg
         };
         let cc = reno(MSS, 100 * MSS as u64, u64::MAX, true);
@@ -915,8 +946,11 @@ mod tests {
         // RACK-TLP flows send through `rack_output`: the same pacing as the other paths.
         let cfg = TcpConfig {
             sack: true,
-            recovery: Recovery::Rfc6675,
-            loss_detection: LossDetection::Rack,
+            recovery: RecoveryConfig {
+                mode: Recovery::Rfc6675,
+                loss_detection: LossDetection::Rack,
+                ..Default::default()
+            },
             ..TcpConfig::default()
         };
         let t0 = SimTime(5_000);
@@ -930,9 +964,15 @@ mod tests {
         // Linux's `cong_control` (BBR): no PRR, the recovery window is the algorithm's.
         let cfg = TcpConfig {
             mss: MSS,
-            init_cwnd: 10,
             sack: true,
-            recovery: Recovery::Rfc6675,
+            start: StartConfig {
+                init_cwnd: 10,
+                ..Default::default()
+            },
+            recovery: RecoveryConfig {
+                mode: Recovery::Rfc6675,
+                ..Default::default()
+            },
             ..TcpConfig::default()
         };
         let init = crate::cc::CcInit {
@@ -1151,9 +1191,15 @@ mod tests {
         let cfg = TcpConfig {
             mss: MSS,
             header: 40,
-            init_cwnd: 10,
-            rto_min: SimDuration::from_ms(200),
-            rto_initial: SimDuration::from_secs(1),
+            start: StartConfig {
+                init_cwnd: 10,
+                ..Default::default()
+            },
+            rto: RtoConfig {
+                min: SimDuration::from_ms(200),
+                initial: SimDuration::from_secs(1),
+                ..Default::default()
+            },
             ..TcpConfig::default()
         };
         let cc = AnyCc::Vegas(crate::cc::Vegas::new(MSS, 10_000, u64::MAX, 1.0, 3.0));
@@ -1209,7 +1255,10 @@ mod tests {
     /// ack (segment 0, at 100 ms) started the fine-grained estimator: T = 0.1375·17/16 s.
     fn vegas_fine_sender() -> (TcpSender, SimTime) {
         let cfg = TcpConfig {
-            loss_detection: LossDetection::Vegas,
+            recovery: RecoveryConfig {
+                loss_detection: LossDetection::Vegas,
+                ..test_cfg(10).recovery
+            },
             ..test_cfg(10)
         };
         let cc = AnyCc::Vegas(crate::cc::Vegas::new(MSS, 10_000, u64::MAX, 1.0, 3.0));
@@ -1733,7 +1782,10 @@ mod tests {
         let cfg = TcpConfig {
             mss: MSS,
             max_window: 3500,
-            init_cwnd: 10,
+            start: StartConfig {
+                init_cwnd: 10,
+                ..Default::default()
+            },
             ..TcpConfig::default()
         };
         let cc = reno(MSS, 10_000, u64::MAX, true);
@@ -1750,8 +1802,14 @@ mod tests {
         let cfg = TcpConfig {
             mss: MSS,
             header: 40,
-            init_cwnd: 10,
-            ecn: true,
+            start: StartConfig {
+                init_cwnd: 10,
+                ..Default::default()
+            },
+            ecn: EcnConfig {
+                enabled: true,
+                ..Default::default()
+            },
             ..TcpConfig::default()
         };
         let cc = reno(MSS, 10 * MSS as u64, u64::MAX, true);
@@ -1889,9 +1947,15 @@ mod tests {
             let cfg = TcpConfig {
                 mss: MSS,
                 header: 40,
-                init_cwnd: 10,
-                ecn: true,
-                ece_increase,
+                start: StartConfig {
+                    init_cwnd: 10,
+                    ..Default::default()
+                },
+                ecn: EcnConfig {
+                    enabled: true,
+                    ece_increase,
+                    ..Default::default()
+                },
                 ..TcpConfig::default()
             };
             let cc = reno(MSS, 10 * MSS as u64, u64::MAX, true);
@@ -1939,8 +2003,14 @@ mod tests {
     fn retransmissions_are_not_ecn_capable() {
         let cfg = TcpConfig {
             mss: MSS,
-            init_cwnd: 4,
-            ecn: true,
+            start: StartConfig {
+                init_cwnd: 4,
+                ..Default::default()
+            },
+            ecn: EcnConfig {
+                enabled: true,
+                ..Default::default()
+            },
             ..TcpConfig::default()
         };
         let cc = reno(MSS, 4 * MSS as u64, u64::MAX, true);
@@ -1952,7 +2022,10 @@ mod tests {
         assert!(out[0].has(flags::RETX) && !out[0].has(flags::ECT));
         // ns-2's behaviour on request: ECT on retransmissions too (never CWR there).
         let cfg = TcpConfig {
-            ecn_retransmits: true,
+            ecn: EcnConfig {
+                retransmits: true,
+                ..cfg.ecn
+            },
             ..cfg
         };
         let cc = reno(MSS, 4 * MSS as u64, u64::MAX, true);

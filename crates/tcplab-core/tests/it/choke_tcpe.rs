@@ -259,7 +259,7 @@ fn tcpe_and_choke_errors_name_the_leaf_field() {
     let ok = base("ecn = true", red_i);
     let b = tcplab_core::load_toml(&ok, None).unwrap();
     assert_eq!(
-        b.flow_meta[0].tcp.ecn_echo,
+        b.flow_meta[0].tcp.ecn.echo,
         tcplab_core::tcp::EcnEcho::PerMark
     );
 }

@@ -14,8 +14,8 @@ use crate::sim::{Flow, Transport};
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
 use crate::tcp::{
-    EcnEcho, LossDetection, Pacing, PartialAckTimer, Prr, Recovery, RecoveryExit, SsthreshBasis,
-    TcpConfig,
+    CompatConfig, EcnConfig, EcnEcho, LossDetection, Pacing, PartialAckTimer, Prr, Recovery,
+    RecoveryConfig, RecoveryExit, RtoConfig, SsthreshBasis, StartConfig, TcpConfig,
 };
 use crate::time::SimDuration;
 use crate::udp::{UdpReceiver, UdpSender};
@@ -485,42 +485,14 @@ pub(super) fn flows(
             header: fl.header.unwrap_or(if udp { 28 } else { 40 }) + opt_data + cc_hdr,
             ack_size: fl.ack_size + opt_ack,
             max_window: fl.max_window.0,
-            init_cwnd: fl.init_cwnd,
-            init_ssthresh: fl.init_ssthresh.map_or(u64::MAX, |s| s.0),
-            rto_initial: fl.rto_initial.0,
-            rto_min: fl.rto_min.0,
-            rto_max: fl.rto_max.0,
-            dupack_threshold: fl.dupack_threshold,
             delayed_ack: fl.delayed_ack.map(|d| d.0),
             quickack: fl.quickack,
-            ecn: fl.ecn,
-            ecn_retransmits: fl.ecn_retransmits,
-            ece_increase: fl.ece_increase,
-            rto_restart_on_retransmit: fl.rto_restart_on_retransmit,
-            ecn_echo: match fl.ecn_echo {
-                None if tcpe => EcnEcho::PerMark,
-                None if dctcp => EcnEcho::Dctcp,
-                None | Some(EcnEchoSpec::Rfc3168) => EcnEcho::Rfc3168,
-                Some(EcnEchoSpec::PerMark) => EcnEcho::PerMark,
-                Some(EcnEchoSpec::Dctcp) => EcnEcho::Dctcp,
-            },
-            partial_ack_timer: match fl.partial_ack_timer {
-                PartialAckTimerSpec::Every => PartialAckTimer::Every,
-                PartialAckTimerSpec::First => PartialAckTimer::First,
-            },
-            recovery_exit: match fl.recovery_exit {
-                RecoveryExitSpec::Ssthresh => RecoveryExit::Ssthresh,
-                RecoveryExitSpec::Flightsize => RecoveryExit::FlightSize,
-            },
             ack_counting: match fl.ack_counting {
                 AckCountingSpec::Acks => crate::cc::AckCounting::Acks,
                 AckCountingSpec::Segments => crate::cc::AckCounting::Segments,
             },
             receiver_clock_offset: fl.receiver_clock_offset.0,
             sack: fl.sack,
-            recovery,
-            prr,
-            nextseg_rule3: fl.nextseg_rule3,
             pacing: match fl.pacing {
                 None if matches!(fl.cc, crate::cc::CcSpec::Bbr(_)) => Pacing::Cc,
                 None | Some(PacingSpec::Off) => Pacing::Off,
@@ -528,30 +500,68 @@ pub(super) fn flows(
                 Some(PacingSpec::Linux) => Pacing::Linux,
                 Some(PacingSpec::Rate(r)) => Pacing::Rate((r.bps() / 8).max(1)),
             },
-            loss_detection,
-            tlp: fl.tlp.unwrap_or(true),
-            frto: fl.frto,
-            dsack_undo: fl.dsack_undo,
-            rto_unsacked_flight: fl.rto_unsacked_flight,
-            bugfix: fl.bugfix,
-            ssthresh_basis: match fl.ssthresh_basis {
-                SsthreshBasisSpec::Flightsize => SsthreshBasis::FlightSize,
-                SsthreshBasisSpec::Window => SsthreshBasis::Window,
-            },
-            rto_restart_on_fast_retransmit: fl.rto_restart_on_fast_retransmit,
-            rto_tick: fl.rto_tick.map(|d| d.0),
-            syn: fl.syn,
-            limited_transmit: fl.limited_transmit,
-            recovery_burst: fl.recovery_burst,
             send_buffer: fl.send_buffer_bytes.map_or(u64::MAX, |b| b.0),
             playback,
+            start: StartConfig {
+                init_cwnd: fl.init_cwnd,
+                init_ssthresh: fl.init_ssthresh.map_or(u64::MAX, |s| s.0),
+                syn: fl.syn,
+            },
+            rto: RtoConfig {
+                initial: fl.rto_initial.0,
+                min: fl.rto_min.0,
+                max: fl.rto_max.0,
+                unsacked_flight: fl.rto_unsacked_flight,
+                tick: fl.rto_tick.map(|d| d.0),
+            },
+            recovery: RecoveryConfig {
+                dupack_threshold: fl.dupack_threshold,
+                partial_ack_timer: match fl.partial_ack_timer {
+                    PartialAckTimerSpec::Every => PartialAckTimer::Every,
+                    PartialAckTimerSpec::First => PartialAckTimer::First,
+                },
+                exit: match fl.recovery_exit {
+                    RecoveryExitSpec::Ssthresh => RecoveryExit::Ssthresh,
+                    RecoveryExitSpec::Flightsize => RecoveryExit::FlightSize,
+                },
+                mode: recovery,
+                prr,
+                nextseg_rule3: fl.nextseg_rule3,
+                loss_detection,
+                tlp: fl.tlp.unwrap_or(true),
+                frto: fl.frto,
+                dsack_undo: fl.dsack_undo,
+                limited_transmit: fl.limited_transmit,
+            },
+            ecn: EcnConfig {
+                enabled: fl.ecn,
+                retransmits: fl.ecn_retransmits,
+                ece_increase: fl.ece_increase,
+                echo: match fl.ecn_echo {
+                    None if tcpe => EcnEcho::PerMark,
+                    None if dctcp => EcnEcho::Dctcp,
+                    None | Some(EcnEchoSpec::Rfc3168) => EcnEcho::Rfc3168,
+                    Some(EcnEchoSpec::PerMark) => EcnEcho::PerMark,
+                    Some(EcnEchoSpec::Dctcp) => EcnEcho::Dctcp,
+                },
+            },
+            compat: CompatConfig {
+                rto_restart_on_retransmit: fl.rto_restart_on_retransmit,
+                bugfix: fl.bugfix,
+                ssthresh_basis: match fl.ssthresh_basis {
+                    SsthreshBasisSpec::Flightsize => SsthreshBasis::FlightSize,
+                    SsthreshBasisSpec::Window => SsthreshBasis::Window,
+                },
+                rto_restart_on_fast_retransmit: fl.rto_restart_on_fast_retransmit,
+                recovery_burst: fl.recovery_burst,
+            },
         };
         let algo = fl.cc.build(
             &format!("{f}.cc"),
             CcInit {
                 mss: tcp.mss,
-                init_cwnd: tcp.init_cwnd as u64 * tcp.mss as u64,
-                init_ssthresh: tcp.init_ssthresh,
+                init_cwnd: tcp.start.init_cwnd as u64 * tcp.mss as u64,
+                init_ssthresh: tcp.start.init_ssthresh,
                 ack_counting: tcp.ack_counting,
             },
         )?;
@@ -573,10 +583,10 @@ pub(super) fn flows(
                 sender.set_ipq_limit(b);
             }
             let receiver = TcpReceiver::new(tcp.ack_size, tcp.delayed_ack)
-                .with_ecn_echo(tcp.ecn_echo)
+                .with_ecn_echo(tcp.ecn.echo)
                 .with_clock_offset(tcp.receiver_clock_offset)
                 .with_sack(tcp.sack)
-                .with_quickack(tcp.quickack, tcp.rto_min, tcp.max_window, tcp.mss);
+                .with_quickack(tcp.quickack, tcp.rto.min, tcp.max_window, tcp.mss);
             let receiver = match tcp.playback {
                 Some(p) => receiver.with_playback(p, FlowId::from_index(fi), src, dst),
                 None => receiver,

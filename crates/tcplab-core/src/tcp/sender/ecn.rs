@@ -34,9 +34,9 @@ pub(super) struct Ecn {
 impl Ecn {
     pub(super) fn new(cfg: &TcpConfig) -> Self {
         Ecn {
-            enabled: cfg.ecn,
-            retransmits: cfg.ecn_retransmits,
-            ece_increase: cfg.ece_increase,
+            enabled: cfg.ecn.enabled,
+            retransmits: cfg.ecn.retransmits,
+            ece_increase: cfg.ecn.ece_increase,
             ece_seen: false,
             cwr_pending: false,
             reacted_until: None,

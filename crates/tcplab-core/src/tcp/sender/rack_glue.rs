@@ -279,6 +279,7 @@ pub(crate) mod tests {
     use crate::tcp::receiver::TcpReceiver;
     use crate::tcp::sender::TcpSender;
     use crate::tcp::{LossDetection, Recovery, TcpConfig};
+    use crate::tcp::{RecoveryConfig, StartConfig};
     use crate::time::{SimDuration, SimTime};
 
     pub const MSS: u32 = 1000;
@@ -303,13 +304,19 @@ pub(crate) mod tests {
     pub fn cfg(rack: bool) -> TcpConfig {
         TcpConfig {
             mss: MSS,
-            init_cwnd: 10,
             sack: true,
-            recovery: Recovery::Rfc6675,
-            loss_detection: if rack {
-                LossDetection::Rack
-            } else {
-                LossDetection::DupAck
+            start: StartConfig {
+                init_cwnd: 10,
+                ..Default::default()
+            },
+            recovery: RecoveryConfig {
+                mode: Recovery::Rfc6675,
+                loss_detection: if rack {
+                    LossDetection::Rack
+                } else {
+                    LossDetection::DupAck
+                },
+                ..Default::default()
             },
             ..TcpConfig::default()
         }
@@ -317,7 +324,7 @@ pub(crate) mod tests {
 
     impl Path {
         pub fn new(cfg: &TcpConfig) -> Path {
-            let cc = reno(MSS, cfg.init_cwnd as u64 * MSS as u64, u64::MAX, true);
+            let cc = reno(MSS, cfg.start.init_cwnd as u64 * MSS as u64, u64::MAX, true);
             Path {
                 s: TcpSender::new(FlowId(0), NodeId(0), NodeId(1), cfg, cc),
                 r: TcpReceiver::new(40, cfg.delayed_ack).with_sack(cfg.sack),

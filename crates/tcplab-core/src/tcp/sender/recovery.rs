@@ -2,8 +2,8 @@
 //! of [`crate::cc::CongestionControl`]; ns-3 keeps `TcpRecoveryOps` beside
 //! `TcpCongestionOps` for the same reason, `src/internet/model/tcp-recovery-ops.h`).
 //!
-//! The engine is chosen once, in `TcpSender::new`, from `TcpConfig::recovery` and
-//! `TcpConfig::loss_detection` (the scenario build refuses the combinations that do not
+//! The engine is chosen once, in `TcpSender::new`, from `RecoveryConfig::mode` and
+//! `RecoveryConfig::loss_detection` (the scenario build refuses the combinations that do not
 //! exist, e.g. Vegas' loss detection with SACK):
 //!
 //! | engine | keys | file | rules |
@@ -42,9 +42,9 @@ pub enum RecoveryEngine {
 impl RecoveryEngine {
     /// The engine a configuration asks for.
     pub fn of(cfg: &TcpConfig) -> Self {
-        if cfg.recovery == Recovery::Rfc6675 {
+        if cfg.recovery.mode == Recovery::Rfc6675 {
             RecoveryEngine::Sack
-        } else if cfg.loss_detection == LossDetection::Vegas {
+        } else if cfg.recovery.loss_detection == LossDetection::Vegas {
             RecoveryEngine::Vegas
         } else {
             RecoveryEngine::NewReno

@@ -130,6 +130,7 @@ mod tests {
     use crate::ids::{FlowId, NodeId};
     use crate::packet::{flags, Packet, PacketKind};
     use crate::tcp::sender::TcpSender;
+    use crate::tcp::StartConfig;
     use crate::tcp::{PlaybackRwnd, TcpConfig, MAX_SCALED_WINDOW};
     use crate::time::{SimDuration, SimTime};
 
@@ -148,8 +149,11 @@ mod tests {
         let cfg = TcpConfig {
             mss: MSS,
             header: 40,
-            init_cwnd: 10,
             playback: buffer.map(pb),
+            start: StartConfig {
+                init_cwnd: 10,
+                ..Default::default()
+            },
             ..TcpConfig::default()
         };
         let cc = reno(MSS, 10 * MSS as u64, u64::MAX, true);

@@ -244,6 +244,7 @@ fn _assert_clone(c: &AnyCc) -> AnyCc {
 mod tests {
     use crate::cc::CongestionControl;
     use crate::tcp::sender::rack_glue::tests::{cfg, Path, MSS};
+    use crate::tcp::RecoveryConfig;
     use crate::tcp::{LossDetection, Recovery, TcpConfig};
     use crate::time::{SimDuration, SimTime};
 
@@ -267,22 +268,28 @@ mod tests {
         for (sack, rack) in [(false, false), (true, false), (true, true)] {
             let base = TcpConfig {
                 sack,
-                recovery: if sack {
-                    Recovery::Rfc6675
-                } else {
-                    Recovery::NewReno
-                },
-                loss_detection: if rack {
-                    LossDetection::Rack
-                } else {
-                    LossDetection::DupAck
+                recovery: RecoveryConfig {
+                    mode: if sack {
+                        Recovery::Rfc6675
+                    } else {
+                        Recovery::NewReno
+                    },
+                    loss_detection: if rack {
+                        LossDetection::Rack
+                    } else {
+                        LossDetection::DupAck
+                    },
+                    ..cfg(rack).recovery
                 },
                 ..cfg(rack)
             };
             let plain = run(&base);
             assert!(plain.s.stats.timeouts >= 1, "the spike fires the timer");
             let f = run(&TcpConfig {
-                frto: true,
+                recovery: RecoveryConfig {
+                    frto: true,
+                    ..base.recovery
+                },
                 ..base.clone()
             });
             let st = f.s.undo_stats().unwrap();
@@ -314,7 +321,10 @@ mod tests {
         assert_eq!(plain.s.stats.fast_retransmits, 1);
         assert!(plain.s.stats.dsacks_received >= 1);
         let mut u = Path::new(&TcpConfig {
-            dsack_undo: true,
+            recovery: RecoveryConfig {
+                dsack_undo: true,
+                ..cfg(false).recovery
+            },
             ..cfg(false)
         });
         u.run(200 * MSS as u64, secs(20), |_, _| false, late);
