@@ -230,13 +230,7 @@ impl TcpSender {
             self.undo_on_rto();
         }
         let view = self.view();
-        self.cc.on_congestion(now, Congestion::Timeout, &view);
-        self.rtt.back_off();
-        self.rec.state = CaState::Loss;
-        self.rec.recover = self.snd_max;
-        self.rec.recover_set = true;
-        self.rec.dupacks = 0;
-        self.ipq.retx_pending = false;
+        self.timeout_reduce(now, &view);
         self.rack_output(now, out);
     }
 

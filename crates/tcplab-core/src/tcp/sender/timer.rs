@@ -40,17 +40,25 @@ impl TcpSender {
             // gone (`RenoTcpAgent::timeout` zeroes `dupwnd_` first).
             view = self.loss_view();
         }
-        self.cc.on_congestion(now, Congestion::Timeout, &view);
-        self.rtt.back_off();
-        self.rec.state = CaState::Loss;
-        self.rec.recover = self.snd_max;
-        self.rec.recover_set = true;
-        self.rec.dupacks = 0;
-        self.ipq.retx_pending = false; // go-back-N resends snd_una first anyway
+        self.timeout_reduce(now, &view);
         self.recovery_timeout_resume();
         self.output(now, out);
         if self.rto_deadline.is_none() {
             self.arm_timer(now);
         }
+    }
+
+    /// What every timeout does after its engine's bookkeeping (RFC 6298 §5.5-5.6, RFC 5681
+    /// eq. (4)): the algorithm reacts, the timer backs off, and the connection enters the
+    /// Loss state with `recover` at the highest sequence sent. A waiting retransmission is
+    /// dropped: sending resumes at `snd_una` first anyway.
+    pub(super) fn timeout_reduce(&mut self, now: SimTime, view: &ConnView) {
+        self.cc.on_congestion(now, Congestion::Timeout, view);
+        self.rtt.back_off();
+        self.rec.state = CaState::Loss;
+        self.rec.recover = self.snd_max;
+        self.rec.recover_set = true;
+        self.rec.dupacks = 0;
+        self.ipq.retx_pending = false;
     }
 }
