@@ -133,7 +133,25 @@ def test_unwritable_out(cli: CliRunner, tmp_path: Path) -> None:
     f.write_text("")
     r = cli("run", FIG2_3, "--out", f, *SHORT, "--quiet")
     assert r.returncode == 1
+    _assert_one_line_error(r.stderr, "is a file, not a directory")
+    assert f.read_text() == ""
+
+
+def test_out_is_checked_before_the_run(cli: CliRunner, tmp_path: Path) -> None:
+    # A long run whose --out cannot hold results fails at once, not after simulating:
+    # 10^4 simulated seconds would take minutes, the check milliseconds.
+    f = tmp_path / "afile"
+    f.write_text("hi")
+    r = cli("run", FIG2_3, "--out", f, "--set", "duration=10000s", "--quiet")
+    assert r.returncode == 1
+    _assert_one_line_error(r.stderr, f"--out {f}: is a file, not a directory")
+    sub = f / "below"  # a directory that cannot be made: its parent is a file
+    r = cli("run", FIG2_3, "--out", sub, "--set", "duration=10000s", "--quiet")
+    assert r.returncode == 1
     _assert_one_line_error(r.stderr, "cannot write")
+    r = cli("reproduce", "kalampoukas97", "--out", f, "--quiet")
+    assert r.returncode == 1
+    _assert_one_line_error(r.stderr, "is a file, not a directory")
 
 
 def test_schema(cli: CliRunner) -> None:

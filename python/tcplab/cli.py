@@ -116,6 +116,35 @@ def _load(path: Path, overrides: list[str]) -> Scenario:
     return sc
 
 
+def _writable_dir(out: Path, option: str = "--out") -> bool:
+    """Make sure ``out`` is a directory this process can write into, before anything is
+    simulated: create it if missing; otherwise one ``error:`` line naming it and the reason,
+    exit 1 (a run that found this at the end would lose its results). Returns whether the
+    directory was created here (:func:`_drop_if_empty` removes it again if nothing came)."""
+    import tempfile
+
+    created = not out.exists()
+    if out.exists() and not out.is_dir():
+        print(f"error: {option} {out}: is a file, not a directory", file=sys.stderr)
+        raise typer.Exit(1)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out, prefix=".tcplab-write-check-"):
+            pass
+    except OSError as e:
+        print(f"error: {option} {e.filename or out}: cannot write: {e.strerror or e}", file=sys.stderr)
+        raise typer.Exit(1) from None
+    return created
+
+
+def _drop_if_empty(out: Path, created: bool) -> None:
+    """Remove ``out`` if :func:`_writable_dir` created it and nothing was written there (an
+    interrupted or refused run leaves no empty result directory behind)."""
+    if created:
+        with contextlib.suppress(OSError):
+            out.rmdir()
+
+
 @contextlib.contextmanager
 def _threads_warnings() -> Iterator[None]:
     """Print each :class:`tcplab.ThreadsWarning` raised inside as one ``warning:`` line on
@@ -171,9 +200,11 @@ def run(
         from tcplab.results import pcap_files
         from tcplab.runner import run as run_scenario
 
+        created = False
         sc = _load(scenario, set_ or [])
         links = sc.expand().to_dict().get("links")  # validates; builders may generate pcap keys
         pcap = isinstance(links, dict) and any(isinstance(v, dict) and "pcap" in v for v in links.values())
+        created = _writable_dir(out)  # before simulating: the results must have somewhere to go
         earlier_pcaps = None
         if pcap:  # the pcap files are written into --out while the run goes
             try:
@@ -191,8 +222,10 @@ def run(
                 threads=threads,
             )
     except ScenarioError as e:
+        _drop_if_empty(out, created)
         _fail(e, scenario)
     except KeyboardInterrupt:
+        _drop_if_empty(out, created)
         print("interrupted", file=sys.stderr)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     traced = set(result.trace_names) if plot else set()
@@ -381,6 +414,7 @@ def reproduce(
     from tcplab.scenario import scenario_error
 
     target = out or Path("out") / Path(paper).name
+    created = False
     console = Console(stderr=True)
     progress = Progress(
         TextColumn("[bold]reproduce[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -393,6 +427,7 @@ def reproduce(
         bad = [o for o in only or () if o not in known]
         if bad:
             raise scenario_error("--only", f"unknown figure '{bad[0]}' (known: {', '.join(known)})")
+        created = _writable_dir(target)  # before the runs: their results need somewhere to go
         with progress:
             task = progress.add_task("", total=None)
             df = run_reproduction(
@@ -401,8 +436,10 @@ def reproduce(
                 overrides=overrides or None, resume=resume, engine=engine, columns=column or (),
             )
     except ScenarioError as e:
+        _drop_if_empty(target, created)
         _fail(e)
     except KeyboardInterrupt:
+        _drop_if_empty(target, created)
         print("interrupted", file=sys.stderr)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     except OSError as e:
