@@ -292,6 +292,12 @@ def test_many_flow_report_shows_the_edges_and_groups_warnings(result: Result) ->
     assert len(text.splitlines()) < 100
     # Few flows: every flow and every warning, as before.
     assert warning_lines(["a 'x' 1", "b"]) == ["a 'x' 1", "b"]
+    # Apostrophes are not quotes: the names listed are the quoted ones, and the kind of a
+    # warning does not change with the words between apostrophes.
+    many = [f"the {i} feeding links' tie order, not the protocols', decides flow 'f{i}'" for i in range(WARNINGS_EACH + 3)]
+    lines = warning_lines(many)
+    assert len(lines) == WARNINGS_EACH + 1, lines
+    assert lines[-1] == f"3 more like the one above: f{WARNINGS_EACH}, f{WARNINGS_EACH + 1}, f{WARNINGS_EACH + 2} (all in summary.json)"
 
 
 def test_efficiency_plot_of_many_flows_draws_their_distribution(result: Result, tmp_path: Path) -> None:

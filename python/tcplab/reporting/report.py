@@ -294,9 +294,14 @@ def print_run(summary: dict[str, Any], console: Console | None = None, warnings_
         warnings_to.print(Text(f"warning: {w}", style="yellow"))
 
 
+# A quoted name ('f1'): the quotes stand apart from words, so that the apostrophes of
+# "the flows' tie order" or "a link's rate" are not taken for quotes.
+_QUOTED = re.compile(r"(?<!\w)'([^'\s][^']*?)'(?!\w)")
+
+
 def _warning_kind(w: str) -> str:
-    """A warning's text with flow names ('f1') and numbers blanked: one kind per message."""
-    return re.sub(r"\d+(\.\d+)?", "#", re.sub(r"'[^']*'", "''", w))
+    """A warning's text with quoted names ('f1') and numbers blanked: one kind per message."""
+    return re.sub(r"\d+(\.\d+)?", "#", _QUOTED.sub("''", w))
 
 
 def warning_lines(warnings: list[str]) -> list[str]:
@@ -310,7 +315,7 @@ def warning_lines(warnings: list[str]) -> list[str]:
         out += same[:WARNINGS_EACH]
         rest = same[WARNINGS_EACH:]
         if rest:
-            names = [m.group(1) for w in rest if (m := re.search(r"'([^']*)'", w))]
+            names = [m.group(1) for w in rest if (m := _QUOTED.search(w))]
             listed = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
             out.append(f"{len(rest)} more like the one above{': ' + listed if names else ''} (all in summary.json)")
     return out
