@@ -333,3 +333,21 @@ def test_json_output_and_full_width_tables_when_piped(tcplab_exe: Path, tmp_path
                         "--json"], capture_output=True, text=True, timeout=300)
     rows = json.loads(r.stdout)
     assert {x["figure"] for x in rows} == {"fig6_5"} and all("agrees" in x for x in rows)
+
+
+def test_a_size_read_as_a_float_says_so(cli: CliRunner, tmp_path: Path) -> None:
+    # Sizes take plain integers; 1e6 is a float in TOML, and the error names that cause
+    # (it said "has no unit", which an integer would not need either).
+    p = tmp_path / "float.toml"
+    p.write_text(
+        'duration = "1s"\n[nodes]\na = "host"\nb = "host"\n'
+        '[links.ab]\nfrom = "a"\nto = "b"\nrate = "1Mbps"\ndelay = "1ms"\n'
+        '[links.ba]\nfrom = "b"\nto = "a"\nrate = "1Mbps"\ndelay = "1ms"\n'
+        '[flows.f]\nfrom = "a"\nto = "b"\nmax_window = 1e6\n'
+    )
+    r = cli("validate", p)
+    assert r.returncode == 2
+    line = _assert_one_line_error(r.stderr, "flows.f.max_window: '1000000' is a floating-point number")
+    assert "write an integer" in line and "has no unit" not in line
+    r = cli("validate", p, "--set", "flows.f.max_window=1000000")
+    assert r.returncode == 0, r.stderr

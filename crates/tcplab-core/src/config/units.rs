@@ -176,6 +176,15 @@ macro_rules! unit_type {
                         if v < 0.0 {
                             return Err(E::custom(format!("'{v}' is negative")));
                         }
+                        if $allow_int {
+                            // A plain number is allowed, but this one was read as a float
+                            // (TOML reads 1e12 and 5.0 as floats, never as integers).
+                            return Err(E::custom(format!(
+                                "'{v}' is a floating-point number (TOML reads 1e12 or 5.0 as one); \
+                                 write an integer, or a string such as {}",
+                                $pattern
+                            )));
+                        }
                         Err(E::custom(format!("'{v}' has no unit; write it as a string such as {}", $pattern)))
                     }
                 }
