@@ -351,3 +351,16 @@ def test_a_size_read_as_a_float_says_so(cli: CliRunner, tmp_path: Path) -> None:
     assert "write an integer" in line and "has no unit" not in line
     r = cli("validate", p, "--set", "flows.f.max_window=1000000")
     assert r.returncode == 0, r.stderr
+
+
+def test_a_default_no_entry_takes_is_still_checked(cli: CliRunner) -> None:
+    # Every flow of fig2_3 names its own cc: the default's is never used, and a mistake
+    # in it was accepted (rc 0). Unused scalar defaults are checked as if a flow took them.
+    r = cli("validate", FIG2_3, "--set", "defaults.flows.cc=nosuch")
+    assert r.returncode == 2
+    _assert_one_line_error(r.stderr, "defaults.flows.cc", "unknown algorithm 'nosuch'")
+    r = cli("validate", FIG2_3, "--set", "defaults.links.delay=5")
+    assert r.returncode == 2
+    _assert_one_line_error(r.stderr, "defaults.links.delay", "has no unit")
+    r = cli("validate", FIG2_3, "--set", "defaults.flows.cc=cubic")
+    assert r.returncode == 0, r.stderr

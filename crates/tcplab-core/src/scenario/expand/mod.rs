@@ -304,6 +304,15 @@ pub fn expand(mut doc: Value) -> Result<Expanded, ScenarioError> {
         top: top_profile,
     };
     for (section, dflt) in [("links", &defaults.links), ("flows", &defaults.flows)] {
+        let mut used = std::collections::BTreeSet::new();
+        if let Some(Value::Object(entries)) = top.get_mut(section) {
+            for e in entries.values() {
+                if let Value::Object(e) = e {
+                    used.extend(dflt.keys().filter(|k| !e.contains_key(*k)).cloned());
+                }
+            }
+        }
+        check_unused_defaults(section, dflt, &used)?;
         let Some(Value::Object(entries)) = top.get_mut(section) else {
             continue;
         };
@@ -352,6 +361,52 @@ pub fn expand(mut doc: Value) -> Result<Expanded, ScenarioError> {
         }
     }
     Ok(Expanded { doc, origins })
+}
+
+/// `[defaults.flows]` / `[defaults.links]` keys that no entry takes (every entry sets its
+/// own, or there is none) are still checked, so that a mistake there is not silently
+/// accepted (`--set defaults.flows.cc=nosuch` where every flow names its `cc`): each such
+/// key alone, on an otherwise minimal flow or link, must deserialize. Tables are left out:
+/// a default table may be partial, completed by the entries it merges under.
+fn check_unused_defaults(
+    section: &str,
+    dflt: &Obj,
+    used: &std::collections::BTreeSet<String>,
+) -> Result<(), ScenarioError> {
+    for (k, v) in dflt {
+        if used.contains(k) || v.is_object() || k == "profile" {
+            continue;
+        }
+        let mut probe = Obj::new();
+        probe.insert("from".into(), Value::from("a"));
+        probe.insert("to".into(), Value::from("b"));
+        if section == "links" && k != "rate" {
+            probe.insert("rate".into(), Value::from("1Mbps"));
+        }
+        probe.insert(k.clone(), v.clone());
+        let probe = Value::Object(probe);
+        let err = if section == "flows" {
+            serde_path_to_error::deserialize::<_, super::FlowSpec>(probe)
+                .err()
+                .map(super::path_error)
+        } else {
+            serde_path_to_error::deserialize::<_, super::LinkSpec>(probe)
+                .err()
+                .map(super::path_error)
+        };
+        if let Some(e) = err {
+            let field = if e.field.is_empty() {
+                k.clone()
+            } else {
+                e.field
+            };
+            return Err(ScenarioError::new(
+                format!("defaults.{section}.{field}"),
+                e.reason,
+            ));
+        }
+    }
+    Ok(())
 }
 
 // ---- profiles ----------------------------------------------------------------------------
