@@ -168,6 +168,14 @@ PRESETS = [
            [("steady", 10.0, 40.0)], ["bn"], jitter_seeds=5,
            variants=[("no delayed acks", {"*": {"delayed_ack": None}}),
                      ("per-ack counting, no quick-ack", {"*": BEFORE_PROFILE})]),
+    # The default profile's mixed dumbbell (issue "One design for 'behave like X'", done-when:
+    # every flow at least a sixth of the link): CUBIC, BBR (v1, the kernel's `bbr`) and
+    # Reno sharing one drop-tail bottleneck of 0.5, 1 and 3 BDP.
+    *[Preset(f"mix_{tag}", f"CUBIC, BBR and Reno, 20 Mb/s, RTT 40 ms, {pkts}-packet ({tag} BDP) "
+             "drop-tail buffer",
+             _dumbbell(["cubic", "bbr", "reno"], "20Mbps", 40.0, pkts, 40.0),
+             [("steady", 10.0, 40.0)], ["bn"])
+      for tag, pkts in (("0.5", 33), ("1", 66), ("3", 198))],
     Preset("twoway", "seed 000 two-way link: 200 kb/s up, 10 Mb/s down, no delay, unlimited "
            "FIFOs, Reno each way", _twoway(60.0),
            [("transient", 0.0, 20.0), ("steady", 30.0, 58.0)], ["up", "down"],
