@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 
 import tcplab
+from conftest import REPO
 from tcplab.repro.claims import Claim, evaluate_claims
 from tcplab.repro.reproduce import load_manifest, paper_dir, reproduce
 from tcplab.scenario import ScenarioError
@@ -741,3 +742,50 @@ def test_westwood_dispersion_probes_measure_the_narrow_link_without_cross_traffi
         assert d["capacity"] == 1.0 and d["scdr"] == 0.0 and d["pncm"] == 0.0
     busy = est(tcplab.run(sc.with_overrides(vary(x=0.8, seed=1, vary="load", trains=200)), progress=False))
     assert busy["scdr"] > 0.1 and busy["pncm"] > 0.01 and busy["length"] == 2
+
+
+def _paper_flows(paper: str):  # type: ignore[no-untyped-def]
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"_flows_{paper}", REPO / "python" / "tcplab" / "repro" / "papers" / paper / "flows.py")
+    assert spec is not None and spec.loader is not None
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+def test_paper_metrics_do_not_depend_on_row_order() -> None:
+    """Two metrics summed floats in the order a hash group-by left the rows in, so the
+    report's mean moved in the last digit between runs of the same scenario (westwood's
+    hist_train, zhang's eq4_epochs, found comparing two reproductions whose runs were
+    identical); they sum exactly now, so any row order gives the same float."""
+    import random
+    import types
+
+    import polars as pl
+
+    rng = random.Random(5)
+    zhang = _paper_flows("zhang")
+    rows = [{"flow": f"f{i % 3}", "srtt_s": rng.uniform(0.01, 0.3)} for i in range(3000)]
+    summary = {"run": {"sim_seconds": 100.0},
+               "flows": [{"name": f"f{i}", "cc": "reno", "fast_retransmits": 7 + i, "timeouts": 1} for i in range(3)]}
+    seen = set()
+    for _ in range(8):
+        rng.shuffle(rows)
+        seen.add(zhang.epoch_rtts_measured(types.SimpleNamespace(intervals=pl.DataFrame(rows), summary=summary)))
+    assert len(seen) == 1, seen
+
+    westwood = _paper_flows("westwood")
+    probes = []
+    for j in range(400):
+        send = 1.0 + j * 0.062
+        for k in range(2):
+            fwd = 0.01 + k * 0.0012 + rng.uniform(0.0, 1e-4)
+            probes.append({"flow": "pp", "seq": 2 * j + k, "t": send + 0.05, "rtt_s": 0.05, "forward_s": fwd})
+    means = set()
+    for _ in range(8):
+        rng.shuffle(probes)
+        d = westwood.dispersion_estimates(types.SimpleNamespace(probes=pl.DataFrame(probes)))
+        assert d["trains"] == 400
+        means.add(d["mean"])
+    assert len(means) == 1, means

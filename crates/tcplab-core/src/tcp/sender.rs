@@ -172,7 +172,7 @@ pub struct TcpSender {
     out_slow: u8,
     /// Paced or rate-sampled: the one test other flows pay per segment sent.
     extras: bool,
-    /// Pacing timer: a segment waits for `pace_next` (the flow's timer event fires then).
+    /// Pacing timer: a segment waits for `pace.next` (the flow's timer event fires then).
     pub pace_deadline: Option<SimTime>,
     /// Delivery-rate sampling, for algorithms that ask for it (BBR).
     rate: Option<Box<RateSampler>>,

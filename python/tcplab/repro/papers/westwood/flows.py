@@ -10,6 +10,7 @@ for every protocol of one seed (common random numbers).
 
 from __future__ import annotations
 
+import math
 import random
 from typing import TYPE_CHECKING, Any
 
@@ -266,7 +267,9 @@ def dispersion_estimates(res: Result, flow: str = "pp", size: int = 1500, capaci
     c = capacity_bps / 1e6
     m = len(est)
     srt = sorted(est)
-    return {"samples": srt, "mean": sum(est) / m, "median": srt[m // 2], "trains": m, "length": n,
+    # fsum: the mean must not depend on the order of `trains`' rows, which a hash group-by
+    # does not fix (a plain sum moved in the last digit between runs of the same scenario).
+    return {"samples": srt, "mean": math.fsum(est) / m, "median": srt[m // 2], "trains": m, "length": n,
             "capacity": sum(1 for e in est if abs(e / c - 1) <= tolerance) / m,
             "scdr": sum(1 for e in est if e < c * (1 - tolerance)) / m,
             "pncm": sum(1 for e in est if e > c * (1 + tolerance)) / m}

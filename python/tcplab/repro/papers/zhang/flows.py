@@ -14,6 +14,7 @@ highest index first (``app.stop``). ``mix = [[a1, b1], [a2, b2]]``: half the flo
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
@@ -62,9 +63,12 @@ def epoch_rtts_measured(res: Any) -> float:
     the flow's loss indications (fast retransmits + timeouts; Reno may count several in one
     window), divided by the flow's mean smoothed RTT over the run's intervals; flows without
     a loss indication are left out."""
-    import polars as pl
-
-    rtt = dict(res.intervals.group_by("flow").agg(pl.col("srtt_s").fill_nan(None).mean()).iter_rows())
+    # Each flow's mean over its intervals in interval order, summed exactly (fsum): a hash
+    # group-by's mean moved in the last digit between runs of the same scenario.
+    rtt = {}
+    for (name,), g in res.intervals.select("flow", "srtt_s").partition_by("flow", as_dict=True).items():
+        v = [x for x in g["srtt_s"].to_list() if x is not None and math.isfinite(x)]
+        rtt[name] = math.fsum(v) / len(v) if v else None
     dur = res.summary["run"]["sim_seconds"]
     out = []
     for f in res.summary["flows"]:
@@ -72,7 +76,7 @@ def epoch_rtts_measured(res: Any) -> float:
         r = rtt.get(f["name"])
         if "cc" in f and n and r:
             out.append(dur / n / r)
-    return sum(out) / len(out) if out else float("nan")
+    return math.fsum(out) / len(out) if out else float("nan")
 
 
 def epoch_rtts_model(n: float, rate_bps: float, rtt: float, alpha: float, beta: float, packet_bytes: float = 1000) -> float:
