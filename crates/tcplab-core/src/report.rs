@@ -240,6 +240,7 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
     queue_warnings(b, &mut warnings);
     prr_warnings(b, &mut warnings);
     defaults_warnings(b, &mut warnings);
+    window_limit_warnings(b, &mut warnings);
     flow_warnings(b, &mut warnings);
     tie_warnings(b, &mut warnings);
 
@@ -595,6 +596,65 @@ fn defaults_warnings(b: &Built, warnings: &mut Vec<String>) {
             names.join(", ")
         ));
     }
+}
+
+/// TCP flows whose window sat at a `max_window` they did not write (a profile's, e.g. ns3's
+/// 128 KiB) at the end of most steady-state intervals: the receive window, not congestion
+/// control, set their rate. Read from the interval rows (the window at each interval's end);
+/// a `max_window` the flow (or `[defaults.flows]`) writes is taken as meant.
+fn window_limit_warnings(b: &Built, warnings: &mut Vec<String>) {
+    const NAMES: usize = 5;
+    let o = &b.scenario.origins;
+    let iv = &b.sim.intervals;
+    let steady0 = b.sim.metrics.steady_start.as_secs_f64();
+    let n = b.sim.flows.len();
+    let (mut at_max, mut rows) = (vec![0u32; n], vec![0u32; n]);
+    for r in 0..iv.flow.len() {
+        if iv.t_start[r] < steady0 || iv.active[r] < 1.0 {
+            continue;
+        }
+        let f = iv.flow[r].index();
+        rows[f] += 1;
+        at_max[f] += u32::from(iv.cwnd_bytes[r] >= b.flow_meta[f].tcp.max_window);
+    }
+    let limited: Vec<(&str, u64, f64)> = b
+        .sim
+        .flows
+        .iter()
+        .zip(&b.flow_meta)
+        .enumerate()
+        .filter(|(i, (f, _))| {
+            f.tcp().is_some()
+                && rows[*i] >= 4
+                && 2 * at_max[*i] > rows[*i]
+                && o.from_profile(&format!("flows.{}.max_window", f.name))
+        })
+        .map(|(i, (f, m))| {
+            (
+                f.name.as_str(),
+                m.tcp.max_window,
+                at_max[i] as f64 / rows[i] as f64,
+            )
+        })
+        .collect();
+    if limited.is_empty() {
+        return;
+    }
+    let mut names: Vec<String> = limited[..limited.len().min(NAMES)]
+        .iter()
+        .map(|(name, w, frac)| format!("'{name}' ({w} B, {:.0} %)", 100.0 * frac))
+        .collect();
+    if limited.len() > NAMES {
+        names.push(format!("and {} more", limited.len() - NAMES));
+    }
+    warnings.push(format!(
+        "{} TCP flow(s) had their window at the max_window their profile sets at the end of \
+         most steady-state intervals: {}; the receive window, not congestion control, set \
+         their rate. Write a larger max_window on the flows (or in [defaults.flows]) if the \
+         algorithm should act, or write this one to keep it",
+        limited.len(),
+        names.join(", ")
+    ));
 }
 
 /// A link whose queue dropped packets at its limit while two or more links of exactly its
