@@ -374,7 +374,7 @@ fn check_unused_defaults(
     used: &std::collections::BTreeSet<String>,
 ) -> Result<(), ScenarioError> {
     for (k, v) in dflt {
-        if used.contains(k) || v.is_object() || k == "profile" {
+        if used.contains(k) || v.is_object() {
             continue;
         }
         let mut probe = Obj::new();
