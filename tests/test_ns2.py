@@ -137,6 +137,65 @@ def test_red_and_loss():
     assert "$em(0) set rate_ 0.01" in tcl and "link-lossmodel $em(0)" in tcl
 
 
+def test_loss_placement_chooses_lossmodel_or_link_lossmodel():
+    # placement = "before_queue" is ns-2's `$ns lossmodel` (SimpleLink errormodule: before
+    # the queue); the default, "after_link", its link-lossmodel. Under profile = "ns2" the
+    # link's `loss` is written out as a Bernoulli model before the queue.
+    def bn(error):
+        return {"rate": "10Mbps", "delay": "20ms", "buffer": 50, "error": error, "reverse": {"error": {"model": "none"}}}
+
+    before = ns2.to_otcl(dumbbell(bottleneck=bn({"model": "bernoulli", "p": 0.01, "placement": "before_queue"})))
+    assert "$ns lossmodel $em(0)" in before and "link-lossmodel" not in before
+    after = ns2.to_otcl(dumbbell(bottleneck=bn({"model": "bernoulli", "p": 0.01})))
+    assert "$ns link-lossmodel $em(0)" in after and "$ns lossmodel" not in after
+    # The monitor goes behind a module before the queue (both are added at the link's head,
+    # the later one first), so that it counts only what reaches the queue.
+    def order(tcl):
+        lines = tcl.splitlines()
+        return (next(i for i, ln in enumerate(lines) if "lossmodel $em(0)" in ln)
+                < next(i for i, ln in enumerate(lines) if ln.startswith("set qm(0)")))
+    assert order(after) and not order(before)
+    under_ns2 = dumbbell(bottleneck={"rate": "10Mbps", "delay": "20ms", "buffer": 50, "loss": 0.01,
+                                     "reverse": {"loss": 0}})
+    under_ns2["defaults"]["links"] = {"profile": "ns2"}
+    assert "$ns lossmodel $em(0)" in ns2.to_otcl(under_ns2)
+
+
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 not installed (apt-get install -y ns2)")
+def test_loss_placement_agrees_with_ns2_on_an_overloaded_lossy_link():
+    """11.5 Mb/s of CBR into 10 Mb/s with 20 % Bernoulli loss. Before the queue (ns-2's
+    lossmodel) the lost packets take no link time: what is left fits, nothing overflows, and
+    about 9.2 Mb/s arrive. After the link (link-lossmodel) the link carries 10 Mb/s, the
+    queue overflows and 80 % of that arrives. Both simulators, both placements."""
+    from tcplab.ns2.compare import run_tcplab
+
+    got = {}
+    for place in ("before_queue", "after_link"):
+        sc = {"duration": "10s", "profile": "ns2", "nodes": {"s": "host", "r": "router", "d": "host"},
+              "links": {"sr": {"from": "s", "to": "r", "rate": "100Mbps", "delay": "1ms", "duplex": True},
+                        "rd": {"from": "r", "to": "d", "rate": "10Mbps", "delay": "10ms",
+                               "queue": {"type": "droptail", "limit": 20},
+                               "error": {"model": "bernoulli", "p": 0.2, "placement": place}},
+                        "dr": {"from": "d", "to": "r", "rate": "10Mbps", "delay": "10ms"}},
+              "flows": {"u": {"from": "s", "to": "d", "transport": "udp",
+                              "app": {"type": "cbr", "rate": "11.5Mbps", "packet_size": 1000}}},
+              "metrics": {"steady_start": "2s"}}
+        got[place] = (ns2.run_ns2(sc, 1), run_tcplab(sc, 1))
+    for place, (a, b) in got.items():
+        ga, gb = a["flows"]["u"]["goodput_bps"], b["flows"]["u"]["goodput_bps"]
+        assert abs(gb / ga - 1) < 0.02, (place, ga, gb)
+        da, db = a["links"]["rd"]["drops"], b["links"]["rd"]["drops"]
+        if place == "before_queue":
+            assert da == db == 0, (da, db)
+            assert abs(b["links"]["rd"]["q_mean"] - a["links"]["rd"]["q_mean"]) < 1.0
+        else:
+            n = a["links"]["rd"]["arrivals"]
+            assert da > 0.1 * n and abs(db / da - 1) < 0.05, (da, db, n)
+    for sim in (0, 1):
+        g = [got[p][sim]["flows"]["u"]["goodput_bps"] for p in ("before_queue", "after_link")]
+        assert g[0] > 1.1 * g[1], g
+
+
 def test_red_ns2_rules_are_noted_when_missing():
     # ns-2's REDQueue::enque signals nothing with fewer than 2 waiting and restarts its count
     # (edv_.old): tcplab's min_waiting = 2, restart_count = true; without them, a note.

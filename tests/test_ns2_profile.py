@@ -55,7 +55,12 @@ def test_sack_over_the_ns2_profile_drops_reno_recovery_keys() -> None:
     for k in ("bugfix", "limited_transmit", "recovery_burst"):
         assert k not in f
     assert f["syn"] is True
+    # ns-2's Sack1: RFC 6675-style recovery without PRR, which the translator maps to it.
+    assert (f["recovery"], f["prr"]) == ("rfc6675", "off")
     tcplab.run(Scenario.from_dict(sc), progress=False)  # builds and runs
+    from tcplab import ns2
+
+    assert "Agent/TCP/Sack1" in ns2.to_otcl(sc)
 
 
 @pytest.mark.parametrize(

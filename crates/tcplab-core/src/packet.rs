@@ -31,6 +31,10 @@ pub mod flags {
     pub const SACK: u8 = 1 << 6;
     /// Ack: the first SACK block is a D-SACK block (RFC 2883): a duplicate segment.
     pub const DSACK: u8 = 1 << 7;
+    /// Data: the last segment of a finite transfer carries the FIN (`fin = true`): the
+    /// receiver acknowledges it at once. The bit is [`SACK`]'s, which only acks carry (the
+    /// eight bits are all in use, and `Packet` stays at 80 bytes).
+    pub const FIN: u8 = SACK;
 }
 
 /// SACK blocks an ack can carry. RFC 2018 allows 3 beside the timestamp option; tcplab

@@ -423,8 +423,22 @@ fn fairness(b: &Built, flows: &[Value], warnings: &mut Vec<String>) -> Value {
     json!({ "jain": jain(&tcp), "flows": tcp.len(), "groups": groups })
 }
 
+/// Whether link direction `i`'s error model drew a random number in the run.
+fn model_drew(m: &ErrorModel, seed: u64, i: u64) -> bool {
+    use crate::rng::Stream;
+    match m {
+        ErrorModel::Bernoulli(m) => m.rng().drew_since(seed, Stream::LinkLoss, i),
+        ErrorModel::GilbertElliott(m) => m.rng().drew_since(seed, Stream::LinkError, i),
+        ErrorModel::PoissonTime(m) => m.rng().drew_since(seed, Stream::LinkError, i),
+        // Exponential lengths are drawn as the schedule is built (the first outage).
+        ErrorModel::Outage(o) => o.is_random(),
+        ErrorModel::None | ErrorModel::List(_) => false,
+        ErrorModel::BeforeQueue(m) => model_drew(m, seed, i),
+    }
+}
+
 /// Whether the run drew from any random stream, as it ran — not whether a component could
-/// (issue 31: a sweep of BBR flows was told its seeds were all alike): a link direction's
+/// (a sweep of BBR flows was once told its seeds were all alike): a link direction's
 /// queue stream (RED/RED-I and CHOKe early tests, CHOKe's victims, PIE's drops, FQ-CoDel's
 /// hash perturbation), its error model (Bernoulli and Gilbert-Elliott losses, exponential
 /// outage lengths), an on/off source's exponential periods, an algorithm's own stream
@@ -437,15 +451,7 @@ fn uses_randomness(b: &Built) -> bool {
     let (sim, seed) = (&b.sim, b.seed);
     let links = sim.links.iter().enumerate().any(|(i, l)| {
         let i = i as u64;
-        l.queue_rng.drew_since(seed, Stream::Queue, i)
-            || match &l.error {
-                ErrorModel::Bernoulli(m) => m.rng().drew_since(seed, Stream::LinkLoss, i),
-                ErrorModel::GilbertElliott(m) => m.rng().drew_since(seed, Stream::LinkError, i),
-                ErrorModel::PoissonTime(m) => m.rng().drew_since(seed, Stream::LinkError, i),
-                // Exponential lengths are drawn as the schedule is built (the first outage).
-                ErrorModel::Outage(o) => o.is_random(),
-                ErrorModel::None | ErrorModel::List(_) => false,
-            }
+        l.queue_rng.drew_since(seed, Stream::Queue, i) || model_drew(&l.error, seed, i)
     });
     let flows = sim.flows.iter().enumerate().any(|(i, f)| {
         let i = i as u64;

@@ -65,6 +65,7 @@ def _refuse(key: str, flow: Mapping[str, Any], algo: str, sack: bool) -> None:
         ("nextseg_rule3", lambda x: bool(x), "ns-2.35's Sack1 has no RFC 6675 NextSeg"),
         ("rto_unsacked_flight", lambda x: bool(x), "ns-2.35's Sack1 has no RFC 6675 recovery"),
         ("quickack", lambda x: bool(x), "ns-2.35's DelAck sink has no quick-ack mode"),
+        ("fin", lambda x: bool(x), "ns-2.35's one-way agents send no FIN (set fin = false)"),
         ("ack_counting", lambda x: x != "acks", "ns-2.35 grows the window per ack (ack_counting = \"acks\")"),
         ("init_ssthresh", lambda x: x is not None, "not translated (ns-2 starts with ssthresh_ = window_)"),
         ("start_jitter", lambda x: x is not None, "a random start drawn from tcplab's stream cannot be reproduced"),

@@ -52,6 +52,7 @@ _FLOW_DEFAULTS: dict[str, Any] = {
     "ecn_retransmits": False,
     "ece_increase": True,
     "rto_restart_on_retransmit": False,
+    "fin": False,
     "transport": "tcp",
 }
 

@@ -20,7 +20,8 @@ def run_tcplab(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | 
     of :func:`run_ns2` from its outputs: goodput = summary ``goodput_bps`` (steady-state
     window); cwnd mean = mean of ``cwnd_bytes``/mss over the trace samples in the window;
     data packets, retransmits, timeouts = ``segments_sent``, ``retransmits``, ``timeouts``
-    (whole run); arrivals, drops, marks = ``offered``, ``drops``, ``marks`` (whole run);
+    (whole run); arrivals, drops, marks = ``offered`` (less ``lost`` where the error model
+    acts before the queue), ``drops``, ``marks`` (whole run);
     queue = the queue trace's ``packets`` (waiting plus in transmission) in the window."""
     import time
 
@@ -66,7 +67,12 @@ def run_tcplab(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | 
             sel = queue.filter((pl.col("link") == name) & (pl.col("t") >= t0 - eps) & (pl.col("t") <= t1 + eps))
             xs = [float(x) for x in sel["packets"].to_list()]
         mean, p5, p95 = _summary_stats(xs)
-        links[name] = {"arrivals": ln["offered"], "drops": ln["drops"], "marks": ln["marks"],
+        # An error model before the queue loses packets before they reach it: ns-2's queue
+        # monitor, behind the error module, does not see them arrive.
+        err = (d.get("links", {}).get(name) or {}).get("error")
+        before = isinstance(err, Mapping) and err.get("placement") == "before_queue"
+        arrivals = ln["offered"] - (ln["lost"] if before else 0)
+        links[name] = {"arrivals": arrivals, "drops": ln["drops"], "marks": ln["marks"],
                        "q_mean": mean, "q_p5": p5, "q_p95": p95}
     return {"window": [t0, t1], "flows": flows, "links": links, "wall_s": wall}
 

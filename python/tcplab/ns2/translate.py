@@ -445,24 +445,39 @@ def _link_directions_tcl(t: _Tcl, links: Mapping[str, Any], nid: dict[str, int],
                 t(f"$q({lid[name]}) set {s}")
         if kind == "xcp":
             t(f"$q({lid[name]}) set-link-capacity [[[$ns link $n({a}) $n({b})] set link_] set bandwidth_]")
-        _error_model_tcl(t, name, link, lid, a, b, outages, largest, duration)
+        # The queue monitor and the error module both go at the head of the link (ns-link.tcl:
+        # attach-monitors, errormodule's add-to-head), the later one first: a module after the
+        # link (link-lossmodel) goes in before the monitor, one before the queue (lossmodel)
+        # after it, so that the monitor counts only what reaches the queue (a packet the
+        # module loses would otherwise count as queued for the rest of the run).
+        before = _variant(link.get("error"), "model", "none")[1].get("placement") == "before_queue"
+        if not before:
+            _error_model_tcl(t, name, link, lid, a, b, outages, largest, duration)
         t(f"set qm({lid[name]}) [$ns monitor-queue $n({a}) $n({b}) 0]")
+        if before:
+            _error_model_tcl(t, name, link, lid, a, b, outages, largest, duration)
 
 
 def _error_model_tcl(t: _Tcl, name: str, link: Mapping[str, Any], lid: dict[str, int], a: int, b: int,
                      outages: Mapping[str, list[tuple[float, float]]], largest: Mapping[str, int],
                      duration: float) -> None:
-    """A direction's Bernoulli loss and outage schedule: an ErrorModel after the link."""
+    """A direction's Bernoulli loss and outage schedule: an ErrorModel placed where the
+    model's ``placement`` says."""
     loss = _error_tcl(name, link)
     sched = _outage_of(link)
     if loss > 0 or sched is not None:
-        # After the link: the packet uses the link's time and is lost at the far end, as
-        # tcplab's error models (net/error: asked once per transmitted packet).
+        # placement "after_link" (the default): the packet uses the link's time and is lost
+        # at the far end (net/error: asked once per transmitted packet), ns-2's
+        # link-lossmodel (SimpleLink insert-linkloss, tcl/lib/ns-link.tcl); "before_queue":
+        # asked once per arriving packet, ns-2's lossmodel (SimpleLink errormodule: the
+        # module at the head of the link, before the queue).
+        _, e = _variant(link.get("error"), "model", "none")
+        command = "lossmodel" if e.get("placement") == "before_queue" else "link-lossmodel"
         t(f"set em({lid[name]}) [new ErrorModel]")
         t(f"$em({lid[name]}) unit pkt")
         t(f"$em({lid[name]}) set rate_ {_num(loss)}")
         t(f"$em({lid[name]}) ranvar [new RandomVariable/Uniform]")
-        t(f"$ns link-lossmodel $em({lid[name]}) $n({a}) $n({b})")
+        t(f"$ns {command} $em({lid[name]}) $n({a}) $n({b})")
         t(f"$em({lid[name]}) drop-target [new Agent/Null]")
     if sched is not None:
         # An outage (net/error/outage.rs) loses a packet whose transmission [start, end)

@@ -101,8 +101,9 @@ pub struct Link {
     pub rate: Rate,
     pub delay: SimDuration,
     pub queue: AnyQueue,
-    /// Which transmitted packets the wire loses (`net/error`), asked once per packet by
-    /// [`Link::wire_lost`]. `loss = p` is Bernoulli on the `LinkLoss` stream.
+    /// Which packets the wire loses (`net/error`): asked once per transmitted packet by
+    /// [`Link::wire_lost`], or (`placement = "before_queue"`) once per arriving packet by
+    /// [`Link::offer`]. `loss = p` is Bernoulli on the `LinkLoss` stream.
     pub error: ErrorModel,
     pub(crate) queue_rng: SimRng,
     pub(crate) busy: Option<Packet>,
@@ -382,6 +383,9 @@ impl Link {
     #[inline]
     pub fn offer(&mut self, id: LinkId, now: SimTime, pkt: Packet, events: &mut EventQueue) {
         self.stats.offered += 1;
+        if self.error.before_queue() && self.lost_on_arrival(now, &pkt) {
+            return;
+        }
         let is_data = pkt.is_data();
         self.stats.offered_data += is_data as u64;
         let (p, b) = if self.fifo {
@@ -650,6 +654,19 @@ impl Link {
             }
         }
         p
+    }
+
+    /// `placement = "before_queue"`: is the packet arriving at `now` lost before the
+    /// queue? Counted (and logged) as a wire loss at once; it takes no place in the queue
+    /// and no link time. Out of line: only such links come here.
+    #[inline(never)]
+    fn lost_on_arrival(&mut self, now: SimTime, pkt: &Packet) -> bool {
+        if !self.error.lost_on_arrival(now) {
+            return false;
+        }
+        self.stats.lost += 1;
+        self.note_loss(now, pkt);
+        true
     }
 
     /// Is the packet transmitted over `[start, done)` lost on the wire? The one place both

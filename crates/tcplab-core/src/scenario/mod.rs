@@ -393,6 +393,13 @@ pub struct FlowSpec {
     /// (ns-2's one-way TCP with `syn_ true`, its default). Default false.
     #[serde(default)]
     pub syn: bool,
+    /// A finite transfer (`app = { type = "transfer" }`, each round of a `[schedules]`
+    /// entry) ends with a FIN on its last segment, which the receiver acknowledges at once
+    /// (Linux, ns-3), so that the transfer's completion never waits for the delayed-ack
+    /// timer. Default false (the papers' one-way agents have none); `linux`, `ns3` and
+    /// `rfc` set it.
+    #[serde(default)]
+    pub fin: bool,
     /// Limited transmit (RFC 3042; ns-2's `singledup_ 1`): the first and second duplicate
     /// acks each send one new segment while the flight stays within cwnd + dupacks segments.
     /// Reno/NewReno recovery only. Default false.

@@ -114,6 +114,8 @@ pub fn flow_keys(
             || (no_rack && k == "loss_detection")
             || (no_rack && !user_rack && k == "tlp")
             || (reno_recovery && matches!(k, "prr" | "tlp"))
+            // NextSeg's rule 3 is RFC 6675's, which RACK-TLP replaces.
+            || ((no_sack || reno_recovery || user_rack) && k == "nextseg_rule3")
             || (reno_recovery && k == "loss_detection" && v == json!("rack"));
         if !skip {
             out.push((k.to_string(), v));
@@ -183,6 +185,7 @@ fn table(p: Profile, sack: bool) -> Vec<(&'static str, Value)> {
             ("dsack_undo", json!(true)),
             ("recovery_exit", json!("ssthresh")),
             ("ecn", json!(false)),
+            ("fin", json!(true)),
         ],
         Profile::Ns3 => vec![
             ("cc", json!("cubic")),
@@ -201,12 +204,14 @@ fn table(p: Profile, sack: bool) -> Vec<(&'static str, Value)> {
             ("sack", json!(true)),
             ("recovery", json!("rfc6675")),
             ("prr", json!("ssrb")),
+            ("nextseg_rule3", json!(true)),
             ("loss_detection", json!("dupack")),
             ("frto", json!(false)),
             ("dsack_undo", json!(false)),
             ("partial_ack_timer", json!("first")),
             ("recovery_exit", json!("ssthresh")),
             ("ecn", json!(false)),
+            ("fin", json!(true)),
         ],
         Profile::Rfc => vec![
             ("cc", json!("newreno")),
@@ -230,6 +235,7 @@ fn table(p: Profile, sack: bool) -> Vec<(&'static str, Value)> {
             ("frto", json!(false)),
             ("dsack_undo", json!(false)),
             ("ecn", json!(false)),
+            ("fin", json!(true)),
         ],
         Profile::Ns2 => {
             let mut t = vec![
@@ -250,7 +256,13 @@ fn table(p: Profile, sack: bool) -> Vec<(&'static str, Value)> {
                 ("dupack_threshold", json!(3)),
                 ("sack", json!(false)),
             ];
-            t.extend(recovery_by_sack(sack));
+            // `sack = true` written: ns-2's Sack1 agent (tcp/tcp-sack1.cc), RFC 6675-style
+            // recovery from a scoreboard, without PRR (ns-2.35 has none).
+            t.extend(if sack {
+                vec![("recovery", json!("rfc6675")), ("prr", json!("off"))]
+            } else {
+                recovery_by_sack(false)
+            });
             t.extend([
                 ("loss_detection", json!("dupack")),
                 ("frto", json!(false)),
@@ -264,6 +276,7 @@ fn table(p: Profile, sack: bool) -> Vec<(&'static str, Value)> {
                 ("recovery_burst", json!(2)),
                 ("ecn", json!(false)),
                 ("ece_increase", json!(false)),
+                ("fin", json!(false)),
             ]);
             t
         }
@@ -296,6 +309,7 @@ fn table(p: Profile, sack: bool) -> Vec<(&'static str, Value)> {
                 ("dsack_undo", json!(false)),
                 ("recovery_exit", json!("ssthresh")),
                 ("ecn", json!(false)),
+                ("fin", json!(false)),
             ]);
             t
         }

@@ -27,7 +27,8 @@
 //!   port 5001; data segments go sender → receiver with seq = ([`SENDER_ISN`] + simulated
 //!   seq) mod 2^32 and ack = [`RECEIVER_ISN`] (the receiver sends no data); acks go
 //!   receiver → sender with seq = [`RECEIVER_ISN`] and ack = ([`SENDER_ISN`] + simulated
-//!   ack) mod 2^32; flags ACK always, plus ECE / CWR from the packet's flags; window =
+//!   ack) mod 2^32; flags ACK always, plus ECE / CWR from the packet's flags and FIN on a
+//!   transfer's last segment (`fin = true`; it takes no sequence number here); window =
 //!   65535 from the sender, min(receiver window, 65535) from the receiver (no window scale:
 //!   no SYN is synthesized); options (headers of 52 bytes and more; NOPs pad the rest) NOP,
 //!   NOP, timestamps (kind 8): data TSval = the time the
@@ -247,6 +248,9 @@ pub fn encode(
     }
     if p.has(flags::CWR) {
         tcp_flags |= 0x80;
+    }
+    if p.kind == PacketKind::Data && p.has(flags::FIN) {
+        tcp_flags |= 0x01;
     }
     let tcp = &mut buf[36..16 + hdr];
     tcp[0..2].copy_from_slice(&sport.to_be_bytes());

@@ -86,6 +86,9 @@ pub struct StartConfig {
     /// A SYN (a data packet of `header` bytes and no payload) goes first; data starts when
     /// its ack returns (ns-2's `syn_` with `delay_growth_`).
     pub syn: bool,
+    /// The last segment of each finite write that ends a transfer carries a FIN
+    /// ([`crate::packet::flags::FIN`]; [`sender::TcpSender::app_write_last`]).
+    pub fin: bool,
 }
 
 /// The retransmission timer (RFC 6298).
@@ -339,6 +342,7 @@ impl Default for StartConfig {
             init_cwnd: 1,
             init_ssthresh: u64::MAX,
             syn: false,
+            fin: false,
         }
     }
 }

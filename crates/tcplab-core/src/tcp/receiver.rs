@@ -549,7 +549,10 @@ impl TcpReceiver {
                 if self.quick_max > 0 {
                     self.quickack_arrival(now);
                 }
-                !in_order || had_holes || pkt.has(flags::CE) || self.quick_left > 0
+                // A FIN is acknowledged at once (Linux `tcp_fin` schedules the ack, ns-3's
+                // `TcpSocketBase::DoPeerClose` sends it): a transfer's completion never waits
+                // for the delayed-ack timer.
+                !in_order || had_holes || pkt.has(flags::CE | flags::FIN) || self.quick_left > 0
             }
         };
         let at = self.clock(now);
@@ -809,6 +812,24 @@ mod tests {
             .with_quickack(0, idle, 10_000, 100);
         let mut seq = 0;
         assert_eq!(burst(&mut r, SimTime::ZERO, 4, &mut seq), 2);
+    }
+
+    #[test]
+    fn a_fin_is_acked_at_once_with_delayed_acks() {
+        let mut r = TcpReceiver::new(40, Some(SimDuration::from_ms(100)));
+        assert!(rx(&mut r, 0, 100).1.is_empty(), "held for the delayed ack");
+        assert_eq!(rx(&mut r, 100, 100).1, vec![200]);
+        let mut fin = seg(200, 50);
+        fin.flags |= flags::FIN;
+        let mut acks = Vec::new();
+        r.on_data(SimTime::ZERO, &fin, &mut |p| acks.push(p));
+        assert_eq!(acks.len(), 1, "the odd last segment is not held");
+        assert_eq!(acks[0].ack, 250);
+        assert!(r.delack_deadline.is_none());
+        assert!(
+            !acks[0].has(flags::SACK),
+            "the ack carries no flag of the data's"
+        );
     }
 
     #[test]

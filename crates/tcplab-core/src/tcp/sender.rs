@@ -243,6 +243,10 @@ struct SendBuffer {
     written: u64,
     /// `send_buffer` (`u64::MAX` = unlimited: `app_limit = written`).
     limit: u64,
+    /// The end of the stream, whose last segment carries the FIN (`u64::MAX`: none yet).
+    fin: u64,
+    /// `fin = true`: [`TcpSender::app_write_last`] sets `fin`.
+    fin_on: bool,
 }
 
 /// The one-way handshake of `syn = true` (ns-2's `syn_`).
@@ -373,6 +377,8 @@ impl TcpSender {
                 app_limit: 0,
                 written: 0,
                 limit: cfg.send_buffer,
+                fin: u64::MAX,
+                fin_on: cfg.start.fin,
             },
             rwnd: rwnd::Rwnd {
                 edge: cfg
@@ -554,6 +560,15 @@ impl TcpSender {
         self.set_app_limit(now, self.buf.written.saturating_add(bytes), out);
     }
 
+    /// [`TcpSender::app_write`] of the last bytes of a transfer (`u64::MAX`: a greedy source,
+    /// which never ends): with `fin = true` the segment that ends them carries the FIN.
+    pub fn app_write_last(&mut self, now: SimTime, bytes: u64, out: &mut impl FnMut(Packet)) {
+        if self.buf.fin_on {
+            self.buf.fin = self.buf.written.saturating_add(bytes).max(self.snd_max);
+        }
+        self.app_write(now, bytes, out);
+    }
+
     /// The send buffer accepts what the application wrote, as far as it has room:
     /// `app_limit = min(written, snd_una + send_buffer)`, never below `snd_max`.
     #[inline(always)]
@@ -608,6 +623,9 @@ impl TcpSender {
         // New data is ECN-capable; retransmissions only with `ecn_retransmits`. CWR rides
         // on the next new segment.
         f |= self.ecn.segment_flags(retx);
+        if seq + len as u64 == self.buf.fin {
+            f |= flags::FIN;
+        }
         if self.ipq.limit != u32::MAX {
             self.ipq.count += 1;
         }
@@ -905,6 +923,45 @@ mod tests {
         let mut s = TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc);
         let out = collect(&mut s, |s, o| s.set_app_limit(t0, u64::MAX, &mut |p| o(p)));
         (s, out)
+    }
+
+    #[test]
+    fn the_last_segment_of_a_transfer_carries_the_fin_and_so_does_its_retransmission() {
+        for fin in [true, false] {
+            let mut cfg = test_cfg(10);
+            cfg.start.fin = fin;
+            let cc = reno(MSS, 10 * MSS as u64, u64::MAX, true);
+            let mut s = TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc);
+            let t0 = SimTime::ZERO;
+            let out = collect(&mut s, |s, o| s.app_write_last(t0, 2500, &mut |p| o(p)));
+            let lens: Vec<(u32, bool)> = out.iter().map(|p| (p.len, p.has(flags::FIN))).collect();
+            assert_eq!(lens, [(1000, false), (1000, false), (500, fin)]);
+            // The timeout resends from snd_una; the segment that ends the stream has it again.
+            let t = SimTime(2_000_000_000_000);
+            let first = collect(&mut s, |s, o| s.on_timeout(t, &mut |p| o(p)));
+            assert_eq!(first[0].seq, 0);
+            let mut again = Vec::new();
+            for i in 1..=2u64 {
+                let ack = ack_pkt(i * 1000, t0);
+                again.extend(collect(&mut s, |s, o| s.on_ack(t, &ack, &mut |p| o(p))));
+            }
+            assert!(
+                again
+                    .iter()
+                    .any(|p| p.seq == 2000 && p.has(flags::FIN) == fin),
+                "{again:?}"
+            );
+        }
+        // A greedy source never ends.
+        let mut cfg = test_cfg(10);
+        cfg.start.fin = true;
+        let cc = reno(MSS, 10 * MSS as u64, u64::MAX, true);
+        let mut s = TcpSender::new(FlowId(0), NodeId(0), NodeId(1), &cfg, cc);
+        let out = collect(&mut s, |s, o| {
+            s.app_write_last(SimTime::ZERO, u64::MAX, &mut |p| o(p))
+        });
+        assert_eq!(out.len(), 10);
+        assert!(out.iter().all(|p| !p.has(flags::FIN)));
     }
 
     #[test]

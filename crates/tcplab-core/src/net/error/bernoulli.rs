@@ -12,6 +12,10 @@ use serde::Deserialize;
 pub struct BernoulliSpec {
     /// Loss probability per transmitted packet, in [0, 1).
     pub p: f64,
+    /// Where the model acts: "after_link" (the default: on transmitted packets) or
+    /// "before_queue" (on arriving packets; a lost one takes no buffer space or link time).
+    #[serde(default)]
+    pub placement: super::Placement,
 }
 
 impl BernoulliSpec {

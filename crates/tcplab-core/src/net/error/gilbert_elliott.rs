@@ -31,6 +31,10 @@ pub struct GilbertElliottSpec {
     /// Loss probability in the bad state, in [0, 1] (default 1).
     #[serde(default = "one")]
     pub loss_bad: f64,
+    /// Where the model acts: "after_link" (the default: on transmitted packets) or
+    /// "before_queue" (on arriving packets; a lost one takes no buffer space or link time).
+    #[serde(default)]
+    pub placement: super::Placement,
 }
 
 fn one() -> f64 {

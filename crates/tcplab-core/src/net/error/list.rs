@@ -13,6 +13,10 @@ pub struct ListSpec {
     /// Packet numbers to lose, 1-based over the packets transmitted on this direction,
     /// strictly increasing.
     pub packets: Vec<u64>,
+    /// Where the model acts: "after_link" (the default: on transmitted packets) or
+    /// "before_queue" (on arriving packets; a lost one takes no buffer space or link time).
+    #[serde(default)]
+    pub placement: super::Placement,
 }
 
 impl ListSpec {

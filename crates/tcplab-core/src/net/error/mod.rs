@@ -1,10 +1,22 @@
 //! Error models of a link direction: which transmitted packets the wire loses.
 //!
-//! The model is asked exactly once per transmitted packet, in transmission order, by
-//! [`ErrorModel::lost`] with the packet's transmission start and end (the link's FIFO fast
-//! path knows both at enqueue, the scheduled path when the transmission ends; both call the
-//! same helper, `Link::wire_lost`). A lost packet still uses the link for its whole
-//! transmission time and is discarded at the receiving end (it never enters the pipe).
+//! Where the model acts is its `placement` ([`Placement`]):
+//!
+//! * `after_link` (the default): the model is asked exactly once per transmitted packet, in
+//!   transmission order, by [`ErrorModel::lost`] with the packet's transmission start and
+//!   end (the link's FIFO fast path knows both at enqueue, the scheduled path when the
+//!   transmission ends; both call the same helper, `Link::wire_lost`). A lost packet still
+//!   uses the link for its whole transmission time and is discarded at the receiving end
+//!   (it never enters the pipe). ns-2's `$ns link-lossmodel` (ns-link.tcl, `SimpleLink
+//!   instproc insert-linkloss`: the module after the link) and ns-3's receive error model
+//!   (`PointToPointNetDevice::Receive`) place it so.
+//! * `before_queue`: the model is asked once per packet offered to the link, in arrival
+//!   order, at its arrival (start = end = the arrival time); a lost packet takes neither a
+//!   place in the queue nor link time. ns-2's `$ns lossmodel` (ns-lib.tcl, `Simulator
+//!   instproc lossmodel` calling ns-link.tcl's `SimpleLink instproc errormodule`, which adds
+//!   the module at the head of the link, before the queue) places it so; `profile = "ns2"`
+//!   chooses it ([`ErrorSpec::profile_keys`]). Not for `outage` (a channel that is down
+//!   loses what is transmitted meanwhile).
 //!
 //! Variants (closed enum, static dispatch; each declares and validates its parameters in its
 //! own file):
@@ -15,7 +27,7 @@
 //! * [`gilbert_elliott`]: a two-state (good/bad) Markov chain stepped once per packet,
 //!   with a loss probability per state (`Stream::LinkError`, link index).
 //! * [`list`]: the listed packet numbers (1-based, counted over the packets this direction
-//!   transmits); for tests.
+//!   transmits, or is offered with `before_queue`); for tests.
 //! * [`outage`]: a shared schedule of down periods; a packet whose transmission overlaps a
 //!   down period is lost (see that module for the whole rule).
 //! * [`poisson_time`]: loss events as a Poisson process in time (mean spacing
@@ -81,6 +93,30 @@ pub enum ErrorModel {
     Outage(Box<Outage>),
     /// Boxed: its state is a word larger than Bernoulli's.
     PoissonTime(Box<PoissonTime>),
+    /// `placement = "before_queue"`: the inner model is asked on arrival, by
+    /// [`ErrorModel::lost_on_arrival`]; [`ErrorModel::lost`] (after transmission) says no.
+    BeforeQueue(Box<ErrorModel>),
+}
+
+/// Where a link direction's error model acts (`links.NAME.error.placement`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Placement {
+    /// Asked once per transmitted packet; a lost packet used the link (the default).
+    #[default]
+    AfterLink,
+    /// Asked once per arriving packet, before the queue; a lost packet takes no buffer
+    /// space and no link time (ns-2's `$ns lossmodel`).
+    BeforeQueue,
+}
+
+impl Placement {
+    pub fn name(self) -> &'static str {
+        match self {
+            Placement::AfterLink => "after_link",
+            Placement::BeforeQueue => "before_queue",
+        }
+    }
 }
 
 impl ErrorModel {
@@ -105,14 +141,33 @@ impl ErrorModel {
             ErrorModel::List(m) => m.lost(),
             ErrorModel::Outage(m) => m.lost(start, done),
             ErrorModel::PoissonTime(m) => m.lost(start),
+            ErrorModel::BeforeQueue(_) => false,
+        }
+    }
+
+    /// Whether the model acts before the queue (`placement = "before_queue"`).
+    #[inline(always)]
+    pub fn before_queue(&self) -> bool {
+        matches!(self, ErrorModel::BeforeQueue(_))
+    }
+
+    /// `before_queue`: is the packet arriving at `now` lost? Called exactly once per packet
+    /// offered to the link, in arrival order.
+    #[inline]
+    pub fn lost_on_arrival(&mut self, now: SimTime) -> bool {
+        match self {
+            ErrorModel::BeforeQueue(m) => m.lost(now, now),
+            _ => false,
         }
     }
 
     /// Note when the run ends: transmissions that start later never happen in it (only the
     /// outage model, whose answer costs one step per period up to the start, uses it).
     pub fn set_horizon(&mut self, end: SimTime) {
-        if let ErrorModel::Outage(o) = self {
-            o.set_horizon(end);
+        match self {
+            ErrorModel::Outage(o) => o.set_horizon(end),
+            ErrorModel::BeforeQueue(m) => m.set_horizon(end),
+            _ => {}
         }
     }
 
@@ -124,6 +179,7 @@ impl ErrorModel {
             | ErrorModel::GilbertElliott(_)
             | ErrorModel::PoissonTime(_) => true,
             ErrorModel::Outage(o) => o.is_random(),
+            ErrorModel::BeforeQueue(m) => m.is_random(),
         }
     }
 
@@ -136,6 +192,7 @@ impl ErrorModel {
             ErrorModel::List(_) => "list",
             ErrorModel::Outage(_) => "outage",
             ErrorModel::PoissonTime(_) => "poisson_time",
+            ErrorModel::BeforeQueue(m) => m.name(),
         }
     }
 
@@ -173,14 +230,61 @@ pub struct ErrorCx<'a> {
 impl ErrorSpec {
     /// Validate and build (`field` = `links.NAME.error`).
     pub fn build(&self, field: &str, cx: &ErrorCx) -> Result<ErrorModel, ScenarioError> {
-        Ok(match self {
+        let m = match self {
             ErrorSpec::None(_) => ErrorModel::None,
             ErrorSpec::Bernoulli(s) => s.build(field, cx)?,
             ErrorSpec::GilbertElliott(s) => s.build(field, cx)?,
             ErrorSpec::List(s) => s.build(field, cx)?,
-            ErrorSpec::Outage(s) => s.build(field, cx)?,
+            ErrorSpec::Outage(s) => {
+                if s.placement == Placement::BeforeQueue {
+                    return Err(ScenarioError::new(
+                        format!("{field}.placement"),
+                        "an outage acts on what is transmitted while the channel is down, so \
+                         it has no \"before_queue\" placement (use a per-packet model, or \
+                         leave out placement)",
+                    ));
+                }
+                s.build(field, cx)?
+            }
             ErrorSpec::PoissonTime(s) => s.build(field, cx)?,
+        };
+        Ok(match (self.placement(), m) {
+            (_, ErrorModel::None) => ErrorModel::None,
+            (Placement::BeforeQueue, m) => ErrorModel::BeforeQueue(Box::new(m)),
+            (Placement::AfterLink, m) => m,
         })
+    }
+
+    /// Where the model acts (`none` has no placement: after the link).
+    pub fn placement(&self) -> Placement {
+        match self {
+            ErrorSpec::None(_) => Placement::AfterLink,
+            ErrorSpec::Bernoulli(s) => s.placement,
+            ErrorSpec::GilbertElliott(s) => s.placement,
+            ErrorSpec::List(s) => s.placement,
+            ErrorSpec::Outage(s) => s.placement,
+            ErrorSpec::PoissonTime(s) => s.placement,
+        }
+    }
+
+    /// The keys profile `p` sets in this error model's table (expansion writes them where
+    /// the table does not set them). Under `ns2`: `placement = "before_queue"`, where ns-2's
+    /// `$ns lossmodel` puts an error module (ns-lib.tcl `Simulator instproc lossmodel` →
+    /// ns-link.tcl `SimpleLink instproc errormodule`: "insert an error module BEFORE the
+    /// queue", `add-to-head`), for every per-packet model. `none` and `outage` have nothing
+    /// to set; the other profiles keep the default, `after_link` (ns-3's receive error
+    /// model, tcplab's own).
+    pub fn profile_keys(
+        &self,
+        p: crate::config::profile::Profile,
+    ) -> Vec<(&'static str, serde_json::Value)> {
+        match (p, self) {
+            (_, ErrorSpec::None(_) | ErrorSpec::Outage(_)) => Vec::new(),
+            (crate::config::profile::Profile::Ns2, _) => {
+                vec![("placement", serde_json::Value::from("before_queue"))]
+            }
+            _ => Vec::new(),
+        }
     }
 }
 
@@ -474,9 +578,12 @@ mod tests {
             link: 3,
             schedules: &schedules,
         };
-        let mut a = BernoulliSpec { p: 0.3 }
-            .build("links.x.error", &cx)
-            .unwrap();
+        let mut a = BernoulliSpec {
+            p: 0.3,
+            placement: Placement::AfterLink,
+        }
+        .build("links.x.error", &cx)
+        .unwrap();
         let mut b = ErrorModel::from_loss(0.3, SimRng::derive(7, Stream::LinkLoss, 3));
         let t = SimTime::ZERO;
         let xa: Vec<bool> = (0..1000).map(|_| a.lost(t, t)).collect();
@@ -484,12 +591,174 @@ mod tests {
         assert_eq!(xa, xb);
         assert!(xa.iter().any(|&x| x));
         assert!(matches!(
-            BernoulliSpec { p: 0.0 }.build("f", &cx).unwrap(),
+            BernoulliSpec {
+                p: 0.0,
+                placement: Placement::AfterLink
+            }
+            .build("f", &cx)
+            .unwrap(),
             ErrorModel::None
         ));
-        let e = BernoulliSpec { p: 1.0 }
-            .build("links.x.error", &cx)
-            .unwrap_err();
+        let e = BernoulliSpec {
+            p: 1.0,
+            placement: Placement::AfterLink,
+        }
+        .build("links.x.error", &cx)
+        .unwrap_err();
         assert_eq!(e.field, "links.x.error.p");
+    }
+
+    fn before(m: ErrorModel) -> ErrorModel {
+        ErrorModel::BeforeQueue(Box::new(m))
+    }
+
+    #[test]
+    fn before_queue_loses_arrivals_which_take_no_link_time_or_buffer() {
+        // Three 1000-byte packets (1 ms each) arriving together; the second is listed.
+        let arrivals = [(0, 1000), (0, 1000), (0, 1000)];
+        for scheduled in [false, true] {
+            let after = drive(
+                &arrivals,
+                Limit::Packets(10),
+                ErrorModel::List(DropList::new(vec![2])),
+                scheduled,
+            );
+            let pre = drive(
+                &arrivals,
+                Limit::Packets(10),
+                before(ErrorModel::List(DropList::new(vec![2]))),
+                scheduled,
+            );
+            // After the link, the lost packet used the line: the third starts at 2 ms.
+            assert_eq!(
+                after
+                    .arrivals
+                    .iter()
+                    .map(|a| (a.1, a.2))
+                    .collect::<Vec<_>>(),
+                [(0, 0), (2, 2 * MS)]
+            );
+            // Before the queue it did not: the third starts at 1 ms.
+            assert_eq!(
+                pre.arrivals.iter().map(|a| (a.1, a.2)).collect::<Vec<_>>(),
+                [(0, 0), (2, MS)]
+            );
+            for r in [&after, &pre] {
+                assert_eq!((r.link.stats.offered, r.link.stats.lost), (3, 1));
+            }
+            assert_eq!(pre.link.stats.tx_packets, 2, "scheduled {scheduled}");
+            assert_eq!(after.link.stats.tx_packets, 3, "scheduled {scheduled}");
+        }
+        // A buffer of one waiting packet: a loss before the queue frees the place, so
+        // no arrival overflows; after the link the third arrival finds it taken.
+        for scheduled in [false, true] {
+            let pre = drive(
+                &arrivals,
+                Limit::Packets(1),
+                before(ErrorModel::List(DropList::new(vec![2]))),
+                scheduled,
+            );
+            assert_eq!(pre.link.drops.packets, 0);
+            let after = drive(
+                &arrivals,
+                Limit::Packets(1),
+                ErrorModel::List(DropList::new(vec![2])),
+                scheduled,
+            );
+            assert_eq!(after.link.drops.packets, 1);
+        }
+    }
+
+    #[test]
+    fn before_queue_counts_arrivals_and_is_asked_once_per_arrival() {
+        // Random traffic with queue overflows: the list numbers count offered packets
+        // (overflowing ones included), on both paths alike.
+        let arrivals = random_arrivals(5, 400);
+        let listed: Vec<u64> = (1..=400).filter(|n| n % 7 == 3).collect();
+        let a = drive(
+            &arrivals,
+            Limit::Packets(3),
+            before(ErrorModel::List(DropList::new(listed.clone()))),
+            false,
+        );
+        let b = drive(
+            &arrivals,
+            Limit::Packets(3),
+            before(ErrorModel::List(DropList::new(listed.clone()))),
+            true,
+        );
+        assert_eq!(a.arrivals, b.arrivals);
+        assert_eq!(a.link.stats.lost, listed.len() as u64);
+        assert!(a.link.drops.packets > 0, "the case needs overflows");
+        let lost: Vec<u64> = (0..400)
+            .filter(|i| !a.arrivals.iter().any(|x| x.1 == *i))
+            .collect();
+        for n in &listed {
+            assert!(lost.contains(&(n - 1)), "listed arrival {n} was delivered");
+        }
+        // The audit's balance holds: offered = dropped + delivered + lost.
+        let s = &a.link.stats;
+        assert_eq!(
+            s.offered,
+            a.link.drops.packets + a.arrivals.len() as u64 + s.lost
+        );
+    }
+
+    #[test]
+    fn placement_builds_and_outage_refuses_before_queue() {
+        let mut schedules = BTreeMap::new();
+        schedules.insert("o".to_string(), intervals(&[(MS, 2 * MS)]));
+        let cx = ErrorCx {
+            seed: 7,
+            link: 3,
+            schedules: &schedules,
+        };
+        let parse = |v: serde_json::Value| serde_json::from_value::<ErrorSpec>(v).unwrap();
+        let m =
+            parse(serde_json::json!({"model": "bernoulli", "p": 0.1, "placement": "before_queue"}))
+                .build("links.x.error", &cx)
+                .unwrap();
+        assert!(m.before_queue() && m.is_random());
+        assert_eq!(m.name(), "bernoulli");
+        let m =
+            parse(serde_json::json!({"model": "bernoulli", "p": 0.0, "placement": "before_queue"}))
+                .build("links.x.error", &cx)
+                .unwrap();
+        assert!(matches!(m, ErrorModel::None));
+        let e = parse(
+            serde_json::json!({"model": "outage", "schedule": "o", "placement": "before_queue"}),
+        )
+        .build("links.x.error", &cx)
+        .unwrap_err();
+        assert_eq!(e.field, "links.x.error.placement");
+        assert!(serde_json::from_value::<ErrorSpec>(serde_json::json!(
+            {"model": "list", "packets": [1], "placement": "before"}
+        ))
+        .is_err());
+        // The ns2 profile places every per-packet model before the queue, and nothing else.
+        use crate::config::profile::Profile;
+        for v in [
+            serde_json::json!({"model": "bernoulli", "p": 0.1}),
+            serde_json::json!({"model": "gilbert_elliott", "p_gb": 0.1, "p_bg": 0.5}),
+            serde_json::json!({"model": "list", "packets": [1]}),
+            serde_json::json!({"model": "poisson_time", "mean_interval": "1s"}),
+        ] {
+            let spec = parse(v);
+            assert_eq!(
+                spec.profile_keys(Profile::Ns2),
+                [("placement", serde_json::json!("before_queue"))]
+            );
+            for p in Profile::ALL {
+                if p != Profile::Ns2 {
+                    assert!(spec.profile_keys(p).is_empty());
+                }
+            }
+        }
+        for v in [
+            serde_json::json!({"model": "none"}),
+            serde_json::json!({"model": "outage", "schedule": "o"}),
+        ] {
+            assert!(parse(v).profile_keys(Profile::Ns2).is_empty());
+        }
     }
 }

@@ -41,6 +41,10 @@ use serde::Deserialize;
 pub struct OutageRefSpec {
     /// Name of a schedule defined under `[outages.NAME]`.
     pub schedule: String,
+    /// Where the model acts: "after_link" only (written for symmetry with the other
+    /// models; an outage loses what is transmitted while the channel is down).
+    #[serde(default)]
+    pub placement: super::Placement,
 }
 
 impl OutageRefSpec {

@@ -31,6 +31,10 @@ use serde::Deserialize;
 pub struct PoissonTimeSpec {
     /// Mean time between loss events (at least 1 µs).
     pub mean_interval: DurationValue,
+    /// Where the model acts: "after_link" (the default: on transmitted packets) or
+    /// "before_queue" (on arriving packets; a lost one takes no buffer space or link time).
+    #[serde(default)]
+    pub placement: super::Placement,
 }
 
 impl PoissonTimeSpec {

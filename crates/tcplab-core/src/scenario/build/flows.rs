@@ -52,8 +52,8 @@ pub(super) fn flows(
                 format!("flow from '{}' to itself", fl.from),
             ));
         }
-        let path =
-            routing::path(|n, d| nodes[n.index()].route(d), ends, src, dst).ok_or_else(|| {
+        let path = routing::path(|n, d| nodes[n.index()].route(d), ends, src, dst)
+            .ok_or_else(|| {
                 ScenarioError::new(
                     f.clone(),
                     format!("no path from '{}' to '{}'", fl.from, fl.to),
@@ -506,6 +506,7 @@ pub(super) fn flows(
                 init_cwnd: fl.init_cwnd,
                 init_ssthresh: fl.init_ssthresh.map_or(u64::MAX, |s| s.0),
                 syn: fl.syn,
+                fin: fl.fin,
             },
             rto: RtoConfig {
                 initial: fl.rto_initial.0,

@@ -325,6 +325,10 @@ pub fn expand(mut doc: Value) -> Result<Expanded, ScenarioError> {
                 Some(Value::Object(t)) => take_profile(t, &format!("{path}.{sub}"), &gen.origins)?,
                 _ => None,
             };
+            let own_err = match e.get_mut("error").filter(|_| section == "links") {
+                Some(Value::Object(t)) => take_profile(t, &format!("{path}.error"), &gen.origins)?,
+                _ => None,
+            };
             if !dflt.is_empty() {
                 fill_under(
                     e,
@@ -340,12 +344,19 @@ pub fn expand(mut doc: Value) -> Result<Expanded, ScenarioError> {
                 Some(Value::Object(t)) => take_profile(t, &format!("{path}.{sub}"), &gen.origins)?,
                 _ => None,
             };
+            let dflt_err = match e.get_mut("error").filter(|_| section == "links") {
+                Some(Value::Object(t)) => take_profile(t, &format!("{path}.error"), &gen.origins)?,
+                _ => None,
+            };
             if section == "flows" {
                 resolve_flow(e, &path, own, own_sub, dflt_sub, &outer, &mut gen.origins)?;
             } else {
                 // A link entry's own profile is its queue's, under the queue table's own.
-                let own_q = own_sub.or(own);
+                let own_q = own_sub.or(own.clone());
                 resolve_queue(e, &path, own_q, dflt_sub, &outer, &mut gen.origins)?;
+                // And its error model's, under the error table's own.
+                let own_e = own_err.or(own);
+                resolve_error(e, &path, own_e, dflt_err, &outer, &mut gen.origins)?;
             }
         }
     }
@@ -583,6 +594,75 @@ fn resolve_queue(
         .collect();
     if let (false, Some(t)) = (keys.is_empty(), table_of(q, "type")) {
         fill_keys(t, keys, &format!("{path}.queue"), &field, strong, origins);
+    }
+    Ok(())
+}
+
+/// A link direction's error-model profile: the error table's own (or the link entry's),
+/// else one from `[defaults.links.error]`, else `[defaults.links]`'s, else the scenario's.
+/// `loss = p` is short for the Bernoulli model, so a profile that places error models
+/// (`ns2`: before the queue) writes it out as `error = { model = "bernoulli", p, ... }`;
+/// a `loss` that is not a probability stays for the link's own check to name.
+fn resolve_error(
+    e: &mut Obj,
+    path: &str,
+    own: Named,
+    dflt: Named,
+    outer: &Outer,
+    origins: &mut Origins,
+) -> Result<(), ScenarioError> {
+    let strong = own.is_some();
+    let Some((p, field)) = own
+        .or(dflt)
+        .or_else(|| outer.links.clone())
+        .or_else(|| outer.top.clone())
+    else {
+        return Ok(());
+    };
+    if !e.contains_key("error") {
+        let Some(loss) = e.get("loss").and_then(Value::as_f64) else {
+            return Ok(());
+        };
+        if !(loss > 0.0 && loss < 1.0) {
+            return Ok(());
+        }
+        let mut t = Obj::new();
+        t.insert("model".into(), Value::from("bernoulli"));
+        t.insert("p".into(), Value::from(loss));
+        let spec = crate::net::error::ErrorSpec::Bernoulli(crate::net::error::BernoulliSpec {
+            p: loss,
+            placement: Default::default(),
+        });
+        if spec.profile_keys(p).is_empty() {
+            return Ok(());
+        }
+        let from = origins.0.get(&format!("{path}.loss")).cloned();
+        e.remove("loss");
+        e.insert("error".into(), Value::Object(t));
+        for k in ["error.model", "error.p"] {
+            let at = format!("{path}.{k}");
+            match &from {
+                Some(o) => origins.set(at, o.clone()),
+                None => origins.set(at, format!("{path}.loss")),
+            }
+        }
+    }
+    let Some(err) = e.get_mut("error") else {
+        return Ok(());
+    };
+    let Ok(spec) = serde_json::from_value::<crate::net::error::ErrorSpec>(err.clone()) else {
+        return Ok(()); // deserialization names the problem
+    };
+    let keys: Vec<(String, Value)> = spec
+        .profile_keys(p)
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+    if keys.is_empty() {
+        return Ok(());
+    }
+    if let Some(t) = table_of(err, "model") {
+        fill_keys(t, keys, &format!("{path}.error"), &field, strong, origins);
     }
     Ok(())
 }

@@ -1287,6 +1287,114 @@ ece_increase = true
 }
 
 #[test]
+fn error_models_take_a_profile_and_loss_is_written_out_under_one_that_places_it() {
+    let text = r#"profile = "ns2"
+duration = "10s"
+[nodes]
+a = "host"
+b = "host"
+[outages.o]
+type = "list"
+intervals = [["1s", "2s"]]
+[links.top]
+from = "a"
+to = "b"
+rate = "1Mbps"
+error = { model = "gilbert_elliott", p_gb = 0.1, p_bg = 0.5 }
+[links.own]
+from = "b"
+to = "a"
+rate = "1Mbps"
+error = { model = "bernoulli", p = 0.01, profile = "ns3" }
+[links.written]
+from = "a"
+to = "b"
+rate = "2Mbps"
+error = { model = "bernoulli", p = 0.01, placement = "after_link" }
+[links.loss]
+from = "b"
+to = "a"
+rate = "2Mbps"
+loss = 0.02
+[links.out]
+from = "a"
+to = "b"
+rate = "3Mbps"
+error = { model = "outage", schedule = "o" }
+[links.zero]
+from = "b"
+to = "a"
+rate = "3Mbps"
+loss = 0.0
+"#;
+    let v = expand(text);
+    let l = &v["links"];
+    assert_eq!(l["top"]["error"]["placement"], "before_queue");
+    assert_eq!(
+        l["own"]["error"].get("placement"),
+        None,
+        "ns3 keeps the default"
+    );
+    assert_eq!(l["own"]["error"].get("profile"), None, "expanded away");
+    assert_eq!(
+        l["written"]["error"]["placement"], "after_link",
+        "written wins"
+    );
+    assert_eq!(l["loss"].get("loss"), None);
+    assert_eq!(
+        l["loss"]["error"],
+        json!({"model": "bernoulli", "p": 0.02, "placement": "before_queue"})
+    );
+    assert_eq!(l["out"]["error"].get("placement"), None, "outage has none");
+    assert_eq!(l["zero"]["loss"], 0.0, "no model, nothing to place");
+    let b = crate::load_toml(text, None).unwrap();
+    let kinds: Vec<bool> = b.sim.links.iter().map(|l| l.error.before_queue()).collect();
+    assert_eq!(kinds.iter().filter(|&&k| k).count(), 2, "{kinds:?}");
+    // Without a profile (or under linux) `loss` stays as written.
+    let v = expand(&duplex_hosts(
+        "[links.r]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\nloss = 0.01\n",
+    ));
+    assert_eq!(v["links"]["r"]["loss"], 0.01);
+    // A link entry's profile reaches its error model; [defaults.links]'s too, and so a
+    // builder's loss.
+    let v = expand(&duplex_hosts(
+        "[links.r]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\nprofile = \"ns2\"\nloss = 0.01\n",
+    ));
+    assert_eq!(v["links"]["r"]["error"]["placement"], "before_queue");
+    let v = expand(
+        r#"duration = "10s"
+[defaults.links]
+profile = "ns2"
+[dumbbell]
+pairs = 1
+bottleneck = { rate = "10Mbps", delay = "10ms", loss = 0.01 }
+access = { rate = "100Mbps", delay = "1ms" }
+"#,
+    );
+    let lossy: Vec<&Value> = v["links"]
+        .as_object()
+        .unwrap()
+        .values()
+        .filter(|l| l.get("error").is_some())
+        .collect();
+    assert_eq!(lossy.len(), 2, "{v}");
+    assert!(lossy
+        .iter()
+        .all(|l| l["error"]["placement"] == "before_queue"));
+    // A bad loss stays for the link's check; a bad placement is named.
+    let e = err(&format!(
+        "profile = \"ns2\"\n{}",
+        duplex_hosts("[links.r]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\nloss = 1.5\n")
+    ));
+    assert_eq!(e.field, "links.r.loss");
+    let e = err(&duplex_hosts(
+        "[links.r]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\nerror = { model = \"bernoulli\", p = 0.1, placement = \"early\" }\n",
+    ));
+    assert!(e.field.starts_with("links.r.error"), "{e}");
+    assert!(e.reason.contains("before_queue"), "{e}");
+}
+
+#[test]
 fn queues_take_their_own_profile_then_defaults_links_then_the_scenarios() {
     let red = "{ type = \"red\", min_th = 5, max_th = 15 }";
     let text = format!(
