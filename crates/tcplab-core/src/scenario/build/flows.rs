@@ -52,8 +52,8 @@ pub(super) fn flows(
                 format!("flow from '{}' to itself", fl.from),
             ));
         }
-        let path = routing::path(|n, d| nodes[n.index()].route(d), ends, src, dst)
-            .ok_or_else(|| {
+        let path =
+            routing::path(|n, d| nodes[n.index()].route(d), ends, src, dst).ok_or_else(|| {
                 ScenarioError::new(
                     f.clone(),
                     format!("no path from '{}' to '{}'", fl.from, fl.to),
