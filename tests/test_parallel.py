@@ -52,7 +52,12 @@ def _same(a: tcplab.Result, b: tcplab.Result) -> None:
             assert x.equals(y, null_equal=True), name
 
 
-@pytest.mark.parametrize("scenario", [FAT_TREE, DUMBBELL], ids=["fat_tree", "dumbbell"])
+# Per-flow ECMP: each switch hashes the flow with a salt from the seed.
+FAT_TREE_FLOW_ECMP: dict[str, Any] = {**FAT_TREE, "routing": {"ecmp": "flow"}}
+
+
+@pytest.mark.parametrize("scenario", [FAT_TREE, FAT_TREE_FLOW_ECMP, DUMBBELL],
+                         ids=["fat_tree", "fat_tree_flow_ecmp", "dumbbell"])
 def test_every_thread_count_gives_the_same_result(scenario: dict[str, Any]) -> None:
     one = tcplab.run(scenario, progress=False)
     assert one.summary["run"]["events"] > 0
@@ -149,3 +154,28 @@ def test_a_sweep_fits_its_jobs_to_the_runs_threads(tmp_path: Path) -> None:
         "on the cores and wait at every barrier, so the sweep is slower than with jobs = 1 (the results are the same)"
     ]
     assert res.runs["status"].to_list() == ["ok", "ok"] and one.runs["status"].to_list() == ["ok"]
+
+
+def _cores_into_pod3(res: tcplab.Result) -> set[str]:
+    """The core switches whose links down into pod 3 carried packets."""
+    return {ln["name"].split("-")[1].removesuffix("_rev") for ln in res.summary["links"]
+            if ln["name"].startswith("agg3_") and ln["name"].endswith("_rev") and ln["tx_packets"] > 0}
+
+
+def test_per_flow_ecmp_spreads_flows_to_one_host_over_the_cores() -> None:
+    """Eight hosts of pods 0 and 1 send to h15 (pod 3). By destination every flow to h15
+    takes one core (D-mod-k); by flow they spread over the four, and each flow keeps one
+    path (no reordering: no duplicate acks without losses)."""
+    flows = {f"f{i}": {"from": f"h{i:02d}", "to": "h15", "app": {"type": "transfer", "bytes": 30000}} for i in range(8)}
+    base = {**FAT_TREE, "fat_tree": {**FAT_TREE["fat_tree"], "traffic": "none", "link": {
+        "rate": "1Gbps", "delay": "5us", "buffer": 1000}}, "flows": flows}
+    by_dst = tcplab.run(base, progress=False)
+    assert len(_cores_into_pod3(by_dst)) == 1
+    by_flow = {seed: tcplab.run({**base, "routing": {"ecmp": "flow"}}, progress=False, seed=seed) for seed in (1, 2)}
+    for res in by_flow.values():
+        assert len(_cores_into_pod3(res)) >= 3, _cores_into_pod3(res)
+        for f in res.summary["flows"]:
+            assert f["completed_at_s"] is not None and f["retransmits"] == 0, f
+    # The salt comes from the seed: another seed, other paths.
+    assert [ln["tx_packets"] for ln in by_flow[1].summary["links"]] != [
+        ln["tx_packets"] for ln in by_flow[2].summary["links"]]

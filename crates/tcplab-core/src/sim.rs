@@ -175,6 +175,8 @@ pub struct Sim {
     pub end: SimTime,
     pub events: EventQueue,
     pub nodes: Vec<Node>,
+    /// Per-flow ECMP tables by node (`routing.ecmp = "flow"`; empty otherwise).
+    pub flow_ecmp: Vec<Option<Box<crate::net::routing::FlowEcmp>>>,
     pub links: Vec<Link>,
     pub flows: Vec<Flow>,
     pub schedules: Vec<ScheduleRun>,
@@ -301,6 +303,7 @@ impl Sim {
             end,
             events: EventQueue::new(),
             nodes,
+            flow_ecmp: Vec::new(),
             links,
             flows,
             schedules: Vec::new(),
@@ -805,6 +808,9 @@ impl Sim {
     fn receive(&mut self, node: NodeId, p: Packet) {
         let now = self.now;
         if p.dst != node {
+            if !self.flow_ecmp.is_empty() {
+                return self.forward_by_flow(node, p);
+            }
             match self.nodes[node.index()].agent {
                 None => self.split().0.send(node, p),
                 Some(a) => self.agent_forward(node, a, p),
@@ -848,6 +854,25 @@ impl Sim {
             }
         }
         self.sync_timer(f);
+    }
+
+    /// `routing.ecmp = "flow"`: a packet passing through `node` goes on the next hop its
+    /// flow hashes to (only forwarding nodes choose by flow, as switches hash five-tuples;
+    /// a packet's first hop from its own host follows the host's table). A node with an
+    /// agent forwards by its table. Out of line: the other routing modes pay one test of
+    /// `flow_ecmp`'s length on the forwarding path.
+    #[cold]
+    #[inline(never)]
+    fn forward_by_flow(&mut self, node: NodeId, p: Packet) {
+        if let Some(a) = self.nodes[node.index()].agent {
+            return self.agent_forward(node, a, p);
+        }
+        let l = crate::net::route_flow(&self.nodes, &self.flow_ecmp, node, p.dst, p.flow)
+            .expect("validated scenario has a route");
+        let now = self.now;
+        let link = &mut self.links[l.index()];
+        // A forwarded packet never meets its own host's backpressure (`Net::send`).
+        link.offer(l, now, p, &mut self.events);
     }
 
     /// A packet passing through a node with an agent (Snoop): the agent forwards it, may

@@ -53,3 +53,40 @@ impl Node {
         }
     }
 }
+
+/// The link a packet of `flow` at `node` takes towards `dst`: [`Node::route`], except at a
+/// node with a per-flow ECMP table (`routing.ecmp = "flow"`; `ecmp` is empty otherwise,
+/// or indexed by node), which hashes the flow ([`routing::FlowEcmp::pick`]). The check
+/// is on `ecmp`'s length: per-flow ECMP tables live beside the nodes, not in them, so the
+/// other routing modes pay one test of a value the caller holds.
+#[inline(always)]
+pub fn route_flow(
+    nodes: &[Node],
+    ecmp: &[Option<Box<routing::FlowEcmp>>],
+    node: crate::event::NodeId,
+    dst: crate::event::NodeId,
+    flow: crate::ids::FlowId,
+) -> Option<LinkId> {
+    if ecmp.is_empty() {
+        nodes[node.index()].route(dst)
+    } else {
+        route_by_flow(nodes, ecmp, node, dst, flow)
+    }
+}
+
+/// [`route_flow`] with tables: out of line (the hash and the division stay out of every
+/// send it is inlined into).
+#[cold]
+#[inline(never)]
+fn route_by_flow(
+    nodes: &[Node],
+    ecmp: &[Option<Box<routing::FlowEcmp>>],
+    node: crate::event::NodeId,
+    dst: crate::event::NodeId,
+    flow: crate::ids::FlowId,
+) -> Option<LinkId> {
+    match &ecmp[node.index()] {
+        Some(t) => t.pick(dst, flow),
+        None => nodes[node.index()].route(dst),
+    }
+}

@@ -15,8 +15,16 @@
 //!   switch ⌊r/(k/2)⌋ mod k/2 and aggregation switches the core r mod k/2, so the k²/4 hosts
 //!   of a pod reach it through k²/4 different cores ("D-mod-k" routing): the downward paths
 //!   to the hosts of one pod are disjoint. It is per destination, not per flow: every flow
-//!   to one host takes one path (per-flow ECMP would need per-flow routes, which tcplab
-//!   does not have).
+//!   to one host takes one path (`Flow` spreads flows).
+//! * [`Ecmp::Flow`]: per-flow ECMP, as switches hash five-tuples. A node with several
+//!   equal-cost next hops towards a destination (the links to neighbours one hop nearer,
+//!   in name order) keeps them all ([`FlowEcmp`]) and sends each packet on the one that
+//!   [`flow_hash`] of the packet's flow and the node's salt picks: `i = h mod c` for `c`
+//!   candidates, `h = mix(salt XOR mix(flow index + 1))` with `mix` SplitMix64's
+//!   finaliser and `salt = mix(seed XOR mix(node index + 1))` from the run's seed. So every
+//!   packet of a flow (and every ack of it, on the way back) keeps one path, different
+//!   flows to one host take different paths, and the choice depends on the seed, the flow
+//!   and the node only (not on the thread count or the order of events).
 //!
 //! **Storage.** A node with at most one outgoing link direction (a host on its access
 //! link, a stub router) stores no table: every destination is reached through its
@@ -35,6 +43,51 @@ pub enum Ecmp {
     First,
     /// A static spread by destination host (see the module documentation).
     Destination,
+    /// Per flow: a hash of the flow and a per-node salt from `seed`.
+    Flow { seed: u64 },
+}
+
+/// SplitMix64's finaliser (Steele, Lea & Flood 2014): a bijection of 64-bit words whose
+/// outputs are uniform for consecutive inputs.
+#[inline(always)]
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The hash [`Ecmp::Flow`] picks a next hop by (module documentation).
+#[inline(always)]
+pub fn flow_hash(salt: u64, flow: crate::ids::FlowId) -> u64 {
+    mix(salt ^ mix(flow.index() as u64 + 1))
+}
+
+/// A node's equal-cost next hops per destination ([`Ecmp::Flow`]).
+#[derive(Clone, Debug, Default)]
+pub struct FlowEcmp {
+    salt: u64,
+    /// Per destination node: `(start, count)` of its candidates in `links`.
+    groups: Vec<(u32, u32)>,
+    links: Vec<LinkId>,
+}
+
+impl FlowEcmp {
+    /// The next link towards `dst` for a packet of `flow`.
+    #[inline]
+    pub fn pick(&self, dst: NodeId, flow: crate::ids::FlowId) -> Option<LinkId> {
+        let (s, n) = *self.groups.get(dst.index())?;
+        match n {
+            0 => None,
+            1 => Some(self.links[s as usize]),
+            _ => Some(self.links[s as usize + (flow_hash(self.salt, flow) % n as u64) as usize]),
+        }
+    }
+
+    /// The equal-cost next hops towards `dst`, in name order.
+    pub fn candidates(&self, dst: NodeId) -> &[LinkId] {
+        let (s, n) = self.groups[dst.index()];
+        &self.links[s as usize..(s + n) as usize]
+    }
 }
 
 /// Routes of every node.
@@ -45,6 +98,9 @@ pub struct Routes {
     pub rows: Vec<Vec<Option<LinkId>>>,
     /// Per node: its only outgoing link direction, if it has exactly one.
     pub uplink: Vec<Option<LinkId>>,
+    /// Per node ([`Ecmp::Flow`]): its equal-cost next hops, for a node that has a choice
+    /// towards some destination (`rows` then holds the first of each).
+    pub flow_ecmp: Vec<Option<Box<FlowEcmp>>>,
 }
 
 /// The outgoing link directions of every node, in declaration order.
@@ -63,6 +119,7 @@ pub fn routes(n_nodes: usize, links: &[(NodeId, NodeId)], ecmp: Ecmp, hosts: &[b
     let mut r = Routes {
         rows: vec![Vec::new(); n_nodes],
         uplink: vec![None; n_nodes],
+        flow_ecmp: vec![None; n_nodes],
     };
     for (n, o) in out.iter().enumerate() {
         if o.len() == 1 {
@@ -85,8 +142,83 @@ pub fn routes(n_nodes: usize, links: &[(NodeId, NodeId)], ecmp: Ecmp, hosts: &[b
             }
             spread(&mut r.rows, &multi, n_nodes, links, &out, hosts);
         }
+        Ecmp::Flow { seed } => {
+            for &n in &multi {
+                r.rows[n] = vec![None; n_nodes];
+            }
+            groups(&mut r, &multi, n_nodes, links, &out, seed);
+        }
     }
     r
+}
+
+/// [`Ecmp::Flow`]: hop distances to every destination by a backwards breadth-first search,
+/// then each node's equal-cost next hops (links to a neighbour one hop nearer, name order).
+fn groups(
+    r: &mut Routes,
+    multi: &[usize],
+    n_nodes: usize,
+    links: &[(NodeId, NodeId)],
+    out: &[Vec<LinkId>],
+    seed: u64,
+) {
+    let mut tables: Vec<FlowEcmp> = multi
+        .iter()
+        .map(|&n| FlowEcmp {
+            salt: mix(seed ^ mix(n as u64 + 1)),
+            groups: vec![(0, 0); n_nodes],
+            links: Vec::new(),
+        })
+        .collect();
+    let dist_to = distances(n_nodes, links);
+    for d in 0..n_nodes {
+        let dist = &dist_to(d);
+        for (t, &n) in tables.iter_mut().zip(multi) {
+            if n == d || dist[n] == u32::MAX {
+                continue;
+            }
+            let start = t.links.len() as u32;
+            for &l in &out[n] {
+                let m = links[l.index()].1.index();
+                if dist[m] != u32::MAX && dist[m] + 1 == dist[n] {
+                    t.links.push(l);
+                }
+            }
+            t.groups[d] = (start, t.links.len() as u32 - start);
+            r.rows[n][d] = t.links.get(start as usize).copied();
+        }
+    }
+    for (t, &n) in tables.into_iter().zip(multi) {
+        if t.groups.iter().any(|&(_, c)| c > 1) {
+            r.flow_ecmp[n] = Some(Box::new(t));
+        }
+    }
+}
+
+/// Hop distances to a destination: `distances(..)(d)[n]` is the number of links from `n`
+/// to `d` (`u32::MAX`: unreachable), by a backwards breadth-first search.
+fn distances(n_nodes: usize, links: &[(NodeId, NodeId)]) -> impl Fn(usize) -> Vec<u32> + '_ {
+    let mut inc: Vec<Vec<usize>> = vec![Vec::new(); n_nodes];
+    for &(a, b) in links {
+        inc[b.index()].push(a.index());
+    }
+    move |d| {
+        let mut dist = vec![u32::MAX; n_nodes];
+        let mut order = vec![d];
+        dist[d] = 0;
+        let mut i = 0;
+        while i < order.len() {
+            let n = order[i];
+            i += 1;
+            for &m in &inc[n] {
+                if dist[m] == u32::MAX {
+                    dist[m] = dist[n] + 1;
+                    order.push(m);
+                }
+            }
+        }
+        dist
+    }
 }
 
 /// The first links from `src` to every node by breadth-first search (ties: first found).
@@ -279,6 +411,46 @@ mod tests {
         assert_eq!(r.next(NodeId(0), NodeId(1)), Some(LinkId(0)));
         assert_eq!(r.next(NodeId(1), NodeId(0)), None);
         assert_eq!(route_path(&r, &pairs, 1, 0), None);
+    }
+
+    /// A diamond with four branches, 0 -> {1, 2, 3, 4} -> 5 -> 6: per-flow ECMP spreads the
+    /// flows to the one host 6 over the four branches, keeps each flow on one, and changes
+    /// its choice with the seed; the dumbbell part (one next hop) keeps the plain table.
+    #[test]
+    fn per_flow_ecmp_spreads_flows_to_one_host_and_keeps_each_on_one_path() {
+        use crate::ids::FlowId;
+        let mut p = vec![];
+        for b in 1..=4 {
+            p.push((0, b));
+            p.push((b, 5));
+        }
+        p.push((5, 6));
+        let pairs = nodes(&p);
+        let hosts = [true, false, false, false, false, false, true];
+        let r = routes(7, &pairs, Ecmp::Flow { seed: 1 }, &hosts);
+        let t = r.flow_ecmp[0].as_deref().expect("node 0 has a choice");
+        assert_eq!(t.candidates(NodeId(6)), &links(&[0, 2, 4, 6])[..]);
+        assert!(r.flow_ecmp[5].is_none(), "node 5 has one way to 6");
+        let branch = |t: &FlowEcmp, f: u32| t.pick(NodeId(6), FlowId(f)).unwrap().0 / 2;
+        let mut per = [0u32; 4];
+        for f in 0..4000 {
+            let b = branch(t, f);
+            assert_eq!(b, branch(t, f), "one flow, one path");
+            per[b as usize] += 1;
+        }
+        // Binomial(4000, 1/4): mean 1000, sd 27; 6 sd either way.
+        assert!(per.iter().all(|&c| (840..=1160).contains(&c)), "{per:?}");
+        // The first shortest path is still in the rows (paths for checks and reports).
+        assert_eq!(r.next(NodeId(0), NodeId(6)), Some(LinkId(0)));
+        // Another seed, another salt: the choices change for about 3/4 of the flows.
+        let r2 = routes(7, &pairs, Ecmp::Flow { seed: 2 }, &hosts);
+        let t2 = r2.flow_ecmp[0].as_deref().unwrap();
+        let moved = (0..4000).filter(|&f| branch(t, f) != branch(t2, f)).count();
+        assert!((2700..=3300).contains(&moved), "{moved}");
+        // The same seed: the same table.
+        let r3 = routes(7, &pairs, Ecmp::Flow { seed: 1 }, &hosts);
+        let t3 = r3.flow_ecmp[0].as_deref().unwrap();
+        assert!((0..4000).all(|f| branch(t, f) == branch(t3, f)));
     }
 
     /// A diamond 0 -> {1, 2} -> 3 with a stub host behind 3: `First` always takes link 0,

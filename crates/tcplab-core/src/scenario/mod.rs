@@ -490,7 +490,8 @@ fn default_true() -> bool {
 #[serde(deny_unknown_fields)]
 pub struct RoutingSpec {
     /// "first" (default): the link declared first (name order); "destination": a static
-    /// spread by destination host number (D-mod-k on a fat-tree; `[fat_tree]` sets it).
+    /// spread by destination host number (D-mod-k on a fat-tree; `[fat_tree]` sets it);
+    /// "flow": per-flow ECMP, a hash of the flow and a per-switch salt from the seed.
     #[serde(default)]
     pub ecmp: EcmpSpec,
 }
@@ -501,6 +502,7 @@ pub enum EcmpSpec {
     #[default]
     First,
     Destination,
+    Flow,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]

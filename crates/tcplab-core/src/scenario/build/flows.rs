@@ -28,6 +28,7 @@ pub(super) fn flows(
     sc: &Scenario,
     names: &Names,
     nodes: &[Node],
+    ecmp: &[Option<Box<crate::net::routing::FlowEcmp>>],
     ends: &[(NodeId, NodeId)],
     links: &[Link],
     seed: u64,
@@ -35,6 +36,16 @@ pub(super) fn flows(
     let mut flows = Vec::new();
     let mut meta = Vec::new();
     for (fi, (name, fl)) in sc.flows.iter().enumerate() {
+        // The flow's identity: its packets' `flow`, which per-flow ECMP hashes where a
+        // packet is forwarded (not on its first hop, from its own host: `Net::forward`).
+        let id = FlowId::from_index(fi);
+        let hop = |n: NodeId, d: NodeId, origin: NodeId| {
+            if n == origin {
+                nodes[n.index()].route(d)
+            } else {
+                crate::net::route_flow(nodes, ecmp, n, d, id)
+            }
+        };
         let f = format!("flows.{name}");
         let src = names.node(format!("{f}.from"), &fl.from)?;
         let dst = names.node(format!("{f}.to"), &fl.to)?;
@@ -52,13 +63,18 @@ pub(super) fn flows(
                 format!("flow from '{}' to itself", fl.from),
             ));
         }
-        let path =
-            routing::path(|n, d| nodes[n.index()].route(d), ends, src, dst).ok_or_else(|| {
-                ScenarioError::new(
-                    f.clone(),
-                    format!("no path from '{}' to '{}'", fl.from, fl.to),
-                )
-            })?;
+        let path = routing::path(
+            |n, d| crate::net::route_flow(nodes, ecmp, n, d, id),
+            ends,
+            src,
+            dst,
+        )
+        .ok_or_else(|| {
+            ScenarioError::new(
+                f.clone(),
+                format!("no path from '{}' to '{}'", fl.from, fl.to),
+            )
+        })?;
         let udp = fl.transport == TransportSpec::Udp;
         if fl.echo && !udp {
             return Err(ScenarioError::new(
@@ -67,9 +83,7 @@ pub(super) fn flows(
                  (mean_rtt_s, p99_rtt_s)",
             ));
         }
-        if (!udp || fl.echo)
-            && routing::path(|n, d| nodes[n.index()].route(d), ends, dst, src).is_none()
-        {
+        if (!udp || fl.echo) && routing::path(|n, d| hop(n, d, dst), ends, dst, src).is_none() {
             return Err(ScenarioError::new(
                 f,
                 format!(

@@ -135,14 +135,19 @@ pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
     let ecmp = match sc.routing.ecmp {
         EcmpSpec::First => routing::Ecmp::First,
         EcmpSpec::Destination => routing::Ecmp::Destination,
+        EcmpSpec::Flow => routing::Ecmp::Flow { seed },
     };
-    let routing::Routes { rows, uplink } = routing::routes(sc.nodes.len(), &ends, ecmp, &hosts);
+    let routing::Routes {
+        rows,
+        uplink,
+        flow_ecmp,
+    } = routing::routes(sc.nodes.len(), &ends, ecmp, &hosts);
     let nodes: Vec<Node> = sc
         .nodes
         .iter()
         .zip(rows.into_iter().zip(uplink))
         .map(|((name, k), (routes, uplink))| Node {
-            name: name.clone(),
+            name: name.as_str().into(),
             kind: match k {
                 NodeKindSpec::Host => NodeKind::Host,
                 NodeKindSpec::Router => NodeKind::Router,
@@ -155,13 +160,20 @@ pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
     let mut nodes = nodes;
     let agents = agents(&sc, &names, &mut nodes, &ends)?;
 
-    let (mut flows, meta) = flows::flows(&sc, &names, &nodes, &ends, &links, seed)?;
+    // Per-flow ECMP tables, by node (none unless a node has a choice).
+    let flow_ecmp = if flow_ecmp.iter().any(Option::is_some) {
+        flow_ecmp
+    } else {
+        Vec::new()
+    };
+    let (mut flows, meta) = flows::flows(&sc, &names, &nodes, &flow_ecmp, &ends, &links, seed)?;
     let schedules = schedules::schedules(&sc, &mut flows, duration)?;
     let metrics = metrics(&sc, duration)?;
     let analysis = analysis::analysis(&sc, &flows, &meta)?;
     let mut sim = Sim::new(SimTime::ZERO + duration, nodes, links, flows, metrics);
     sim.schedules = schedules;
     sim.agents = agents;
+    sim.flow_ecmp = flow_ecmp;
     Ok(Built {
         sim,
         scenario: sc,
