@@ -55,11 +55,10 @@ impl Node {
 }
 
 /// The link a packet of `flow` at `node` takes towards `dst`: [`Node::route`], except at a
-/// node with a per-flow ECMP table (`routing.ecmp = "flow"`; `ecmp` is empty otherwise,
-/// or indexed by node), which hashes the flow ([`routing::FlowEcmp::pick`]). The check
-/// is on `ecmp`'s length: per-flow ECMP tables live beside the nodes, not in them, so the
-/// other routing modes pay one test of a value the caller holds.
-#[inline(always)]
+/// node with a per-flow ECMP table (`routing.ecmp = "flow"`; `ecmp` is indexed by node,
+/// and empty in the other modes), which hashes the flow ([`routing::FlowEcmp::pick`]).
+/// The simulation asks it for forwarded packets only (`Sim::receive`), the build for the
+/// flows' paths.
 pub fn route_flow(
     nodes: &[Node],
     ecmp: &[Option<Box<routing::FlowEcmp>>],
@@ -67,26 +66,8 @@ pub fn route_flow(
     dst: crate::event::NodeId,
     flow: crate::ids::FlowId,
 ) -> Option<LinkId> {
-    if ecmp.is_empty() {
-        nodes[node.index()].route(dst)
-    } else {
-        route_by_flow(nodes, ecmp, node, dst, flow)
-    }
-}
-
-/// [`route_flow`] with tables: out of line (the hash and the division stay out of every
-/// send it is inlined into).
-#[cold]
-#[inline(never)]
-fn route_by_flow(
-    nodes: &[Node],
-    ecmp: &[Option<Box<routing::FlowEcmp>>],
-    node: crate::event::NodeId,
-    dst: crate::event::NodeId,
-    flow: crate::ids::FlowId,
-) -> Option<LinkId> {
-    match &ecmp[node.index()] {
-        Some(t) => t.pick(dst, flow),
-        None => nodes[node.index()].route(dst),
+    match ecmp.get(node.index()) {
+        Some(Some(t)) => t.pick(dst, flow),
+        _ => nodes[node.index()].route(dst),
     }
 }

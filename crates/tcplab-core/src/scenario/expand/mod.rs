@@ -574,11 +574,7 @@ fn resolve_queue(
     origins: &mut Origins,
 ) -> Result<(), ScenarioError> {
     let strong = own.is_some();
-    let Some((p, field)) = own
-        .or(dflt)
-        .or_else(|| outer.links.clone())
-        .or_else(|| outer.top.clone())
-    else {
+    let Some((p, field)) = link_profile(own, dflt, outer) else {
         return Ok(());
     };
     let Some(q) = e.get_mut("queue") else {
@@ -592,10 +588,22 @@ fn resolve_queue(
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect();
-    if let (false, Some(t)) = (keys.is_empty(), table_of(q, "type")) {
+    if keys.is_empty() {
+        return Ok(());
+    }
+    if let Some(t) = table_of(q, "type") {
         fill_keys(t, keys, &format!("{path}.queue"), &field, strong, origins);
     }
     Ok(())
+}
+
+/// The profile of a link direction's component: its own (the component table's, else the
+/// link entry's), else one from its `[defaults.links.*]` table, else `[defaults.links]`'s,
+/// else the scenario's.
+fn link_profile(own: Named, dflt: Named, outer: &Outer) -> Named {
+    own.or(dflt)
+        .or_else(|| outer.links.clone())
+        .or_else(|| outer.top.clone())
 }
 
 /// A link direction's error-model profile: the error table's own (or the link entry's),
@@ -612,11 +620,7 @@ fn resolve_error(
     origins: &mut Origins,
 ) -> Result<(), ScenarioError> {
     let strong = own.is_some();
-    let Some((p, field)) = own
-        .or(dflt)
-        .or_else(|| outer.links.clone())
-        .or_else(|| outer.top.clone())
-    else {
+    let Some((p, field)) = link_profile(own, dflt, outer) else {
         return Ok(());
     };
     if !e.contains_key("error") {
