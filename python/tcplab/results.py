@@ -7,6 +7,8 @@ A results directory holds (see ``docs/outputs.md``)::
     cwnd_trace.parquet    sampled cwnd / ssthresh / in-flight (only when metrics.trace is set)
     queue_trace.parquet   sampled queue lengths per link (only when metrics.trace is set)
     probes.parquet        every echo of the echo = true UDP flows: round trip, one-way delay
+    fct.parquet           every round of every finite transfer (transfer flows, workloads):
+                          size, start, end, FCT, ideal FCT, slowdown (only when there are any)
     events.parquet        cwnd changes, drops, losses, marks (only when metrics.events recorded any)
     *.pcap                packet traces of links.NAME.pcap (relative paths live here)
 
@@ -80,6 +82,7 @@ SUMMARY_FILE = "summary.json"
 INTERVALS_FILE = "intervals.parquet"
 TRACE_FILES = {"cwnd": "cwnd_trace.parquet", "queue": "queue_trace.parquet", "probe": "probes.parquet"}
 EVENTS_FILE = "events.parquet"
+FCT_FILE = "fct.parquet"
 
 # Fixed writer settings: byte-identical files for identical frames.
 _PARQUET_OPTS: dict[str, Any] = PARQUET_OPTIONS
@@ -274,6 +277,20 @@ class Result:
         return got if got is not None else pl.DataFrame(schema=_schema("probes"))
 
     @property
+    def fct(self) -> pl.DataFrame:
+        """Every round of every finite transfer (``fct.parquet``): ``flow``, ``workload``,
+        ``from``, ``to``, ``bytes``, ``start_s``, ``end_s``, ``fct_s``, ``ideal_fct_s``,
+        ``slowdown``, ``retransmits``, ``timeouts``, ``completed`` (docs/outputs.md); empty
+        (those columns) when the run had no finite transfer."""
+        import polars as pl
+
+        if "fct" in self._decoded:
+            return self._decoded["fct"]
+        if self._rows.get("fct", 0) > 0 and "fct" in self._parquet:
+            return self._read("fct")
+        return pl.DataFrame(schema=_schema("fct"))
+
+    @property
     def links(self) -> pl.DataFrame:
         """One row per link direction, the columns of ``summary["links"]``."""
         return _records(self.summary.get("links") or [])
@@ -360,6 +377,11 @@ class Result:
                 put(_TRACE_TABLES[name], None if self._traces is None else self._traces[name], p)
             elif p.exists():
                 p.unlink()
+        p = d / FCT_FILE
+        if self._rows.get("fct", 0) > 0 and "fct" in self._parquet:
+            put("fct", None, p)
+        elif p.exists():
+            p.unlink()
         p = d / EVENTS_FILE
         has_events = self._events is not None if self._events_read else self._rows.get("events", 0) > 0
         if has_events:
@@ -397,7 +419,8 @@ class Result:
 
         d = Path(directory)
         summary = json.loads((d / SUMMARY_FILE).read_text(encoding="utf-8"))
-        files = {"intervals": INTERVALS_FILE, **{_TRACE_TABLES[n]: f for n, f in TRACE_FILES.items()}, "events": EVENTS_FILE}
+        files = {"intervals": INTERVALS_FILE, **{_TRACE_TABLES[n]: f for n, f in TRACE_FILES.items()}, "events": EVENTS_FILE,
+                 "fct": FCT_FILE}
         raw = {table: (d / f).read_bytes() for table, f in files.items() if table == "intervals" or (d / f).exists()}
         frames = {table: pl.read_parquet(io.BytesIO(b)) for table, b in raw.items()}
         traces = {name: frames[table] for name, table in _TRACE_TABLES.items() if table in frames}

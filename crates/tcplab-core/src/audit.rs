@@ -259,6 +259,17 @@ const NULLABLE: &[&str] = &[
     "scenario",
     // a greedy source's writes never end (send_buffer_bytes)
     "send_buffer_waiting_bytes",
+    // FCT quantiles of a size bucket (or workload) without a completed round, the share of
+    // one without rounds, and the open last bucket's upper edge
+    "slowdown_p50",
+    "slowdown_p95",
+    "slowdown_p99",
+    "slowdown_mean",
+    "fct_p50_s",
+    "fct_p99_s",
+    "fct_mean_s",
+    "completed_share",
+    "bytes_max",
 ];
 
 /// Every number of the summary is finite: serde_json writes a NaN or an infinity as `null`,

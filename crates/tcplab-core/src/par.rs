@@ -403,6 +403,7 @@ impl Parallel {
         base.cwnd_trace = cwnd_trace;
         base.queue_trace = queue_trace;
         base.gather_probes();
+        base.gather_fct();
         base.events_processed = events;
         base.part = None;
         base.packet_events = crate::stats::events::merge_packet_events(

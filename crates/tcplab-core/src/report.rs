@@ -38,6 +38,8 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
         .iter()
         .zip(&b.flow_meta)
         .zip(&losses)
+        // Workload flows (quiet, after the scenario's own) are in fct.parquet instead.
+        .filter(|((f, _), _)| !f.quiet)
         .map(|((f, m), &(data_sent, data_lost))| {
             let c = &f.counters;
             let d = &f.delay;
@@ -267,6 +269,10 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
         "pcap": pcap,
         "warnings": warnings,
     });
+    // Only when the run has finite transfers: their completion times and slowdowns.
+    if let Some(v) = fct_summary(b, &mut out) {
+        out["fct"] = v;
+    }
     // Only when the scenario has outage schedules: their down periods (for windows after a
     // handoff, seed 003's Fig 5), at most OUTAGE_CAP each.
     if !b.scenario.outages.is_empty() {
@@ -372,6 +378,7 @@ fn fairness(b: &Built, flows: &[Value], warnings: &mut Vec<String>) -> Value {
     let mut names: Vec<&str> = b
         .flow_meta
         .iter()
+        .take(flows.len())
         .filter_map(|m| m.group.as_deref())
         .collect();
     names.sort_unstable();
@@ -465,7 +472,7 @@ fn uses_randomness(b: &Built) -> bool {
             .and_then(|(s, _)| s.cc.rng())
             .is_some_and(|r| r.drew_since(seed, Stream::Cc, i))
     });
-    links || flows || b.flow_meta.iter().any(|m| m.jittered)
+    links || flows || b.flow_meta.iter().any(|m| m.jittered) || !b.scenario.workloads.is_empty()
 }
 
 /// Settings that are valid but likely not what the user meant: an ECN flow whose path has
@@ -864,4 +871,131 @@ fn run_view(b: &Built) -> crate::analysis::RunView<'_> {
             })
             .collect(),
     }
+}
+
+/// The default upper edges of the FCT summary's size buckets, in bytes.
+pub const FCT_BUCKETS: [u64; 4] = [10_000, 100_000, 1_000_000, 10_000_000];
+
+/// The `q` quantile of sorted `x`, linear between order statistics (numpy's default).
+pub fn quantile_sorted(x: &[f64], q: f64) -> Option<f64> {
+    if x.is_empty() {
+        return None;
+    }
+    let h = (x.len() - 1) as f64 * q;
+    let lo = h.floor() as usize;
+    let hi = (lo + 1).min(x.len() - 1);
+    Some(x[lo] + (h - lo as f64) * (x[hi] - x[lo]))
+}
+
+/// A size in bytes as a bucket label ("10KB", "1MB"; decimal units).
+fn size_label(b: u64) -> String {
+    for (unit, n) in [("GB", 1_000_000_000u64), ("MB", 1_000_000), ("KB", 1_000)] {
+        if b >= n && b.is_multiple_of(n) {
+            return format!("{}{unit}", b / n);
+        }
+    }
+    format!("{b}B")
+}
+
+/// Completed count, share and slowdown quantiles of the rows `idx`.
+fn fct_stats(fct: &crate::stats::columns::FctColumns, idx: &[usize]) -> Value {
+    let mut sd: Vec<f64> = idx
+        .iter()
+        .filter(|&&i| fct.completed[i] == 1)
+        .map(|&i| fct.slowdown[i])
+        .collect();
+    sd.sort_by(f64::total_cmp);
+    let mut t: Vec<f64> = idx
+        .iter()
+        .filter(|&&i| fct.completed[i] == 1)
+        .map(|&i| fct.fct_s[i])
+        .collect();
+    t.sort_by(f64::total_cmp);
+    let mean = |x: &[f64]| (!x.is_empty()).then(|| x.iter().sum::<f64>() / x.len() as f64);
+    json!({
+        "flows": idx.len(),
+        "completed": sd.len(),
+        "completed_share": if idx.is_empty() { None } else { Some(sd.len() as f64 / idx.len() as f64) },
+        "slowdown_p50": quantile_sorted(&sd, 0.5),
+        "slowdown_p95": quantile_sorted(&sd, 0.95),
+        "slowdown_p99": quantile_sorted(&sd, 0.99),
+        "slowdown_mean": mean(&sd),
+        "fct_p50_s": quantile_sorted(&t, 0.5),
+        "fct_p99_s": quantile_sorted(&t, 0.99),
+        "fct_mean_s": mean(&t),
+    })
+}
+
+/// Overall, per size bucket, and per workload (each with its own buckets).
+fn fct_block(fct: &crate::stats::columns::FctColumns, idx: &[usize], edges: &[u64]) -> Value {
+    let mut v = fct_stats(fct, idx);
+    let mut buckets = Vec::new();
+    let mut lo = 0u64;
+    for k in 0..=edges.len() {
+        let hi = edges.get(k).copied();
+        let rows: Vec<usize> = idx
+            .iter()
+            .copied()
+            .filter(|&i| fct.bytes[i] >= lo && hi.is_none_or(|h| fct.bytes[i] < h))
+            .collect();
+        let label = match (k, hi) {
+            (0, Some(h)) => format!("<{}", size_label(h)),
+            (_, Some(h)) => format!("{}-{}", size_label(lo), size_label(h)),
+            (_, None) => format!(">={}", size_label(lo)),
+        };
+        let mut b = fct_stats(fct, &rows);
+        b["bucket"] = json!(label);
+        b["bytes_min"] = json!(lo);
+        b["bytes_max"] = json!(hi);
+        buckets.push(b);
+        lo = hi.unwrap_or(lo);
+    }
+    v["buckets"] = json!(buckets);
+    v
+}
+
+/// summary.json's `fct`: completion and slowdown over every round of `fct.parquet`, by size
+/// bucket (`metrics.fct_buckets`) and by workload. A warning when many did not complete.
+fn fct_summary(b: &Built, out: &mut Value) -> Option<Value> {
+    let fct = &b.sim.fct;
+    if fct.is_empty() {
+        return None;
+    }
+    let edges: Vec<u64> = match &b.scenario.metrics.fct_buckets {
+        Some(v) => v.iter().map(|s| s.0).collect(),
+        None => FCT_BUCKETS.to_vec(),
+    };
+    let all: Vec<usize> = (0..fct.len()).collect();
+    let mut v = fct_block(fct, &all, &edges);
+    let mut labels: Vec<&str> = fct
+        .workload
+        .iter()
+        .copied()
+        .filter(|l| !l.is_empty())
+        .collect();
+    labels.sort_unstable();
+    labels.dedup();
+    let mut per = serde_json::Map::new();
+    for l in labels {
+        let rows: Vec<usize> = all
+            .iter()
+            .copied()
+            .filter(|&i| fct.workload[i] == l)
+            .collect();
+        per.insert(l.to_string(), fct_block(fct, &rows, &edges));
+    }
+    v["workloads"] = json!(per);
+    v["buckets_bytes"] = json!(edges);
+    let share = v["completed_share"].as_f64().unwrap_or(1.0);
+    if share < 0.95 {
+        let msg = format!(
+            "{:.1} % of the {} transfers did not complete before the end of the run: the FCT and slowdown quantiles leave out the slowest (fct.parquet has them as completed = 0); run longer than the last arrival, or set the workloads' stop earlier",
+            100.0 * (1.0 - share),
+            fct.len()
+        );
+        if let Some(w) = out["warnings"].as_array_mut() {
+            w.push(json!(msg));
+        }
+    }
+    Some(v)
 }

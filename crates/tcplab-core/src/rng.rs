@@ -33,6 +33,9 @@ pub enum Stream {
     Cc = 8,
     /// A topology builder's random choices (index 0: `[fat_tree]`'s permutation).
     Topology = 9,
+    /// Workload arrivals: index (workload << 32) | source host (incast rounds and
+    /// permutations: the low half all ones).
+    Workload = 10,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -72,6 +72,72 @@ pub struct Flow {
     /// accumulated in the current interval before that (the intervals' `active` column).
     active_since: SimTime,
     interval_active: SimDuration,
+    /// A round of a finite transfer is open (offered, not yet acknowledged to its last
+    /// byte): the ack path then checks for its end.
+    round_open: bool,
+    /// A workload flow: no interval rows, trace samples or summary entry (`fct.parquet`
+    /// has its rounds).
+    pub quiet: bool,
+    /// Finite transfers: the rounds for `fct.parquet` and what their ideal time needs.
+    pub fct: Option<Box<FctState>>,
+}
+
+/// What `fct.parquet` needs of a finite transfer: its rounds and its path's ideal.
+#[derive(Clone, Debug)]
+pub struct FctState {
+    /// The label of the `workload` column.
+    pub label: &'static str,
+    /// Propagation delay out and back on the flow's paths (plus the same again with a SYN).
+    pub base: SimDuration,
+    /// The slowest rate on the forward path.
+    pub rate_bps: u64,
+    pub mss: u32,
+    pub header: u32,
+    pub rounds: Vec<Round>,
+}
+
+/// One round of a transfer: its bytes, when they were offered and when the last one was
+/// acknowledged, with the sender's retransmission and timeout counts at both times.
+#[derive(Clone, Copy, Debug)]
+pub struct Round {
+    pub start: SimTime,
+    pub bytes: u64,
+    pub end: Option<SimTime>,
+    pub retx: (u64, u64),
+    pub timeouts: (u64, u64),
+}
+
+impl FctState {
+    /// The round's ideal completion time: its wire bytes at the slowest link, plus `base`.
+    pub fn ideal(&self, bytes: u64) -> SimDuration {
+        let wire = bytes + self.header as u64 * bytes.div_ceil(self.mss as u64).max(1);
+        let ser = (wire as u128 * 8 * crate::time::PS_PER_S as u128)
+            .div_ceil(self.rate_bps.max(1) as u128);
+        self.base + SimDuration(ser.min(u64::MAX as u128) as u64)
+    }
+}
+
+/// Close a flow's open round at `end` (None: stopped before its end), with the sender's
+/// retransmission and timeout counts now. A free function, so that the ack path can call it
+/// while it holds the sender.
+#[cold]
+#[inline(never)]
+fn close_round(
+    fct: &mut Option<Box<FctState>>,
+    open: &mut bool,
+    end: Option<SimTime>,
+    rx: u64,
+    to: u64,
+) {
+    if !*open {
+        return;
+    }
+    *open = false;
+    if let Some(r) = fct.as_mut().and_then(|f| f.rounds.last_mut()) {
+        r.end = end;
+        r.retx.1 = rx;
+        r.timeouts.1 = to;
+    }
 }
 
 impl Flow {
@@ -111,7 +177,40 @@ impl Flow {
             rx_timer_event: None,
             pace_event: None,
             paced,
+            round_open: false,
+            quiet: false,
+            fct: None,
         }
+    }
+
+    /// Close the open round (`end`: None when the application stopped it first).
+    fn close_round(&mut self, end: Option<SimTime>) {
+        let (rx, to) = match &self.transport {
+            Transport::Tcp { sender, .. } => (sender.stats.retransmits, sender.stats.timeouts),
+            Transport::Udp { .. } => (0, 0),
+        };
+        close_round(&mut self.fct, &mut self.round_open, end, rx, to);
+    }
+
+    /// A round of `bytes` starts now.
+    fn open_round(&mut self, now: SimTime, bytes: u64) {
+        let (rx, to) = match &self.transport {
+            Transport::Tcp { sender, .. } => (sender.stats.retransmits, sender.stats.timeouts),
+            Transport::Udp { .. } => return,
+        };
+        if self.fct.is_none() {
+            return;
+        }
+        self.close_round(None);
+        let Some(f) = self.fct.as_mut() else { return };
+        f.rounds.push(Round {
+            start: now,
+            bytes,
+            end: None,
+            retx: (rx, rx),
+            timeouts: (to, to),
+        });
+        self.round_open = true;
     }
     /// Parallel runs: the receiver's pending-timer bookkeeping from `far` (the destination
     /// partition's copy of this flow).
@@ -189,6 +288,9 @@ pub struct Sim {
     /// Every echo of the `echo = true` UDP flows, flows in order (gathered from their
     /// senders at the end of the run).
     pub probes: crate::stats::columns::ProbeColumns,
+    /// Every round of every finite transfer (`fct.parquet`), gathered from the flows at the
+    /// end of the run.
+    pub fct: crate::stats::columns::FctColumns,
     /// `metrics.events = ["cwnd"]`: every cwnd/ssthresh change.
     pub cwnd_events: CwndEventColumns,
     /// `metrics.events` drop / loss / mark: filled from the links' logs when the run ends.
@@ -313,6 +415,7 @@ impl Sim {
             cwnd_trace: CwndTrace::default(),
             queue_trace: QueueTraceColumns::default(),
             probes: Default::default(),
+            fct: Default::default(),
             cwnd_events: CwndEventColumns::default(),
             packet_events: PacketEventColumns::default(),
             events_processed: 0,
@@ -832,8 +935,12 @@ impl Sim {
             }
             (Transport::Tcp { sender, .. }, PacketKind::Ack) => {
                 sender.on_ack(now, &p, &mut |d| net.send(node, d));
-                if fl.completed_at.is_none() && sender.is_complete() {
-                    fl.completed_at = Some(now);
+                if (fl.round_open || fl.completed_at.is_none()) && sender.is_complete() {
+                    // Every byte offered so far is acknowledged: the first completion, and
+                    // the end of the open round.
+                    fl.completed_at.get_or_insert(now);
+                    let (rx, to) = (sender.stats.retransmits, sender.stats.timeouts);
+                    close_round(&mut fl.fct, &mut fl.round_open, Some(now), rx, to);
                 }
                 if fl.max_window_at.is_none() && sender.window() >= sender.max_window() {
                     fl.max_window_at = Some(now);
@@ -1066,6 +1173,9 @@ impl Sim {
         let src = fl.src;
         match fl.app.begin(now) {
             Begin::Offer(bytes) => {
+                if bytes != u64::MAX && fl.fct.is_some() {
+                    fl.open_round(now, bytes);
+                }
                 if let Transport::Tcp { sender, .. } = &mut fl.transport {
                     // A transfer's bytes end its stream (a FIN with `fin`); a greedy
                     // source's never do.
@@ -1093,6 +1203,7 @@ impl Sim {
         }
         fl.active = false;
         fl.tick_at = None;
+        fl.close_round(None);
         if !fl.app.is_active_source() {
             if let Transport::Tcp { sender, .. } = &mut fl.transport {
                 sender.stop_app();
@@ -1160,6 +1271,15 @@ impl Sim {
             return;
         }
         for (i, f) in self.flows.iter_mut().enumerate() {
+            if f.quiet {
+                f.counters.interval_goodput = 0;
+                f.counters.interval_wire = 0;
+                f.interval_active = SimDuration::ZERO;
+                if f.active {
+                    f.active_since = t1;
+                }
+                continue;
+            }
             let rate: Rate = self.links[f.eff_link.index()].rate;
             let thr = f.counters.interval_wire as f64 * 8.0 / dt;
             let mut on = f.interval_active;
@@ -1194,6 +1314,9 @@ impl Sim {
         let tr = &mut self.cwnd_trace;
         for (i, f) in self.flows.iter().enumerate() {
             let Some((sender, _)) = f.tcp() else { continue };
+            if f.quiet {
+                continue;
+            }
             tr.base.push(CwndTraceRow {
                 flow: FlowId::from_index(i),
                 t,
@@ -1254,6 +1377,51 @@ impl Sim {
                     .filter_map(|l| l.drops.events.as_deref_mut()),
             );
             self.gather_probes();
+            self.gather_fct();
+        }
+    }
+
+    /// The FCT table from the flows' rounds, flows in order: the same for any thread
+    /// count, since a flow's sender (which keeps its rounds) lives in one partition.
+    pub(crate) fn gather_fct(&mut self) {
+        use crate::stats::columns::FctRow;
+        self.fct = Default::default();
+        for (i, f) in self.flows.iter().enumerate() {
+            let Some(st) = &f.fct else { continue };
+            for r in &st.rounds {
+                let ideal = st.ideal(r.bytes).as_secs_f64();
+                let (end, fct) = match r.end {
+                    Some(e) => (e.as_secs_f64(), e.since(r.start).as_secs_f64()),
+                    None => (f64::NAN, f64::NAN),
+                };
+                // A round still open at the end counts what it did until then.
+                let (rx, to) = if r.end.is_none()
+                    && f.round_open
+                    && std::ptr::eq(r, st.rounds.last().unwrap())
+                {
+                    match f.tcp() {
+                        Some((s, _)) => (s.stats.retransmits, s.stats.timeouts),
+                        None => (r.retx.1, r.timeouts.1),
+                    }
+                } else {
+                    (r.retx.1, r.timeouts.1)
+                };
+                self.fct.push(FctRow {
+                    flow: FlowId::from_index(i),
+                    workload: st.label,
+                    from: f.src,
+                    to: f.dst,
+                    bytes: r.bytes,
+                    start_s: r.start.as_secs_f64(),
+                    end_s: end,
+                    fct_s: fct,
+                    ideal_fct_s: ideal,
+                    slowdown: fct / ideal,
+                    retransmits: rx - r.retx.0,
+                    timeouts: to - r.timeouts.0,
+                    completed: r.end.is_some() as u32,
+                });
+            }
         }
     }
 
@@ -1271,8 +1439,8 @@ impl Sim {
     /// Every result table with its columns, for the front ends (names from the registry
     /// in [`crate::stats::columns`], plus the cwnd trace's `cc_` columns). Flow and link
     /// columns hold ids: resolve them with [`Sim::flows`] and [`Sim::links`].
-    pub fn tables(&self) -> [(&'static str, Vec<Column<'_>>); 6] {
-        use crate::stats::columns::{CwndTraceColumns, ProbeColumns};
+    pub fn tables(&self) -> [(&'static str, Vec<Column<'_>>); 7] {
+        use crate::stats::columns::{CwndTraceColumns, FctColumns, ProbeColumns};
         [
             (IntervalColumns::TABLE, self.intervals.columns()),
             (CwndTraceColumns::TABLE, self.cwnd_trace.columns()),
@@ -1280,6 +1448,7 @@ impl Sim {
             (CwndEventColumns::TABLE, self.cwnd_events.columns()),
             (PacketEventColumns::TABLE, self.packet_events.columns()),
             (ProbeColumns::TABLE, self.probes.columns()),
+            (FctColumns::TABLE, self.fct.columns()),
         ]
     }
 }

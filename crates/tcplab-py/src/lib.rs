@@ -318,6 +318,12 @@ impl Simulation {
                             .map(|&l| sim.links[l.index()].name.as_str())
                             .collect::<Vec<_>>(),
                     )?,
+                    ColRef::Node(v) => cols.set_item(
+                        c.name.as_ref(),
+                        v.iter()
+                            .map(|&n| &*sim.nodes[n.index()].name)
+                            .collect::<Vec<_>>(),
+                    )?,
                 }
             }
             d.set_item(table, cols)?;
@@ -344,6 +350,11 @@ fn values<'a>(sim: &'a tcplab_core::sim::Sim, data: ColRef<'a>) -> parquet_out::
                 .map(|&l| Some(sim.links[l.index()].name.as_str()))
                 .collect(),
         ),
+        ColRef::Node(v) => Values::Str(
+            v.iter()
+                .map(|&n| Some(&*sim.nodes[n.index()].name))
+                .collect(),
+        ),
     }
 }
 
@@ -358,7 +369,7 @@ fn col_len(v: &parquet_out::Values) -> usize {
 }
 
 /// The Parquet files of a finished run and their row counts, in a fixed order: intervals,
-/// cwnd_trace, queue_trace, probes, events.
+/// cwnd_trace, queue_trace, probes, fct, events.
 #[allow(clippy::type_complexity)]
 fn parquet_tables(
     sim: &tcplab_core::sim::Sim,
@@ -382,7 +393,7 @@ fn parquet_tables(
     let rows = |cols: &[Col]| cols.first().map_or(0, |c| col_len(&c.values));
     let mut out = Vec::new();
     let mut counts = Vec::new();
-    for name in ["intervals", "cwnd_trace", "queue_trace", "probes"] {
+    for name in ["intervals", "cwnd_trace", "queue_trace", "probes", "fct"] {
         let cols = &tables[name];
         counts.push((name, rows(cols)));
         match table_bytes(cols) {

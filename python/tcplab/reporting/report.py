@@ -176,6 +176,32 @@ def _flows_table(summary: dict[str, Any]) -> Table:
     return table
 
 
+def fct_table(summary: dict[str, Any]) -> Table | None:
+    """Flow completion times by size bucket (``summary["fct"]``): per workload when the run
+    has workloads, else over every finite transfer; None when it had none."""
+    fct = summary.get("fct")
+    if not fct:
+        return None
+    blocks = [(name, b) for name, b in sorted((fct.get("workloads") or {}).items())] or [("all", fct)]
+    table = Table(box=box.SIMPLE_HEAD, title="Flow completion times (slowdown = FCT / FCT alone on the path)",
+                  title_justify="left", caption="every flow in fct.parquet; buckets: metrics.fct_buckets",
+                  caption_justify="left")
+    for col, j in [("workload", "left"), ("size", "left"), ("flows", "right"), ("done", "right"),
+                   ("slowdown\np50", "right"), ("p95", "right"), ("p99", "right"), ("FCT\np50", "right"), ("p99", "right")]:
+        table.add_column(col, justify=j, no_wrap=True)  # type: ignore[arg-type]
+
+    def num(x: float | None) -> str:
+        return "–" if x is None else f"{x:.3g}"
+
+    for name, b in blocks:
+        for row in [*[r for r in b.get("buckets") or [] if r.get("flows")], {**b, "bucket": "all"}]:
+            table.add_row(name, str(row.get("bucket")), _num(row.get("flows")), fmt_pct(row.get("completed_share")),
+                          num(row.get("slowdown_p50")), num(row.get("slowdown_p95")), num(row.get("slowdown_p99")),
+                          fmt_seconds(row.get("fct_p50_s")), fmt_seconds(row.get("fct_p99_s")))
+            name = ""
+    return table
+
+
 def _links_table(summary: dict[str, Any]) -> Table:
     links = summary.get("links") or []
     split = any("steady_max_queue" in ln for ln in links)
@@ -277,7 +303,11 @@ def print_run(summary: dict[str, Any], console: Console | None = None, warnings_
             f" in {run.get('wall_seconds', 0.0):.2f} wall s  ·  {_num(run.get('packets_dropped'))} packets dropped or lost"
         )
     console.print(head, highlight=False)
-    console.print(_flows_table(summary))
+    if summary.get("flows") or not summary.get("fct"):
+        console.print(_flows_table(summary))
+    fct = fct_table(summary)
+    if fct is not None:
+        console.print(fct)
     fair = fairness_line(summary)
     if fair:
         console.print(fair, highlight=False)

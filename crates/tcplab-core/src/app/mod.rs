@@ -12,6 +12,7 @@ pub mod onoff;
 pub mod poisson;
 pub mod train;
 pub mod transfer;
+pub mod workload;
 
 use crate::config::units::DurationValue;
 use crate::config::ScenarioError;

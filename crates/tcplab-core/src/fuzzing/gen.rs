@@ -467,6 +467,47 @@ impl<'a> Gen<'a> {
                 json!({"s1": {"flows": names, "active": steps}}),
             );
         }
+        if self.chance(24) {
+            // A workload over the skeleton's hosts: the generated entry with the keys that
+            // name hosts or links taken out, and sizes, load and rounds that can build.
+            let mut w = self.named("workload", "WorkloadSpec", 0);
+            if let Some(t) = w.as_object_mut() {
+                for k in ["from", "to", "hosts", "load_of", "flow"] {
+                    t.remove(k);
+                }
+                if !self.chance(16) {
+                    for k in ["start", "stop"] {
+                        t.remove(k);
+                    }
+                }
+                if t.get("type") == Some(&json!("load")) && !self.chance(16) {
+                    t.insert(
+                        "sizes".into(),
+                        json!(self.pick(&["web_search", "data_mining"])),
+                    );
+                    t.insert("load".into(), json!(self.pick(&[0.1, 0.5, 1.0])));
+                    if t.get("arrivals") == Some(&json!("lognormal")) {
+                        t.insert("sigma".into(), json!(1.5));
+                    } else {
+                        t.remove("sigma");
+                    }
+                }
+                if t.get("type") == Some(&json!("incast")) && !self.chance(16) {
+                    t.insert("senders".into(), json!(1));
+                    t.insert("bytes".into(), json!("10KB"));
+                    t.remove("rate");
+                    t.insert("period".into(), json!(self.pick(&["5ms", "50ms"])));
+                }
+                if self.chance(64) {
+                    let mut f = self.flow_fields();
+                    for k in ["from", "to", "app", "transport"] {
+                        f.remove(k);
+                    }
+                    t.insert("flow".into(), Value::Object(f));
+                }
+            }
+            sc.insert("workloads".into(), json!({ "w": w }));
+        }
         if self.need_outage {
             let mut o = self.named("outage", "OutageScheduleSpec", 0);
             // A periodic schedule needs its outage length (constant or mean).

@@ -40,7 +40,8 @@ pub fn estimate(sc: &Scenario) -> Vec<Part> {
         *out_degree.entry(l.from.as_str()).or_default() += 1;
     }
     let routers = out_degree.values().filter(|&&d| d > 1).count() as u64;
-    vec![
+    let generated = workload_flows(sc);
+    let mut parts = vec![
         (
             "flows",
             format!("{n_flows} flows × {} KiB", FLOW_BYTES / 1024),
@@ -61,7 +62,76 @@ pub fn estimate(sc: &Scenario) -> Vec<Part> {
             format!("route tables: {routers} nodes with several links × {n_nodes} entries × {ROUTE_ENTRY_BYTES} B"),
             routers * n_nodes * ROUTE_ENTRY_BYTES,
         ),
-    ]
+    ];
+    if generated > 0 {
+        parts.push((
+            "workloads",
+            format!(
+                "about {generated} workload flows × {} KiB",
+                FLOW_BYTES / 1024
+            ),
+            generated.saturating_mul(FLOW_BYTES),
+        ));
+    }
+    parts
+}
+
+/// The expected number of flows the workloads generate: each source's arrival rate times
+/// its arrival window (each host's rate is its first link's), or the incast rounds times
+/// their senders. Malformed keys count nothing here (the build names them).
+pub fn workload_flows(sc: &Scenario) -> u64 {
+    use crate::app::workload::WorkloadSpec;
+    let end = sc.duration.0.as_secs_f64();
+    let hosts: Vec<&str> = sc
+        .nodes
+        .iter()
+        .filter(|(_, k)| **k == super::NodeKindSpec::Host)
+        .map(|(n, _)| n.as_str())
+        .collect();
+    let rate_of = |h: &str| {
+        sc.links
+            .values()
+            .find(|l| l.from == h)
+            .map(|l| l.rate.0.bps())
+            .unwrap_or(0) as f64
+    };
+    let window = |a: Option<crate::config::units::DurationValue>,
+                  b: Option<crate::config::units::DurationValue>| {
+        let a = a.map_or(0.0, |d| d.0.as_secs_f64());
+        let b = b.map_or(end, |d| d.0.as_secs_f64().min(end));
+        (b - a).max(0.0)
+    };
+    let mut n = 0f64;
+    for w in sc.workloads.values() {
+        match w {
+            WorkloadSpec::Load(l) => {
+                let Ok(cdf) = l.sizes.cdf("") else { continue };
+                let mean_wire = cdf.mean() * (1.0 + 40.0 / 1460.0) + 40.0;
+                let from: Vec<&str> = match &l.from {
+                    Some(v) => v.iter().map(String::as_str).collect(),
+                    None => hosts.clone(),
+                };
+                let c: f64 = match &l.load_of {
+                    Some(link) => sc.links.get(link).map_or(0.0, |x| x.rate.0.bps() as f64),
+                    None => from.iter().map(|h| rate_of(h)).sum(),
+                };
+                if l.load.is_finite() && l.load > 0.0 {
+                    n += l.load.min(1.0) * c / (8.0 * mean_wire.max(1.0)) * window(l.start, l.stop);
+                }
+            }
+            WorkloadSpec::Incast(i) => {
+                let t = window(i.start, i.stop);
+                let rounds = match (i.period, i.rate) {
+                    (Some(p), _) if p.0 .0 > 0 => t / p.0.as_secs_f64() + 1.0,
+                    (_, Some(r)) if r.is_finite() && r > 0.0 => r * t + 1.0,
+                    _ => 0.0,
+                };
+                let rounds = i.rounds.map_or(rounds, |r| rounds.min(r as f64));
+                n += rounds * i.senders as f64;
+            }
+        }
+    }
+    n.min(u64::MAX as f64) as u64
 }
 
 /// The builders' element counts read from the raw document, before expansion writes

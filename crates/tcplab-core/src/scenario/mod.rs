@@ -69,6 +69,10 @@ pub struct Scenario {
     /// Flow schedules by name: how many flows of a group are active over time.
     #[serde(default)]
     pub schedules: BTreeMap<String, ScheduleSpec>,
+    /// Workloads by name: flows generated as they arrive, at a load or in incast rounds
+    /// (docs/workloads.md). Each flow is named `NAME/HOST/INDEX`.
+    #[serde(default)]
+    pub workloads: BTreeMap<String, crate::app::workload::WorkloadSpec>,
     #[serde(default)]
     pub metrics: MetricsSpec,
     /// Closed-form models to evaluate next to the simulation.
@@ -635,6 +639,10 @@ pub struct MetricsSpec {
     /// default.
     #[serde(default)]
     pub events: Vec<String>,
+    /// Upper edges of the flow-size buckets of the flow-completion-time summary, in bytes,
+    /// increasing (default 10KB, 100KB, 1MB, 10MB: five buckets, the last open).
+    #[serde(default)]
+    pub fct_buckets: Option<Vec<SizeValue>>,
 }
 
 impl Default for MetricsSpec {
@@ -644,6 +652,7 @@ impl Default for MetricsSpec {
             steady_start: zero_duration(),
             trace: None,
             events: Vec::new(),
+            fct_buckets: None,
         }
     }
 }
@@ -787,7 +796,7 @@ fn toml_message(e: &toml::de::Error) -> String {
     }
 }
 
-fn path_error<E: fmt::Display>(e: serde_path_to_error::Error<E>) -> ScenarioError {
+pub(crate) fn path_error<E: fmt::Display>(e: serde_path_to_error::Error<E>) -> ScenarioError {
     let path = e.path().to_string();
     let msg = e.inner().to_string();
     // Drop serde's trailing position hints; the path says where.

@@ -56,6 +56,8 @@ pub enum ColRef<'a> {
     Flow(&'a [crate::ids::FlowId]),
     /// Link ids, exported as link names.
     Link(&'a [crate::ids::LinkId]),
+    /// Node ids, exported as node names.
+    Node(&'a [crate::ids::NodeId]),
 }
 
 /// One exported column: its name (registered, or dynamic) and values.
@@ -73,6 +75,7 @@ macro_rules! elem {
     (label) => { &'static str };
     (flow) => { crate::ids::FlowId };
     (link) => { crate::ids::LinkId };
+    (node) => { crate::ids::NodeId };
 }
 macro_rules! coltype {
     (f64) => {
@@ -91,6 +94,9 @@ macro_rules! coltype {
         ColType::Str
     };
     (link) => {
+        ColType::Str
+    };
+    (node) => {
         ColType::Str
     };
 }
@@ -112,6 +118,9 @@ macro_rules! colref {
     };
     (link, $v:expr) => {
         ColRef::Link($v)
+    };
+    (node, $v:expr) => {
+        ColRef::Node($v)
     };
 }
 
@@ -244,8 +253,47 @@ table! {
     }
 }
 
+table! {
+    /// One row per round of every finite transfer (`fct.parquet`): a `transfer` flow's one
+    /// round, each arrival of a workload, each time a flow schedule makes a transfer flow
+    /// join. Flows in order (scenario flows by name, then workload flows by workload,
+    /// source host and arrival index), each flow's rounds in time order.
+    FctColumns, FctRow, "fct" {
+        flow: flow, "", "flow name (a workload's: NAME/HOST/INDEX)";
+        workload: label, "", "the workload that generated the flow, or its flows.NAME.group, or empty";
+        from: node, "", "source host";
+        to: node, "", "destination host";
+        bytes: u64, "B", "payload bytes of the round";
+        start_s: f64, "s", "when the round's bytes were offered (the flow's arrival)";
+        end_s: f64, "s", "when the sender got the acknowledgement of the round's last byte (NaN if it never did)";
+        fct_s: f64, "s", "flow completion time: end_s - start_s (NaN if not completed)";
+        ideal_fct_s: f64, "s", "the same flow alone on its path: wire bytes (payload plus a header per segment) at the path's slowest link rate, plus the path's base round trip (propagation out and back), plus one more round trip when the flow opens with a SYN";
+        slowdown: f64, "", "fct_s / ideal_fct_s (at least 1; NaN if not completed)";
+        retransmits: u64, "segments", "segments retransmitted during the round";
+        timeouts: u64, "", "retransmission timeouts during the round";
+        completed: u32, "", "1 if the round's last byte was acknowledged before the run ended, else 0";
+    }
+}
+
+/// A `&'static str` for a label column made from a name of the scenario (a workload or a
+/// group): each distinct name is stored once for the life of the process.
+pub fn intern(name: &str) -> &'static str {
+    use std::sync::{Mutex, OnceLock};
+    static NAMES: OnceLock<Mutex<std::collections::BTreeSet<&'static str>>> = OnceLock::new();
+    let mut set = NAMES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(s) = set.get(name) {
+        return s;
+    }
+    let s: &'static str = Box::leak(name.to_string().into_boxed_str());
+    set.insert(s);
+    s
+}
+
 /// Every registered table with its columns, in export order.
-pub fn registry() -> [(&'static str, &'static [ColumnDef]); 6] {
+pub fn registry() -> [(&'static str, &'static [ColumnDef]); 7] {
     [
         (IntervalColumns::TABLE, IntervalColumns::COLUMNS),
         (CwndTraceColumns::TABLE, CwndTraceColumns::COLUMNS),
@@ -253,6 +301,7 @@ pub fn registry() -> [(&'static str, &'static [ColumnDef]); 6] {
         (CwndEventColumns::TABLE, CwndEventColumns::COLUMNS),
         (PacketEventColumns::TABLE, PacketEventColumns::COLUMNS),
         (ProbeColumns::TABLE, ProbeColumns::COLUMNS),
+        (FctColumns::TABLE, FctColumns::COLUMNS),
     ]
 }
 

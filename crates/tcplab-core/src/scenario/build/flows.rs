@@ -7,8 +7,7 @@ use crate::event::{FlowId, NodeId};
 use crate::net::{routing, Link, Node, NodeKind};
 use crate::scenario::{
     AckCountingSpec, EcnEchoSpec, FlowSpec, LossDetectionSpec, PacingSpec, PartialAckTimerSpec,
-    PrrSpec, RecoveryExitSpec, RecoverySpec, Scenario, ScenarioError, SsthreshBasisSpec,
-    TransportSpec,
+    PrrSpec, RecoveryExitSpec, RecoverySpec, ScenarioError, SsthreshBasisSpec, TransportSpec,
 };
 use crate::sim::{Flow, Transport};
 use crate::tcp::receiver::TcpReceiver;
@@ -23,9 +22,20 @@ use crate::udp::{UdpReceiver, UdpSender};
 /// The most segments an initial window (`init_cwnd`, within `max_window`) may hold.
 pub const MAX_INIT_WINDOW_SEGMENTS: u64 = 1_000_000;
 
+/// One flow to build: its name, the field its errors name (`flows.NAME`, or a workload's
+/// `workloads.NAME.flow`), its specification, and its workload (a quiet flow: no interval
+/// rows or summary entry).
+pub(super) struct Entry<'a> {
+    pub name: &'a str,
+    pub field: String,
+    pub spec: &'a FlowSpec,
+    pub workload: Option<&'a str>,
+}
+
 /// Build every flow over the built network.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn flows(
-    sc: &Scenario,
+    entries: &[Entry],
     names: &Names,
     nodes: &[Node],
     ecmp: &[Option<Box<crate::net::routing::FlowEcmp>>],
@@ -35,7 +45,8 @@ pub(super) fn flows(
 ) -> Result<(Vec<Flow>, Vec<FlowMeta>), ScenarioError> {
     let mut flows = Vec::new();
     let mut meta = Vec::new();
-    for (fi, (name, fl)) in sc.flows.iter().enumerate() {
+    for (fi, e) in entries.iter().enumerate() {
+        let (name, fl) = (e.name, e.spec);
         // The flow's identity: its packets' `flow`, which per-flow ECMP hashes where a
         // packet is forwarded (not on its first hop, from its own host: `Net::forward`).
         let id = FlowId::from_index(fi);
@@ -46,7 +57,7 @@ pub(super) fn flows(
                 crate::net::route_flow(nodes, ecmp, n, d, id)
             }
         };
-        let f = format!("flows.{name}");
+        let f = e.field.clone();
         let src = names.node(format!("{f}.from"), &fl.from)?;
         let dst = names.node(format!("{f}.to"), &fl.to)?;
         for (which, n, id) in [("from", &fl.from, src), ("to", &fl.to, dst)] {
@@ -608,7 +619,34 @@ pub(super) fn flows(
             };
             (cc_name, Transport::Tcp { sender, receiver })
         };
-        flows.push(Flow::new(name.clone(), src, dst, transport, app, eff_link));
+        let mut flow = Flow::new(name.to_string(), src, dst, transport, app, eff_link);
+        if let (crate::app::App::Transfer { .. }, false) = (&flow.app, udp) {
+            // What the ideal completion time needs: propagation out and back (twice with a
+            // SYN) and the slowest rate on the way out.
+            let back = routing::path(|n, d| hop(n, d, dst), ends, dst, src).unwrap_or_default();
+            let prop: u64 = path
+                .iter()
+                .chain(&back)
+                .map(|l| links[l.index()].delay.0)
+                .sum();
+            let rate = path
+                .iter()
+                .map(|l| links[l.index()].rate.bps())
+                .min()
+                .unwrap_or(1);
+            flow.fct = Some(Box::new(crate::sim::FctState {
+                label: crate::stats::columns::intern(
+                    e.workload.or(fl.group.as_deref()).unwrap_or(""),
+                ),
+                base: crate::time::SimDuration(prop * if tcp.start.syn { 2 } else { 1 }),
+                rate_bps: rate,
+                mss: tcp.mss,
+                header: tcp.header,
+                rounds: Vec::new(),
+            }));
+        }
+        flow.quiet = e.workload.is_some();
+        flows.push(flow);
         meta.push(FlowMeta {
             cc: cc_name,
             group: fl.group.clone(),

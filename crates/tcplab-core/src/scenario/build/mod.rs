@@ -12,6 +12,7 @@ mod links;
 pub use links::outage_periods;
 mod pcap;
 mod schedules;
+mod workloads;
 
 use super::{EcmpSpec, NodeKindSpec, Scenario, ScenarioError};
 use crate::analysis::AnyAnalysis;
@@ -166,7 +167,29 @@ pub fn build(sc: Scenario, seed: Option<u64>) -> Result<Built, ScenarioError> {
     } else {
         Vec::new()
     };
-    let (mut flows, meta) = flows::flows(&sc, &names, &nodes, &flow_ecmp, &ends, &links, seed)?;
+    let generated =
+        workloads::workloads(&sc, &names, &nodes, &links, seed, max_ids - sc.flows.len())?;
+    let wl_names: Vec<&str> = sc.workloads.keys().map(String::as_str).collect();
+    let entries: Vec<flows::Entry> = sc
+        .flows
+        .iter()
+        .map(|(n, f)| flows::Entry {
+            name: n,
+            field: format!("flows.{n}"),
+            spec: f,
+            workload: None,
+        })
+        .chain(generated.iter().map(|g| flows::Entry {
+            name: &g.name,
+            field: g.field.clone(),
+            spec: &g.spec,
+            workload: Some(wl_names[g.workload as usize]),
+        }))
+        .collect();
+    let (mut flows, meta) =
+        flows::flows(&entries, &names, &nodes, &flow_ecmp, &ends, &links, seed)?;
+    drop(entries);
+    drop(generated);
     let schedules = schedules::schedules(&sc, &mut flows, duration)?;
     let metrics = metrics(&sc, duration)?;
     let analysis = analysis::analysis(&sc, &flows, &meta)?;
@@ -226,6 +249,16 @@ pub const MAX_SAMPLES: u64 = 10_000_000;
 fn metrics(sc: &Scenario, duration: SimDuration) -> Result<MetricsConfig, ScenarioError> {
     use super::expand::fmt_duration;
     let m = &sc.metrics;
+    if let Some(b) = &m.fct_buckets {
+        for (i, e) in b.iter().enumerate() {
+            if e.0 == 0 || (i > 0 && e.0 <= b[i - 1].0) {
+                return Err(ScenarioError::new(
+                    format!("metrics.fct_buckets[{i}]"),
+                    "bucket edges must be positive and increase",
+                ));
+            }
+        }
+    }
     if m.interval.0 == SimDuration::ZERO {
         return Err(ScenarioError::new("metrics.interval", "must be positive"));
     }

@@ -360,6 +360,42 @@ pub fn expand(mut doc: Value) -> Result<Expanded, ScenarioError> {
             }
         }
     }
+    // A workload's `flow` table is a flow without endpoints or application: defaults and
+    // profiles reach it as they reach a flow (placeholders stand in for the missing keys
+    // while the profile hooks read it).
+    if let Some(Value::Object(ws)) = top.get_mut("workloads") {
+        for (name, w) in ws.iter_mut() {
+            let Value::Object(w) = w else { continue };
+            let path = format!("workloads.{name}.flow");
+            let slot = w.entry("flow").or_insert_with(|| Value::Object(Obj::new()));
+            let Value::Object(e) = slot else { continue };
+            let placeholders: Vec<&str> = ["from", "to", "app"]
+                .into_iter()
+                .filter(|k| !e.contains_key(*k))
+                .collect();
+            for k in &placeholders {
+                let v = match *k {
+                    "app" => serde_json::json!({ "type": "transfer", "bytes": 1 }),
+                    _ => Value::String(String::new()),
+                };
+                e.insert(k.to_string(), v);
+            }
+            let own = take_profile(e, &path, &gen.origins)?;
+            if !defaults.flows.is_empty() {
+                fill_under(
+                    e,
+                    &defaults.flows,
+                    &path,
+                    "defaults.flows",
+                    &mut gen.origins,
+                );
+            }
+            resolve_flow(e, &path, own, None, None, &outer, &mut gen.origins)?;
+            for k in placeholders {
+                e.remove(k);
+            }
+        }
+    }
     origins.0.append(&mut gen.origins.0);
     if let Some(Value::Object(flows)) = doc.get("flows") {
         for (name, f) in flows {
