@@ -294,7 +294,7 @@ def test_top_level_typo_lists_the_builders(cli: CliRunner, tmp_path: Path) -> No
     e = _error(cli, tmp_path, 'duration = "2s"\n[dumbell]\npairs = 1\n')
     assert e == (
         "dumbell: unknown field `dumbell` (did you mean `dumbbell`?); known: name, description, duration, "
-        "seed, profile, threads, nodes, links, flows, schedules, metrics, analysis, outages, agents, routing, dumbbell, "
+        "seed, profile, threads, nodes, links, flows, schedules, workloads, metrics, analysis, outages, agents, routing, dumbbell, "
         "parking_lot, fat_tree, defaults"
     )
 

@@ -616,21 +616,43 @@ fn resolve_queue(
     let Some(q) = e.get_mut("queue") else {
         return Ok(()); // the default drop-tail queue: no profile changes it
     };
-    let Ok(spec) = serde_json::from_value::<crate::queue::QueueSpec>(q.clone()) else {
-        return Ok(()); // deserialization names the problem
+    fill_component::<crate::queue::QueueSpec, _>(
+        q,
+        "type",
+        |s| s.profile_keys(p),
+        &format!("{path}.queue"),
+        &field,
+        strong,
+        origins,
+    );
+    Ok(())
+}
+
+/// Write the keys `keys` gives for the component in `slot` (deserialized as `T`; `tag`
+/// names a bare name's variant) where its table does not set them. A component that does
+/// not deserialize gets none: the strict deserialization after expansion names it.
+fn fill_component<T: serde::de::DeserializeOwned, K: ToString>(
+    slot: &mut Value,
+    tag: &str,
+    keys: impl Fn(&T) -> Vec<(K, Value)>,
+    at: &str,
+    field: &str,
+    strong: bool,
+    origins: &mut Origins,
+) {
+    let Ok(spec) = serde_json::from_value::<T>(slot.clone()) else {
+        return;
     };
-    let keys: Vec<(String, Value)> = spec
-        .profile_keys(p)
+    let keys: Vec<(String, Value)> = keys(&spec)
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect();
     if keys.is_empty() {
-        return Ok(());
+        return;
     }
-    if let Some(t) = table_of(q, "type") {
-        fill_keys(t, keys, &format!("{path}.queue"), &field, strong, origins);
+    if let Some(t) = table_of(slot, tag) {
+        fill_keys(t, keys, at, field, strong, origins);
     }
-    Ok(())
 }
 
 /// The profile of a link direction's component: its own (the component table's, else the
@@ -690,20 +712,15 @@ fn resolve_error(
     let Some(err) = e.get_mut("error") else {
         return Ok(());
     };
-    let Ok(spec) = serde_json::from_value::<crate::net::error::ErrorSpec>(err.clone()) else {
-        return Ok(()); // deserialization names the problem
-    };
-    let keys: Vec<(String, Value)> = spec
-        .profile_keys(p)
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
-        .collect();
-    if keys.is_empty() {
-        return Ok(());
-    }
-    if let Some(t) = table_of(err, "model") {
-        fill_keys(t, keys, &format!("{path}.error"), &field, strong, origins);
-    }
+    fill_component::<crate::net::error::ErrorSpec, _>(
+        err,
+        "model",
+        |s| s.profile_keys(p),
+        &format!("{path}.error"),
+        &field,
+        strong,
+        origins,
+    );
     Ok(())
 }
 

@@ -1,0 +1,95 @@
+"""Flow completion times against queueing theory: one bottleneck, Poisson arrivals of flows
+with web-search sizes at loads 0.3 / 0.5 / 0.7 (load counted with headers, `load_of` the
+bottleneck), and the mean slowdown of the flows of at least 10 BDPs beside processor
+sharing's 1 / (1 - rho) (M/G/1-PS: a job of size x stays x / (C (1 - rho)) on average,
+whatever the size distribution). TCP shares the link among the flows present, as PS does,
+but not instantly: slow start, the round trip and the queue make the gap, reported, not
+tuned.
+
+    python bench/mg1ps.py            # prints the table
+    python bench/mg1ps.py --write    # and writes it into docs/workloads.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+import polars as pl
+
+import tcplab
+
+REPO = Path(__file__).resolve().parents[1]
+DOC = REPO / "docs" / "workloads.md"
+RATE = 1e9  # bottleneck, bit/s
+SENDERS = 4
+
+
+def scenario(load: float, seconds: float, seed: int) -> dict:
+    nodes = {f"s{i}": "host" for i in range(SENDERS)} | {"r1": "router", "r2": "router", "d": "host"}
+    links = {f"a{i}": {"from": f"s{i}", "to": "r1", "rate": "10Gbps", "delay": "5us", "duplex": True}
+             for i in range(SENDERS)}  # fmt: skip
+    links["bn"] = {"from": "r1", "to": "r2", "rate": "1Gbps", "delay": "15us", "duplex": True,
+                   "queue": {"type": "droptail", "limit": 2000}}  # fmt: skip
+    links["out"] = {"from": "r2", "to": "d", "rate": "10Gbps", "delay": "5us", "duplex": True}
+    return {
+        "name": f"M/G/1-PS check, load {load}", "seed": seed, "duration": f"{seconds}s",
+        "nodes": nodes, "links": links,
+        "workloads": {"web": {
+            "type": "load", "sizes": "web_search", "load": load, "load_of": "bn",
+            "from": [f"s{i}" for i in range(SENDERS)], "to": ["d"],
+            "stop": f"{seconds * 0.8}s", "flow": {"cc": "cubic"},
+        }},
+    }  # fmt: skip
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=40.0, help="simulated seconds per load")
+    ap.add_argument("--seeds", type=int, default=2)
+    ap.add_argument("--write", action="store_true", help="write the table into docs/workloads.md")
+    args = ap.parse_args()
+    rtt = 2 * (5e-6 + 15e-6 + 5e-6)
+    bdp = RATE * rtt / 8
+    rows = []
+    for load in (0.3, 0.5, 0.7):
+        frames = []
+        wall = 0.0
+        for seed in range(1, args.seeds + 1):
+            res = tcplab.run(tcplab.Scenario.from_dict(scenario(load, args.seconds, seed)), progress=False)
+            wall += res.summary["run"]["wall_seconds"]
+            frames.append(res.fct)
+        fct = pl.concat(frames)
+        done = fct.filter(pl.col("completed") == 1)
+        big = done.filter(pl.col("bytes") >= 10 * bdp)
+        rows.append({
+            "load": load, "flows": fct.height, "completed": done.height / fct.height, "big": big.height,
+            "mean": big["slowdown"].mean(), "ps": 1 / (1 - load), "p50": big["slowdown"].median(), "wall": wall,
+        })  # fmt: skip
+    lines = [
+        f"| load ρ | flows | completed | flows ≥ 10 BDP ({10 * bdp / 1e3:.0f} KB) | their mean slowdown | M/G/1-PS 1/(1 − ρ) | ratio | their median |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(f"| {r['load']} | {r['flows']} | {r['completed']:.1%} | {r['big']} | {r['mean']:.2f} | {r['ps']:.2f} "
+                     f"| {r['mean'] / r['ps']:.2f} | {r['p50']:.2f} |")  # fmt: skip
+    table = "\n".join(lines)
+    cmd = f"`python bench/mg1ps.py --seconds {args.seconds:g} --seeds {args.seeds} --write`"
+    block = (f"<!-- mg1ps:begin (written by {cmd}) -->\n{table}\n\n"
+             f"{args.seeds} seeds × {args.seconds:g} simulated s per load (arrivals in the first 80 %); "
+             f"{sum(r['wall'] for r in rows):.0f} s of simulation wall time.\n<!-- mg1ps:end -->")  # fmt: skip
+    print(table)
+    if args.write:
+        text = DOC.read_text(encoding="utf-8")
+        new, n = re.subn(r"<!-- mg1ps:begin.*?<!-- mg1ps:end -->", lambda _: block, text, flags=re.S)
+        if n != 1:
+            print(f"error: {DOC}: no mg1ps block to replace", file=sys.stderr)
+            return 1
+        DOC.write_text(new, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
