@@ -20,7 +20,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?= -1
 FUZZ_TARGETS ?= scenario_toml scenario_json units pcap run_bounded sizes_bounded
 
-.PHONY: golden-update fuzz fuzz-merge reproduce reproduce-all test test-rust test-python bench bench-ab bench-ns3 bench-ns3-vegas bench-ns3-algo bench-sweep kernel-compare crosscheck-ns2 schema develop clean
+.PHONY: golden-update fuzz fuzz-merge reproduce reproduce-all test test-rust test-python bench bench-ab bench-mg1ps bench-ns3 bench-ns3-vegas bench-ns3-algo bench-sweep kernel-compare crosscheck-ns2 schema develop clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -70,6 +70,11 @@ bench:
 # target/ab/ and the working tree, pins every run to one core, fails on unequal fingerprints.
 bench-ab:
 	$(PY) bench/ab.py $(foreach r,$(or $(OLD),HEAD),--old $(r)) --scenario "$(or $(SCENARIO),b 20)" --rounds $(or $(ROUNDS),21)
+
+# Flow completion times against M/G/1 processor sharing (docs/workloads.md): writes its table
+# there. About 10 s.
+bench-mg1ps: $(BUILT)
+	$(VPY) bench/mg1ps.py --write
 
 # tcplab next to ns-3 (PyPI `ns3`, in its own venv under target/) on scenarios a-d: speed per
 # packet, goodputs, and the a/b cross-check. Never part of `make test`.

@@ -27,12 +27,21 @@ RATE = 1e9  # bottleneck, bit/s
 SENDERS = 4
 
 
-def scenario(load: float, seconds: float, seed: int) -> dict:
+#: (label, the flows' transport, the bottleneck queue): a loss-based TCP that fills the
+#: buffer, and DCTCP with step marking at K = 20 packets (a short standing queue).
+TRANSPORTS = [
+    ("CUBIC, drop-tail", {"cc": "cubic"}, {"type": "droptail", "limit": 2000}),
+    ("DCTCP, K = 20", {"cc": "dctcp", "ecn": True}, {"type": "droptail", "limit": 2000, "mark_threshold": 20}),
+]
+
+
+def scenario(load: float, seconds: float, seed: int, transport: int = 0) -> dict:
+    _, flow, queue = TRANSPORTS[transport]
     nodes = {f"s{i}": "host" for i in range(SENDERS)} | {"r1": "router", "r2": "router", "d": "host"}
     links = {f"a{i}": {"from": f"s{i}", "to": "r1", "rate": "10Gbps", "delay": "5us", "duplex": True}
              for i in range(SENDERS)}  # fmt: skip
     links["bn"] = {"from": "r1", "to": "r2", "rate": "1Gbps", "delay": "15us", "duplex": True,
-                   "queue": {"type": "droptail", "limit": 2000}}  # fmt: skip
+                   "queue": queue}  # fmt: skip
     links["out"] = {"from": "r2", "to": "d", "rate": "10Gbps", "delay": "5us", "duplex": True}
     return {
         "name": f"M/G/1-PS check, load {load}", "seed": seed, "duration": f"{seconds}s",
@@ -40,7 +49,7 @@ def scenario(load: float, seconds: float, seed: int) -> dict:
         "workloads": {"web": {
             "type": "load", "sizes": "web_search", "load": load, "load_of": "bn",
             "from": [f"s{i}" for i in range(SENDERS)], "to": ["d"],
-            "stop": f"{seconds * 0.8}s", "flow": {"cc": "cubic"},
+            "stop": f"{seconds * 0.8}s", "flow": flow,
         }},
     }  # fmt: skip
 
@@ -54,27 +63,32 @@ def main() -> int:
     rtt = 2 * (5e-6 + 15e-6 + 5e-6)
     bdp = RATE * rtt / 8
     rows = []
-    for load in (0.3, 0.5, 0.7):
+    for (label, _, _), load in [(t, x) for t in TRANSPORTS for x in (0.3, 0.5, 0.7)]:
+        ti = [t[0] for t in TRANSPORTS].index(label)
         frames = []
         wall = 0.0
         for seed in range(1, args.seeds + 1):
-            res = tcplab.run(tcplab.Scenario.from_dict(scenario(load, args.seconds, seed)), progress=False)
+            res = tcplab.run(tcplab.Scenario.from_dict(scenario(load, args.seconds, seed, ti)), progress=False)
             wall += res.summary["run"]["wall_seconds"]
             frames.append(res.fct)
         fct = pl.concat(frames)
         done = fct.filter(pl.col("completed") == 1)
         big = done.filter(pl.col("bytes") >= 10 * bdp)
+        small = done.filter(pl.col("bytes") < 10 * bdp)
         rows.append({
-            "load": load, "flows": fct.height, "completed": done.height / fct.height, "big": big.height,
+            "transport": label, "timeouts": int(big["timeouts"].sum()),
+            "small": small["slowdown"].mean(),
+            "p99": big["slowdown"].quantile(0.99, "linear"), "load": load, "flows": fct.height, "completed": done.height / fct.height, "big": big.height,
             "mean": big["slowdown"].mean(), "ps": 1 / (1 - load), "p50": big["slowdown"].median(), "wall": wall,
         })  # fmt: skip
     lines = [
-        f"| load ρ | flows | completed | flows ≥ 10 BDP ({10 * bdp / 1e3:.0f} KB) | their mean slowdown | M/G/1-PS 1/(1 − ρ) | ratio | their median |",
-        "|---|---|---|---|---|---|---|---|",
+        f"| transport | load ρ | flows | completed | flows ≥ 10 BDP ({10 * bdp / 1e3:.0f} KB) | their mean slowdown "
+        "| M/G/1-PS 1/(1 − ρ) | ratio | their median | their p99 | their timeouts | shorter flows' mean slowdown |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        lines.append(f"| {r['load']} | {r['flows']} | {r['completed']:.1%} | {r['big']} | {r['mean']:.2f} | {r['ps']:.2f} "
-                     f"| {r['mean'] / r['ps']:.2f} | {r['p50']:.2f} |")  # fmt: skip
+        lines.append(f"| {r['transport']} | {r['load']} | {r['flows']} | {r['completed']:.1%} | {r['big']} | {r['mean']:.2f} "
+                     f"| {r['ps']:.2f} | {r['mean'] / r['ps']:.2f} | {r['p50']:.2f} | {r['p99']:.1f} | {r['timeouts']} | {r['small']:.2f} |")  # fmt: skip
     table = "\n".join(lines)
     cmd = f"`python bench/mg1ps.py --seconds {args.seconds:g} --seeds {args.seeds} --write`"
     block = (f"<!-- mg1ps:begin (written by {cmd}) -->\n{table}\n\n"
