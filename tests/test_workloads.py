@@ -137,10 +137,12 @@ def test_bad_workloads_name_the_field(tmp_path: Path, workload: dict[str, Any], 
 
 
 def test_cli_writes_fct_parquet_and_prints_the_slowdown_table(tmp_path: Path, cli: CliRunner) -> None:
-    r = cli("run", REPO / "examples" / "websearch_fattree.toml", "--out", tmp_path,
+    r = cli("run", REPO / "examples" / "websearch_fattree.toml", "--out", tmp_path, "--plot",
             "--set", "duration=25ms", "--set", "workloads.web.stop=15ms", "--set", "workloads.incast.stop=15ms")  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert "Flow completion times" in r.stdout and "10KB-100KB" in r.stdout
+    # The FCT figure; no efficiency figure (workload flows have no interval rows).
+    assert (tmp_path / "fct.png").stat().st_size > 10_000 and not (tmp_path / "efficiency.png").exists()
     fct = pl.read_parquet(tmp_path / "fct.parquet")
     assert set(fct["workload"]) == {"web", "incast"}
     again = tcplab.load(tmp_path)

@@ -185,7 +185,7 @@ def run(
     ] = None,
     plot: Annotated[
         bool,
-        typer.Option("--plot", help="Also draw efficiency.png (and cwnd.png / queue.png when metrics.trace is set, delay.png when a flow echoes); about 1-2 s more.")
+        typer.Option("--plot", help="Also draw efficiency.png (and cwnd.png / queue.png when metrics.trace is set, delay.png when a flow echoes, fct.png when transfers completed); about 1-2 s more.")
     ] = False,
     plot_mbps: Annotated[bool, typer.Option("--plot-mbps", help="Also draw goodput.png: each flow's goodput in Mb/s per interval (implies --plot).")] = False,
 ) -> None:
@@ -195,7 +195,7 @@ def run(
         # Imported here, inside the try: a Ctrl-C while they load (seconds on a busy
         # machine) is an interruption like any other.
         if plot:
-            from tcplab.reporting.plots import plot_cwnd, plot_delay, plot_efficiency, plot_queue
+            from tcplab.reporting.plots import plot_cwnd, plot_delay, plot_efficiency, plot_fct, plot_queue
         from tcplab.reporting.report import print_run
         from tcplab.results import pcap_files
         from tcplab.runner import run as run_scenario
@@ -229,18 +229,24 @@ def run(
         print("interrupted", file=sys.stderr)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     traced = set(result.trace_names) if plot else set()
+    has_flows = bool(result.summary.get("flows"))  # workload flows alone have no interval rows
+    has_fct = bool((result.summary.get("fct") or {}).get("completed"))
 
     def plots(d: Path) -> None:
         # An earlier run's plots that this run does not draw would be stale.
-        for png, drawn in (("efficiency.png", plot), ("goodput.png", plot_mbps), ("cwnd.png", "cwnd" in traced),
-                           ("queue.png", "queue" in traced), ("delay.png", "probe" in traced)):
+        for png, drawn in (("efficiency.png", plot and has_flows), ("goodput.png", plot_mbps and has_flows),
+                           ("cwnd.png", "cwnd" in traced), ("queue.png", "queue" in traced), ("delay.png", "probe" in traced),
+                           ("fct.png", plot and has_fct)):
             if not drawn:
                 (d / png).unlink(missing_ok=True)
         if not plot:
             return
-        plot_efficiency(result, d / "efficiency.png")
-        if plot_mbps:
+        if has_flows:
+            plot_efficiency(result, d / "efficiency.png")
+        if plot_mbps and has_flows:
             plot_efficiency(result, d / "goodput.png", mbps=True)
+        if has_fct:
+            plot_fct(result, d / "fct.png")
         if "cwnd" in traced:
             plot_cwnd(result, d / "cwnd.png")
         if "queue" in traced:
@@ -267,9 +273,12 @@ def run(
         print_run(result.summary, console, warnings_to=_err_console())
         console.print(f"results in {out}/", highlight=False)
         if not plot:
-            pngs = ["efficiency.png", *(f"{t}.png" for t in ("cwnd", "queue") if t in result.trace_names)]
+            pngs = ["efficiency.png"] if has_flows else []
+            pngs += [f"{t}.png" for t in ("cwnd", "queue") if t in result.trace_names]
             pngs += ["delay.png"] if "probe" in result.trace_names else []
-            console.print(f"plots not drawn: add --plot for {', '.join(pngs)}", highlight=False)
+            pngs += ["fct.png"] if has_fct else []
+            if pngs:
+                console.print(f"plots not drawn: add --plot for {', '.join(pngs)}", highlight=False)
     failed = [f for f in (result.summary.get("pcap") or {}).get("files") or [] if f.get("error")]
     for f in failed:
         print(f"error: links.{f['link']}.pcap: {f['error']}", file=sys.stderr)

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 # this module (about 1 s and 0.3 s): commands that never draw (`tcplab list`, `validate`,
 # `expand`) and modules that only need the helpers below do not pay for them.
 
-__all__ = ["plot_efficiency", "plot_cwnd", "plot_queue", "plot_delay", "plot_sweep", "sweep_stats"]
+__all__ = ["plot_efficiency", "plot_cwnd", "plot_queue", "plot_delay", "plot_fct", "plot_sweep", "sweep_stats"]
 
 _DPI = 120
 # Values at or above this are "unlimited" (e.g. ssthresh before the first loss).
@@ -378,6 +378,51 @@ def plot_delay(result: Result, path: str | Path, title: str | None = None, flows
     box.set_xticks(range(1, len(names) + 1), names, rotation=30, fontsize=8)
     box.set_ylabel(f"{what} (ms)")
     box.grid(True, alpha=0.3)
+    _save(fig, path)
+    return fig
+
+
+def plot_fct(result: Result, path: str | Path, title: str | None = None, bins: int = 12) -> Figure:
+    """Flow completion times (``fct.parquet``, :attr:`Result.fct`): left, the slowdown
+    against flow size, p50 (solid) and p99 (dashed) per workload over ``bins`` size bins
+    of equal width in log size (each point at its bin's median size; bins with fewer than
+    5 completed flows are left out); right, the CDF of the FCTs per workload."""
+    import math
+
+    import polars as pl
+
+    fct = result.fct.filter(pl.col("completed") == 1)
+    if fct.height == 0:
+        raise ValueError("the run completed no finite transfer (a workload, or a transfer flow)")
+    fct = fct.with_columns(pl.when(pl.col("workload") == "").then(pl.lit("transfers")).otherwise(pl.col("workload")).alias("w"))
+    lo, hi = math.log10(max(1, fct["bytes"].min())), math.log10(fct["bytes"].max())  # type: ignore[arg-type]
+    width = max(hi - lo, 1e-9) / bins
+    fig = _figure(11.0, 4.5)
+    sd, cdf = fig.subplots(1, 2)
+    for i, w in enumerate(sorted(fct["w"].unique().to_list())):
+        d = fct.filter(pl.col("w") == w)
+        d = d.with_columns(((pl.col("bytes").cast(pl.Float64).log10() - lo) / width).floor().clip(0, bins - 1).alias("bin"))
+        g = d.group_by("bin").agg(pl.col("bytes").median().alias("x"), pl.len().alias("n"),
+                                  pl.col("slowdown").quantile(0.5, "linear").alias("p50"),
+                                  pl.col("slowdown").quantile(0.99, "linear").alias("p99")).filter(pl.col("n") >= 5).sort("x")
+        sd.plot(g["x"], g["p50"], color=_colour(i), lw=1.4, marker="o", ms=3, label=f"{w} p50")
+        sd.plot(g["x"], g["p99"], color=_colour(i), lw=1.2, ls="--", marker="^", ms=3, label=f"{w} p99")
+        t = sorted(x * 1e3 for x in d["fct_s"].to_list())
+        cdf.step(t, [(k + 1) / len(t) for k in range(len(t))], where="post", color=_colour(i), lw=1.2,
+                 label=f"{w} (n = {len(t)})")
+    sd.set_xscale("log")
+    sd.set_yscale("log")
+    sd.set_xlabel("flow size (bytes)")
+    sd.set_ylabel("slowdown (FCT / ideal)")
+    sd.grid(True, which="both", alpha=0.3)
+    sd.legend(fontsize=8, framealpha=0.9)
+    sd.set_title(title if title is not None else _titled(result, "FCT slowdown by flow size"), fontsize=10)
+    cdf.set_xscale("log")
+    cdf.set_xlabel("flow completion time (ms)")
+    cdf.set_ylabel("fraction of completed flows")
+    cdf.set_ylim(0.0, 1.0)
+    cdf.grid(True, which="both", alpha=0.3)
+    cdf.legend(loc="lower right", fontsize=8, framealpha=0.9)
     _save(fig, path)
     return fig
 
