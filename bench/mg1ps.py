@@ -13,13 +13,12 @@ tuned.
 from __future__ import annotations
 
 import argparse
-import re
-import sys
 from pathlib import Path
 
 import polars as pl
 
 import tcplab
+from docblock import write_block
 
 REPO = Path(__file__).resolve().parents[1]
 DOC = REPO / "docs" / "workloads.md"
@@ -90,18 +89,11 @@ def main() -> int:
         lines.append(f"| {r['transport']} | {r['load']} | {r['flows']} | {r['completed']:.1%} | {r['big']} | {r['mean']:.2f} "
                      f"| {r['ps']:.2f} | {r['mean'] / r['ps']:.2f} | {r['p50']:.2f} | {r['p99']:.1f} | {r['timeouts']} | {r['small']:.2f} |")  # fmt: skip
     table = "\n".join(lines)
-    cmd = f"`python bench/mg1ps.py --seconds {args.seconds:g} --seeds {args.seeds} --write`"
-    block = (f"<!-- mg1ps:begin (written by {cmd}) -->\n{table}\n\n"
-             f"{args.seeds} seeds × {args.seconds:g} simulated s per load (arrivals in the first 80 %); "
-             f"{sum(r['wall'] for r in rows):.0f} s of simulation wall time.\n<!-- mg1ps:end -->")  # fmt: skip
     print(table)
     if args.write:
-        text = DOC.read_text(encoding="utf-8")
-        new, n = re.subn(r"<!-- mg1ps:begin.*?<!-- mg1ps:end -->", lambda _: block, text, flags=re.S)
-        if n != 1:
-            print(f"error: {DOC}: no mg1ps block to replace", file=sys.stderr)
-            return 1
-        DOC.write_text(new, encoding="utf-8")
+        body = (f"{table}\n\n{args.seeds} seeds × {args.seconds:g} simulated s per load (arrivals in the first 80 %); "
+                f"{sum(r['wall'] for r in rows):.0f} s of simulation wall time.")  # fmt: skip
+        return write_block(DOC, "mg1ps", f"python bench/mg1ps.py --seconds {args.seconds:g} --seeds {args.seeds} --write", body)
     return 0
 
 

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
-import sys
 from pathlib import Path
 
 import tcplab
+from docblock import write_block
 from tcplab import Scenario
 
 REPO = Path(__file__).resolve().parents[1]
@@ -54,15 +53,8 @@ def main() -> int:
     table = "\n".join(lines)
     print(table)
     if args.write:
-        cpu = os.uname().machine
-        block = (f"<!-- speed:begin (written by `python bench/workload_speed.py --write`) -->\n{table}\n\n"
-                 f"Measured on this project's {os.cpu_count()}-core {cpu} machine.\n<!-- speed:end -->")  # fmt: skip
-        text = DOC.read_text(encoding="utf-8")
-        new, n = re.subn(r"<!-- speed:begin.*?<!-- speed:end -->", lambda _: block, text, flags=re.S)
-        if n != 1:
-            print(f"error: {DOC}: no speed block to replace", file=sys.stderr)
-            return 1
-        DOC.write_text(new, encoding="utf-8")
+        body = f"{table}\n\nMeasured on this project's {os.cpu_count()}-core {os.uname().machine} machine."
+        return write_block(DOC, "speed", "python bench/workload_speed.py --write", body)
     return 0
 
 

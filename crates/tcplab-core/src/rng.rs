@@ -101,6 +101,21 @@ impl SimRng {
     }
 
     /// Uniform integer in [0, n); `n` must be positive.
+    /// A random permutation of `0..n` without fixed points (`n` ≥ 2): Fisher–Yates shuffles
+    /// until one has none.
+    pub fn derangement(&mut self, n: usize) -> Vec<usize> {
+        let mut p: Vec<usize> = (0..n).collect();
+        loop {
+            for i in (1..n).rev() {
+                let j = self.below(i as u64 + 1) as usize;
+                p.swap(i, j);
+            }
+            if p.iter().enumerate().all(|(i, &x)| i != x) {
+                return p;
+            }
+        }
+    }
+
     #[inline]
     pub fn below(&mut self, n: u64) -> u64 {
         ((self.next_u64() as u128 * n as u128) >> 64) as u64

@@ -476,7 +476,7 @@ impl LoadWorkload {
                     return Err(cx.err("from", "a permutation needs at least two hosts"));
                 }
                 let mut rng = cx.rng(u32::MAX);
-                Some(derangement(from.len(), &mut rng))
+                Some(rng.derangement(from.len()))
             }
         };
         let mean_wire = cdf.mean_wire(cx.mss, cx.header);
@@ -654,20 +654,6 @@ impl WorkloadSpec {
         match self {
             WorkloadSpec::Load(w) => w.generate(cx),
             WorkloadSpec::Incast(w) => w.generate(cx),
-        }
-    }
-}
-
-/// A random permutation of 0..n without fixed points.
-fn derangement(n: usize, rng: &mut SimRng) -> Vec<usize> {
-    let mut p: Vec<usize> = (0..n).collect();
-    loop {
-        for i in (1..n).rev() {
-            let j = rng.below(i as u64 + 1) as usize;
-            p.swap(i, j);
-        }
-        if p.iter().enumerate().all(|(i, &x)| i != x) {
-            return p;
         }
     }
 }

@@ -1121,16 +1121,5 @@ pub(super) fn fat_tree(v: Value, d: &Defaults, g: &mut Gen) -> Result<(), Scenar
 /// A uniformly random permutation of 0..n without fixed points (n >= 2): Fisher-Yates
 /// shuffles from the stream (seed, topology, 0) until one has none (about e tries).
 pub(crate) fn derangement(n: usize, seed: u64) -> Vec<usize> {
-    use crate::rng::{SimRng, Stream};
-    let mut rng = SimRng::derive(seed, Stream::Topology, 0);
-    let mut p: Vec<usize> = (0..n).collect();
-    loop {
-        for i in (1..n).rev() {
-            let j = rng.below(i as u64 + 1) as usize;
-            p.swap(i, j);
-        }
-        if p.iter().enumerate().all(|(i, &x)| i != x) {
-            return p;
-        }
-    }
+    crate::rng::SimRng::derive(seed, crate::rng::Stream::Topology, 0).derangement(n)
 }
