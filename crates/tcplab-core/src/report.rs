@@ -899,18 +899,17 @@ fn size_label(b: u64) -> String {
 
 /// Completed count, share and slowdown quantiles of the rows `idx`.
 fn fct_stats(fct: &crate::stats::columns::FctColumns, idx: &[usize]) -> Value {
-    let mut sd: Vec<f64> = idx
-        .iter()
-        .filter(|&&i| fct.completed[i] == 1)
-        .map(|&i| fct.slowdown[i])
-        .collect();
-    sd.sort_by(f64::total_cmp);
-    let mut t: Vec<f64> = idx
-        .iter()
-        .filter(|&&i| fct.completed[i] == 1)
-        .map(|&i| fct.fct_s[i])
-        .collect();
-    t.sort_by(f64::total_cmp);
+    // A column's values over the completed rows, sorted.
+    let sorted = |col: &[f64]| {
+        let mut v: Vec<f64> = idx
+            .iter()
+            .filter(|&&i| fct.completed[i] == 1)
+            .map(|&i| col[i])
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v
+    };
+    let (sd, t) = (sorted(&fct.slowdown), sorted(&fct.fct_s));
     let mean = |x: &[f64]| (!x.is_empty()).then(|| x.iter().sum::<f64>() / x.len() as f64);
     json!({
         "flows": idx.len(),

@@ -198,9 +198,6 @@ impl Flow {
             Transport::Tcp { sender, .. } => (sender.stats.retransmits, sender.stats.timeouts),
             Transport::Udp { .. } => return,
         };
-        if self.fct.is_none() {
-            return;
-        }
         self.close_round(None);
         let Some(f) = self.fct.as_mut() else { return };
         f.rounds.push(Round {
@@ -1388,17 +1385,14 @@ impl Sim {
         self.fct = Default::default();
         for (i, f) in self.flows.iter().enumerate() {
             let Some(st) = &f.fct else { continue };
-            for r in &st.rounds {
+            for (k, r) in st.rounds.iter().enumerate() {
                 let ideal = st.ideal(r.bytes).as_secs_f64();
                 let (end, fct) = match r.end {
                     Some(e) => (e.as_secs_f64(), e.since(r.start).as_secs_f64()),
                     None => (f64::NAN, f64::NAN),
                 };
                 // A round still open at the end counts what it did until then.
-                let (rx, to) = if r.end.is_none()
-                    && f.round_open
-                    && std::ptr::eq(r, st.rounds.last().unwrap())
-                {
+                let (rx, to) = if f.round_open && k + 1 == st.rounds.len() {
                     match f.tcp() {
                         Some((s, _)) => (s.stats.retransmits, s.stats.timeouts),
                         None => (r.retx.1, r.timeouts.1),

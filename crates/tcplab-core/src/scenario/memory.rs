@@ -106,7 +106,16 @@ pub fn workload_flows(sc: &Scenario) -> u64 {
         match w {
             WorkloadSpec::Load(l) => {
                 let Ok(cdf) = l.sizes.cdf("") else { continue };
-                let mean_wire = cdf.mean() * (1.0 + 40.0 / 1460.0) + 40.0;
+                // The template's segment and header sizes (expansion wrote its profile's
+                // there), else the schema's defaults.
+                let key = |k: &str, d: u32| {
+                    l.flow
+                        .as_ref()
+                        .and_then(|f| f.get(k))
+                        .and_then(serde_json::Value::as_u64)
+                        .map_or(d, |v| v.clamp(1, u32::MAX as u64) as u32)
+                };
+                let mean_wire = cdf.mean_wire(key("mss", 1460), key("header", 40));
                 let from: Vec<&str> = match &l.from {
                     Some(v) => v.iter().map(String::as_str).collect(),
                     None => hosts.clone(),
