@@ -99,3 +99,70 @@ def test_ten_million_pairs_are_refused_before_any_allocation(tmp_path: Path) -> 
     assert out[1] == f"error: {f}: dumbbell.flows[0].count: 10000000 flows is too many: at most 100000 (a bound on the scenario's size, checked before it is built; docs/scenarios.md, \"Size limits\")"
     assert "Traceback" not in out[1] and "panicked" not in out[1]
     assert int(out[2]) < 200 * 1024, f"peak RSS {int(out[2]) // 1024} MB"
+
+
+def _million_flow_file(path: Path, flows: int) -> None:
+    """Explicit ``[flows.NAME]`` tables, as a script would write them (issue 46: 10⁶ of them
+    took 131 s and 7.2 GB to validate, then passed)."""
+    head = ('duration = "1s"\n[nodes.a]\n[nodes.b]\n'
+            '[links.ab]\nfrom = "a"\nto = "b"\nrate = "10Mbps"\ndelay = "1ms"\n'
+            '[links.ba]\nfrom = "b"\nto = "a"\nrate = "10Mbps"\ndelay = "1ms"\n')
+    with path.open("w") as f:
+        f.write(head)
+        for i in range(flows):
+            f.write(f'[flows.f{i}]\nfrom = "a"\nto = "b"\ncc = "reno"\n')
+
+
+@pytest.mark.parametrize("command", ["validate", "run", "expand"])
+def test_a_million_flow_tables_are_refused_before_parsing(tmp_path: Path, command: str) -> None:
+    f = tmp_path / "million.toml"
+    _million_flow_file(f, 1_000_000)
+    tcplab_bin = Path(sys.executable).parent / "tcplab"
+    args = [command, str(f)] + (["--out", str(tmp_path / "o")] if command == "run" else [])
+    probe = (
+        "import resource, subprocess, sys\n"
+        f"r = subprocess.run([{str(tcplab_bin)!r}, *{args!r}], capture_output=True, text=True)\n"
+        "print(r.returncode); print(r.stderr.strip()); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out[0] == "2", out
+    assert out[1].startswith(f"error: {f}: the file is ") and "scenario files are limited to 8.0 MiB" in out[1], out[1]
+    assert int(out[2]) < 200 * 1024, f"peak RSS {int(out[2]) // 1024} MB"
+    assert not (tmp_path / "o").exists()  # refused before an output directory was made
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("".join(f"[nodes.n{i}]\n" for i in range(100_001)), "100001 tables; scenario files are limited to 100000"),
+        ("x = [" + ",".join(["{}"] * 100_001) + "]\n", "100001 tables"),
+        ("x = [" + ",".join(["1"] * 1_000_001) + "]\n", "1000001 keys and list items; scenario files are limited to 1000000"),
+    ],
+)  # fmt: skip
+def test_tables_and_entries_are_counted_before_parsing(text: str, says: str) -> None:
+    assert len(text) < tcplab.scenario.INPUT_LIMITS["bytes"]
+    with pytest.raises(tcplab.ScenarioError) as e:
+        Scenario.from_toml_text(text, source="gen.toml")
+    assert str(e.value).startswith("gen.toml: ") and says in str(e.value), str(e.value)
+
+
+def test_json_scenarios_and_sweep_specs_are_bounded_too(tmp_path: Path) -> None:
+    j = tmp_path / "big.json"
+    j.write_text('{"x": [' + ",".join(["{}"] * 100_001) + "]}")
+    with pytest.raises(tcplab.ScenarioError, match="100002 tables; scenario files are limited"):
+        Scenario.from_toml(j)
+    spec = tmp_path / "sweep.toml"
+    spec.write_text("# padding\n" * 1_000_000)
+    with pytest.raises(tcplab.ScenarioError, match="sweep specs are limited to 8.0 MiB"):
+        tcplab.SweepSpec.from_toml(spec)
+
+
+def test_the_largest_shipped_file_is_far_below_the_limits() -> None:
+    """The limits leave room: every TOML file in the repository passes them many times over."""
+    root = Path(__file__).resolve().parents[1]
+    files = [p for p in root.rglob("*.toml") if not {".venv", "target", "out"} & set(p.parts)]
+    assert files
+    for p in files:
+        text = p.read_text()
+        assert len(text) * 20 < tcplab.scenario.INPUT_LIMITS["bytes"], p
+        tcplab.scenario.check_input_size(text, p)

@@ -30,7 +30,56 @@ ScenarioError = _core.ScenarioError
 # The core defines the class as ``tcplab.ScenarioError`` (a ``ValueError``) with a readable
 # ``str()`` and ``.field`` / ``.reason`` / ``.file``; see crates/tcplab-py/src/lib.rs.
 
-__all__ = ["Scenario", "ScenarioError", "parse_override", "scenario_error", "split_key"]
+__all__ = ["INPUT_LIMITS", "Scenario", "ScenarioError", "check_input_size", "parse_override", "scenario_error", "split_key"]
+
+
+# Fixed bounds on an input file, checked before any parser builds a document from it, so
+# that a file cannot exhaust the machine while it is read (docs/scenarios.md, "Size
+# limits"). They do not depend on --max-memory or on the machine: the same file is refused
+# everywhere. The largest file shipped with tcplab is about 75 KB; a scenario needing more
+# is written with builders, workloads or defaults. Counts are of characters, so a bracket
+# or a comma inside a string counts too (the bounds are far above real files).
+INPUT_LIMITS = {
+    "bytes": 8 * 1024 * 1024,  # the file's size
+    "tables": 100_000,  # table headers ("[x]" / "[[x]]" lines) plus inline tables / JSON objects ("{")
+    "entries": 1_000_000,  # keys ("=" in TOML, ":" in JSON) plus list items (",")
+}
+
+_TABLE_HEADER = re.compile(r"^[ \t]*\[", re.MULTILINE)
+
+
+def _mb(n: int) -> str:
+    return f"{n / 2**20:.1f} MiB"
+
+
+def check_input_size(text: str | bytes | int, source: str | Path | None = None, *, json_text: bool = False,
+                     what: str = "scenario files") -> None:
+    """Refuse an input above :data:`INPUT_LIMITS` with one :class:`ScenarioError`.
+
+    ``text`` is the file's text (or bytes), or only its size in bytes (to refuse a large
+    file before reading it). The check is linear in the text and builds nothing.
+    """
+    size = text if isinstance(text, int) else len(text)
+    hint = "write many elements with a builder ([dumbbell], [parking_lot], [fat_tree]), [workloads] or [defaults]"
+    if size > INPUT_LIMITS["bytes"]:
+        raise scenario_error("", f"the file is {_mb(size)}; {what} are limited to {_mb(INPUT_LIMITS['bytes'])} "
+                                 f"(docs/scenarios.md, \"Size limits\"): {hint}", source)
+    if isinstance(text, int):
+        return
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    if json_text:
+        tables = text.count("{")
+        entries = text.count(":") + text.count(",")
+    else:
+        tables = len(_TABLE_HEADER.findall(text)) + text.count("{")
+        entries = text.count("=") + text.count(",")
+    if tables > INPUT_LIMITS["tables"]:
+        raise scenario_error("", f"{tables} tables; {what} are limited to {INPUT_LIMITS['tables']} "
+                                 f"(docs/scenarios.md, \"Size limits\"): {hint}", source)
+    if entries > INPUT_LIMITS["entries"]:
+        raise scenario_error("", f"{entries} keys and list items; {what} are limited to {INPUT_LIMITS['entries']} "
+                                 f"(docs/scenarios.md, \"Size limits\"): {hint}", source)
 
 
 def scenario_error(field: str, reason: str, file: str | Path | None = None) -> ScenarioError:
@@ -162,6 +211,8 @@ class Scenario:
         """
         path = Path(path)
         try:
+            if path.is_file():
+                check_input_size(path.stat().st_size, path)  # before reading it
             raw = path.read_bytes()
         except FileNotFoundError:
             raise scenario_error("", "no such file", path) from None
@@ -174,6 +225,7 @@ class Scenario:
         except UnicodeDecodeError as e:
             raise scenario_error("", f"not UTF-8 text (byte {e.start})", path) from None
         if path.suffix.lower() == ".json":
+            check_input_size(text, path, json_text=True)
             try:
                 data = json.loads(text)
             except json.JSONDecodeError as e:
@@ -187,7 +239,10 @@ class Scenario:
 
     @classmethod
     def from_toml_text(cls, text: str, source: str | Path | None = None) -> Scenario:
-        """Parse scenario TOML given as text (``source`` names it in errors)."""
+        """Parse scenario TOML given as text (``source`` names it in errors).
+
+        Text above :data:`INPUT_LIMITS` is refused before it is parsed."""
+        check_input_size(text, source)
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:

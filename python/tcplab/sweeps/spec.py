@@ -15,6 +15,7 @@ from typing import Any
 from tcplab.scenario import (
     Scenario,
     ScenarioError,
+    check_input_size,
     describe_value,
     plain_value,
     scenario_error,
@@ -33,6 +34,10 @@ _ID_VERSION = 1  # part of every run id: bump only if the meaning of a run chang
 
 def spec_error(field: str, reason: str, file: str | Path | None) -> ScenarioError:
     return scenario_error(field, reason, file)
+
+
+def _limit(text: str | int, path: Path) -> None:
+    check_input_size(text, path, what="sweep specs")
 
 
 def canonical(value: Any) -> str:
@@ -120,6 +125,8 @@ class SweepSpec:
         """
         path = Path(path)
         try:
+            if path.is_file():
+                _limit(path.stat().st_size, path)  # before reading it
             text = path.read_bytes().decode("utf-8")
         except FileNotFoundError:
             raise spec_error("", "no such file", path) from None
@@ -129,6 +136,7 @@ class SweepSpec:
             raise spec_error("", f"not UTF-8 text (byte {e.start})", path) from None
         except OSError as e:
             raise spec_error("", f"cannot read: {e.strerror or e}", path) from None
+        _limit(text, path)
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
