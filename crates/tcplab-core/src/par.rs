@@ -98,22 +98,41 @@ pub struct Parallel {
 impl Parallel {
     /// Split: `parts[i]` becomes partition `i` (every copy built from the same scenario and
     /// seed, none started), `node_part[n]` is node `n`'s partition. Refuses a lookahead
-    /// below [`MIN_LOOKAHEAD`] and what [`check_supported`] refuses.
-    pub fn new(mut parts: Vec<Sim>, node_part: Vec<u16>) -> Result<Self, String> {
+    /// below [`MIN_LOOKAHEAD`] and what [`check_supported`] refuses, as (field, reason):
+    /// the field is `threads`, or the short link's `links.NAME.delay`.
+    pub fn new(mut parts: Vec<Sim>, node_part: Vec<u16>) -> Result<Self, (String, String)> {
         let n = parts.len();
         assert!(n >= 1 && n <= u16::MAX as usize);
         if let Some(why) = check_supported(&parts[0]) {
-            return Err(why);
+            return Err(("threads".into(), why));
         }
         assert!(node_part.iter().all(|&p| (p as usize) < n));
         let lookahead = match lookahead(&parts[0], &node_part) {
             Some(l) if l < MIN_LOOKAHEAD => {
-                return Err(format!(
-                    "the partitions are joined by a link of {} µs delay; a parallel run needs \
-                     at least {} µs (the lookahead) on every link between partitions",
-                    l.0 as f64 / 1e6,
-                    MIN_LOOKAHEAD.0 as f64 / 1e6
-                ))
+                let short: Vec<&str> = parts[0]
+                    .links
+                    .iter()
+                    .filter(|k| {
+                        node_part[k.from.index()] != node_part[k.to.index()]
+                            && k.delay < MIN_LOOKAHEAD
+                    })
+                    .map(|k| k.name.as_str())
+                    .collect();
+                let more = match short.len() {
+                    1 => String::new(),
+                    2 => " (as does 1 more link)".to_string(),
+                    n => format!(" (as do {} more links)", n - 1),
+                };
+                return Err((
+                    format!("links.{}.delay", short[0]),
+                    format!(
+                        "{} µs joins two partitions of a parallel run{more}; it needs at least \
+                         {} µs (the lookahead) on every link between partitions (give the link \
+                         a delay, or run on one thread)",
+                        l.0 as f64 / 1e6,
+                        MIN_LOOKAHEAD.0 as f64 / 1e6
+                    ),
+                ));
             }
             Some(l) => l,
             None => parts[0].end.since(SimTime::ZERO) + SimDuration(1),

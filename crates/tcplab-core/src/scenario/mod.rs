@@ -128,7 +128,12 @@ pub fn split(
             sims[node_part[link.from.index()] as usize].links[l].capture = Some(c);
         }
     }
-    crate::par::Parallel::new(sims, node_part).map_err(|e| ScenarioError::new("threads", e))
+    crate::par::Parallel::new(sims, node_part).map_err(|(field, why)| {
+        built
+            .scenario
+            .origins
+            .locate(ScenarioError::new(field, why))
+    })
 }
 
 /// Validate `sc` and build the simulation. `seed` overrides `sc.seed` when given. Errors

@@ -191,8 +191,9 @@ to = "b"
     )
     .err()
     .unwrap();
-    assert_eq!(e.field, "threads");
+    assert_eq!(e.field, "links.ab.delay"); // the first of the two short links
     assert!(e.reason.contains("lookahead"), "{}", e.reason);
+    assert!(e.reason.contains("as does 1 more link"), "{}", e.reason);
     let e = split(
         &mut b,
         3,
@@ -262,4 +263,37 @@ rtt = ["44ms", "84ms", "124ms"]
 flows = ["newreno", { cc = "cubic", sack = true }, { cc = "reno", app = { type = "cbr", rate = "1Mbps", packet_size = 1000 } }]
 "#;
     same_for_every_thread_count(text, &[1, 2, 3]);
+}
+
+#[test]
+fn a_short_link_between_partitions_is_named_in_the_file_s_terms() {
+    let text = r#"
+duration = "10ms"
+[dumbbell]
+pairs = 2
+bottleneck = { rate = "10Mbps", delay = "0ms" }
+access = { rate = "100Mbps", delay = "0ms" }
+flows = ["reno", "reno"]
+"#;
+    let mut b = tcplab_core::load_toml(text, None).unwrap();
+    let e = split(
+        &mut b,
+        2,
+        tcplab_core::scenario::memory::MemoryLimit::Auto,
+        || tcplab_core::load_toml(text, None),
+    )
+    .err()
+    .unwrap();
+    assert!(
+        e.field.starts_with("dumbbell."),
+        "{}: {}",
+        e.field,
+        e.reason
+    );
+    assert!(e.field.ends_with(".delay"), "{}: {}", e.field, e.reason);
+    assert!(
+        e.reason.contains("0 µs joins two partitions") && e.reason.contains("links."),
+        "{}",
+        e.reason
+    );
 }
