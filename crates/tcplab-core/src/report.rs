@@ -678,6 +678,8 @@ fn window_limit_warnings(b: &Built, warnings: &mut Vec<String>) {
 /// against TCP(0.31, 0.875) is about 50 % with tcplab's hashed order and 25-34 % with
 /// ns-2's FIFO order at N >= 60; with 100 Mb/s access links nothing ties: 39-46 % and 22-31 %).
 fn tie_warnings(b: &Built, warnings: &mut Vec<String>) {
+    /// Tied links listed one warning each up to this many of a kind; more are one warning.
+    const EACH: usize = 3;
     let sim = &b.sim;
     let mut pairs: Vec<(usize, usize)> = b
         .flow_meta
@@ -686,6 +688,9 @@ fn tie_warnings(b: &Built, warnings: &mut Vec<String>) {
         .collect();
     pairs.sort_unstable();
     pairs.dedup();
+    // (link, drops, feeders) for ties fed by hosts' links, and for ties between switches.
+    let mut by_hosts: Vec<(&str, u64, Vec<&str>)> = Vec::new();
+    let mut by_fabric: Vec<(&str, u64, Vec<&str>)> = Vec::new();
     for (li, l) in sim.links.iter().enumerate() {
         let over = l.drops.by_reason[DropReason::Overflow.index()];
         if over == 0 {
@@ -693,25 +698,74 @@ fn tie_warnings(b: &Built, warnings: &mut Vec<String>) {
         }
         let lo = pairs.partition_point(|&(d, _)| d < li);
         let hi = pairs.partition_point(|&(d, _)| d <= li);
-        let mut same: Vec<&str> = pairs[lo..hi]
+        let feeders: Vec<usize> = pairs[lo..hi]
             .iter()
             .filter(|&&(_, u)| sim.links[u].rate.bps() == l.rate.bps())
-            .map(|&(_, u)| sim.links[u].name.as_str())
+            .map(|&(_, u)| u)
             .collect();
-        if same.len() < 2 {
+        if feeders.len() < 2 {
             continue;
         }
-        same.sort_unstable();
-        let n = same.len();
-        let shown = if n > 3 {
-            format!("{} and {} more", same[..3].join(", "), n - 3)
+        // Host links feeding a router at its rate are a choice of the scenario (seed 003's
+        // access links); links between switches at one rate are a fabric's design (a
+        // fat-tree's), where faster feeders would make another topology.
+        let from_hosts = feeders
+            .iter()
+            .all(|&u| sim.nodes[sim.links[u].from.index()].kind == crate::net::NodeKind::Host);
+        let mut names: Vec<&str> = feeders
+            .iter()
+            .map(|&u| sim.links[u].name.as_str())
+            .collect();
+        names.sort_unstable();
+        let entry = (l.name.as_str(), over, names);
+        if from_hosts {
+            by_hosts.push(entry);
         } else {
-            same.join(", ")
-        };
-        warnings.push(format!(
-            "links.{}: dropped {over} packet(s) at its limit while fed by {n} links of exactly its rate ({shown}): their packets reach its queue at the same instants, so which tied packet is dropped is the engine's tie order, not the protocols, and the flows' shares can turn on it (make the feeding links faster to avoid ties; docs/reproductions.md, seed 003's Figs 9-11)",
-            l.name
-        ));
+            by_fabric.push(entry);
+        }
+    }
+    let list = |names: &[&str]| {
+        if names.len() > 3 {
+            format!("{} and {} more", names[..3].join(", "), names.len() - 3)
+        } else {
+            names.join(", ")
+        }
+    };
+    const WHY: &str = "their packets reach its queue at the same instants, so which tied packet \
+                       is dropped is the engine's tie order, not the protocols, and the flows' \
+                       shares can turn on it";
+    for (ties, advice) in [
+        (
+            &by_hosts,
+            "faster host links avoid the ties where the topology allows; docs/reproductions.md, \
+             seed 003's Figs 9-11",
+        ),
+        (
+            &by_fabric,
+            "links of one rate between switches tie by design: compare several seeds before \
+             reading one flow's share; docs/scaling.md, \"Why the hash\"",
+        ),
+    ] {
+        if ties.len() <= EACH {
+            for (link, over, names) in ties {
+                warnings.push(format!(
+                    "links.{link}: dropped {over} packet(s) at its limit while fed by {} links of \
+                     exactly its rate ({}): {WHY} ({advice})",
+                    names.len(),
+                    list(names)
+                ));
+            }
+        } else {
+            let links: Vec<&str> = ties.iter().map(|t| t.0).collect();
+            let over: u64 = ties.iter().map(|t| t.1).sum();
+            warnings.push(format!(
+                "{} links dropped {over} packet(s) at their limits while each was fed by two or \
+                 more links of exactly its rate ({}): {} ({advice})",
+                ties.len(),
+                list(&links),
+                WHY.replace("its queue", "their queues")
+            ));
+        }
     }
 }
 
