@@ -364,3 +364,20 @@ def test_a_default_no_entry_takes_is_still_checked(cli: CliRunner) -> None:
     _assert_one_line_error(r.stderr, "defaults.links.delay", "has no unit")
     r = cli("validate", FIG2_3, "--set", "defaults.flows.cc=cubic")
     assert r.returncode == 0, r.stderr
+
+
+def test_examples_writes_the_shipped_examples_and_refuses_to_overwrite(cli: CliRunner, tmp_path: Path) -> None:
+    """A pip-installed user has no checkout: `tcplab examples DIR` writes what the docs run."""
+    dest = tmp_path / "ex"
+    r = cli("examples", dest)
+    assert r.returncode == 0, r.stderr
+    root = Path(__file__).resolve().parents[1] / "examples"
+    shipped = {p.name for p in root.iterdir() if p.is_file() and not p.name.startswith((".", "__"))}
+    assert {p.name for p in dest.iterdir()} == shipped
+    assert (dest / "dumbbell.toml").read_bytes() == (root / "dumbbell.toml").read_bytes()
+    (dest / "dumbbell.toml").write_text("# mine\n")
+    r = cli("examples", dest)
+    assert r.returncode == 1 and "already exist" in r.stderr and "nothing written" in r.stderr
+    assert (dest / "dumbbell.toml").read_text() == "# mine\n"
+    assert cli("examples", dest, "--force").returncode == 0
+    assert (dest / "dumbbell.toml").read_bytes() == (root / "dumbbell.toml").read_bytes()

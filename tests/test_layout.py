@@ -68,6 +68,8 @@ def modules(root: Path, package: str) -> dict[str, tuple[Path, bool]]:
     for f in sorted(root.rglob("*.py*")):
         if f.suffix not in (".py", ".pyi") or "__pycache__" in f.parts:
             continue
+        if f.relative_to(root).parts[0] == "examples":  # scripts shipped as data (`tcplab examples`), not modules
+            continue
         parts = [package, *f.relative_to(root).with_suffix("").parts]
         init = parts[-1] == "__init__"
         if init:

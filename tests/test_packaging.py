@@ -34,6 +34,8 @@ def test_wheel_ships_the_papers(wheel: Path) -> None:
     for paper in ("kalampoukas97", "ho2011", "kamra", "zhang"):
         assert f"tcplab/repro/papers/{paper}/reproduce.toml" in names, paper
     assert not [n for n in names if n.startswith("tests/") or "/.venv/" in n]
+    for example in ("dumbbell.toml", "quickstart.py", "tour.ipynb", "websearch_fattree.toml"):
+        assert f"tcplab/examples/{example}" in names, example
 
 
 @pytest.mark.slow
@@ -65,3 +67,10 @@ def test_fresh_virtualenv_installs_the_wheel_and_reproduces_outside_the_checkout
     for f in ("report.md", "report.html", "fig2_3.png", "fig6_5.png"):
         assert (work / "o" / f).is_file(), f
     assert "fig2_3" in (work / "o" / "report.md").read_text()
+    # The docs' example commands work once `tcplab examples` wrote the examples out.
+    r = subprocess.run([tcplab, "examples", "examples"], cwd=work, env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "wrote" in r.stdout, r.stderr
+    r = subprocess.run([tcplab, "run", "examples/dumbbell.toml", "--out", "d", "-q", "--set", "duration=2s",
+                        "--set", "metrics.steady_start=1s"], cwd=work, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert (work / "d" / "summary.json").is_file()

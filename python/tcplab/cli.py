@@ -7,6 +7,7 @@
     tcplab expand SCENARIO.toml [--set KEY=VALUE]... [--json]
     tcplab sweep SPEC.toml [--out DIR] [--jobs N] [--dask ADDRESS]
     tcplab reproduce PAPER [--out DIR] [--only FIGURE]... [--jobs N] [--resume]
+    tcplab examples DIR [--force]
     tcplab schema
 
 Bad input (missing file, TOML syntax, bad ``--set``, invalid field) prints one line,
@@ -518,6 +519,37 @@ def list_papers(
                 print(f"  {f.id:<22} {f.title}")
     except ScenarioError as e:
         _fail(e)
+
+
+@app.command("examples")
+def write_examples(
+    dest: Annotated[Path, typer.Argument(help="Directory to write them into (created if missing).", show_default=False)],
+    force: Annotated[bool, typer.Option("--force", help="Replace files of the same names already in DEST.")] = False,
+) -> None:
+    """Write the example scenarios, scripts and notebook (shipped with the package) into DEST,
+    so the docs' `tcplab run examples/...` commands work without a checkout."""
+    from importlib.resources import files
+
+    src = files("tcplab") / "examples"
+    items = sorted((p for p in src.iterdir() if p.is_file() and not p.name.startswith((".", "__"))),
+                   key=lambda p: p.name)
+    if dest.exists() and not dest.is_dir():
+        print(f"error: {dest}: is a file, not a directory", file=sys.stderr)
+        raise typer.Exit(1)
+    clash = [p.name for p in items if (dest / p.name).exists()]
+    if clash and not force:
+        more = f" and {len(clash) - 1} more" if len(clash) > 1 else ""
+        print(f"error: {dest / clash[0]}{more}: already exist(s); nothing written (--force replaces them)",
+              file=sys.stderr)
+        raise typer.Exit(1)
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+        for p in items:
+            (dest / p.name).write_bytes(p.read_bytes())
+    except OSError as e:
+        print(f"error: {e.filename or dest}: cannot write: {e.strerror or e}", file=sys.stderr)
+        raise typer.Exit(1) from None
+    print(f"wrote {len(items)} files to {dest}/ (try: tcplab run {dest / 'dumbbell.toml'} --out out/dumbbell)")
 
 
 @app.command()

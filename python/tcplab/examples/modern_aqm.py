@@ -17,8 +17,7 @@ from pathlib import Path
 
 import tcplab
 
-REPO = Path(__file__).resolve().parents[1]
-SCENARIO = REPO / "examples" / "modern_aqm.toml"
+SCENARIO = Path(__file__).resolve().parent / "modern_aqm.toml"  # beside this script
 QUEUES = {
     "droptail": {"type": "droptail", "limit": 1000},
     "codel": {"type": "codel"},

@@ -14,15 +14,16 @@ from pathlib import Path
 
 import tcplab
 from tcplab.reporting.plots import plot_efficiency
+from tcplab.repro.reproduce import paper_dir
 
-REPO = Path(__file__).resolve().parents[1]
-SCENARIO = REPO / "scenarios" / "kalampoukas97" / "fig2_3.toml"
+# The paper scenarios ship with the package (scenarios/ in a checkout is the same folder).
+SCENARIO = paper_dir("kalampoukas97") / "fig2_3.toml"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--duration", default=os.environ.get("TCPLAB_QUICKSTART_DURATION", "120s"), help="simulated time, e.g. 60s")
-    ap.add_argument("--out", type=Path, default=REPO / "out" / "quickstart", help="where to write results and the plot")
+    ap.add_argument("--out", type=Path, default=Path("out") / "quickstart", help="where to write results and the plot")
     args = ap.parse_args()
 
     # 1. Load the scenario file and shorten it. Overrides use the dotted field paths of
