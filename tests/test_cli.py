@@ -381,3 +381,43 @@ def test_examples_writes_the_shipped_examples_and_refuses_to_overwrite(cli: CliR
     assert (dest / "dumbbell.toml").read_text() == "# mine\n"
     assert cli("examples", dest, "--force").returncode == 0
     assert (dest / "dumbbell.toml").read_bytes() == (root / "dumbbell.toml").read_bytes()
+
+
+def test_seeds_runs_a_sweep_over_consecutive_seeds_with_intervals(cli: CliRunner, tmp_path: Path) -> None:
+    """`tcplab run --seeds N`: one run folder per seed, seeds.parquet with mean and 95 %
+    interval per flow and link, and the tables say over which seeds (issue 46: one run is one sample)."""
+    out = tmp_path / "s"
+    args = ("run", "examples/dumbbell.toml", "--out", out, "--seed", "7", "--seeds", "3", "--set", "duration=6s",
+            "--set", "metrics.steady_start=3s", "--set", "defaults.flows.start_jitter=1s")
+    r = cli(*args)
+    assert r.returncode == 0, r.stderr
+    assert "mean ± 95 % interval over 3 seeds (7, 8, 9)" in r.stdout
+    runs = sorted((out / "runs").glob("*/summary.json"))
+    per_seed = [json.loads(p.read_text()) for p in runs]
+    assert sorted(s["seed"] for s in per_seed) == [7, 8, 9]
+    st = pl.read_parquet(out / "seeds.parquet")
+    row = st.filter((pl.col("kind") == "flow") & (pl.col("name") == "f1") & (pl.col("metric") == "goodput_bps")).row(0, named=True)
+    vals = [next(f["goodput_bps"] for f in s["flows"] if f["name"] == "f1") for s in per_seed]
+    mean = sum(vals) / 3
+    sd = (sum((v - mean) ** 2 for v in vals) / 2) ** 0.5
+    assert row["n"] == 3 and row["mean"] == pytest.approx(mean) and row["std"] == pytest.approx(sd)
+    assert row["ci95"] == pytest.approx(4.302653 * sd / 3**0.5, rel=1e-6)  # t(0.975, 2)
+    assert row["min"] == min(vals) and row["max"] == max(vals)
+    assert set(st.filter(pl.col("kind") == "link")["name"]) >= {"bn"}
+    # The same command again finds every seed finished and gives the same table.
+    again = cli(*args)
+    assert again.returncode == 0 and pl.read_parquet(out / "seeds.parquet").equals(st)
+
+
+def test_seeds_refuses_options_that_belong_to_one_run(cli: CliRunner, tmp_path: Path) -> None:
+    r = cli("run", "examples/dumbbell.toml", "--out", tmp_path / "s", "--seeds", "3", "--plot")
+    assert r.returncode == 2 and r.stderr.strip() == "error: --plot: not with --seeds (it applies to one run; run that seed alone)"
+    assert not (tmp_path / "s").exists()
+
+
+def test_a_one_seed_report_says_it_is_one_sample(cli: CliRunner, tmp_path: Path) -> None:
+    r = cli("run", "examples/bbr.toml", "--out", tmp_path / "b", "--set", "duration=2s", "--set", "metrics.steady_start=1s")
+    assert r.returncode == 0, r.stderr
+    s = json.loads((tmp_path / "b" / "summary.json").read_text())
+    said = "one sample: seed" in r.stdout
+    assert said == bool(s["run"]["stochastic"]), (s["run"], r.stdout[-400:])

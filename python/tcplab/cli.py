@@ -189,9 +189,20 @@ def run(
         typer.Option("--plot", help="Also draw efficiency.png (and cwnd.png / queue.png when metrics.trace is set, delay.png when a flow echoes, fct.png when transfers completed); about 1-2 s more.")
     ] = False,
     plot_mbps: Annotated[bool, typer.Option("--plot-mbps", help="Also draw goodput.png: each flow's goodput in Mb/s per interval (implies --plot).")] = False,
+    seeds: Annotated[
+        int | None,
+        typer.Option("--seeds", min=1, max=10_000, help="Run N seeds (--seed or the scenario's, then the next N-1) as a sweep: one run folder per seed under --out/runs/, and mean ± 95 % interval per flow and link (seeds.parquet).", show_default=False),
+    ] = None,
 ) -> None:
     """Run a scenario; write results to --out (plots with --plot) and print the report."""
     plot = plot or plot_mbps
+    if seeds is not None and seeds > 1:
+        for flag, given in (("--plot", plot), ("--audit", audit), ("--max-memory", max_memory is not None)):
+            if given:
+                print(f"error: {flag}: not with --seeds (it applies to one run; run that seed alone)", file=sys.stderr)
+                raise typer.Exit(EXIT_BAD_INPUT)
+        _run_seeds(scenario, out, set_ or [], seed, seeds, quiet=quiet, json_=json_, threads=threads)
+        return
     try:
         # Imported here, inside the try: a Ctrl-C while they load (seconds on a busy
         # machine) is an interruption like any other.
@@ -272,6 +283,9 @@ def run(
     elif not quiet:
         console = _out_console()
         print_run(result.summary, console, warnings_to=_err_console())
+        if (result.summary.get("run") or {}).get("stochastic"):
+            console.print(f"one sample: seed {result.summary.get('seed')} of a scenario that draws random numbers; "
+                          "--seeds 5 gives the mean and 95 % interval over 5 seeds", highlight=False)
         console.print(f"results in {out}/", highlight=False)
         if not plot:
             pngs = ["efficiency.png"] if has_flows else []
@@ -284,6 +298,60 @@ def run(
     for f in failed:
         print(f"error: links.{f['link']}.pcap: {f['error']}", file=sys.stderr)
     if failed:
+        raise typer.Exit(1)
+
+
+def _run_seeds(scenario: Path, out: Path, overrides: list[str], seed: int | None, n: int, *, quiet: bool,
+               json_: bool, threads: int | None) -> None:
+    """``tcplab run --seeds N``: the scenario as a sweep over N consecutive seeds (docs/sweeps.md:
+    runs/<id>/ per seed, summary.parquet, resumable), then seeds.parquet with the mean and 95 %
+    interval of each flow's and link's results, and their tables."""
+    import json
+
+    from tcplab.fileio import atomic_path
+    from tcplab.reporting.seeds import print_seeds, seed_stats
+    from tcplab.sweeps import RUNS_DIR, sweep
+
+    created = False
+    try:
+        sc = _load(scenario, overrides)
+        sc.validate()
+        first = seed if seed is not None else sc.to_dict().get("seed", 1)
+        if not isinstance(first, int) or first + n > 2**64:
+            print(f"error: --seeds: seeds {first} to {first}+{n - 1} do not fit in [0, 2^64)", file=sys.stderr)
+            raise typer.Exit(EXIT_BAD_INPUT)
+        created = _writable_dir(out)
+        spec = {"name": sc.name, "base": sc, "seeds": [first + i for i in range(n)], "list": [{}],
+                **({"set": {"threads": threads}} if threads else {})}
+        with _threads_warnings():
+            res = sweep(spec, out, progress=not (quiet or json_), console=_err_console())
+    except ScenarioError as e:
+        _drop_if_empty(out, created)
+        _fail(e, scenario)
+    except KeyboardInterrupt:
+        print("interrupted (finished seeds are kept: the same command runs only the others)", file=sys.stderr)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    ok = res.runs.filter(res.runs["status"] == "ok")
+    summaries = [json.loads((out / RUNS_DIR / rid / "summary.json").read_text(encoding="utf-8"))
+                 for rid in ok["run_id"].to_list()]
+    stats = seed_stats(summaries)
+    try:
+        with atomic_path(out / "seeds.parquet") as tmp:
+            stats.write_parquet(tmp)
+    except OSError as e:
+        print(f"error: {e.filename or out}: cannot write: {e.strerror or e}", file=sys.stderr)
+        raise typer.Exit(1) from None
+    if json_:
+        print(json.dumps({"seeds": ok["seed"].to_list(), "stats": stats.to_dicts()}, indent=1, sort_keys=True))
+    elif not quiet:
+        console = _out_console()
+        print_seeds(stats, ok["seed"].to_list(), console)
+        console.print(f"results in {out}/ (seeds.parquet; each seed's run in {out / RUNS_DIR}/<id>/)", highlight=False)
+    for w in res.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    if res.failed:
+        bad = res.runs.filter(res.runs["status"] == "failed").row(0, named=True)
+        print(f"error: {res.failed} of {res.runs.height} seeds failed; seed {bad['seed']}: {bad['error']}", file=sys.stderr)
         raise typer.Exit(1)
 
 
