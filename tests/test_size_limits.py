@@ -166,3 +166,18 @@ def test_the_largest_shipped_file_is_far_below_the_limits() -> None:
         text = p.read_text()
         assert len(text) * 20 < tcplab.scenario.INPUT_LIMITS["bytes"], p
         tcplab.scenario.check_input_size(text, p)
+
+
+def test_result_rows_that_grow_with_duration_are_estimated_before_running(cli: CliRunner, tmp_path: Path) -> None:
+    """Issue 46: `--set duration=1e6s` ran 356 s to 630 MB without a word; the interval rows
+    (a row per flow and interval) and trace rows are now part of the estimate."""
+    d = {"duration": "1e6s", "dumbbell": {"pairs": 4, "bottleneck": LINK, "access": {"rate": "100Mbps", "delay": "1ms"},
+                                          "flows": ["reno"] * 4}}
+    e = _refused(d, max_memory="200MB")
+    assert e.field == "metrics.interval", str(e)
+    assert "4000000 interval rows (4 flows × 1000000 intervals)" in e.reason and "write a longer metrics.interval" in e.reason
+    e = _refused({**d, "duration": "1000s", "metrics": {"trace": "1ms"}}, max_memory="1GB")
+    assert e.field == "metrics.trace" and "trace rows" in e.reason, str(e)
+    # A longer interval brings the same run under the limit (it is not run here: 10 s).
+    sc = Scenario.from_dict({**d, "duration": "10s", "metrics": {"interval": "1s"}})
+    assert tcplab.run(sc, progress=False, max_memory="200MB").summary["run"]["sim_seconds"] == 10.0
