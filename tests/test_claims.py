@@ -136,7 +136,8 @@ hi = 1.0
     for f in ("report.md", "report.html", "report.parquet", "claims.parquet", "k.png"):
         assert (out / f).is_file(), f
     md = (out / "report.md").read_text()
-    assert "Shortened or modified run" in md and "2 of 2 claims met" in md
+    # One seed gives no interval: both in range, neither "met" (issue 46: verdicts judge the interval).
+    assert "Shortened or modified run" in md and "0 of 2 claims met, 2 one sample, in range" in md
     vals = pl.read_parquet(out / "report.parquet")
     assert vals.height == 4 and set(vals["curve"]) == {"vegas", "fast"}
     s = json.loads((out / "k" / "vegas" / "x8" / "s1" / "summary.json").read_text())
@@ -789,3 +790,55 @@ def test_paper_metrics_do_not_depend_on_row_order() -> None:
         assert d["trains"] == 400
         means.add(d["mean"])
     assert len(means) == 1, means
+
+
+@pytest.mark.parametrize(
+    ("v", "half", "lo", "hi", "one", "verdict"),
+    [
+        (4.0, 0.5, 3.5, 5.9, False, "met"),  # [3.5, 4.5] inside
+        (6.96, 4.9, 3.5, 5.9, False, "inconclusive"),  # ho2011 fast_load09: [2.06, 11.86] overlaps both bounds
+        (5.0, 1.0, 3.5, 5.9, False, "inconclusive"),
+        (7.0, 1.0, 3.5, 5.9, False, "not met"),  # [6, 8] above hi
+        (1.0, 1.0, 3.5, None, False, "not met"),
+        (4.0, 10.0, None, None, False, "met"),  # no bound: any interval is inside
+        (4.0, None, 3.5, 5.9, True, "one sample, in range"),
+        (7.0, None, 3.5, 5.9, True, "one sample, outside"),
+        (4.0, None, 3.5, 5.9, False, "met"),  # a kind that propagates no interval: judged on the means
+        (7.0, None, 3.5, 5.9, False, "not met"),
+    ],
+)  # fmt: skip
+def test_interval_verdicts(v: float, half: float | None, lo: float | None, hi: float | None, one: bool, verdict: str) -> None:
+    from tcplab.repro.claims import interval_verdict
+
+    assert interval_verdict(v, half, lo, hi, one_sample=one) == verdict
+
+
+def test_claims_carry_the_interval_and_judge_it() -> None:
+    """Value claims take the mean's interval; ratios propagate both intervals; one seed is one sample."""
+    values = pl.DataFrame({
+        "figure": ["f"] * 4, "curve": ["a", "b", "a1", "b1"], "label": [None] * 4, "x": [1.0] * 4, "window": [None] * 4,
+        "n": [5, 5, 1, 1], "mean": [4.0, 2.0, 4.0, 2.0], "std": [1.0, 0.5, None, None],
+        "ci95": [1.2, 0.3, None, None], "formula": [None] * 4,
+    })  # fmt: skip
+    claims = [
+        Claim(id="v", text="v", kind="value", a={"figure": "f", "curve": "a", "x": 1}, b=None, lo=3.5, hi=5.9),
+        Claim(id="r", text="r", kind="ratio", a={"figure": "f", "curve": "a", "x": 1}, b={"figure": "f", "curve": "b", "x": 1}, lo=1.5, hi=3.0),
+        Claim(id="one", text="one", kind="value", a={"figure": "f", "curve": "a1", "x": 1}, b=None, lo=3.5, hi=5.9),
+    ]  # fmt: skip
+    got = {r["claim"]: r for r in evaluate_claims(claims, values).iter_rows(named=True)}
+    assert got["v"]["verdict"] == "inconclusive" and got["v"]["met"]  # [2.8, 5.2] crosses 3.5
+    assert (got["v"]["ci_lo"], got["v"]["ci_hi"]) == pytest.approx((2.8, 5.2))
+    half = 2.0 * ((1.2 / 4.0) ** 2 + (0.3 / 2.0) ** 2) ** 0.5
+    assert (got["r"]["ci_lo"], got["r"]["ci_hi"]) == pytest.approx((2.0 - half, 2.0 + half))
+    assert got["r"]["verdict"] == "inconclusive"  # [1.33, 2.67] crosses 1.5
+    assert got["one"]["verdict"] == "one sample, in range" and got["one"]["ci_lo"] is None
+
+
+def test_the_report_names_version_engine_and_command(tmp_path: Path) -> None:
+    d = _manifest(tmp_path, GRID)
+    out = tmp_path / "out"
+    reproduce(str(d), out, jobs=1, overrides={"duration": "5s", "metrics.steady_start": "2s"})
+    from tcplab.repro.reproduce import _engine_id
+
+    line = (out / "report.md").read_text().splitlines()[2]
+    assert line.startswith(f"Made by tcplab {tcplab.__version__} (engine build {_engine_id()}) with ")

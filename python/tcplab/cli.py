@@ -534,20 +534,22 @@ def reproduce(
         table = Table(title="the paper's claims vs simulation (accepted ranges: see the manifest and the report)", title_justify="left")
         cols = [c for c in column or []]
         verdict = lambda m: "not run" if m is None else ("met" if m else "not met")  # noqa: E731
-        for col in ("claim", "paper", "simulated", *cols, "accepted", "verdict"):
+        for col in ("claim", "paper", "simulated", "95 % interval", *cols, "accepted", "verdict"):
             table.add_column(col, justify="left" if col in ("claim", "verdict") else "right", no_wrap=col != "claim")
+        styles = {"met": None, "inconclusive": "yellow", "one sample, in range": "yellow"}
         for r in df.iter_rows(named=True):
             lo = "" if r["lo"] is None else f"{r['lo']:g}"
             hi = "" if r["hi"] is None else f"{r['hi']:g}"
             cells = ["–" if r[f"{c}_met"] is None else f"{r[f'{c}_simulated']:.3g} ({verdict(r[f'{c}_met'])})" for c in cols]
+            ci = "–" if r["ci_lo"] is None else f"[{r['ci_lo']:.3g}, {r['ci_hi']:.3g}]"
             table.add_row(r["claim"], "–" if r["paper"] is None else f"{r['paper']:g}",
-                          "–" if r["met"] is None else f"{r['simulated']:.3g}", *cells,
-                          f"[{lo}, {hi}]", verdict(r["met"]), style=None if r["met"] else "red")
+                          "–" if r["met"] is None else f"{r['simulated']:.3g}", ci, *cells,
+                          f"[{lo}, {hi}]", r["verdict"], style=styles.get(r["verdict"], "red"))
         out_console = _out_console()
         out_console.print(table)
-        n_met = int(df["met"].sum())
-        n_run = int(df["met"].is_not_null().sum())
-        out_console.print(f"{n_met}/{df.height} claims met" + (f" ({df.height - n_run} not run)" if n_run < df.height else "")
+        from tcplab.repro.claims import verdict_counts
+
+        out_console.print(verdict_counts(df)
                           + "".join(f"; {c}: {int(df[f'{c}_met'].sum())} met of {int(df[f'{c}_met'].is_not_null().sum())} run"
                                     for c in cols)
                           + f"; each one not met is explained in {target / 'report.md'} (and report.html)", highlight=False)

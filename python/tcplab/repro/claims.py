@@ -508,7 +508,8 @@ def plot_grid(title: str, x_label: str, grid: Grid, values: pl.DataFrame, result
     if grid.log_y:
         ax.set_yscale("log")
     ax.set_xlabel(x_label)
-    ax.set_ylabel(f"{grid.y_label} (mean, 95 % CI over {grid.seeds} seed{'s' if grid.seeds > 1 else ''})")
+    ax.set_ylabel(f"{grid.y_label} (mean, 95 % CI over {grid.seeds} seeds)" if grid.seeds > 1
+                  else f"{grid.y_label} (one seed: no interval)")
     ax.set_title(title, fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
@@ -715,6 +716,61 @@ def claim_curves(c: Claim, figs: dict[str, Any]) -> set[tuple[str, str]]:
     return out
 
 
+def claim_schema() -> dict[str, Any]:
+    """The columns of :func:`evaluate_claims`' frame. ``met``: the value (a mean over the
+    seeds) lies in the accepted range; ``verdict`` judges its 95 % interval [``ci_lo``,
+    ``ci_hi``] instead (:func:`interval_verdict`)."""
+    import polars as pl
+
+    return {"claim": pl.String, "text": pl.String, "kind": pl.String, "paper": pl.Float64,
+            "simulated": pl.Float64, "detail": pl.String, "lo": pl.Float64, "hi": pl.Float64,
+            "met": pl.Boolean, "ci_lo": pl.Float64, "ci_hi": pl.Float64, "verdict": pl.String,
+            "note": pl.String}
+
+#: Verdicts, in the order a report counts them.
+VERDICTS = ("met", "inconclusive", "not met", "one sample, in range", "one sample, outside", "not run")
+
+
+def interval_verdict(v: float, half: float | None, lo: float | None, hi: float | None, *, one_sample: bool) -> str:
+    """A claim's verdict from its value ``v`` and the half-width ``half`` of its 95 % interval:
+    ``met`` when the interval lies inside [lo, hi], ``not met`` when it lies outside,
+    ``inconclusive`` when it overlaps a bound. Without an interval: ``one sample, in range`` /
+    ``one sample, outside`` when one seed gave the value, else (a kind whose value combines
+    several means into one: no interval is propagated) ``met`` / ``not met`` on the value."""
+    inside = (lo is None or v >= lo) and (hi is None or v <= hi)
+    if half is None:
+        if one_sample:
+            return "one sample, in range" if inside else "one sample, outside"
+        return "met" if inside else "not met"
+    a, b = v - half, v + half
+    if (lo is None or a >= lo) and (hi is None or b <= hi):
+        return "met"
+    if (lo is not None and b < lo) or (hi is not None and a > hi):
+        return "not met"
+    return "inconclusive"
+
+
+def _ratio_half(num: float, ci_n: float | None, den: float, ci_d: float | None) -> float | None:
+    """The 95 % half-width of num / den from those of num and den (first-order propagation,
+    the two taken as independent); None where either has none or is zero."""
+    if ci_n is None or ci_d is None or not num or not den:
+        return None
+    r = num / den
+    return abs(r) * math.hypot(ci_n / num, ci_d / den)
+
+
+def _mean_n(values: pl.DataFrame, sel: dict[str, Any], x: float) -> tuple[float, float | None, int | None]:
+    """:func:`_mean` and the number of seeds behind it (None for a closed form)."""
+    import polars as pl
+
+    v, ci = _mean(values, sel, x)
+    if sel.get("formula"):
+        return v, ci, None
+    d = _rows(values, sel).filter(pl.col("x") == float(x))
+    n = int(d["n"][0]) if "n" in d.columns and d.height else None
+    return v, ci, n
+
+
 def evaluate_claims(claims: list[Claim], values: pl.DataFrame, figs: list[Any] | None = None,
                     missing: Mapping[tuple[str, str | None], str] | None = None) -> pl.DataFrame:
     """One row per claim: its value, the verdict, the note shown when it is not met. A claim
@@ -729,44 +785,59 @@ def evaluate_claims(claims: list[Claim], values: pl.DataFrame, figs: list[Any] |
         if gone:
             reason = (missing or {})[gone[0]]
             rows.append({"claim": c.id, "text": c.text, "kind": c.kind, "paper": c.paper, "simulated": math.nan,
-                         "detail": "no run", "lo": c.lo, "hi": c.hi, "met": None,
+                         "detail": "no run", "lo": c.lo, "hi": c.hi, "met": None, "ci_lo": None, "ci_hi": None,
+                         "verdict": "not run",
                          "note": f"not run: curve {gone[0][1]} of {gone[0][0]}: {reason}"})
             continue
         detail = ""
+        ns: list[int] = []  # the seeds behind each mean the claim read
+
+        def _m(sel: dict[str, Any], x: float) -> tuple[float, float | None]:
+            v, ci, n = _mean_n(values, sel, x)
+            if n is not None:
+                ns.append(n)
+            return v, ci
+
+        half: float | None = None  # the 95 % interval's half-width of v, where it has one
         if c.kind == "value":
-            v, ci = _mean(values, c.a, c.a["x"])
+            v, ci = _m(c.a, c.a["x"])
+            half = ci
             detail = f"{v:.3g}" + (f" ± {ci:.2g}" if ci is not None else "")
         elif c.kind == "ratio":
-            num, _ = _mean(values, c.a, c.a["x"])
-            den, _ = _mean(values, c.b, c.b["x"])  # type: ignore[index]
+            num, ci_n = _m(c.a, c.a["x"])
+            den, ci_d = _m(c.b, c.b["x"])  # type: ignore[index]
             v = num / den if den else math.inf
+            half = _ratio_half(num, ci_n, den, ci_d)
             detail = f"{num:.3g} / {den:.3g}"
         elif c.kind == "ge":
             ratios = []
             for x in _xs(values, c.a, c.x_min):
-                num, _ = _mean(values, c.a, x)
-                den, _ = _mean(values, c.b, x)  # type: ignore[index]
-                ratios.append((num / den if den else math.inf, x))
-            v, at = min(ratios)
+                num, ci_n = _m(c.a, x)
+                den, ci_d = _m(c.b, x)  # type: ignore[index]
+                ratios.append((num / den if den else math.inf, x, _ratio_half(num, ci_n, den, ci_d)))
+            v, at, half = min(ratios, key=lambda r: (r[0], r[1]))
             detail = f"smallest ratio at x = {_fmt(at)}"
         elif c.kind == "range":
-            pts = [(_mean(values, c.a, x)[0], x) for x in _xs(values, c.a, c.x_min)]
-            (lo_v, lo_x), (hi_v, hi_x) = min(pts), max(pts)
+            pts = [(*_m(c.a, x), x) for x in _xs(values, c.a, c.x_min)]
+            (lo_v, lo_ci, lo_x), (hi_v, hi_ci, hi_x) = (min(pts, key=lambda p: (p[0], p[2])),
+                                                        max(pts, key=lambda p: (p[0], p[2])))
             v = hi_v - lo_v
+            half = math.hypot(lo_ci, hi_ci) if lo_ci is not None and hi_ci is not None else None
             detail = f"{lo_v:.3g} at x = {_fmt(lo_x)} to {hi_v:.3g} at x = {_fmt(hi_x)}"
         elif c.kind in ("min", "max"):
-            pts = [(_mean(values, c.a, x)[0], x) for x in _xs(values, c.a, c.x_min)]
-            v, at = min(pts) if c.kind == "min" else max(pts)
+            pts = [(*_m(c.a, x), x) for x in _xs(values, c.a, c.x_min)]
+            pick = min if c.kind == "min" else max
+            v, half, at = pick(pts, key=lambda p: (p[0], p[2]))
             detail = f"at x = {_fmt(at)}"
         elif c.kind == "not_dominated":
             pts = []
             xs = _xs(values, c.a, c.x_min)
             for x in xs:
-                ea, fb = _mean(values, c.a, x)[0], _mean(values, c.b, x)[0]  # type: ignore[arg-type]
+                ea, fb = _m(c.a, x)[0], _m(c.b, x)[0]  # type: ignore[arg-type]
                 for o in c.against:
                     for xo in xs if c.across_x else [x]:
-                        eo = _mean(values, {**c.a, "curve": o}, xo)[0]
-                        fo = _mean(values, {**c.b, "curve": o}, xo)[0]  # type: ignore[dict-item]
+                        eo = _m({**c.a, "curve": o}, xo)[0]
+                        fo = _m({**c.b, "curve": o}, xo)[0]  # type: ignore[dict-item]
                         ra = ea / eo if eo else math.inf
                         rb = fb / fo if fo else math.inf
                         pts.append((max(ra, rb), x, o, xo, ra, rb))
@@ -774,7 +845,7 @@ def evaluate_claims(claims: list[Claim], values: pl.DataFrame, figs: list[Any] |
             detail = f"vs {who}" + (f" (its x = {_fmt(xo)})" if c.across_x else "") + f" at x = {_fmt(at)}: {ra:.3g}, {rb:.3g}"
         elif c.kind == "xspread":
             def _xspread(sel: dict[str, Any]) -> tuple[float, str]:
-                pts = [(_mean(values, sel, x)[0], x) for x in _xs(values, sel, c.x_min)]
+                pts = [(_m(sel, x)[0], x) for x in _xs(values, sel, c.x_min)]
                 (lo_v, lo_x), (hi_v, hi_x) = min(pts), max(pts)
                 return (hi_v / lo_v if lo_v else math.inf), f"{hi_v:.3g} at x = {_fmt(hi_x)} / {lo_v:.3g} at x = {_fmt(lo_x)}"
             va, da = _xspread(c.a)
@@ -788,12 +859,12 @@ def evaluate_claims(claims: list[Claim], values: pl.DataFrame, figs: list[Any] |
             others = sorted(set(values.filter(pl.col("figure") == c.a["figure"])["curve"].to_list()) - {c.a.get("curve")})
             pts = []
             for x in _xs(values, {**c.a, "curve": c.a.get("curve", others[0])}, c.x_min):
-                ms = {o: _mean(values, {**c.a, "curve": o}, x)[0] for o in others}
+                ms = {o: _m({**c.a, "curve": o}, x)[0] for o in others}
                 if c.kind == "spread":
                     hi_c, lo_c = max(ms, key=ms.__getitem__), min(ms, key=ms.__getitem__)
                     pts.append((ms[hi_c] / ms[lo_c] if ms[lo_c] else math.inf, x, f"{hi_c}/{lo_c}"))
                     continue
-                mine = _mean(values, c.a, x)[0]
+                mine = _m(c.a, x)[0]
                 ratios = [(mine / m if m else math.inf, o) for o, m in ms.items()]
                 r, o = min(ratios) if c.kind == "highest" else max(ratios)
                 pts.append((r, x, f"vs {o}"))
@@ -805,17 +876,34 @@ def evaluate_claims(claims: list[Claim], values: pl.DataFrame, figs: list[Any] |
             for cid in c.a["curve"] if many else [c.a["curve"]]:
                 sel = {**c.a, "curve": cid}
                 xs = _xs(values, sel, c.x_min)
-                ms = [_mean(values, sel, x)[0] for x in xs]
+                ms = [_m(sel, x)[0] for x in xs]
                 steps += [(b / a if a else math.inf, x, cid) for a, b, x in zip(ms, ms[1:], xs[1:])]
             v, at, cid = max(steps) if c.kind == "decreasing" else min(steps)
             detail = (f"{'largest' if c.kind == 'decreasing' else 'smallest'} step ratio at x = {_fmt(at)}"
                       + (f" ({cid})" if many else ""))
         ok = (c.lo is None or v >= c.lo) and (c.hi is None or v <= c.hi)
+        if half is not None and not math.isfinite(half):
+            half = None
         rows.append({"claim": c.id, "text": c.text, "kind": c.kind, "paper": c.paper, "simulated": v, "detail": detail,
-                     "lo": c.lo, "hi": c.hi, "met": ok, "note": "" if ok else (c.explain or "Unexplained: no explanation recorded in the manifest.")})
-    return pl.DataFrame(rows, schema={"claim": pl.String, "text": pl.String, "kind": pl.String, "paper": pl.Float64,
-                                      "simulated": pl.Float64, "detail": pl.String, "lo": pl.Float64, "hi": pl.Float64,
-                                      "met": pl.Boolean, "note": pl.String})
+                     "lo": c.lo, "hi": c.hi, "met": ok,
+                     "ci_lo": None if half is None else v - half, "ci_hi": None if half is None else v + half,
+                     "verdict": interval_verdict(v, half, c.lo, c.hi, one_sample=bool(ns) and max(ns) <= 1),
+                     "note": "" if ok else (c.explain or "Unexplained: no explanation recorded in the manifest.")})
+    return pl.DataFrame(rows, schema=claim_schema())
+
+
+def verdict_counts(claims: pl.DataFrame) -> str:
+    """``"12 of 20 claims met, 3 inconclusive, 5 not met"``: the verdicts present, in
+    :data:`VERDICTS` order (frames without a verdict column count ``met``)."""
+    if "verdict" not in claims.columns:
+        met = int(claims["met"].sum())
+        ran = int(claims["met"].is_not_null().sum())
+        return f"{met} of {claims.height} claims met" + (f" ({claims.height - ran} not run)" if ran < claims.height else "")
+    counts = {v: 0 for v in VERDICTS}
+    for v in claims["verdict"].to_list():
+        counts[v] = counts.get(v, 0) + 1
+    rest = [f"{n} {v}" for v, n in counts.items() if v != "met" and n]
+    return f"{counts['met']} of {claims.height} claims met" + "".join(f", {x}" for x in rest)
 
 
 def _verdict(met: bool | None) -> str:
@@ -827,15 +915,17 @@ def markdown(values: pl.DataFrame, claims: pl.DataFrame, figs: list[Any], column
     extra columns of the claims table (``<col>_simulated``, ``<col>_met``, ``<col>_note``)."""
     out: list[str] = []
     if claims.height:
-        met = int(claims["met"].sum())
-        ran = int(claims["met"].is_not_null().sum())
-        head = f"{met} of {claims.height} claims met" + (f" ({claims.height - ran} not run)" if ran < claims.height else "")
+        head = verdict_counts(claims)
         for col in columns:
             m = claims[f"{col}_met"]
             head += f"; {col}: {int(m.sum())} met, {int(m.is_not_null().sum())} run"
         out += ["## Claims", "", head + ".", "",
-                "| claim | paper | simulated | " + "".join(f"{c} | " for c in columns) + "accepted | verdict |",
-                "|---|---|---|" + "---|" * len(columns) + "---|---|"]
+                "A claim is met when the 95 % interval of its simulated value (over the seeds) lies inside the "
+                "accepted range, not met when it lies outside, inconclusive when it overlaps a bound; one seed "
+                "gives no interval (\"one sample\"). Claims that combine several means (highest, spread, "
+                "increasing, ...) are judged on the means.", "",
+                "| claim | paper | simulated | 95 % interval | " + "".join(f"{c} | " for c in columns) + "accepted | verdict |",
+                "|---|---|---|---|" + "---|" * len(columns) + "---|---|"]
         for r in claims.iter_rows(named=True):
             lo = "" if r["lo"] is None else f"{r['lo']:g}"
             hi = "" if r["hi"] is None else f"{r['hi']:g}"
@@ -845,7 +935,11 @@ def markdown(values: pl.DataFrame, claims: pl.DataFrame, figs: list[Any], column
             for col in columns:
                 v, m = r[f"{col}_simulated"], r[f"{col}_met"]
                 cells += "– (not run) | " if m is None else f"{v:.3g} ({_verdict(m)}) | "
-            out.append(f"| {r['text']} | {paper} | {r['simulated']:.3g} ({r['detail']}) | {cells}{rng} | {_verdict(r['met'])} |")
+            ci = "–" if r.get("ci_lo") is None else f"[{r['ci_lo']:.3g}, {r['ci_hi']:.3g}]"
+            verdict = r.get("verdict") or _verdict(r["met"])
+            if verdict in ("not met", "one sample, outside", "inconclusive"):
+                verdict = f"**{verdict}**" + (" ⚠" if verdict != "inconclusive" else "")
+            out.append(f"| {r['text']} | {paper} | {r['simulated']:.3g} ({r['detail']}) | {ci} | {cells}{rng} | {verdict} |")
         notes: dict[str, list[str]] = {}
         for r in claims.iter_rows(named=True):
             if not r["met"]:

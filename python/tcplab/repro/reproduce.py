@@ -216,6 +216,19 @@ def _engine_id() -> str:
     return hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:16]
 
 
+def _provenance() -> str:
+    """The report's first line: tcplab's version, the compiled engine and the command."""
+    import shlex
+    import sys
+
+    from tcplab import __version__
+
+    argv0 = Path(sys.argv[0]).name if sys.argv else ""
+    how = (f"`{shlex.join(['tcplab', *sys.argv[1:]])}`" if argv0 == "tcplab"
+           else "`tcplab.repro.reproduce.reproduce(...)` from Python")
+    return f"Made by tcplab {__version__} (engine build {_engine_id()}) with {how}."
+
+
 def _job_key(job: Job) -> dict[str, Any]:
     """What identifies a run for ``resume``: the scenario file's content, the overrides, the
     tcplab version and the compiled engine (a result of another engine is run again)."""
@@ -384,7 +397,7 @@ def _plot_sweep(fig_spec: Figure, results: list[tuple[float, Result]], path: Pat
 
 def _markdown(paper: str, figs: list[Figure], table: list[dict[str, Any]], images: dict[str, list[str]]) -> str:
     n_agree = sum(r["agrees"] for r in table)
-    out = [f"# Reproduction: {paper}", "",
+    out = [f"# Reproduction: {paper}", "", _provenance(), "",
            f"{len(table)} comparisons, {n_agree} within {AGREE_PT:g} points of the closed form and the paper's "
            f"number; the others are explained below each table row.", "",
            "Efficiencies are steady-state means (throughput / own link capacity). *closed form*: "
@@ -418,7 +431,7 @@ def _markdown(paper: str, figs: list[Figure], table: list[dict[str, Any]], image
 def _grid_markdown(paper: str, figs: list[Figure], values: pl.DataFrame, claim_df: pl.DataFrame,
                    images: dict[str, list[str]], overrides: dict[str, Any] | None, engine: str = "tcplab",
                    extra: Sequence[tuple[str, str]] = ()) -> str:
-    out = [f"# Reproduction: {paper}", ""]
+    out = [f"# Reproduction: {paper}", "", _provenance(), ""]
     if engine == "ns2":
         out += ["**Engine: ns-2.35.** Every run below is the manifest's scenario translated to OTcl by "
                 "`tcplab.ns2` and run by ns-2 (the simulator the paper used); 'simulated' means ns-2's value. "
