@@ -414,7 +414,21 @@ impl Parallel {
         }
         let events: u64 = parts.iter().map(|p| p.events_processed).sum::<u64>()
             - (np as u64 - 1) * parts[0].global_events;
+        // The steady-state start's data counts: sent from the source's partition, delivered
+        // from the destination's, held summed over every partition's links.
+        let steady_data0: Vec<[u64; 3]> = if parts[0].steady_data0.is_empty() {
+            Vec::new()
+        } else {
+            (0..nf)
+                .map(|f| {
+                    let (s, d) = (src_part[f], dst_part[f]);
+                    let held = parts.iter().map(|p| p.steady_data0[f][2]).sum();
+                    [parts[s].steady_data0[f][0], parts[d].steady_data0[f][1], held]
+                })
+                .collect()
+        };
         let mut base = parts.swap_remove(0);
+        base.steady_data0 = steady_data0;
         base.links = merged_links;
         base.flows = merged_flows;
         base.agents = agents.into_iter().map(Option::unwrap).collect();

@@ -32,7 +32,8 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
     let sim_secs = end.as_secs_f64();
     let mut warnings: Vec<String> = Vec::new();
 
-    let losses = sim.data_losses();
+    // FlowMonitor's losses over the steady-state window, like its delays and jitter.
+    let losses = sim.steady_data_losses();
     let flows: Vec<Value> = sim
         .flows
         .iter()
@@ -48,7 +49,8 @@ pub fn summary(b: &Built, wall_seconds: f64) -> Value {
             } else {
                 data_lost as f64 / data_sent as f64
             };
-            // FlowMonitor-style keys (issue 31 §4), the same for TCP and UDP flows.
+            // FlowMonitor-style keys (issue 31 §4), the same for TCP and UDP flows, all over
+            // the steady-state window.
             let monitor = [
                 ("data_packets_lost", json!(data_lost)),
                 ("data_loss_ratio", json!(loss_ratio)),

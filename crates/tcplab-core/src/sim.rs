@@ -299,6 +299,9 @@ pub struct Sim {
     /// Per flow: for each of its algorithm's trace names, the cwnd trace's `cc_` column.
     cc_trace_cols: Vec<Vec<usize>>,
     cc_scratch: Vec<f64>,
+    /// Per flow at the steady-state start: data packets sent, delivered, and held by this
+    /// partition's links (the loss ratio's window; a parallel run merges the partitions').
+    pub(crate) steady_data0: Vec<[u64; 3]>,
     /// Flows owed backpressure credit for a segment their own host queue dropped.
     refunds: Vec<FlowId>,
     last_interval: SimTime,
@@ -420,6 +423,7 @@ impl Sim {
             last_cc: Vec::new(),
             cc_trace_cols: Vec::new(),
             cc_scratch: Vec::new(),
+            steady_data0: Vec::new(),
             refunds: Vec::new(),
             last_interval: SimTime::ZERO,
             started: false,
@@ -489,6 +493,24 @@ impl Sim {
             .map(|i| {
                 let [(sent, delivered), _] = self.flow_ends(i);
                 (sent, sent.saturating_sub(delivered + held[i][0]))
+            })
+            .collect()
+    }
+
+    /// [`Sim::data_losses`] over the steady-state window: data packets sent in it, and
+    /// those lost in it (sent before the end and neither delivered nor held at the end,
+    /// less those already so at the window's start). Links settled by the caller.
+    pub fn steady_data_losses(&self) -> Vec<(u64, u64)> {
+        let held = self.held_by_flow();
+        (0..self.flows.len())
+            .map(|i| {
+                let [(sent, delivered), _] = self.flow_ends(i);
+                let [s0, d0, h0] = self.steady_data0.get(i).copied().unwrap_or_default();
+                let gone = |s: u64, d: u64, h: u64| s.saturating_sub(d + h);
+                (
+                    sent.saturating_sub(s0),
+                    gone(sent, delivered, held[i][0]).saturating_sub(gone(s0, d0, h0)),
+                )
             })
             .collect()
     }
@@ -876,6 +898,16 @@ impl Sim {
     fn steady_start(&mut self) {
         self.global_events += 1;
         let now = self.now;
+        for l in &mut self.links {
+            l.settle(now);
+        }
+        let held = self.held_by_flow();
+        self.steady_data0 = (0..self.flows.len())
+            .map(|i| {
+                let [(sent, delivered), _] = self.flow_ends(i);
+                [sent, delivered, held[i][0]]
+            })
+            .collect();
         for f in &mut self.flows {
             f.counters.steady_goodput0 = f.counters.goodput_bytes;
             f.counters.steady_wire0 = f.counters.wire_bytes;

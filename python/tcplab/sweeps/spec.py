@@ -29,6 +29,9 @@ __all__ = ["SPEC_FIELDS", "SweepRun", "SweepSpec", "canonical", "run_id", "sorte
 SPEC_FIELDS = ("base", "name", "description", "seeds", "set", "grid", "list")
 
 _SEED_MAX = 2**64
+#: The paper scenarios shipped with the package (``scenarios/`` in a checkout): a relative
+#: ``base`` not found beside the spec is looked up here.
+PAPERS = Path(__file__).resolve().parents[1] / "repro" / "papers"
 _ID_VERSION = 1  # part of every run id: bump only if the meaning of a run changes
 
 
@@ -173,6 +176,9 @@ class SweepSpec:
             p = Path(raw_base)
             if not p.is_absolute():
                 p = Path(root or ".") / p
+                shipped = PAPERS / raw_base
+                if not p.exists() and shipped.is_file():  # a paper's scenario, e.g. "kalampoukas97/fig2_3.toml"
+                    p = shipped
             try:
                 base = Scenario.from_toml(p)
             except ScenarioError as e:

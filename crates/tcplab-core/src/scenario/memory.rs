@@ -74,7 +74,15 @@ pub fn estimate(sc: &Scenario) -> Vec<Part> {
     // link and trace sample (event traces, `metrics.events`, grow with what happens and are
     // not estimated).
     let secs = sc.duration.0.as_secs_f64();
-    let per = |d: crate::time::SimDuration| (secs / d.as_secs_f64()).ceil().min(1e18) as u64;
+    // Counts above the build's own ceiling (MAX_SAMPLES) are left to its sharper error.
+    let per = |d: crate::time::SimDuration| {
+        let k = (secs / d.as_secs_f64()).ceil().min(1e18) as u64;
+        if k > super::build::MAX_SAMPLES {
+            0
+        } else {
+            k
+        }
+    };
     let interval = sc.metrics.interval.0;
     if interval.0 > 0 && n_flows > 0 {
         let k = per(interval);

@@ -41,10 +41,11 @@ fn unqueued_cbr_has_the_path_delay_and_no_jitter() {
         "{}",
         fl["mean_delay_s"]
     );
-    // Quantiles: the upper edge of d's histogram bucket (at most 9.1 % above it).
+    // Quantiles: interpolated inside d's histogram bucket (an eighth of an octave: the
+    // bucket holding d spans at most 12.5 % of its lower edge).
     for q in ["p50_delay_s", "p99_delay_s"] {
         let x = f(&fl[q]);
-        assert!(x >= d && x <= d * 1.0911, "{q} {x}");
+        assert!((x - d).abs() <= d * 0.125, "{q} {x}");
     }
     assert_eq!(f(&fl["mean_jitter_s"]), 0.0);
     assert_eq!(u(&fl["data_packets_lost"]), 0);
@@ -69,12 +70,12 @@ fn overloaded_droptail_holds_its_limit_and_loses_the_excess() {
     // One-way delay in the window: the wait, the transmission and the propagation delay.
     let d = f(&fl["mean_delay_s"]);
     assert!((w + TX_S + 0.010 - d).abs() < TX_S, "delay {d} vs {w}");
-    // Whole run: every datagram not delivered and not still held was dropped by the queue.
-    let lost = u(&fl["data_packets_lost"]);
-    assert_eq!(lost, u(&l["drops"]));
-    let sent = u(&fl["packets_sent"]);
+    // From 2 s on (the window): every datagram not delivered and not still held was dropped
+    // by the queue, which drops at a steady rate from 0.1 s: 8 of the 9.9 s of drops.
+    let lost = u(&fl["data_packets_lost"]) as f64;
+    let drops = u(&l["drops"]) as f64;
+    assert!((lost - drops * 8.0 / 9.9).abs() < 0.01 * drops, "{lost} of {drops}");
     let ratio = f(&fl["data_loss_ratio"]);
-    assert_eq!(ratio, lost as f64 / sent as f64);
     assert!(
         (ratio - (1.0 - 400e-6 / TX_S)).abs() < 0.01,
         "loss ratio {ratio}"
@@ -82,8 +83,12 @@ fn overloaded_droptail_holds_its_limit_and_loses_the_excess() {
 }
 
 fn tcp_lossy() -> Value {
+    tcp_lossy_from("5s")
+}
+
+fn tcp_lossy_from(steady_start: &str) -> Value {
     summary(
-        r#"
+        &r#"
 duration = "20s"
 [nodes]
 a = "host"
@@ -110,14 +115,16 @@ to = "b"
 cc = "cubic"
 sack = true
 [metrics]
-steady_start = "5s"
-"#,
+steady_start = "STEADY"
+"#
+        .replace("STEADY", steady_start),
     )
 }
 
 #[test]
 fn tcp_losses_are_the_drops_and_wire_losses_of_their_data() {
-    let s = tcp_lossy();
+    // The window is the whole run here, so the losses are every drop and wire loss.
+    let s = tcp_lossy_from("0s");
     let (t1, t2) = (named(&s, "flows", "t1"), named(&s, "flows", "t2"));
     let l = named(&s, "links", "ab");
     let back = named(&s, "links", "ba");
@@ -258,4 +265,19 @@ fn only_udp_flows_echo() {
     let e = tcplab_core::load_toml(&toml, None).err().expect("refused");
     assert_eq!(e.field, "flows.t.echo");
     assert!(e.reason.contains("only a UDP flow echoes"), "{}", e.reason);
+}
+
+#[test]
+fn losses_are_counted_over_the_steady_window_like_the_delays() {
+    // One window for every FlowMonitor key: the same run (the window's start does not change
+    // the dynamics) loses fewer packets from 5 s on than over the whole run, and some.
+    let (all, late) = (tcp_lossy_from("0s"), tcp_lossy_from("5s"));
+    for name in ["t1", "t2"] {
+        let (a, l) = (named(&all, "flows", name), named(&late, "flows", name));
+        assert_eq!(u(&a["segments_sent"]), u(&l["segments_sent"]), "same run");
+        let (la, ll) = (u(&a["data_packets_lost"]), u(&l["data_packets_lost"]));
+        assert!(0 < ll && ll < la, "{name}: {ll} from 5 s, {la} in all");
+        let r = f(&l["data_loss_ratio"]);
+        assert!(r > 0.0 && r < 0.1, "{name}: {r}");
+    }
 }
