@@ -423,7 +423,11 @@ impl Parallel {
                 .map(|f| {
                     let (s, d) = (src_part[f], dst_part[f]);
                     let held = parts.iter().map(|p| p.steady_data0[f][2]).sum();
-                    [parts[s].steady_data0[f][0], parts[d].steady_data0[f][1], held]
+                    [
+                        parts[s].steady_data0[f][0],
+                        parts[d].steady_data0[f][1],
+                        held,
+                    ]
                 })
                 .collect()
         };

@@ -157,6 +157,10 @@ pub fn build_limited(
     Ok(b)
 }
 
+/// `efficiency_link`'s two words that are not link names.
+pub const EFFICIENCY_SLOWEST: &str = "slowest";
+pub const EFFICIENCY_FIRST_HOP: &str = "first_hop";
+
 fn default_seed() -> u64 {
     1
 }
@@ -452,7 +456,10 @@ pub struct FlowSpec {
     /// ALT timestamps; Vegas-ALT and FAST-ALT results do not depend on it).
     #[serde(default)]
     pub receiver_clock_offset: units::SignedDurationValue,
-    /// Link whose rate is the efficiency denominator (default: the flow's first hop).
+    /// Link whose rate is the efficiency denominator: a link name, `"slowest"` (the
+    /// path's slowest link, the first of equals; the default, and the `linux`, `ns3` and
+    /// `rfc` profiles') or `"first_hop"` (the flow's first link; the papers' profiles,
+    /// `classic` and `ns2`).
     #[serde(default)]
     pub efficiency_link: Option<String>,
     /// Delay the application's start by a uniform random time in [0, start_jitter), drawn

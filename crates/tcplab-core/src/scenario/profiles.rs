@@ -161,6 +161,18 @@ fn recovery_by_sack(sack: bool) -> Vec<(&'static str, Value)> {
 /// The flow keys profile `p` sets, in documentation order; `sack`: the flow sets `sack =
 /// true` itself (`classic` then writes the recovery its defaults derive from SACK).
 fn table(p: Profile, sack: bool) -> Vec<(&'static str, Value)> {
+    let mut t = transport_table(p, sack);
+    // Not transport, but where a flow's efficiency is measured: the papers measured it on
+    // the link they named, often the first hop; today's tools on the bottleneck.
+    let eff = match p {
+        Profile::Classic | Profile::Ns2 => crate::scenario::EFFICIENCY_FIRST_HOP,
+        Profile::Linux | Profile::Ns3 | Profile::Rfc => crate::scenario::EFFICIENCY_SLOWEST,
+    };
+    t.push(("efficiency_link", json!(eff)));
+    t
+}
+
+fn transport_table(p: Profile, sack: bool) -> Vec<(&'static str, Value)> {
     match p {
         Profile::Linux => vec![
             ("cc", json!("cubic")),

@@ -74,7 +74,10 @@ fn overloaded_droptail_holds_its_limit_and_loses_the_excess() {
     // by the queue, which drops at a steady rate from 0.1 s: 8 of the 9.9 s of drops.
     let lost = u(&fl["data_packets_lost"]) as f64;
     let drops = u(&l["drops"]) as f64;
-    assert!((lost - drops * 8.0 / 9.9).abs() < 0.01 * drops, "{lost} of {drops}");
+    assert!(
+        (lost - drops * 8.0 / 9.9).abs() < 0.01 * drops,
+        "{lost} of {drops}"
+    );
     let ratio = f(&fl["data_loss_ratio"]);
     assert!(
         (ratio - (1.0 - 400e-6 / TX_S)).abs() < 0.01,

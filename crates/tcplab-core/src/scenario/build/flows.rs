@@ -445,8 +445,13 @@ pub(super) fn flows(
                 .next_f64();
             app.shift_start(crate::time::SimDuration((u * j.0 .0 as f64) as u64));
         }
-        let eff_link = match &fl.efficiency_link {
-            None => path[0],
+        let eff_link = match fl.efficiency_link.as_deref() {
+            // The path's slowest link (the first of equals): where a flow's share is decided.
+            None | Some(crate::scenario::EFFICIENCY_SLOWEST) => *path
+                .iter()
+                .min_by_key(|l| links[l.index()].rate.bps())
+                .expect("a path has a link"),
+            Some(crate::scenario::EFFICIENCY_FIRST_HOP) => path[0],
             Some(l) => names.link(format!("{f}.efficiency_link"), l)?,
         };
         // Seed 001's ALT option: on every ack, and on data within the segment's wire size.
