@@ -85,10 +85,6 @@ fn overloaded_droptail_holds_its_limit_and_loses_the_excess() {
     );
 }
 
-fn tcp_lossy() -> Value {
-    tcp_lossy_from("5s")
-}
-
 fn tcp_lossy_from(steady_start: &str) -> Value {
     summary(
         &r#"
