@@ -842,3 +842,38 @@ def test_the_report_names_version_engine_and_command(tmp_path: Path) -> None:
 
     line = (out / "report.md").read_text().splitlines()[2]
     assert line.startswith(f"Made by tcplab {tcplab.__version__} (engine build {_engine_id()}) with ")
+
+
+def test_a_series_figure_whose_means_another_figure_tabulates_shows_no_second_table() -> None:
+    from tcplab.repro.claims import Curve, Grid
+    from tcplab.repro.reproduce import Figure, _same_table
+
+    curves = [Curve(id="a", label="A")]
+    series = Figure(id="s", title="S", kind="grid", scenarios=[], grid=Grid(flow="f", metric="m", curves=curves, plot="series"))
+    mean = Figure(id="m", title="M", kind="grid", scenarios=[], grid=Grid(flow="f", metric="m", curves=curves))
+
+    def rows(fig: str, v: float) -> dict:
+        return {"figure": fig, "curve": "a", "label": "A", "x": 2.0, "window": None, "n": 1, "mean": v, "std": None,
+                "ci95": None, "formula": None}
+
+    values = pl.DataFrame([rows("s", 8.0), rows("m", 8.0)])
+    assert _same_table(series, [series, mean], values) is mean
+    assert _same_table(mean, [series, mean], values) is None  # only series figures defer
+    assert _same_table(series, [series, mean], pl.DataFrame([rows("s", 8.0), rows("m", 7.0)])) is None
+
+
+def test_log_axes_are_labelled_at_the_figure_s_x_values_plainly(tmp_path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from tcplab.repro.claims import _plain_log_ticks
+
+    fig, ax = plt.subplots()
+    ax.plot([2, 4, 8, 16, 32], [1, 2, 3, 4, 5])
+    ax.set_xscale("log")
+    _plain_log_ticks(ax.xaxis, [2, 4, 8, 16, 32])
+    fig.canvas.draw()
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["2", "4", "8", "16", "32"]
+    plt.close(fig)

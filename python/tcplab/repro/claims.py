@@ -454,6 +454,23 @@ def grid_values(fig_id: str, grid: Grid, xs: list[float], results: dict[tuple[st
                                       "ci95": pl.Float64, "formula": pl.Float64})
 
 
+_MARKERS = ("o", "s", "^", "D", "v", "P")
+_DASHES = ("-", "--", "-.", ":")
+
+
+def _plain_log_ticks(axis: Any, xs: list[float]) -> None:
+    """A log axis labelled at the figure's own x values, written plainly ("2", "16"), not
+    as powers of ten ("2×10⁰")."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+    xs = [x for x in xs if x > 0]
+    if not xs or len(xs) > 12:
+        return
+    axis.set_major_locator(FixedLocator(xs))
+    axis.set_minor_locator(NullLocator())
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+
+
 def plot_grid(title: str, x_label: str, grid: Grid, values: pl.DataFrame, results: dict[tuple[str, float, int], Result],
               xs: list[float], path: Path, fig_id: str = "") -> None:
     import polars as pl
@@ -492,7 +509,12 @@ def plot_grid(title: str, x_label: str, grid: Grid, values: pl.DataFrame, result
         d = values.filter((pl.col("curve") == c.id) & pl.col("window").is_null()).sort("x")
         xv, mean = d["x"].to_list(), d["mean"].to_list()
         ci = [e if e is not None else 0.0 for e in d["ci95"].to_list()]
-        ax.plot(xv, mean, color=_colour(i), marker="o", ms=3.5, lw=1.3 if c.formula is None else 0,
+        # A marker and a dash pattern per curve, so that curves on the same points (Vegas
+        # and FAST on the ack clock's bound) all stay visible.
+        # Earlier curves are drawn wider, later ones on top of them narrower.
+        wide = min(len(grid.curves) - 1 - i, 3)
+        ax.plot(xv, mean, color=_colour(i), marker=_MARKERS[i % len(_MARKERS)], ms=3.5 + 1.2 * wide,
+                lw=(1.2 + 0.6 * wide) if c.formula is None else 0, ls=_DASHES[i % len(_DASHES)], alpha=0.9,
                 label=c.label + (" (simulated)" if c.formula is not None else ""))
         if grid.seeds > 1:
             ax.errorbar(xv, mean, yerr=ci, color=_colour(i), lw=0, elinewidth=1, capsize=2)
@@ -505,6 +527,7 @@ def plot_grid(title: str, x_label: str, grid: Grid, values: pl.DataFrame, result
                     color=_colour(i), lw=1.1, ls="--", label=c.formula.get("label", f"{c.label} ({c.formula['fn'].rsplit('.', 1)[-1]})"))
     if grid.log_x:
         ax.set_xscale("log")
+        _plain_log_ticks(ax.xaxis, sorted({float(x) for x in values["x"].to_list()}))
     if grid.log_y:
         ax.set_yscale("log")
     ax.set_xlabel(x_label)

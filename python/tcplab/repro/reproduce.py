@@ -453,12 +453,40 @@ def _grid_markdown(paper: str, figs: list[Figure], values: pl.DataFrame, claim_d
         out += [f"## {fig.title}", ""]
         for img in images.get(fig.id, []):
             out += [f"![{fig.id}]({img})", ""]
-        if fig.grid is not None:
+        same = _same_table(fig, figs, values) if fig.grid is not None else None
+        if same is not None:  # a series figure whose means another figure tabulates
+            out += [f"Its steady-state means are the table of \"{same.title}\".", ""]
+        elif fig.grid is not None:
             out += _claims.figure_table(fig, values)
         if fig.explain:
             out += ["", f"> {fig.explain}"]
         out.append("")
     return "\n".join(out)
+
+
+def _same_table(fig: Figure, figs: list[Figure], values: pl.DataFrame) -> Figure | None:
+    """For a series figure: another (not series) figure whose table holds the same rows
+    (curve, x, seeds, mean, interval), so the report shows it once."""
+    import polars as pl
+
+    if fig.grid is None or fig.grid.plot != "series":
+        return None
+    cols = ["curve", "x", "n", "mean", "ci95"]
+
+    def rows(f: Figure) -> pl.DataFrame:
+        d = values.filter(pl.col("figure") == f.id)
+        if "window" in d.columns:
+            d = d.filter(pl.col("window").is_null())
+        return d.select(cols).sort("curve", "x")
+
+    mine = rows(fig)
+    for other in figs:
+        if other is fig or other.grid is None or other.grid.plot == "series":
+            continue
+        theirs = rows(other)
+        if mine.height and mine.equals(theirs):
+            return other
+    return None
 
 
 def _html(md_text: str, folder: Path) -> str:
