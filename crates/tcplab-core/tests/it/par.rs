@@ -1,7 +1,15 @@
 //! Issue 30: one simulation on N threads gives bit-identical results to one thread.
 
-use tcplab_core::scenario::{split, Built};
+use tcplab_core::scenario::{split, Built, ScenarioError};
 use tcplab_core::time::SimTime;
+
+/// How `split` refuses `b` (built from `text`) on `threads` threads.
+fn refusal(b: &mut Built, threads: u32, text: &str) -> ScenarioError {
+    let limit = tcplab_core::scenario::memory::MemoryLimit::Auto;
+    split(b, threads, limit, || tcplab_core::load_toml(text, None))
+        .err()
+        .expect("refused")
+}
 
 /// The summary (without the wall clock) and every result table, as text.
 fn results(b: &Built) -> String {
@@ -183,39 +191,18 @@ from = "a"
 to = "b"
 "#;
     let mut b = tcplab_core::load_toml(text, None).unwrap();
-    let e = split(
-        &mut b,
-        2,
-        tcplab_core::scenario::memory::MemoryLimit::Auto,
-        || tcplab_core::load_toml(text, None),
-    )
-    .err()
-    .unwrap();
+    let e = refusal(&mut b, 2, text);
     assert_eq!(e.field, "links.ab.delay"); // the first of the two short links
     assert!(e.reason.contains("lookahead"), "{}", e.reason);
     assert!(e.reason.contains("as does 1 more link"), "{}", e.reason);
-    let e = split(
-        &mut b,
-        3,
-        tcplab_core::scenario::memory::MemoryLimit::Auto,
-        || tcplab_core::load_toml(text, None),
-    )
-    .err()
-    .unwrap();
+    let e = refusal(&mut b, 3, text);
     assert!(
         e.reason.contains("at most one thread per node"),
         "{}",
         e.reason
     );
     b.sim.enable_audit(10);
-    let e = split(
-        &mut b,
-        2,
-        tcplab_core::scenario::memory::MemoryLimit::Auto,
-        || tcplab_core::load_toml(text, None),
-    )
-    .err()
-    .unwrap();
+    let e = refusal(&mut b, 2, text);
     assert!(e.reason.contains("auditor"), "{}", e.reason);
 }
 
@@ -276,14 +263,7 @@ access = { rate = "100Mbps", delay = "0ms" }
 flows = ["reno", "reno"]
 "#;
     let mut b = tcplab_core::load_toml(text, None).unwrap();
-    let e = split(
-        &mut b,
-        2,
-        tcplab_core::scenario::memory::MemoryLimit::Auto,
-        || tcplab_core::load_toml(text, None),
-    )
-    .err()
-    .unwrap();
+    let e = refusal(&mut b, 2, text);
     assert!(
         e.field.starts_with("dumbbell."),
         "{}: {}",
