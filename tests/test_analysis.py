@@ -99,7 +99,7 @@ def test_standard_tcp_against_padhye_and_mathis() -> None:
 
 
 def test_eq3_pairs_are_not_friendly_by_the_first_term() -> None:
-    """experiments.md Part D #21: eq. (3) equates only the timeout terms; at p = 0.1 % eq. (1)
+    """Seed 003: eq. (3) equates only the timeout terms; at p = 0.1 % eq. (1)
     gives TCP(0.31, 0.875) 24 % more than TCP(1, 1/2), and so does the simulation (≈ 17 %)."""
     smooth, std = _sim_pkts(1e-3, 0.31, 0.875), _sim_pkts(1e-3, 1.0, 0.5)
     model = gaimd_throughput(1e-3, 0.1, 0.2, 1, 0.31, 0.875) / gaimd_throughput(1e-3, 0.1, 0.2, 1, 1, 0.5)

@@ -46,7 +46,7 @@ def test_bad_parameters_name_the_leaf(cc: dict, leaf: str) -> None:
 
 
 def test_fr_inflation_off_changes_recovery_only_without_sack() -> None:
-    # mechanisms.md's tcpw_fr_inflation = false: NewReno recovery keeps the control's window
+    # fr_inflation = false: NewReno recovery keeps the control's window
     # instead of inflating it by the duplicate acks. Under 1 % loss the runs differ; with
     # SACK recovery (which never inflates) the key changes nothing.
     base = tcplab.Scenario.from_toml(EXAMPLE).with_overrides({"duration": "20s"})

@@ -65,7 +65,7 @@ def mathis_throughput(p: float, rtt: float, b: float = 1.0) -> float:
 def friendly_alpha(beta: float, rule: str = "timeout") -> float:
     """The α that makes TCP(α, β) TCP-friendly: ``rule="timeout"`` is the paper's eq. (3),
     4(1 − β²)/3 (equal timeout terms of eq. 1); ``"first_term"`` is 3(1 − β)/(1 + β) (equal
-    first terms, the one that dominates at small p; experiments.md Part D #21)."""
+    first terms, the one that dominates at small p)."""
     if rule not in ("timeout", "first_term"):
         raise ValueError(f"rule: must be 'timeout' or 'first_term', got {rule!r}")
     return _core.zhang_model(f"friendly_alpha_{rule}", [_check("beta", beta, 0, 1)])

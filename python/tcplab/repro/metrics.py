@@ -1,4 +1,4 @@
-"""Derived metrics computed from a run's results (seed 003's definitions, mechanisms.md §31).
+"""Derived metrics computed from a run's results (seed 003's definitions).
 
 All take a :class:`tcplab.Result` whose ``metrics.interval`` is the slot length (seed 003 uses
 1 s) and an optional list of flow names (default: every TCP flow):
@@ -14,9 +14,9 @@ All take a :class:`tcplab.Result` whose ``metrics.interval`` is the slot length 
 * :func:`app_success` — X-APPSUCC: the share of (flow, slot) pairs, over the slots in which
   the flow was active for the whole slot, whose goodput exceeds ``x`` of the targeted
   receiving rate (strictly, as the paper's "Success:" formula), pooled and per flow;
-* :func:`playback_success` — the third wording of seed 003's success test (experiments.md
-  Part D #24): a reader takes up to ``read_bytes`` from the flow's playback buffer every slot
-  and succeeds when it gets more than ``x`` of that; what is not read stays buffered;
+* :func:`playback_success` — the third wording of seed 003's success test: a reader takes up
+  to ``read_bytes`` from the flow's playback buffer every slot and succeeds when it gets more
+  than ``x`` of that; what is not read stays buffered;
 * :func:`post_outage` — a flow's per-slot goodput in the slots just after each down period
   of an outage schedule (seed 003's Fig 5 check: how fast a protocol recovers after a
   handoff), with the slots' coefficient of variation (smoothness).
@@ -173,8 +173,8 @@ def post_outage(res: Result, flow: str, schedule: str | None = None, slots: int 
 def playback_success(res: Result, read_bytes: float = 125_000, x: float = 0.7, flows: Sequence[str] | None = None) -> dict[str, object]:
     """``{"pooled": %, "attempts": n, "per_flow": {name: %}}`` for a playback reader: at the
     end of each slot the application reads min(buffer, ``read_bytes``) from what the flow
-    delivered and not yet read (the buffer does not limit TCP: mechanisms.md
-    T-CBR-PLAYBACK's default), and an attempt succeeds when it reads strictly more than
+    delivered and not yet read (by default the buffer does not limit TCP), and an attempt
+    succeeds when it reads strictly more than
     ``x``·``read_bytes``. Attempts are the slots in which the flow was active throughout
     (as :func:`app_success`); bytes delivered in partial slots still fill the buffer."""
     if not read_bytes > 0:

@@ -1,7 +1,7 @@
 //! `poisson`: writes at the arrivals of a Poisson process, each of a size drawn from a mix.
 //!
-//! Seed 004's cross traffic for the packet-pair and packet-train histograms (mechanisms.md
-//! T-CROSS: "Poisson UDP cross traffic with mixed packet sizes (40/576/1500 B)", after
+//! Seed 004's cross traffic for the packet-pair and packet-train histograms (our reading:
+//! "Poisson UDP cross traffic with mixed packet sizes (40/576/1500 B)", after
 //! Dovrolis, Ramanathan, Moore, "What do packet dispersion techniques measure?", INFOCOM
 //! 2001). Over UDP a write is one datagram, over TCP that many more bytes of application
 //! limit (as `cbr`).

@@ -2,7 +2,7 @@
 //! estimation.
 //!
 //! Seed 004's background slides ("Packet Pairs Bandwidth Histogram", "Packet Train
-//! Bandwidth Histogram"; mechanisms.md T-CROSS, experiments.md E004-S-HIST-PP/-TRAIN), after
+//! Bandwidth Histogram"), after
 //! Dovrolis, Ramanathan, Moore, "What do packet dispersion techniques measure?", INFOCOM
 //! 2001: every `interval` the source writes `length` packets of `packet_size` bytes at one
 //! instant, so they leave the host back to back. A train of N packets of L wire bytes whose

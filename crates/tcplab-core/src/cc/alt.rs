@@ -2,7 +2,7 @@
 //!
 //! Reference: seed 001 (P1) §II, C.-Y. Ho, C.-Y. Ho and J.-T. Wang, "Performance Improvement
 //! of Delay-Based TCPs in Asymmetric Networks", IEEE Comm. Letters 15(3), 2011;
-//! mechanisms.md §10 (M-ALT) for the choices the paper leaves open.
+//! the choices the paper leaves open are listed below.
 //!
 //! Timestamps of data packet i: T1 = sent (sender clock), T2 = arrived at the receiver (AT,
 //! receiver clock), T3 = its ack left the receiver (LT, receiver clock), T4 = the ack
@@ -11,12 +11,12 @@
 //!   (measured here as `T2 − T1` and `T4 − T3`: each carries the offset, their sum does not)
 //! - `TF_min`, `TB_min` = the minima over every sample since the connection started
 //! - `BaseRTT = TF_min + TB_min`, `RTT_i = TF_i + TB_min` (the paper's right-hand side;
-//!   its middle term writes `TF_i + TB_i`, experiments.md Part D #14): the offset cancels,
+//!   its middle term writes `TF_i + TB_i`): the offset cancels,
 //!   and backward queueing is left out of both
 //! - the window rules are unchanged (eq. 1 for Vegas, eq. 2 for FAST, and their slow-start
 //!   exits); loss recovery is unchanged
 //!
-//! Choices (mechanisms.md §10):
+//! Choices (where the paper leaves them open):
 //! - T1 is the echoed send time of the segment whose arrival the ack reports (equivalent to
 //!   the sender looking up the stored send time of that sequence number: P1's 10-byte
 //!   option carries only AT and LT). AT is that of the segment that triggered the ack (for a

@@ -2,7 +2,7 @@
 //!
 //! References: seed 001 (P1) eq. 2; C. Jin, D. X. Wei and S. H. Low, "FAST TCP: motivation,
 //! architecture, algorithms, performance", INFOCOM 2004; the P4 FAST slide ("updates window
-//! every RTT", "upon a loss, act similar to TCP NewReno"); mechanisms.md §9 (M-FAST).
+//! every RTT", "upon a loss, act similar to TCP NewReno").
 //!
 //! Formulas (W = cwnd in segments, S = MSS):
 //! - BaseRTT = the minimum of all per-ack RTT samples (Karn-valid) seen so far

@@ -2,7 +2,7 @@
 //!
 //! Reference: Y. R. Yang and S. S. Lam, "General AIMD congestion control", ICNP 2000; as used
 //! in P3 (Zhang & Tsaoussidis, "The interrelation of TCP responsiveness and smoothness in
-//! heterogeneous networks", §2, eqs. 1-5) and mechanisms.md §20 (M-GAIMD).
+//! heterogeneous networks", §2, eqs. 1-5).
 //!
 //! P3: "the window is increased by α if there is no packet loss in a round-trip time, and
 //! the window is decreased to β times the current value if there is a loss indication".
@@ -18,7 +18,7 @@
 //!   `recovery_exit = "flightsize"`, RFC 6582 §3.2 step 3)
 //! - timeout: `ssthresh = max(β·W, 2S)`, `W = S` (P3 §3: floor of two segments)
 //! - TCP-friendly pairs (P3 eq. 3): `α = 4(1 − β²)/3`
-//! - `ns2_compat = true` (default false; mechanisms.md §20): ns-2's `TcpAgent::slowdown()`
+//! - `ns2_compat = true` (default false): ns-2's `TcpAgent::slowdown()`
 //!   halves instead of applying β (a) on the connection's first decrease (ssthresh and W),
 //!   (b) on any decrease while `W < ssthresh` (slow start), (c) for ssthresh at a timeout;
 //!   β applies only to the other fast-retransmit (and ECN) decreases

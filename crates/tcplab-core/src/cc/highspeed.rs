@@ -2,7 +2,7 @@
 //!
 //! Reference: S. Floyd, "HighSpeed TCP for Large Congestion Windows", RFC 3649 (2003), §5
 //! (the response function and a(w), b(w)) and Appendix B (the table of a(w), b(w)); seed 002
-//! (P2) baseline [FRS02], seed 004 (P4) "HS TCP" slide; mechanisms.md §18 (M-HSTCP).
+//! (P2) baseline [FRS02], seed 004 (P4) "HS TCP" slide.
 //!
 //! Formulas (w = cwnd in segments, S = MSS, defaults Low_Window = 38, High_Window = 83000,
 //! High_P = 1e-7, High_Decrease = 0.1):
@@ -664,7 +664,7 @@ mod tests {
     #[test]
     fn worked_value_at_18000_segments() {
         let m = Aimd::rfc3649();
-        // mechanisms.md §18: b ≈ 0.18, a ≈ 39 at w = 18 000.
+        // RFC 3649 Appendix B's table: b ≈ 0.18, a ≈ 39 at w = 18 000.
         assert!((m.b(18_000.0) - 0.1795).abs() < 5e-4, "{}", m.b(18_000.0));
         assert!((m.a(18_000.0) - 39.02).abs() < 0.05, "{}", m.a(18_000.0));
         // Standard TCP at and below Low_Window; High_Decrease at High_Window.

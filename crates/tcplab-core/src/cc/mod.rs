@@ -6,7 +6,7 @@
 //! event. While the transport is in fast recovery it runs the recovery window itself
 //! (starting from [`CongestionControl::ssthresh`]) and hands control back on exit.
 //!
-//! The hooks carry everything the algorithms in `shared/research/mechanisms.md` need:
+//! The hooks carry everything the papers' algorithms need:
 //! per-ack RTT and the connection's minimum RTT (Vegas, FAST), the receiver's arrival and
 //! leaving timestamps echoed in the ack (Vegas-ALT, FAST-ALT: [`alt`]), the ECN echo one-to-one
 //! (TCP/E), ack arrival time and cumulative bytes delivered (Westwood), and a header field

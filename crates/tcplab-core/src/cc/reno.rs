@@ -2,7 +2,7 @@
 //!
 //! References: V. Jacobson, "Congestion Avoidance and Control", SIGCOMM 1988; RFC 5681
 //! (Reno); RFC 6582 (NewReno recovery, run by the transport when `newreno` is set).
-//! P0 §1-2 and mechanisms.md §2 (M-RENO) describe the variant the papers assume.
+//! P0 §1-2 describes the variant the papers assume.
 //!
 //! Formulas (W = cwnd in bytes, S = MSS):
 //! - slow start (W < ssthresh), per ack of new data: `W += S` (ack counting, so the window

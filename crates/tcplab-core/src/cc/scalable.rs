@@ -1,8 +1,7 @@
 //! Scalable TCP (STCP).
 //!
 //! Reference: T. Kelly, "Scalable TCP: Improving Performance in Highspeed Wide Area
-//! Networks", ACM CCR 33(2), 2003; seed 004 (P4) "Scalable TCP (STCP)" slide;
-//! mechanisms.md §19 (M-STCP).
+//! Networks", ACM CCR 33(2), 2003; seed 004 (P4) "Scalable TCP (STCP)" slide.
 //!
 //! P4: "For each ACK in a RTT without a loss: cwnd = cwnd + a"; "For each window
 //! experiencing a loss: cwnd = cwnd − b·cwnd"; "In STCP, a = 0.01, b = 0.125".

@@ -2,7 +2,7 @@
 //!
 //! Reference: A. Kamra, V. Misra, D. Towsley, "Achieving High Throughput in Low
 //! Multiplexed, High Bandwidth, High Delay Environments" (seed 002), §2 and its `OnAck`
-//! pseudocode; mechanisms.md M-TCPE, M-ECN; experiments.md Part D #32.
+//! pseudocode; ECN per RFC 3168.
 //!
 //! OnAck, in our words (runs on every ack outside fast recovery, before the transport's own
 //! ack processing; W = cwnd in bytes, S = MSS):

@@ -4,13 +4,13 @@
 //! "TCP Vegas: end to end congestion avoidance on a global Internet", IEEE JSAC 13(8), 1995
 //! (slow start); L. S. Brakmo, S. W. O'Malley and L. L. Peterson, "TCP Vegas: New
 //! Techniques for Congestion Detection and Avoidance", SIGCOMM 1994, §3.2 (the
-//! distinguished segment); mechanisms.md §8 (M-VEGAS) for the choices the papers leave open.
+//! distinguished segment); where the papers leave a choice open, it is ours.
 //!
 //! Formulas (W = cwnd, S = MSS, windows in segments where the paper uses packets):
 //! - BaseRTT = the minimum of all per-ack RTT samples (Karn-valid) seen so far (with
 //!   `rtt_sample = "distinguished"` the distinguished samples too)
 //! - RTT, `rtt_sample = "mean"` (default): the mean of the per-ack RTT samples of the last
-//!   round (P1: "the average RTT"; mechanisms.md §8 choice, as ns-2)
+//!   round (P1: "the average RTT"; our choice, as ns-2)
 //! - RTT, `rtt_sample = "distinguished"` (Brakmo 1994 §3.2, P1's "newly measured RTT"): the
 //!   RTT of the round's distinguished segment D, the first segment of new data sent after
 //!   the round began (the one at `snd_max` of the round's start, so its ack is the one that

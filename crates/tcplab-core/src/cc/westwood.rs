@@ -4,8 +4,8 @@
 //! References: seed 004 (P4), M. Y. Sanadidi's TCPW slide deck, slides "TCPW Control
 //! Algorithm", "ERE Evolution: TCPW BE", "TCPW Rate Estimation (RE)", "TCPW CRB", "Better
 //! E/F Profile: TCPW ABSE", "Use of ERE in Agile Probing", "Agile Probing (Aprobe)",
-//! "Persistent Non-Congestion Detection (PNCD)"; mechanisms.md §21–§27 (M-TCPW-*) for every
-//! choice the deck leaves open; S. Mascolo et al., "TCP Westwood: bandwidth estimation for
+//! "Persistent Non-Congestion Detection (PNCD)", with our choices where the deck leaves
+//! them open; S. Mascolo et al., "TCP Westwood: bandwidth estimation for
 //! enhanced transport over wireless links", MobiCom 2001 (ack counting); Linux
 //! `net/ipv4/tcp_westwood.c` (Westwood+, facts only).
 //!
@@ -22,7 +22,7 @@
 //!   `BE_k = α_k·BE_(k−1) + (1−α_k)·(b_k + b_(k−1))/2`, `α_k = (2τ − Δt_k)/(2τ + Δt_k)`,
 //!   clamped to [0, 1] (Δt_k > 2τ); `BE_0 = b_0 = b_1`.
 //! - BE's virtual null samples (`null_samples = m ≥ 2`, Mascolo et al., MobiCom 2001 §2.2;
-//!   mechanisms.md §21's option, instead of the clamp): whenever h = τ/m passes without an
+//!   an option, instead of the clamp): whenever h = τ/m passes without an
 //!   ack, the filter takes a sample `b = 0` with `Δt = h` (gain `α_h = (2m − 1)/(2m + 1)`,
 //!   in (0, 1)). Applied lazily, with no timer: an ack a gap G after the previous sample
 //!   instant first applies the n = ⌈G/h⌉ − 1 ticks strictly before it (the first one
@@ -49,7 +49,7 @@
 //! - Control (slide "TCPW Control Algorithm"), for be/re/crb/abse: on 3 dupacks
 //!   `ssthresh = ERE·RTT_min` (in whole segments, floor 2), `cwnd = min(cwnd, ssthresh)`;
 //!   fast recovery (transport) inflates from there by 3 S plus S per further dupack
-//!   (`fr_inflation = true`, default; mechanisms.md's `tcpw_fr_inflation`) or stays at that
+//!   (`fr_inflation = true`, default) or stays at that
 //!   window (`fr_inflation = false`, Reno/NewReno recovery only: SACK recovery never
 //!   inflates), and its exit restores that window; on a
 //!   timeout `ssthresh = ERE·RTT_min`, `cwnd = S`. ECN-Echo (not in the deck): as 3 dupacks.
@@ -59,7 +59,7 @@
 //!   `ssthresh = max(ssthresh, ERE·RTT_min/S)` (segments), then `cwnd > ssthresh`:
 //!   `cwnd += S²/cwnd`; `cwnd < ssthresh`: `cwnd += S`; equal: unchanged. Leaves on 3 dupacks
 //!   (with the control action). Initial ssthresh 2 S.
-//! - PNCD (our design, the deck gives no rule; mechanisms.md §27): every `pncd_period`
+//! - PNCD (our design, the deck gives no rule): every `pncd_period`
 //!   rounds in congestion avoidance, the round is non-congested if
 //!   `RE ≥ (1 − ε)·cwnd/RTT_min`; after `pncd_rounds` consecutive non-congested rounds enter
 //!   Agile Probing with cwnd unchanged and `ssthresh = max(ssthresh, ERE·RTT_min)`. A
@@ -89,7 +89,7 @@
 //! the interpolation. ABSE's T_k ≤ RTT uses the same ring; at `T_k = Δt_k` its sample is
 //! exactly d_k/Δt_k.
 //!
-//! Not implemented (mechanisms.md options): virtual null samples in RE's and ABSE's
+//! Not implemented (options): virtual null samples in RE's and ABSE's
 //! filters (their gain is clamped), ABSE's adaptive τ (not in the deck), and Linux
 //! Westwood+'s rate-halving / PRR descent during recovery (the transport runs NewReno
 //! recovery from `cwnd/2`).
@@ -153,7 +153,7 @@ pub struct WestwoodSpec {
     /// "be" (default), "re", "crb", "abse" or "plus" (Westwood+ as in Linux).
     #[serde(default)]
     pub estimator: Estimator,
-    /// The BE/RE/ABSE filter's time constant τ, seconds (default 0.5, mechanisms.md §21).
+    /// The BE/RE/ABSE filter's time constant τ, seconds (default 0.5, our choice).
     #[serde(default = "tau")]
     pub tau: f64,
     /// RE's sample interval T, seconds; absent (default) = the smoothed RTT (§22).
@@ -187,8 +187,8 @@ pub struct WestwoodSpec {
     /// PNCD: evaluate every this many rounds (RTTs) of congestion avoidance (default 1).
     #[serde(default = "one_u")]
     pub pncd_period: u32,
-    /// Fast recovery inflates the window by the duplicate acks (default true;
-    /// mechanisms.md §25's `tcpw_fr_inflation`). False: the recovery window stays at
+    /// Fast recovery inflates the window by the duplicate acks (default true, as in
+    /// RFC 5681). False: the recovery window stays at
     /// `min(cwnd, ssthresh)` (Reno/NewReno recovery; SACK recovery never inflates).
     #[serde(default = "yes")]
     pub fr_inflation: bool,

@@ -2,7 +2,7 @@
 //!
 //! Reference: D. Katabi, M. Handley, C. Rohrs, "Congestion Control for High
 //! Bandwidth-Delay Product Networks", SIGCOMM 2002, §3.2-3.3 (congestion header, sender,
-//! receiver); seed 004's XCP slides (mechanisms.md M-XCP). The routers are
+//! receiver); seed 004's XCP slides. The routers are
 //! `queue = { type = "xcp" }` (`queue/xcp.rs`).
 //!
 //! Formulas (bytes; S = MSS):
@@ -20,8 +20,8 @@
 //! per round trip), so an XCP sender on a plain path is a NewReno sender; the window never
 //! exceeds the receiver's window (`max_window`).
 //!
-//! Wire size (`header_bytes`, mechanisms.md M-XCP: "XCP header overhead: 20 bytes on data
-//! packets, optional", our choice, not from Katabi 2002): that many bytes are added to the
+//! Wire size (`header_bytes`: an optional XCP header overhead of 20 bytes on data
+//! packets, our choice, not from Katabi 2002): that many bytes are added to the
 //! flow's TCP/IP `header` on every data packet (and the SYN), so links, queues, pacing and
 //! the XCP routers' byte sums see them; acks keep `ack_size`; goodput counts payload only.
 //! Default 0. ns-2.35 charges nothing: `XCP_HDR_LEN` (20, "to match the internet draft",

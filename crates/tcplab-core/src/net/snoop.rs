@@ -2,7 +2,7 @@
 //!
 //! Reference: H. Balakrishnan, S. Seshan, E. Amir, R. H. Katz, "Improving TCP/IP
 //! Performance over Wireless Networks", MobiCom 1995; seed 004's Snoop slides
-//! (mechanisms.md M-SNOOP). Timer and cache values after ns-2's Snoop code (facts only).
+//! Timer and cache values after ns-2's Snoop code (facts only).
 //!
 //! Rules (per TCP connection whose data leaves the base station on the `wireless` link):
 //! - **data** from the fixed host heading out on the wireless link: forwarded; a segment

@@ -7,7 +7,7 @@
 //! periodic intervals, an incoming packet is matched with a random packet in the buffer, a
 //! match is successful if the two packets belong to the same flow. The packet is dropped on
 //! a successful match" and "CHOKE (for the drops) and RED with Instantaneous queue (for the
-//! ECN marks)" (mechanisms.md M-CHOKE, M-REDI, M-BERNOULLI-AQM; experiments.md Part D #20).
+//! ECN marks)" (seed 002).
 //!
 //! Per arrival `p` (q = packets waiting, not counting the one in transmission):
 //! 1. RED's average: `avg ← (1 − w_q)·avg + w_q·q` (RED-I: `avg = q`), see `queue/red.rs`.
@@ -65,7 +65,7 @@ pub enum CheckSpec {
 pub enum CheckFrom {
     /// RED's average queue at or above `min_th` (PPP00).
     MinTh,
-    /// Any arrival that finds a packet waiting (mechanisms.md M-CHOKE's reading of seed 002).
+    /// Any arrival that finds a packet waiting (our reading of seed 002).
     Nonempty,
 }
 

@@ -4,7 +4,7 @@
 //! Avoidance", IEEE/ACM ToN 1(4), 1993 (FJ93), §4 and Fig. 2; the gentle variant (Floyd,
 //! "Recommendation on using the gentle_ variant of RED", 2000); ECN marking per RFC 3168
 //! §5; RED-I as seed 002 (Kamra, Misra, Towsley) uses it: "RED with no averaging … based on
-//! an instantaneous queue length" (mechanisms.md M-RED, M-REDI, M-BERNOULLI-AQM).
+//! an instantaneous queue length".
 //!
 //! Formulas (q = packets waiting, not counting the one in transmission; all per arrival):
 //! - average, queue busy: `avg ← (1 − w_q)·avg + w_q·q`

@@ -3,7 +3,7 @@
 //!
 //! Reference: D. Katabi, M. Handley, C. Rohrs, "Congestion Control for High
 //! Bandwidth-Delay Product Networks", SIGCOMM 2002, §3.5 (the router) and §4 (stability:
-//! α = 0.4, β = 0.226 = α²·√2); seed 004's XCP slides (mechanisms.md M-XCP).
+//! α = 0.4, β = 0.226 = α²·√2); seed 004's XCP slides.
 //!
 //! Formulas (per control interval of length d; s = packet size in bytes, cwnd and rtt
 //! read from the packet's congestion header, C = link rate in bytes/s):

@@ -23,7 +23,7 @@
 //! the arriving time AT of the segment the ack echoes (`Packet::rx_time`) and the leaving
 //! time LT, stamped when the receiver hands the ack to its host's outgoing queue
 //! (`Packet::tx_start` of the ack; queueing inside the receiving host therefore counts as
-//! backward delay, mechanisms.md §10).
+//! backward delay, our reading of seed 001's LT).
 //!
 //! **SACK** (RFC 2018, with `with_sack`): every ack sent while out-of-order data is held
 //! carries up to [`SACK_BLOCKS`] blocks. The first is the held range containing the segment

@@ -3,7 +3,7 @@
 //! - first sample R: `SRTT = R`, `RTTVAR = R/2`
 //! - later samples: `RTTVAR = 3/4·RTTVAR + 1/4·|SRTT − R|`, `SRTT = 7/8·SRTT + 1/8·R`
 //! - `RTO = SRTT + max(G, 4·RTTVAR)`, clamped to `[rto_min, rto_max]`; G = 0 here because the
-//!   simulator's clock is exact (P0 asks for fine-grained timers, mechanisms.md §2 item 6)
+//!   simulator's clock is exact (P0 asks for fine-grained timers)
 //! - backoff: each expiry doubles the RTO (up to `rto_max`); a valid new sample clears it
 //!   (Karn: samples never come from retransmitted segments)
 //!

@@ -287,7 +287,7 @@ fn pncd_reinvokes_agile_probing_when_the_load_drops() {
 
 #[test]
 fn agile_probing_on_re_holds_the_window_at_its_own_rate() {
-    // A literal consequence of the Aprobe pseudocode (mechanisms.md §26, kept on purpose):
+    // A literal consequence of the deck's Aprobe pseudocode (kept on purpose):
     // cwnd == ssthresh = ERE·RTT_min does not grow, and RE (bytes over the last RTT) never
     // exceeds what the flow itself sends, so with estimator = "re" Agile Probing holds the
     // initial window on a free 10 Mb/s path; BE's per-ack samples see the bottleneck's

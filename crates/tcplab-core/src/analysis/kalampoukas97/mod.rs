@@ -442,7 +442,7 @@ mod tests {
         assert!((theorem1(1.0, 1.0, 0.5) - 0.8).abs() < 1e-12);
     }
 
-    /// Table of experiments.md Part A: config (slow data, fast data, ack) → params.
+    /// The paper's configurations: (slow data, fast data, ack) sizes → params.
     fn cfg(slow: f64, fast: f64, ack: f64, n_j: f64) -> AsymParams {
         let (ri, rj) = (100e3, 5e6);
         AsymParams {
@@ -531,7 +531,7 @@ mod tests {
 
     #[test]
     fn delay_forms_reproduce_the_documented_values() {
-        // experiments.md X5.3 at D = 0: A28 0.197/0.86; B 0.067/0.269; C text rule 0.072/0.339.
+        // The paper's §5.3 at D = 0: A28 0.197/0.86; B 0.067/0.269; C text rule 0.072/0.339.
         let e = backpressure_delay_printed(&cfg(1500.0, 1500.0, 28.0, 43.0));
         assert!(close(e.f_i, 0.197, 1e-3) && close(e.f_j, 0.86, 1e-3));
         let e = backpressure_delay_printed(&cfg(256.0, 1500.0, 28.0, 43.0));

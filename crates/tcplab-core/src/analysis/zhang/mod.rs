@@ -11,7 +11,7 @@
 //! - eq. (2), TCP-friendliness: `T_{α,β} = T_{1,1/2}`.
 //! - eq. (3): `α = 4(1 − β²)/3`. This equates only the timeout terms of eq. (1) with
 //!   standard TCP's; equating the first (dominant at small p) term needs
-//!   `α = 3(1 − β)/(1 + β)` instead (experiments.md Part D #21): 0.2 for β = 7/8, where eq. 3
+//!   `α = 3(1 − β)/(1 + β)` instead: 0.2 for β = 7/8, where eq. 3
 //!   gives 0.3125. Both are offered; [`friendly_alpha_timeout`] is the paper's.
 //! - eq. (4), congestion epoch: `n = (1 − β)·W/α + 1` round trips.
 //! - eq. (5): `W = B·RTT/N` packets (B = bottleneck packets per second, N flows).
@@ -86,7 +86,7 @@ mod tests {
 
     #[test]
     fn eq1_worked_numbers() {
-        // mechanisms.md §20 (experiments.md Part D #21): at p = 0.001, RTT = 0.1 s, T0 = 0.4 s,
+        // A worked example: at p = 0.001, RTT = 0.1 s, T0 = 0.4 s,
         // b = 1, eq. 1 gives 477 pkt/s for TCP(0.31, 0.875) and 384 for TCP(1, 0.5).
         let smooth = gaimd_throughput(1e-3, 0.1, 0.4, 1.0, 0.31, 0.875);
         let std = gaimd_throughput(1e-3, 0.1, 0.4, 1.0, 1.0, 0.5);

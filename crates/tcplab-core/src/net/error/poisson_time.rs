@@ -1,4 +1,4 @@
-//! Time-based random losses (mechanisms.md §17, M-LINKLOSS's `loss_mode = time` variant, for
+//! Time-based random losses (the link loss model's `loss_mode = time` variant, for
 //! seed 002: "The loss probability was configured to provide one loss approximately every 10
 //! seconds"): loss events form a Poisson process in time with mean spacing `mean_interval`,
 //! and each event loses the next packet whose transmission starts at or after it. A

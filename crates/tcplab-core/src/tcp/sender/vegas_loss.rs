@@ -2,7 +2,7 @@
 //!
 //! References: L. S. Brakmo and L. L. Peterson, "TCP Vegas: end to end congestion
 //! avoidance on a global Internet", IEEE JSAC 13(8), 1995, §3.1 ("New retransmission
-//! mechanism"); mechanisms.md §8 (M-VEGAS); the behaviour below is ns-2.35's
+//! mechanism"); the behaviour below is ns-2.35's
 //! (`tcp/tcp-vegas.cc`, `VegasTcpAgent::recv`, `vegas_expire`, `output`, `timeout`), which
 //! seeds 001-004 ran, read for its facts.
 //!

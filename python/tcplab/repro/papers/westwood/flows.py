@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tcplab.results import Result
 
-#: The deck's protocols as cc tables (mechanisms.md M-TCPW-*, choices in cc/westwood.rs).
+#: The deck's protocols as cc tables (choices in cc/westwood.rs).
 CC: dict[str, Any] = {
     "newreno": "newreno",
     "be": {"algorithm": "westwood", "estimator": "be"},
     "re": {"algorithm": "westwood", "estimator": "re"},
     "crb": {"algorithm": "westwood", "estimator": "crb"},
     "abse": {"algorithm": "westwood", "estimator": "abse"},
-    # TCPW-A: ABSE with Agile Probing and PNCD (mechanisms.md M-TCPW-APROBE: the deck pairs them).
+    # TCPW-A: ABSE with Agile Probing and PNCD (the deck pairs them).
     "tcpw_a": {"algorithm": "westwood", "estimator": "abse", "agile_probing": True, "pncd": True},
     "vegas": "vegas",
     "fast": "fast",
@@ -342,7 +342,7 @@ def estimates(res: Result, flow: str = "w", other: str = "nr", capacity_bps: flo
               t0: float | None = None) -> dict[str, float]:
     """Seed 004's "BE and RE comparison": mean BE and RE of the TCPW flow ``flow`` (b/s of
     payload, trace samples at t >= t0, default the steady-state start), the payload capacity minus ``other``'s goodput (the
-    slide's error-panel "fair share", experiments.md Part D #42), and the ratios of each
+    slide's error-panel "fair share"), and the ratios of each
     estimate to that share; ``gap`` = the congestion measure's mean relative gap
     (cwnd − RTT_min·RE)/cwnd (E004-S-CMEASURE)."""
     d = _trace(res, flow, t0)
