@@ -3,6 +3,7 @@ and incast rounds, their FCT, ideal FCT and slowdown, bit-identical at any threa
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -152,3 +153,24 @@ def test_cli_writes_fct_parquet_and_prints_the_slowdown_table(tmp_path: Path, cl
 def test_incast_example_runs() -> None:
     res = tcplab.run(Scenario.from_toml(REPO / "examples" / "incast.toml"), progress=False)
     assert res.fct.height == 15 * 20
+
+
+def test_sweep_runs_carry_fct_columns_and_the_table_shows_slowdowns(tmp_path: Path) -> None:
+    """A datacenter sweep reads its result from the runs table: overall and per-bucket
+    slowdowns per run, as summary.json's fct has them."""
+    from tcplab.sweeps.tables import sweep_table
+
+    spec = {"name": "incast-k", "base": str(REPO / "examples" / "incast.toml"), "seeds": 2,
+            "set": {"duration": "0.05s"}, "grid": {"workloads.incast.senders": [4, 8]}}
+    res = tcplab.sweep(spec, tmp_path / "sw", jobs=1, progress=False)
+    assert res.ok == 4
+    for rid, p50 in res.runs.select("run_id", "fct.slowdown_p50").iter_rows():
+        s = json.loads((tmp_path / "sw" / "runs" / rid / "summary.json").read_text())
+        assert p50 == s["fct"]["slowdown_p50"]
+        b = s["fct"]["buckets"][0]
+        assert res.runs.filter(pl.col("run_id") == rid)[f"fct.{b['bucket']}.slowdown_p99"][0] == b["slowdown_p99"]
+    # More senders, more queueing: the slowdown grows with the fan-in.
+    by_k = res.runs.group_by("workloads.incast.senders").agg(pl.col("fct.slowdown_p50").mean()).sort("workloads.incast.senders")
+    assert by_k["fct.slowdown_p50"][0] < by_k["fct.slowdown_p50"][1]
+    headers = [c.header for c in sweep_table(res).columns]
+    assert "FCT slowdown p50" in headers and "FCT slowdown p99" in headers

@@ -106,8 +106,14 @@ RUN_LINK_KEYS = (
 )
 
 
+#: Run-level flow-completion-time keys (summary.json's ``fct``), as ``fct.<key>`` columns.
+RUN_FCT_KEYS = ("completed_share", "slowdown_p50", "slowdown_p95", "slowdown_p99", "slowdown_mean", "fct_p50_s", "fct_p99_s")
+
+
 def _run_level(runs: Sequence[SweepRun], records: Mapping[str, dict[str, Any]], out: Path) -> list[pl.Series]:
-    """Run-level columns from each successful run's summary.json: ``jain`` and, for the link
+    """Run-level columns from each successful run's summary.json: ``jain``; where some run
+    has flow completion times, ``fct.<key>`` for :data:`RUN_FCT_KEYS` (overall) and
+    ``fct.<bucket>.slowdown_p50`` / ``.slowdown_p99`` per flow-size bucket; and, for the link
     directions that matter, ``<link>.steady_utilization``, ``.steady_drop_rate`` and
     ``.steady_mark_rate``, ``.steady_mean_queue_packets`` and ``.steady_mean_queue_delay_s``.
     A link direction matters when, in some run, it dropped or marked
@@ -124,6 +130,22 @@ def _run_level(runs: Sequence[SweepRun], records: Mapping[str, dict[str, Any]], 
         summaries.append(s)
     jain = [(s.get("fairness") or {}).get("jain") if s else None for s in summaries]
     cols = [pl.Series("jain", [None if v is None else float(v) for v in jain], dtype=pl.Float64)]
+    fcts = [(s.get("fct") or {}) if s else {} for s in summaries]
+    if any(fcts):
+        def num(v: Any) -> float | None:
+            return None if v is None else float(v)
+
+        for k in RUN_FCT_KEYS:
+            cols.append(pl.Series(f"fct.{k}", [num(f.get(k)) for f in fcts], dtype=pl.Float64))
+        buckets: list[str] = []
+        for f in fcts:
+            for b in f.get("buckets") or []:
+                if b.get("bucket") not in buckets:
+                    buckets.append(b.get("bucket"))
+        for name in buckets:
+            per = [next((b for b in f.get("buckets") or [] if b.get("bucket") == name), {}) for f in fcts]
+            for k in ("slowdown_p50", "slowdown_p99"):
+                cols.append(pl.Series(f"fct.{name}.{k}", [num(b.get(k)) for b in per], dtype=pl.Float64))
     per_run: list[dict[str, dict[str, Any]]] = [
         {str(ln.get("name")): ln for ln in (s.get("links") or []) if isinstance(ln, dict)} if s else {} for s in summaries
     ]
@@ -208,6 +230,9 @@ def sweep_table(res: SweepResult, max_rows: int = 40) -> Table:
     flows: list[str] = summary["flow"].unique(maintain_order=True).to_list() if "flow" in summary.columns else []
     for f in flows:
         table.add_column(f"{f} {'efficiency' if metric == 'efficiency' else 'goodput'}", justify="right")
+    fct_cols = [c for c in ("fct.slowdown_p50", "fct.slowdown_p99") if c in runs.columns]
+    for c in fct_cols:
+        table.add_column(f"FCT slowdown {c.rsplit('_', 1)[-1]}", justify="right")
     point_of = {r: i for i, r in enumerate(runs["run_id"].to_list())}
     n_seeds = len(spec.seeds)
     stats: dict[tuple[int, str], list[float]] = {}
@@ -233,6 +258,9 @@ def sweep_table(res: SweepResult, max_rows: int = 40) -> Table:
                 cells.append(_pm(vals, 100, "%", 1))
             else:
                 cells.append(_pm(vals, 1e-3, " kb/s", 1))
+        for c in fct_cols:
+            vals = [v for v in runs[c].to_list()[p * n_seeds : (p + 1) * n_seeds] if v is not None]
+            cells.append(_pm(vals, 1.0, "", 2) if vals else "-")
         table.add_row(*cells)
     return table
 
