@@ -136,8 +136,9 @@ hi = 1.0
     for f in ("report.md", "report.html", "report.parquet", "claims.parquet", "k.png"):
         assert (out / f).is_file(), f
     md = (out / "report.md").read_text()
-    # One seed gives no interval: both in range, neither "met" (issue 46: verdicts judge the interval).
-    assert "Shortened or modified run" in md and "0 of 2 claims met, 2 one sample, in range" in md
+    # One seed, but the scenario draws no random number: every seed gives these values, so
+    # they are exact and judged as such (a random one would be "one sample").
+    assert "Shortened or modified run" in md and "2 of 2 claims met." in md
     vals = pl.read_parquet(out / "report.parquet")
     assert vals.height == 4 and set(vals["curve"]) == {"vegas", "fast"}
     s = json.loads((out / "k" / "vegas" / "x8" / "s1" / "summary.json").read_text())
@@ -877,3 +878,17 @@ def test_log_axes_are_labelled_at_the_figure_s_x_values_plainly(tmp_path: Path) 
     fig.canvas.draw()
     assert [t.get_text() for t in ax.get_xticklabels()] == ["2", "4", "8", "16", "32"]
     plt.close(fig)
+
+
+def test_a_deterministic_point_is_exact_not_one_sample() -> None:
+    """One seed of a scenario that draws no random number is the value every seed gives."""
+    values = pl.DataFrame({
+        "figure": ["f"] * 2, "curve": ["det", "rnd"], "label": [None] * 2, "x": [1.0] * 2, "window": [None] * 2,
+        "n": [1, 1], "mean": [4.0, 4.0], "std": [None, None], "ci95": [None, None], "formula": [None] * 2,
+        "stochastic": [False, True],
+    })  # fmt: skip
+    claims = [Claim(id=c, text=c, kind="value", a={"figure": "f", "curve": c, "x": 1}, b=None, lo=3.5, hi=5.9)
+              for c in ("det", "rnd")]
+    got = {r["claim"]: r for r in evaluate_claims(claims, values).iter_rows(named=True)}
+    assert got["det"]["verdict"] == "met" and (got["det"]["ci_lo"], got["det"]["ci_hi"]) == (4.0, 4.0)
+    assert got["rnd"]["verdict"] == "one sample, in range"

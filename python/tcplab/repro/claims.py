@@ -438,6 +438,10 @@ def grid_values(fig_id: str, grid: Grid, xs: list[float], results: dict[tuple[st
                 per_seed = [{w: d[w] / r[w] if r[w] else math.nan for w in d} for d, r in zip(per_seed, ref)]
                 scale = 1.0
             fv = formula_value(c, x)
+            # Whether another seed could give another value: false when no run of the
+            # point (nor of its reference curve) drew a random number.
+            curves = [c.id] + ([c.over] if c.over is not None else [])
+            stochastic = any(_stochastic(results[(k, x, sd)]) for k in curves for sd in range(1, grid.seeds + 1))
             for w in per_seed[0]:
                 # A seed whose metric is undefined (NaN: e.g. a coefficient of variation of
                 # nothing delivered) is left out; n counts the seeds that remain.
@@ -448,10 +452,22 @@ def grid_values(fig_id: str, grid: Grid, xs: list[float], results: dict[tuple[st
                 ci = _t975(n - 1) * std / math.sqrt(n) if std is not None else None
                 rows.append({"figure": fig_id, "curve": c.id, "label": c.label, "x": float(x), "window": w, "n": n,
                              "mean": mean, "std": std, "ci95": ci,
-                             "formula": fv})
-    return pl.DataFrame(rows, schema={"figure": pl.String, "curve": pl.String, "label": pl.String, "x": pl.Float64,
-                                      "window": pl.String, "n": pl.Int64, "mean": pl.Float64, "std": pl.Float64,
-                                      "ci95": pl.Float64, "formula": pl.Float64})
+                             "formula": fv, "stochastic": stochastic})
+    return pl.DataFrame(rows, schema=_values_schema())
+
+
+def _values_schema() -> dict[str, Any]:
+    import polars as pl
+
+    return {"figure": pl.String, "curve": pl.String, "label": pl.String, "x": pl.Float64, "window": pl.String,
+            "n": pl.Int64, "mean": pl.Float64, "std": pl.Float64, "ci95": pl.Float64, "formula": pl.Float64,
+            "stochastic": pl.Boolean}
+
+
+def _stochastic(res: Any) -> bool:
+    """A run's ``run.stochastic`` (true where the summary does not say)."""
+    run = (getattr(res, "summary", None) or {}).get("run") or {}
+    return bool(run.get("stochastic", True))
 
 
 _MARKERS = ("o", "s", "^", "D", "v", "P")
@@ -531,7 +547,9 @@ def plot_grid(title: str, x_label: str, grid: Grid, values: pl.DataFrame, result
     if grid.log_y:
         ax.set_yscale("log")
     ax.set_xlabel(x_label)
-    ax.set_ylabel(f"{grid.y_label} (mean, 95 % CI over {grid.seeds} seeds)" if grid.seeds > 1
+    exact = "stochastic" in values.columns and values.height > 0 and not values["stochastic"].any()
+    ax.set_ylabel(f"{grid.y_label} (deterministic: every seed gives it)" if exact
+                  else f"{grid.y_label} (mean, 95 % CI over {grid.seeds} seeds)" if grid.seeds > 1
                   else f"{grid.y_label} (one seed: no interval)")
     ax.set_title(title, fontsize=10)
     ax.grid(True, alpha=0.3)
@@ -710,9 +728,7 @@ def empty_values() -> pl.DataFrame:
     """:func:`grid_values`' frame with no rows."""
     import polars as pl
 
-    return pl.DataFrame(schema={"figure": pl.String, "curve": pl.String, "label": pl.String, "x": pl.Float64,
-                                "window": pl.String, "n": pl.Int64, "mean": pl.Float64, "std": pl.Float64,
-                                "ci95": pl.Float64, "formula": pl.Float64})
+    return pl.DataFrame(schema=_values_schema())
 
 
 def claim_curves(c: Claim, figs: dict[str, Any]) -> set[tuple[str, str]]:
@@ -783,7 +799,8 @@ def _ratio_half(num: float, ci_n: float | None, den: float, ci_d: float | None) 
 
 
 def _mean_n(values: pl.DataFrame, sel: dict[str, Any], x: float) -> tuple[float, float | None, int | None]:
-    """:func:`_mean` and the number of seeds behind it (None for a closed form)."""
+    """:func:`_mean` and the number of seeds behind it (None for a closed form, and for a
+    point no run of which drew a random number: its value is exact, interval 0)."""
     import polars as pl
 
     v, ci = _mean(values, sel, x)
@@ -791,6 +808,8 @@ def _mean_n(values: pl.DataFrame, sel: dict[str, Any], x: float) -> tuple[float,
         return v, ci, None
     d = _rows(values, sel).filter(pl.col("x") == float(x))
     n = int(d["n"][0]) if "n" in d.columns and d.height else None
+    if n is not None and "stochastic" in d.columns and d["stochastic"][0] is False:
+        return v, 0.0, None  # no run drew a random number: every seed gives this value exactly
     return v, ci, n
 
 
@@ -825,7 +844,7 @@ def evaluate_claims(claims: list[Claim], values: pl.DataFrame, figs: list[Any] |
         if c.kind == "value":
             v, ci = _m(c.a, c.a["x"])
             half = ci
-            detail = f"{v:.3g}" + (f" ± {ci:.2g}" if ci is not None else "")
+            detail = f"{v:.3g}" + (f" ± {ci:.2g}" if ci else "")
         elif c.kind == "ratio":
             num, ci_n = _m(c.a, c.a["x"])
             den, ci_d = _m(c.b, c.b["x"])  # type: ignore[index]
