@@ -6,10 +6,12 @@
 //! Layers, bottom up:
 //!
 //! ```text
-//!  time / event / rng   integer picoseconds, (time, seq) FIFO event heap, seeded streams
+//!  time / event / rng   integer picoseconds; a binary event heap whose ties run in a per-instant
+//!                       hashed order (the same for any partitioning); seeded streams
 //!  packet               packets (Copy headers): the leaf that queues, links and stats share
-//!  net                  nodes, link directions, routes, error models
-//!  queue                queue disciplines (DropTail now; RED, CHOKe, CoDel, host schedulers later)
+//!  net                  nodes, link directions, routes (ECMP), error models
+//!  queue                queue disciplines: DropTail, RED / RED-I, CHOKe, CoDel, FQ-CoDel, PIE,
+//!                       the XCP router, end-host ack priority and bandwidth allocation
 //!  tcp                  sender / receiver mechanics: sequence space, acks, RTO, recovery
 //!  cc_api               what transport and congestion control share (ConnView, AckSample, ...)
 //!  cc                   congestion control behind one trait (one file per algorithm)
@@ -17,8 +19,9 @@
 //!  app                  traffic sources (bulk, transfer, cbr, onoff, poisson, train), active ones tick
 //!  stats                streaming counters; one column registry for intervals, traces, event traces
 //!  analysis             closed-form models from the papers
-//!  scenario             TOML / JSON scenario schema, validation, build → Sim
+//!  scenario             TOML / JSON scenario schema, builders, profiles, validation, build → Sim
 //!  sim / report         the event loop; summary.json
+//!  par                  one simulation split into partitions on threads, bit-identical to one
 //! ```
 #![forbid(unsafe_code)]
 
