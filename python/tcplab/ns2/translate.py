@@ -137,9 +137,9 @@ def _queue_tcl(name: str, link: Mapping[str, Any], rate: float) -> tuple[str, li
         mps = int(q.get("mean_packet_size", 1000))
         sets += [f"mean_pktsize_ {mps}", f"idle_pktsize_ {mps}"]
         sets.append(f"gentle_ {'true' if q.get('gentle', False) else 'false'}")
-        # FJ93's p_a = p_b / (1 - count * p_b) (tcplab count_spacing); ns-2's wait_ true is
-        # another rule (p_b / (2 - count * p_b)).
-        sets.append("wait_ false")
+        # FJ93's p_a = p_b / (1 - count * p_b) (tcplab count_spacing) is ns-2's wait_ false;
+        # ns-2's wait_ true (its default) is tcplab's wait_spacing.
+        sets.append(f"wait_ {'true' if q.get('wait_spacing', False) else 'false'}")
         ecn = bool(q.get("ecn", True))
         sets.append(f"setbit_ {'true' if ecn else 'false'}")
         if q.get("forced_drop", False):

@@ -261,6 +261,7 @@ impl ChokeSpec {
             mean_packet_size: self.mean_packet_size,
             min_waiting: 0,
             restart_count: false,
+            wait_spacing: false,
         }
         .build(field, rate)?;
         let cfg = ChokeConfig::build(

@@ -18,7 +18,9 @@
 //! - `min_th ≤ avg < max_th`: `count ← count + 1`, `p_b = max_p·(avg − min_th)/(max_th −
 //!   min_th)`, `p_a = p_b/(1 − count·p_b)` (1 once `count·p_b ≥ 1`; count incremented first,
 //!   as in FJ93's Fig. 2 and ns-2, so signals are 1 … 1/p_b − 1 packets apart, uniformly)
-//!   with count-based spacing, else `p_a = p_b`; with probability `p_a` signal (reason `early`) and `count ← 0`
+//!   with count-based spacing, else `p_a = p_b`; with probability `p_a` signal (reason `early`) and `count ← 0`;
+//!   `wait_spacing` (ns-2.35's `wait_`, queue/red.cc `REDQueue::modify_p`) instead gives
+//!   `p_a = 0` below `count·p_b = 1` and `p_b/(2 − count·p_b)` up to 2 (then 1)
 //! - gentle, `max_th ≤ avg < 2·max_th`: as above with `p_b = max_p + (1 − max_p)·(avg −
 //!   max_th)/max_th`
 //! - `avg ≥ max_th` (gentle: `≥ 2·max_th`): signal every arrival (reason `forced`),
@@ -133,6 +135,12 @@ pub struct RedSpec {
     /// `edv_.old`). Default false (FJ93's Fig. 2: count = 0 there, and it may be signalled).
     #[serde(default)]
     pub restart_count: bool,
+    /// With `count_spacing`, ns-2.35's `wait_ true` rule (queue/red.cc
+    /// `REDQueue::modify_p`): `p_a = 0` while `count·p_b < 1`, `p_b/(2 − count·p_b)` while
+    /// `count·p_b < 2`, else 1, so signals are `1/p_b` to `2/p_b` packets apart, uniformly (a
+    /// signal fraction of about `2·p_b/3`, where FJ93's rule gives `2·p_b`). Default false.
+    #[serde(default)]
+    pub wait_spacing: bool,
 }
 
 /// `queue = { type = "red_i", … }`: RED on the instantaneous queue (w_q = 1), seed 002's
@@ -240,9 +248,10 @@ impl RedSpec {
     /// false`) from tcl/lib/ns-default.tcl, and `REDQueue::enque`'s rules in queue/red.cc
     /// (no signal unless `qlen > 1`: `min_waiting = 2`; the first arrival after one that
     /// could not be signalled is not signalled and sets count = 1, `edv_.old`:
-    /// `restart_count = true`). Not modelled, so not set: byte mode (`bytes_`,
-    /// `queue_in_bytes_ true`), the automatic thresholds and weight (`thresh_ 0`,
-    /// `maxthresh_ 0`, `q_weight_ -1`) and `wait_ true`'s spacing (docs/scenarios.md, "Profiles").
+    /// `restart_count = true`), and `wait_ true`'s spacing (`REDQueue::modify_p`:
+    /// `wait_spacing = true`). Not modelled, so not set: byte mode (`bytes_`,
+    /// `queue_in_bytes_ true`) and the automatic thresholds and weight (`thresh_ 0`,
+    /// `maxthresh_ 0`, `q_weight_ -1`; docs/scenarios.md, "Profiles").
     pub fn profile_keys(
         &self,
         p: crate::config::profile::Profile,
@@ -256,6 +265,7 @@ impl RedSpec {
                 ("ecn", Value::Bool(false)),
                 ("min_waiting", Value::from(2)),
                 ("restart_count", Value::Bool(true)),
+                ("wait_spacing", Value::Bool(true)),
             ],
             _ => Vec::new(),
         }
@@ -310,6 +320,7 @@ impl RedSpec {
         });
         red.min_waiting = self.min_waiting;
         red.restart_count = self.restart_count;
+        red.wait_spacing = self.wait_spacing;
         Ok(red)
     }
 }
@@ -351,9 +362,10 @@ pub struct Red {
     /// Storage on the scheduled path only (the fast path keeps packets in the link).
     q: VecDeque<Packet>,
     backlog: Backlog,
-    /// ns-2 rules (see RedSpec::min_waiting, restart_count).
+    /// ns-2 rules (see RedSpec::min_waiting, restart_count, wait_spacing).
     pub min_waiting: u32,
     pub restart_count: bool,
+    pub wait_spacing: bool,
 }
 
 impl Red {
@@ -380,6 +392,7 @@ impl Red {
             backlog: Backlog::default(),
             min_waiting: 0,
             restart_count: false,
+            wait_spacing: false,
         }
     }
     pub fn config(&self) -> &RedConfig {
@@ -513,7 +526,16 @@ impl Red {
         let pb = Self::p_b(c, avg);
         let pa = if c.count_spacing {
             let k = self.count as f64 * pb;
-            if k >= 1.0 {
+            if self.wait_spacing {
+                // ns-2.35's wait_: no signal within 1/p_b packets of the last one.
+                if k < 1.0 {
+                    0.0
+                } else if k < 2.0 {
+                    pb / (2.0 - k)
+                } else {
+                    1.0
+                }
+            } else if k >= 1.0 {
                 1.0
             } else {
                 pb / (1.0 - k)
@@ -655,6 +677,38 @@ mod tests {
     }
 
     #[test]
+    fn wait_spacing_gives_ns2_s_uniform_gaps_from_1_to_2_over_p_b() {
+        // ns-2's wait_ rule: no signal until count·p_b ≥ 1, then p_b/(2 − count·p_b). The
+        // survival telescopes again: gaps uniform on n0 … 2/p_b − 1 (n0 = ⌈1/p_b⌉), here
+        // p_b = 0.05: 20 … 39, mean 29.5, a signal fraction of 1/29.5.
+        let mut c = cfg(100.0, 300.0, 0.1, 1.0);
+        c.count_spacing = true;
+        let pb = Red::p_b(&c, 200.0);
+        assert!((pb - 0.05).abs() < 1e-12);
+        let mut red = Red::new(c);
+        red.wait_spacing = true;
+        let mut rng = SimRng::derive(3, Stream::Queue, 0);
+        let mut log = DropLog::default();
+        let (mut last, mut gaps) = (0u32, Vec::new());
+        for i in 1..=200_000u32 {
+            let mut cx = QueueCx::new(SimTime::ZERO, &mut rng, &mut log);
+            let mut p = Packet::test(FlowId(0), PacketKind::Data, 1000);
+            if !red.admit(&mut p, backlog(200), &mut cx) {
+                gaps.push(i - last);
+                last = i;
+            }
+        }
+        let gaps = &gaps[1..]; // the first gap starts from the run's start
+        assert!(
+            gaps.iter().all(|&g| (19..=40).contains(&g)),
+            "{:?}",
+            &gaps[..20]
+        );
+        let mean = gaps.iter().map(|&g| g as f64).sum::<f64>() / gaps.len() as f64;
+        assert!((mean - 29.5).abs() < 0.3, "mean gap {mean}");
+    }
+
+    #[test]
     fn gentle_region_ramps_to_one() {
         let mut c = cfg(100.0, 300.0, 0.1, 1.0);
         c.gentle = true;
@@ -744,6 +798,7 @@ mod tests {
             mean_packet_size: 1000,
             min_waiting: 0,
             restart_count: false,
+            wait_spacing: false,
         };
         // 2.4 Gb/s of 1000-B packets = 300 000 pkt/s.
         let red = spec.build("q", Rate(2_400_000_000)).unwrap();
