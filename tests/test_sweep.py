@@ -653,3 +653,11 @@ def test_sweep_package_has_no_private_cross_imports() -> None:
 
     for name in mod.__all__ + ["SPEC_FIELDS", "RUNS_DIR", "SUMMARY_FILE", "MANIFEST_FILE", "ID_COLUMNS"]:
         assert hasattr(mod, name), name
+
+
+def test_the_sweeps_look_up_bases_in_the_papers_folder_reproduce_uses() -> None:
+    """spec.PAPERS repeats repro.PAPERS_DIR (the sweeps sit below repro and cannot import it)."""
+    import tcplab.repro
+    import tcplab.sweeps.spec
+
+    assert tcplab.sweeps.spec.PAPERS == tcplab.repro.PAPERS_DIR

@@ -68,18 +68,13 @@ def check_input_size(text: str | bytes | int, source: str | Path | None = None, 
         return
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
-    if json_text:
-        tables = text.count("{")
-        entries = text.count(":") + text.count(",")
-    else:
-        tables = len(_TABLE_HEADER.findall(text)) + text.count("{")
-        entries = text.count("=") + text.count(",")
-    if tables > INPUT_LIMITS["tables"]:
-        raise scenario_error("", f"{tables} tables; {what} are limited to {INPUT_LIMITS['tables']} "
-                                 f"(docs/scenarios.md, \"Size limits\"): {hint}", source)
-    if entries > INPUT_LIMITS["entries"]:
-        raise scenario_error("", f"{entries} keys and list items; {what} are limited to {INPUT_LIMITS['entries']} "
-                                 f"(docs/scenarios.md, \"Size limits\"): {hint}", source)
+    headers = 0 if json_text else len(_TABLE_HEADER.findall(text))
+    counts = {"tables": headers + text.count("{"),
+              "entries": text.count(":" if json_text else "=") + text.count(",")}
+    for key, label in (("tables", "tables"), ("entries", "keys and list items")):
+        if counts[key] > INPUT_LIMITS[key]:
+            raise scenario_error("", f"{counts[key]} {label}; {what} are limited to {INPUT_LIMITS[key]} "
+                                     f"(docs/scenarios.md, \"Size limits\"): {hint}", source)
 
 
 def scenario_error(field: str, reason: str, file: str | Path | None = None) -> ScenarioError:

@@ -481,35 +481,35 @@ impl Sim {
         }
     }
 
-    /// Per flow, (data packets sent, of which the network dropped or lost), segments or
-    /// datagrams, over the run so far: sent (with a Snoop agent's local retransmissions)
-    /// less those delivered to the destination and those the links still hold (queued, in
-    /// transmission, propagating). Exact by the segment accounting the auditor checks
-    /// ([`crate::audit::check_accounting`]); the work of one walk over the packets in the
-    /// network, for the summary. Links settled by the caller.
-    pub fn data_losses(&self) -> Vec<(u64, u64)> {
+    /// Per flow, `[sent, delivered, held]` data packets (segments or datagrams) so far:
+    /// sent with a Snoop agent's local retransmissions, delivered to the destination, held
+    /// by this simulation's links (queued, in transmission, propagating). Links settled by
+    /// the caller; one walk over the packets in the network.
+    fn data_counts(&self) -> Vec<[u64; 3]> {
         let held = self.held_by_flow();
         (0..self.flows.len())
             .map(|i| {
                 let [(sent, delivered), _] = self.flow_ends(i);
-                (sent, sent.saturating_sub(delivered + held[i][0]))
+                [sent, delivered, held[i][0]]
             })
             .collect()
     }
 
-    /// [`Sim::data_losses`] over the steady-state window: data packets sent in it, and
-    /// those lost in it (sent before the end and neither delivered nor held at the end,
-    /// less those already so at the window's start). Links settled by the caller.
+    /// Per flow, (data packets sent, of which the network dropped or lost) over the
+    /// steady-state window: sent less delivered less held, at the end less the same at the
+    /// window's start ([`Sim::data_counts`] then and now; the whole run without a
+    /// steady-state start). Exact by the segment accounting the auditor checks
+    /// ([`crate::audit::check_accounting`]). Links settled by the caller.
     pub fn steady_data_losses(&self) -> Vec<(u64, u64)> {
-        let held = self.held_by_flow();
-        (0..self.flows.len())
-            .map(|i| {
-                let [(sent, delivered), _] = self.flow_ends(i);
-                let [s0, d0, h0] = self.steady_data0.get(i).copied().unwrap_or_default();
-                let gone = |s: u64, d: u64, h: u64| s.saturating_sub(d + h);
+        let gone = |[s, d, h]: [u64; 3]| s.saturating_sub(d + h);
+        self.data_counts()
+            .into_iter()
+            .enumerate()
+            .map(|(i, now)| {
+                let then = self.steady_data0.get(i).copied().unwrap_or_default();
                 (
-                    sent.saturating_sub(s0),
-                    gone(sent, delivered, held[i][0]).saturating_sub(gone(s0, d0, h0)),
+                    now[0].saturating_sub(then[0]),
+                    gone(now).saturating_sub(gone(then)),
                 )
             })
             .collect()
@@ -901,13 +901,7 @@ impl Sim {
         for l in &mut self.links {
             l.settle(now);
         }
-        let held = self.held_by_flow();
-        self.steady_data0 = (0..self.flows.len())
-            .map(|i| {
-                let [(sent, delivered), _] = self.flow_ends(i);
-                [sent, delivered, held[i][0]]
-            })
-            .collect();
+        self.steady_data0 = self.data_counts();
         for f in &mut self.flows {
             f.counters.steady_goodput0 = f.counters.goodput_bytes;
             f.counters.steady_wire0 = f.counters.wire_bytes;

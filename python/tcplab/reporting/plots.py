@@ -445,6 +445,17 @@ def _t975(df: int) -> float:
     return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
 
 
+def mean_ci(vals: list[float]) -> tuple[float, float | None, float | None]:
+    """Mean, sample standard deviation and 95 % half-width t(0.975, n-1)·s/√n of ``vals``
+    (NaN mean for none; std and half-width None below two values)."""
+    n = len(vals)
+    mean = sum(vals) / n if n else math.nan
+    if n < 2:
+        return mean, None, None
+    std = math.sqrt(sum((v - mean) ** 2 for v in vals) / (n - 1))
+    return mean, std, _t975(n - 1) * std / math.sqrt(n)
+
+
 def _polars_frame(df: Any) -> pl.DataFrame:
     """``df`` as a polars DataFrame: a polars one as it is, another frame (pandas, pyarrow,
     ...) through the Arrow stream or dataframe interchange protocol, so tcplab needs no

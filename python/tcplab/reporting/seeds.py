@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from tcplab.reporting.plots import _t975
+from tcplab.reporting.plots import mean_ci
 
 if TYPE_CHECKING:
     import polars as pl
@@ -51,9 +51,7 @@ def seed_stats(summaries: Sequence[dict[str, Any]]) -> pl.DataFrame:
                 if not vals:
                     continue
                 n = len(vals)
-                mean = sum(vals) / n
-                std = math.sqrt(sum((v - mean) ** 2 for v in vals) / (n - 1)) if n > 1 else None
-                ci = _t975(n - 1) * std / math.sqrt(n) if std is not None else None
+                mean, std, ci = mean_ci(vals)
                 rows.append({"kind": kind, "name": name, "metric": m, "n": n, "mean": mean, "std": std,
                              "ci95": ci, "min": min(vals), "max": max(vals)})
     return pl.DataFrame(rows, schema={"kind": pl.String, "name": pl.String, "metric": pl.String, "n": pl.Int64,

@@ -88,7 +88,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from tcplab.reporting.plots import _colour, _figure, _save, _t975
+from tcplab.reporting.plots import _colour, _figure, _save, mean_ci
 from tcplab.scenario import scenario_error
 
 if TYPE_CHECKING:
@@ -447,9 +447,7 @@ def grid_values(fig_id: str, grid: Grid, xs: list[float], results: dict[tuple[st
                 # nothing delivered) is left out; n counts the seeds that remain.
                 vals = [d[w] * scale for d in per_seed if math.isfinite(d[w])]
                 n = len(vals)
-                mean = sum(vals) / n if n else math.nan
-                std = math.sqrt(sum((v - mean) ** 2 for v in vals) / (n - 1)) if n > 1 else None
-                ci = _t975(n - 1) * std / math.sqrt(n) if std is not None else None
+                mean, std, ci = mean_ci(vals)
                 rows.append({"figure": fig_id, "curve": c.id, "label": c.label, "x": float(x), "window": w, "n": n,
                              "mean": mean, "std": std, "ci95": ci,
                              "formula": fv, "stochastic": stochastic})
