@@ -70,7 +70,7 @@ def test_ecn_without_a_marking_queue_warns() -> None:
     ("queue", "flow", "field", "says"),
     [
         ({"type": "red_i", "min_th": 20, "max_th": 10}, {}, "links.ab.queue.max_th", "greater than min_th"),
-        ({"type": "red", "min_th": 2, "max_th": 10, "w_q": "slow"}, {}, "links.ab.queue.w_q", "(0, 1] or \"auto\""),
+        ({"type": "red", "min_th": 2, "max_th": 10, "w_q": "slow"}, {}, "links.ab.queue.w_q", "(0, 1], \"auto\""),
         ({"type": "red", "min_th": 2, "max_th": 10, "mark_threshold": 3}, {}, "links.ab.queue.mark_threshold", "not a parameter of 'red'"),
         ({"type": "redd"}, {}, "links.ab.queue.type", "unknown type 'redd'"),
         ({"type": "droptail", "limit": 1.5}, {}, "links.ab.queue.limit", "floating point"),

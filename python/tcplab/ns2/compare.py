@@ -124,7 +124,12 @@ def compare(ns2: Mapping[str, Any], tcplab: Mapping[str, Any], scenario: str = "
 
 
 def run_both(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int,
-             out_dir: str | Path | None = None, timeout_s: float = 600.0) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(ns-2 metrics, tcplab metrics) of one scenario and seed."""
+             out_dir: str | Path | None = None, timeout_s: float = 600.0,
+             ns2_defaults: bool = False, samples: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(ns-2 metrics, tcplab metrics) of one scenario and seed; ``ns2_defaults``: ns-2 at its
+    own defaults where the scenario states nothing (the script is written from the scenario
+    as written, :func:`~tcplab.ns2.translate.stated`)."""
     sc = expanded(scenario)
-    return run_ns2(sc, seed, out_dir, timeout_s), run_tcplab(sc, seed)
+    ns2 = run_ns2(scenario if ns2_defaults else sc, seed, out_dir, timeout_s, ns2_defaults=ns2_defaults,
+                  samples=samples)
+    return ns2, run_tcplab(sc, seed)

@@ -32,12 +32,15 @@ def ns2_available() -> str | None:
 
 
 def run_ns2(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | None = None,
-            out_dir: str | Path | None = None, timeout_s: float = 600.0) -> dict[str, Any]:
+            out_dir: str | Path | None = None, timeout_s: float = 600.0,
+            ns2_defaults: bool = False, samples: bool = True) -> dict[str, Any]:
     """Translate ``scenario``, run ``ns`` on it (at most ``timeout_s`` wall seconds) and
     return the metrics: ``{"window": [t0, t1], "flows": {name: {...}}, "links": {name:
     {...}}, "notes": [...], "wall_s": ...}``. The script and its JSON stay in ``out_dir``
-    (a temporary directory when None). Raises :class:`Ns2Unsupported` or :class:`Ns2Error`."""
-    script = translate(scenario, seed, out_json="ns2_result.json")
+    (a temporary directory when None). ``ns2_defaults``: ns-2 at its own defaults where the
+    scenario states nothing (:func:`~tcplab.ns2.translate.translate`). Raises
+    :class:`Ns2Unsupported` or :class:`Ns2Error`."""
+    script = translate(scenario, seed, out_json="ns2_result.json", ns2_defaults=ns2_defaults, samples=samples)
     raw, wall = _execute(script, out_dir, timeout_s)
     return _ns2_metrics(script, raw, wall)
 

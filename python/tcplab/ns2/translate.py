@@ -125,15 +125,20 @@ def _queue_tcl(name: str, link: Mapping[str, Any], rate: float) -> tuple[str, li
             raise Ns2Unsupported(f"{key}.count_spacing", "ns-2.35's RED always spaces drops by the count since the last one")
         n = _limit_packets(q.get("limit", 1000), f"{key}.limit")
         # RED drops when the waiting queue is already at limit_ (queue/red.cc: qlen >= qlim),
-        # so it holds limit_ waiting packets, as tcplab's limit N.
+        # so it holds limit_ waiting packets, as tcplab's limit N (in byte mode limit_ x
+        # mean_pktsize_ bytes, as tcplab's queue_in_bytes).
         sets.append(f"limit_ {1_000_000 if n is None else n}")
-        sets += ["bytes_ false", "queue_in_bytes_ false"]
-        sets.append(f"thresh_ {_num(q['min_th'])}")
-        sets.append(f"maxthresh_ {_num(q['max_th'])}")
+        sets.append(f"bytes_ {'true' if q.get('byte_drop', False) else 'false'}")
+        sets.append(f"queue_in_bytes_ {'true' if q.get('queue_in_bytes', False) else 'false'}")
+        # "auto" thresholds are ns-2.35's 0 (REDQueue::initialize_params, targetdelay_).
+        sets.append(f"thresh_ {0 if q.get('min_th', 'auto') == 'auto' else _num(q['min_th'])}")
+        sets.append(f"maxthresh_ {0 if q.get('max_th', 'auto') == 'auto' else _num(q['max_th'])}")
+        sets.append(f"targetdelay_ {_num(_seconds(q.get('target_delay', '5ms')))}")
         max_p = float(q.get("max_p", 1.0 if inst else 0.1))
         sets.append(f"linterm_ {_num(1.0 / max_p)}")
         w_q = 1.0 if inst else q.get("w_q", 0.002)
-        sets.append(f"q_weight_ {0 if w_q == 'auto' else _num(float(w_q))}")  # 0: ns-2's 1 - exp(-1/C)
+        # "auto": ns-2's q_weight_ 0 (1 - exp(-1/C)); "auto_rtt": its -1 (ten assumed RTTs)
+        sets.append(f"q_weight_ {({'auto': 0, 'auto_rtt': -1}.get(w_q) if isinstance(w_q, str) else _num(float(w_q)))}")
         mps = int(q.get("mean_packet_size", 1000))
         sets += [f"mean_pktsize_ {mps}", f"idle_pktsize_ {mps}"]
         sets.append(f"gentle_ {'true' if q.get('gentle', False) else 'false'}")
@@ -142,7 +147,12 @@ def _queue_tcl(name: str, link: Mapping[str, Any], rate: float) -> tuple[str, li
         sets.append(f"wait_ {'true' if q.get('wait_spacing', False) else 'false'}")
         ecn = bool(q.get("ecn", True))
         sets.append(f"setbit_ {'true' if ecn else 'false'}")
-        if q.get("forced_drop", False):
+        mark_p = float(q.get("mark_p", 1.0))
+        if mark_p < 1.0:
+            # ns-2's use_mark_p_: marks only while p_b <= mark_p_, every signal through
+            # drop_early (above mark_p_, the forced region included, a drop)
+            sets += ["use_mark_p_ true", f"mark_p_ {_num(mark_p)}"]
+        elif q.get("forced_drop", False):
             sets.append("use_mark_p_ false")  # forced region (avg >= max_th, gentle 2 max_th) drops
         else:
             # tcplab marks ECN-capable packets in the forced region too: with use_mark_p_ and
@@ -305,16 +315,118 @@ def _tie_notes(sc: Mapping[str, Any]) -> list[str]:
     return out
 
 
+def _without_profiles(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _without_profiles(v) for k, v in value.items() if k != "profile"}
+    if isinstance(value, list):
+        return [_without_profiles(v) for v in value]
+    return value
+
+
+def stated(scenario: Scenario | Mapping[str, Any] | str | Path) -> dict[str, Any]:
+    """What a scenario states, by expanded name: ``{"flows": {name: keys}, "links": {name:
+    keys}}`` with each flow's keys and ``[defaults.flows]``' and each link direction's keys
+    (a duplex link's reverse direction with its ``reverse`` table over them) and
+    ``[defaults.links]``'; none that a profile fills in. Only for scenarios written with
+    explicit ``[nodes]``, ``[links]`` and ``[flows]`` (what :mod:`tcplab.ns2.generate`
+    writes): a builder's keys cannot be told from its profile's."""
+    from tcplab.runner import as_scenario
+
+    d = _without_profiles(as_scenario(scenario).to_dict())
+    builders = sorted(k for k in d if k not in _EXPLICIT_SECTIONS)
+    if builders:
+        raise Ns2Unsupported(builders[0], "ns-2 at its own defaults needs explicit [nodes], [links] and [flows] "
+                             "(a builder's keys cannot be told from its profile's)")
+    dflt = d.get("defaults") or {}
+    flows = {name: {**(dflt.get("flows") or {}), **f} for name, f in (d.get("flows") or {}).items()}
+    links: dict[str, Any] = {}
+    for name, entry in (d.get("links") or {}).items():
+        base = {**(dflt.get("links") or {}), **{k: v for k, v in entry.items() if k not in ("duplex", "reverse", "reverse_rate")}}
+        links[name] = base
+        if entry.get("duplex"):
+            rev = dict(entry.get("reverse") or {})
+            rname = rev.pop("name", f"{name}_rev")
+            r = {**base, "from": base.get("to"), "to": base.get("from"), **rev}
+            if "reverse_rate" in entry:
+                r["rate"] = entry["reverse_rate"]
+            links[rname] = r
+    return {"flows": flows, "links": links}
+
+
+#: Top-level keys of a scenario written without builders.
+_EXPLICIT_SECTIONS = {"name", "description", "duration", "seed", "nodes", "links", "flows", "defaults", "metrics",
+                      "outages", "routing", "claims", "explain", "schedules", "events"}
+
+
+#: ns-2 queue variable -> the tcplab queue key it comes from (``ns2_defaults``: written
+#: only when the scenario states that key).
+_QUEUE_VAR_KEYS = {
+    "limit_": "limit", "queue_in_bytes_": "queue_in_bytes", "bytes_": "byte_drop", "thresh_": "min_th",
+    "maxthresh_": "max_th", "targetdelay_": "target_delay", "linterm_": "max_p", "q_weight_": "w_q",
+    "mean_pktsize_": "mean_packet_size", "idle_pktsize_": "mean_packet_size", "gentle_": "gentle",
+    "wait_": "wait_spacing", "setbit_": "ecn", "use_mark_p_": "mark_p", "mark_p_": "mark_p",
+}
+#: ns-2 agent / sink variable -> the tcplab flow key (``cc.KEY``: the congestion control's
+#: table) it comes from; "" = part of the agent's identity (ns-2.35's HighSpeed is
+#: windowOption_ 8, its Linux agent runs with timestamps as ns-2's examples do), always written.
+_AGENT_VAR_KEYS = {
+    "packetSize_": "mss", "window_": "max_window", "ecn_": "ecn", "syn_": "syn", "windowInit_": "init_cwnd",
+    "minrto_": "rto_min", "maxrto_": "rto_max", "rtxcur_init_": "rto_initial", "tcpTick_": "rto_tick",
+    "numdupacks_": "dupack_threshold", "bugFix_": "bugfix", "singledup_": "limited_transmit",
+    "tcpip_base_hdr_size_": "header", "windowOption_": "", "timestamps_": "",
+    "increase_num_": "cc.alpha", "decrease_num_": "cc.beta", "v_alpha_": "cc.alpha", "v_beta_": "cc.beta",
+    "v_gamma_": "cc.gamma", "low_window_": "cc.low_window", "high_window_": "cc.high_window",
+    "high_p_": "cc.high_p", "high_decrease_": "cc.high_decrease",
+}
+_SINK_VAR_KEYS = {"interval_": "delayed_ack", "packetSize_": "ack_size", "ts_echo_rfc1323_": ""}
+
+
+def _is_stated(key: str | None, written: Mapping[str, Any]) -> bool:
+    if key is None:
+        return False
+    if key == "":
+        return True
+    if key.startswith("cc."):
+        cc = written.get("cc")
+        return isinstance(cc, Mapping) and key[3:] in cc
+    return key in written
+
+
+def _stated_agent_lines(sets: list[str], extra: list[str], written: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """The agent's ``$tcp set`` lines and extra lines (``$sink set ...``, ``select_ca``) of
+    the keys a flow states, and its identity's (``ns2_defaults``)."""
+    keep = [x for x in sets if _is_stated(_AGENT_VAR_KEYS.get(x.split()[0]), written)]
+    # packetSize_ is the stated mss (Vegas' translation adds the header, a profile value).
+    keep = [f"packetSize_ {int(written['mss'])}" if x.startswith("packetSize_ ") else x for x in keep]
+    out = []
+    for line in extra:
+        if line.startswith("$sink set "):
+            if _is_stated(_SINK_VAR_KEYS.get(line.split()[2]), written):
+                out.append(line)
+        else:
+            out.append(line)  # select_ca: the agent's module
+    return keep, out
+
+
 def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | None = None,
-              out_json: str = "ns2_result.json", samples: bool = True) -> Ns2Script:
+              out_json: str = "ns2_result.json", samples: bool = True,
+              ns2_defaults: bool = False) -> Ns2Script:
     """Translate a tcplab scenario (any form :func:`~tcplab.ns2.expanded` accepts) to an
     ns-2.35 script that writes its metrics to ``out_json`` (a path ns-2 opens, relative to its
     working directory). ``samples = False`` leaves out the 10-ms cwnd and queue samples (the
     ``cwnd_mean`` and ``q_*`` metrics): each sample reads every flow's and link's traced
     variables in OTcl, which dominates ns-2's time on runs of many flows (a 10-flow,
     24-link, 100-s run: 10.4 s with them). Raises :class:`Ns2Unsupported` naming the first
-    key ns-2 cannot express."""
+    key ns-2 cannot express.
+
+    ``ns2_defaults = True`` writes only what the scenario states (:func:`stated`): the
+    topology, rates, delays, queue classes and the queue keys the scenario writes, agent and
+    sink classes, the flow keys it writes (``mss``, ``max_window``, ``ecn``, ...), error
+    models, sources and start times; every other agent and queue variable stays at ns-2.35's
+    default. That is how a scenario with ``profile = "ns2"`` is checked: the profile's values
+    are then tcplab's claim about ns-2's defaults, not copied into the script."""
     sc = expanded(scenario)
+    st = stated(scenario) if ns2_defaults else None
     _refuse_scenario(sc)
     nodes = sorted(sc.get("nodes", {}))
     links = dict(sorted(sc.get("links", {}).items()))
@@ -333,8 +445,8 @@ def translate(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | N
     link_names = list(links)
     lid = {name: i for i, name in enumerate(link_names)}
     _links_tcl(t, links, nid, notes)
-    _link_directions_tcl(t, links, nid, lid, outages, largest, duration)
-    fl = _flows_tcl(t, flows, nid, notes)
+    _link_directions_tcl(t, links, nid, lid, outages, largest, duration, st)
+    fl = _flows_tcl(t, flows, nid, notes, st)
     flow_names = list(flows)
     _measurement_tcl(t, flow_names, fl.transport, len(link_names), (t0, t1), n_iv, interval_s, out_json, samples)
     notes.extend(_tie_notes(sc))
@@ -432,11 +544,15 @@ def _links_tcl(t: _Tcl, links: Mapping[str, Any], nid: dict[str, int], notes: li
 
 def _link_directions_tcl(t: _Tcl, links: Mapping[str, Any], nid: dict[str, int], lid: dict[str, int],
                          outages: Mapping[str, list[tuple[float, float]]], largest: Mapping[str, int],
-                         duration: float) -> None:
-    """Per link direction: its queue's settings, its error model, its queue monitor."""
+                         duration: float, st: Mapping[str, Any] | None = None) -> None:
+    """Per link direction: its queue's settings, its error model, its queue monitor (with
+    ``st``, :func:`stated`, only the queue keys the scenario writes)."""
     for name, link in links.items():
         a, b = nid[link["from"]], nid[link["to"]]
         qclass, qsets, kind = _queue_tcl(name, link, _rate_bps(link["rate"]))
+        if st is not None:
+            written = _variant((st.get("links", {}).get(name) or {}).get("queue"), "type", "droptail")[1]
+            qsets = [x for x in qsets if _QUEUE_VAR_KEYS.get(x.split()[0]) in written]
         t(f"set q({lid[name]}) [[$ns link $n({a}) $n({b})] queue]  ;# {name}")
         for s in qsets:
             if s.startswith("limit_ "):
@@ -515,9 +631,11 @@ class _Flows:
     agents: dict[str, str] = field(default_factory=dict)
 
 
-def _flows_tcl(t: _Tcl, flows: Mapping[str, Any], nid: dict[str, int], notes: list[str]) -> _Flows:
+def _flows_tcl(t: _Tcl, flows: Mapping[str, Any], nid: dict[str, int], notes: list[str],
+               st: Mapping[str, Any] | None = None) -> _Flows:
     """Flows: each flow's agents, application and start/stop times (`a(i)`, `s(i)`: the
-    sender and the sink the measurement reads)."""
+    sender and the sink the measurement reads; with ``st``, :func:`stated`, only the
+    agent variables of the flow keys the scenario writes)."""
     out = _Flows()
     for i, (name, flow) in enumerate(flows.items()):
         tr = flow.get("transport", "tcp")
@@ -526,7 +644,8 @@ def _flows_tcl(t: _Tcl, flows: Mapping[str, Any], nid: dict[str, int], notes: li
         if tr == "udp":
             out.payload[name], out.wire[name] = _udp_flow_tcl(t, i, name, flow, nid, notes)
         else:
-            out.agents[name] = _tcp_flow_tcl(t, i, name, flow, nid, notes)
+            written = None if st is None else (st.get("flows", {}).get(name) or {})
+            out.agents[name] = _tcp_flow_tcl(t, i, name, flow, nid, notes, written)
             out.payload[name] = int(_flow_value(flow, "mss"))
     return out
 
@@ -595,14 +714,18 @@ def _udp_flow_tcl(t: _Tcl, i: int, name: str, flow: Mapping[str, Any], nid: dict
     return size, size + header
 
 
-def _tcp_flow_tcl(t: _Tcl, i: int, name: str, flow: Mapping[str, Any], nid: dict[str, int], notes: list[str]) -> str:
-    """A TCP flow: its agent (:func:`tcplab.ns2.agents._agent`), sink and FTP or CBR source.
+def _tcp_flow_tcl(t: _Tcl, i: int, name: str, flow: Mapping[str, Any], nid: dict[str, int], notes: list[str],
+                  written: Mapping[str, Any] | None = None) -> str:
+    """A TCP flow: its agent (:func:`tcplab.ns2.agents._agent`), sink and FTP or CBR source
+    (with ``written``, the flow's stated keys, only their agent and sink variables).
     Returns the agent class."""
     key = f"flows.{name}"
     a, b = nid[flow["from"]], nid[flow["to"]]
     app_type, app, start, stop = _app(flow)
     _refuse_tcp_flow(key, flow, app_type, app)
     agent, sets, sink, extra = _agent(name, flow, notes)
+    if written is not None:
+        sets, extra = _stated_agent_lines(sets, extra, written)
     t(f"set tcp [new {agent}]")
     for s in sets:
         t(f"$tcp set {s}")

@@ -245,12 +245,14 @@ impl ChokeConfig {
 }
 
 impl ChokeSpec {
-    /// Validate (`field` = `links.NAME.queue`) for a link of rate `rate`.
-    pub fn build(&self, field: &str, rate: Rate) -> Result<Choke, ScenarioError> {
+    /// Validate (`field` = `links.NAME.queue`) for a link of rate `rate` and propagation
+    /// delay `delay_s` seconds.
+    pub fn build(&self, field: &str, rate: Rate, delay_s: f64) -> Result<Choke, ScenarioError> {
         let red = super::red::RedSpec {
             limit: self.limit,
-            min_th: self.min_th,
-            max_th: self.max_th,
+            min_th: self.min_th.into(),
+            max_th: self.max_th.into(),
+            target_delay: super::red::default_target_delay(),
             max_p: self.max_p,
             w_q: self.w_q,
             gentle: self.gentle,
@@ -262,8 +264,11 @@ impl ChokeSpec {
             min_waiting: 0,
             restart_count: false,
             wait_spacing: false,
+            queue_in_bytes: false,
+            byte_drop: false,
+            mark_p: 1.0,
         }
-        .build(field, rate)?;
+        .build(field, rate, delay_s)?;
         let cfg = ChokeConfig::build(
             field,
             self.check,
@@ -716,7 +721,7 @@ mod tests {
         assert_eq!(c.red().config().w_q, 1.0);
         assert_eq!(c.red().config().max_p, 1.0);
         let spec: ChokeSpec = serde_json::from_str(r#"{"min_th": 5, "max_th": 15}"#).unwrap();
-        let c = spec.build("q", Rate(1_000_000)).unwrap();
+        let c = spec.build("q", Rate(1_000_000), 0.0).unwrap();
         assert_eq!((c.name(), c.config().period), ("choke", None));
         assert!(c.config().drop_both);
         assert_eq!(c.config().check_from, CheckFrom::MinTh);

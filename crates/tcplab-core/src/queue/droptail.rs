@@ -34,6 +34,20 @@ impl Default for DropTailSpec {
 }
 
 impl DropTailSpec {
+    /// The keys profile `p` sets in a drop-tail queue's table (a link direction that names
+    /// no queue gets one). Under `ns2`: ns-2.35's default `limit_ 50` (tcl/lib/ns-default.tcl,
+    /// `Queue set limit_ 50`), which queue/drop-tail.cc `DropTail::enque` reads as 50
+    /// packets counting the one in transmission (`length + 1 >= limit_` drops): 49 waiting.
+    pub fn profile_keys(
+        &self,
+        p: crate::config::profile::Profile,
+    ) -> Vec<(&'static str, serde_json::Value)> {
+        match p {
+            crate::config::profile::Profile::Ns2 => vec![("limit", serde_json::Value::from(49))],
+            _ => Vec::new(),
+        }
+    }
+
     /// Validate (`field` = `links.NAME.queue`).
     pub fn build(&self, field: &str) -> Result<DropTail, ScenarioError> {
         let limit = self.limit.to_limit(&format!("{field}.limit"))?;

@@ -439,17 +439,22 @@ macro_rules! each_queue {
 }
 
 impl QueueSpec {
-    /// Validate and build the discipline of a link of rate `rate` (`field` =
-    /// `links.NAME.queue`). Registry: one line per discipline.
-    pub fn build(&self, field: &str, rate: Rate) -> Result<AnyQueue, crate::config::ScenarioError> {
+    /// Validate and build the discipline of a link of rate `rate` and propagation delay
+    /// `delay_s` seconds (`field` = `links.NAME.queue`). Registry: one line per discipline.
+    pub fn build(
+        &self,
+        field: &str,
+        rate: Rate,
+        delay_s: f64,
+    ) -> Result<AnyQueue, crate::config::ScenarioError> {
         use QueueSpec as S;
         Ok(match self {
             S::Droptail(s) => AnyQueue::DropTail(s.build(field)?),
             S::Ackprio(s) => AnyQueue::AckPriority(s.build(field)?),
             S::Bwalloc(s) => AnyQueue::BandwidthAllocation(s.build(field)?),
-            S::Red(s) => AnyQueue::Red(s.build(field, rate)?),
+            S::Red(s) => AnyQueue::Red(s.build(field, rate, delay_s)?),
             S::RedI(s) => AnyQueue::Red(s.build(field)?),
-            S::Choke(s) => AnyQueue::Choke(Box::new(s.build(field, rate)?)),
+            S::Choke(s) => AnyQueue::Choke(Box::new(s.build(field, rate, delay_s)?)),
             S::ChokeRedI(s) => AnyQueue::Choke(Box::new(s.build(field)?)),
             S::Codel(s) => AnyQueue::Codel(s.build(field)?),
             S::FqCodel(s) => AnyQueue::FqCodel(Box::new(s.build(field)?)),

@@ -14,7 +14,19 @@
 //!   `estimator`; FJ93's figure applies the decay only: the two differ by one factor
 //!   `1 − w_q`, and this way RED-I's `w_q = 1` gives `avg = q` in both cases)
 //! - `w_q = "auto"`: `1 − exp(−1/C)`, C = link capacity in `mean_packet_size` packets per
-//!   second (ns-2's automatic `q_weight_`, a memory of about one second)
+//!   second (ns-2's `q_weight_ 0`, a memory of about one second); `w_q = "auto_rtt"`:
+//!   `1 − exp(−1/(10·R·C))`, `R = max(0.1 s, 3·(d + 1/C))`, d = the link's propagation
+//!   delay (ns-2.35's default `q_weight_ -1`, queue/red.cc `REDQueue::initialize_params`)
+//! - `min_th = "auto"` (the default): `max(5, target_delay·C/2)`; `max_th = "auto"`:
+//!   `3·min_th` (ns-2.35's `thresh_ 0`, `maxthresh_ 0`, same function; `target_delay` 5 ms)
+//! - `queue_in_bytes` (ns-2.35's `queue_in_bytes_`): q = waiting bytes / mean_packet_size,
+//!   a packet limit N admits while fewer than N·mean_packet_size bytes wait, `min_waiting`
+//!   counts bytes; `byte_drop` (`bytes_`, `REDQueue::modify_p`): the spacing rule's count
+//!   is ⌊bytes since the last signal / mean_packet_size⌋, `p_a ← min(1, p_a·size /
+//!   mean_packet_size)` below 1, and the forced region uses the same rule with `p_b = 1`
+//!   (ns-2.35 with `use_mark_p_ true` sends it through `drop_early` too)
+//! - `mark_p`: an ECN-capable packet is marked only while `p_b ≤ mark_p`, else dropped
+//!   (ns-2.35's `use_mark_p_`, `mark_p_ 0.1`, `REDQueue::drop_early`)
 //! - `min_th ≤ avg < max_th`: `count ← count + 1`, `p_b = max_p·(avg − min_th)/(max_th −
 //!   min_th)`, `p_a = p_b/(1 − count·p_b)` (1 once `count·p_b ≥ 1`; count incremented first,
 //!   as in FJ93's Fig. 2 and ns-2, so signals are 1 … 1/p_b − 1 packets apart, uniformly)
@@ -60,18 +72,75 @@ impl<'de> Deserialize<'de> for WeightSpec {
         let v = serde_json::Value::deserialize(d)?;
         match &v {
             serde_json::Value::String(s) if s == "auto" => Ok(WeightSpec::Name(AutoWeight::Auto)),
+            serde_json::Value::String(s) if s == "auto_rtt" => {
+                Ok(WeightSpec::Name(AutoWeight::AutoRtt))
+            }
             serde_json::Value::Number(n) => Ok(WeightSpec::Value(n.as_f64().unwrap_or(f64::NAN))),
             _ => Err(D::Error::custom(format!(
-                "expected a number in (0, 1] or \"auto\" (1 − exp(−1/C)), got {v}"
+                "expected a number in (0, 1], \"auto\" (1 − exp(−1/C)) or \"auto_rtt\" \
+                 (1 − exp(−1/(10·R·C))), got {v}"
             ))),
         }
     }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum AutoWeight {
     Auto,
+    AutoRtt,
+}
+
+/// `min_th` / `max_th`: a number of packets, or "auto" (ns-2.35's rule, see the module
+/// documentation).
+#[derive(Clone, Copy, Debug, PartialEq, JsonSchema)]
+#[serde(untagged)]
+pub enum ThresholdSpec {
+    Value(f64),
+    Name(AutoThreshold),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AutoThreshold {
+    Auto,
+}
+
+impl Default for ThresholdSpec {
+    fn default() -> Self {
+        ThresholdSpec::Name(AutoThreshold::Auto)
+    }
+}
+
+impl From<f64> for ThresholdSpec {
+    fn from(v: f64) -> Self {
+        ThresholdSpec::Value(v)
+    }
+}
+
+impl<'de> Deserialize<'de> for ThresholdSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let v = serde_json::Value::deserialize(d)?;
+        match &v {
+            serde_json::Value::String(s) if s == "auto" => {
+                Ok(ThresholdSpec::Name(AutoThreshold::Auto))
+            }
+            serde_json::Value::Number(n) => {
+                Ok(ThresholdSpec::Value(n.as_f64().unwrap_or(f64::NAN)))
+            }
+            _ => Err(D::Error::custom(format!(
+                "expected a number of packets or \"auto\", got {v}"
+            ))),
+        }
+    }
+}
+
+pub(crate) fn default_target_delay() -> crate::config::units::DurationValue {
+    crate::config::units::DurationValue(crate::time::SimDuration::from_ms(5))
+}
+pub(crate) fn default_mark_p() -> f64 {
+    1.0
 }
 
 fn default_true() -> bool {
@@ -97,14 +166,22 @@ pub struct RedSpec {
     /// Physical buffer: packets (100 or "100p"), bytes ("64KiB") or "unlimited".
     #[serde(default = "crate::queue::default_limit")]
     pub limit: crate::queue::LimitSpec,
-    /// Lower threshold on the average queue, in packets.
-    pub min_th: f64,
-    /// Upper threshold on the average queue, in packets.
-    pub max_th: f64,
+    /// Lower threshold on the average queue, in packets, or "auto" (the default): ns-2.35's
+    /// max(5, target_delay·C/2), C = link rate in `mean_packet_size` packets per second.
+    #[serde(default)]
+    pub min_th: ThresholdSpec,
+    /// Upper threshold on the average queue, in packets, or "auto" (the default): 3·min_th.
+    #[serde(default)]
+    pub max_th: ThresholdSpec,
+    /// The queueing delay "auto" thresholds aim at (ns-2.35's `targetdelay_`); default 5 ms.
+    #[serde(default = "default_target_delay")]
+    pub target_delay: crate::config::units::DurationValue,
     /// Signal probability at `max_th` (default 0.1, FJ93).
     #[serde(default = "default_max_p")]
     pub max_p: f64,
-    /// EWMA weight in (0, 1], or "auto" = 1 − exp(−1/C) (C in packets/s); default 0.002.
+    /// EWMA weight in (0, 1], "auto" = 1 − exp(−1/C) (C in packets/s, a memory of about a
+    /// second), or "auto_rtt" = 1 − exp(−1/(10·R·C)) with R = max(0.1 s, 3·(link delay +
+    /// 1/C)) (ten assumed round trips; ns-2.35's `q_weight_ -1`); default 0.002.
     #[serde(default = "default_weight")]
     pub w_q: WeightSpec,
     /// Ramp from `max_p` to 1 between `max_th` and `2·max_th` instead of jumping to 1.
@@ -141,6 +218,24 @@ pub struct RedSpec {
     /// signal fraction of about `2·p_b/3`, where FJ93's rule gives `2·p_b`). Default false.
     #[serde(default)]
     pub wait_spacing: bool,
+    /// Measure the queue in bytes (ns-2.35's `queue_in_bytes_`): the average is taken over
+    /// the waiting bytes divided by `mean_packet_size` (so `min_th`, `max_th` stay in mean
+    /// packets), a limit of N packets admits an arrival while fewer than N·mean_packet_size
+    /// bytes wait (queue/red.cc `REDQueue::enque`: `qlen >= qlim` drops), and `min_waiting`
+    /// counts bytes. Default false.
+    #[serde(default)]
+    pub queue_in_bytes: bool,
+    /// Byte-mode signal probability (ns-2.35's `bytes_`, `REDQueue::modify_p`): the count of
+    /// the spacing rule is ⌊bytes since the last signal / mean_packet_size⌋ and `p_a` is
+    /// scaled by size/mean_packet_size (at most 1), in the forced region too (so a small
+    /// packet right after a signal is not signalled). Default false.
+    #[serde(default)]
+    pub byte_drop: bool,
+    /// ECN marks only while `p_b ≤ mark_p`; above it an ECN-capable packet is dropped
+    /// (ns-2.35's `use_mark_p_ true` with `mark_p_`, `REDQueue::drop_early`). Default 1
+    /// (always mark, as RFC 3168).
+    #[serde(default = "default_mark_p")]
+    pub mark_p: f64,
 }
 
 /// `queue = { type = "red_i", … }`: RED on the instantaneous queue (w_q = 1), seed 002's
@@ -242,16 +337,18 @@ impl RedConfig {
 }
 
 impl RedSpec {
-    /// The keys profile `p` sets in a RED queue's table. Under `ns2`: what ns-2.35's
-    /// Queue/RED does by default, for the keys tcplab's RED has: `gentle_ true`, `linterm_
-    /// 10` (`max_p = 0.1`), `mean_pktsize_ 500`, `setbit_ false` (drop, never mark: `ecn =
-    /// false`) from tcl/lib/ns-default.tcl, and `REDQueue::enque`'s rules in queue/red.cc
-    /// (no signal unless `qlen > 1`: `min_waiting = 2`; the first arrival after one that
-    /// could not be signalled is not signalled and sets count = 1, `edv_.old`:
-    /// `restart_count = true`), and `wait_ true`'s spacing (`REDQueue::modify_p`:
-    /// `wait_spacing = true`). Not modelled, so not set: byte mode (`bytes_`,
-    /// `queue_in_bytes_ true`) and the automatic thresholds and weight (`thresh_ 0`,
-    /// `maxthresh_ 0`, `q_weight_ -1`; docs/scenarios.md, "Profiles").
+    /// The keys profile `p` sets in a RED queue's table. Under `ns2`: ns-2.35's Queue/RED
+    /// defaults (tcl/lib/ns-default.tcl) for the keys tcplab's RED has: `limit_ 50` (RED
+    /// holds `limit_` waiting: `qlen >= qlim` drops), `gentle_ true`,
+    /// `linterm_ 10` (`max_p = 0.1`), `mean_pktsize_ 500`, `setbit_ false` (drop, never
+    /// mark: `ecn = false`), `q_weight_ -1` (`w_q = "auto_rtt"`), `bytes_ true`
+    /// (`byte_drop`), `queue_in_bytes_ true` (`queue_in_bytes`), `use_mark_p_ true` with
+    /// `mark_p_ 0.1` (`mark_p = 0.1`), `wait_ true` (`wait_spacing`; `REDQueue::modify_p`),
+    /// and `REDQueue::enque`'s rules in queue/red.cc (no signal unless `qlen > 1` in the
+    /// queue's unit: `min_waiting = 2`; the first arrival after one that could not be
+    /// signalled is not signalled and sets count = 1, `edv_.old`: `restart_count = true`).
+    /// `thresh_ 0`, `maxthresh_ 0` and `targetdelay_ 0.005` are tcplab's own "auto"
+    /// defaults already (`REDQueue::initialize_params`).
     pub fn profile_keys(
         &self,
         p: crate::config::profile::Profile,
@@ -259,10 +356,15 @@ impl RedSpec {
         use serde_json::Value;
         match p {
             crate::config::profile::Profile::Ns2 => vec![
+                ("limit", Value::from(50)),
                 ("gentle", Value::Bool(true)),
                 ("max_p", Value::from(0.1)),
                 ("mean_packet_size", Value::from(500)),
                 ("ecn", Value::Bool(false)),
+                ("w_q", Value::from("auto_rtt")),
+                ("queue_in_bytes", Value::Bool(true)),
+                ("byte_drop", Value::Bool(true)),
+                ("mark_p", Value::from(0.1)),
                 ("min_waiting", Value::from(2)),
                 ("restart_count", Value::Bool(true)),
                 ("wait_spacing", Value::Bool(true)),
@@ -271,23 +373,44 @@ impl RedSpec {
         }
     }
 
-    /// Validate (`field` = `links.NAME.queue`) for a link of rate `rate`.
-    pub fn build(&self, field: &str, rate: Rate) -> Result<Red, ScenarioError> {
+    /// `(min_th, max_th)` in packets for a link of `c` mean packets per second: a stated
+    /// value as stated; "auto" by ns-2.35's `REDQueue::initialize_params`: `min_th =
+    /// max(5, target_delay·C/2)`, `max_th = 3·min_th`.
+    pub fn thresholds(&self, c: f64) -> (f64, f64) {
+        let min_th = match self.min_th {
+            ThresholdSpec::Value(v) => v,
+            ThresholdSpec::Name(AutoThreshold::Auto) => {
+                (self.target_delay.0.as_secs_f64() * c / 2.0).max(5.0)
+            }
+        };
+        let max_th = match self.max_th {
+            ThresholdSpec::Value(v) => v,
+            ThresholdSpec::Name(AutoThreshold::Auto) => 3.0 * min_th,
+        };
+        (min_th, max_th)
+    }
+
+    /// Validate (`field` = `links.NAME.queue`) for a link of rate `rate` and propagation
+    /// delay `delay_s` seconds.
+    pub fn build(&self, field: &str, rate: Rate, delay_s: f64) -> Result<Red, ScenarioError> {
         let limit = self.limit.to_limit(&format!("{field}.limit"))?;
-        RedConfig::validated(
-            field,
-            limit,
-            self.min_th,
-            self.max_th,
-            self.max_p,
-            self.mark_to_drop,
-        )?;
         if self.mean_packet_size == 0 {
             return Err(ScenarioError::new(
                 format!("{field}.mean_packet_size"),
                 "must be positive",
             ));
         }
+        // C: the link's capacity in mean packets per second (ns-2.35's `ptc`).
+        let c = rate.bps() as f64 / (8.0 * self.mean_packet_size as f64);
+        let (min_th, max_th) = self.thresholds(c);
+        RedConfig::validated(field, limit, min_th, max_th, self.max_p, self.mark_to_drop)?;
+        check(
+            field,
+            "mark_p",
+            self.mark_p,
+            self.mark_p > 0.0 && self.mark_p <= 1.0,
+            "in (0, 1]",
+        )?;
         let w_q = match self.w_q {
             WeightSpec::Value(w) => {
                 check(
@@ -295,19 +418,20 @@ impl RedSpec {
                     "w_q",
                     w,
                     w > 0.0 && w <= 1.0,
-                    "in (0, 1] or \"auto\"",
+                    "in (0, 1], \"auto\" or \"auto_rtt\"",
                 )?;
                 w
             }
-            WeightSpec::Name(AutoWeight::Auto) => {
-                let c = rate.bps() as f64 / (8.0 * self.mean_packet_size as f64);
-                1.0 - (-1.0 / c).exp()
+            WeightSpec::Name(AutoWeight::Auto) => 1.0 - (-1.0 / c).exp(),
+            WeightSpec::Name(AutoWeight::AutoRtt) => {
+                let r = (3.0 * (delay_s + 1.0 / c)).max(0.1);
+                1.0 - (-1.0 / (10.0 * r * c)).exp()
             }
         };
         let mut red = Red::new(RedConfig {
             limit,
-            min_th: self.min_th,
-            max_th: self.max_th,
+            min_th,
+            max_th,
             max_p: self.max_p,
             w_q,
             gentle: self.gentle,
@@ -321,6 +445,9 @@ impl RedSpec {
         red.min_waiting = self.min_waiting;
         red.restart_count = self.restart_count;
         red.wait_spacing = self.wait_spacing;
+        red.queue_in_bytes = self.queue_in_bytes;
+        red.byte_drop = self.byte_drop;
+        red.mark_p = self.mark_p;
         Ok(red)
     }
 }
@@ -362,10 +489,16 @@ pub struct Red {
     /// Storage on the scheduled path only (the fast path keeps packets in the link).
     q: VecDeque<Packet>,
     backlog: Backlog,
-    /// ns-2 rules (see RedSpec::min_waiting, restart_count, wait_spacing).
+    /// ns-2 rules (see RedSpec::min_waiting, restart_count, wait_spacing, queue_in_bytes,
+    /// byte_drop, mark_p).
     pub min_waiting: u32,
     pub restart_count: bool,
     pub wait_spacing: bool,
+    pub queue_in_bytes: bool,
+    pub byte_drop: bool,
+    pub mark_p: f64,
+    /// Bytes since the last signal (ns-2.35's `count_bytes`; with `byte_drop`).
+    count_bytes: u64,
 }
 
 impl Red {
@@ -374,7 +507,7 @@ impl Red {
     /// under a packet limit, at most the limit; `count` is −1 or more.
     pub(crate) fn audit_state(&self) -> Result<(), String> {
         let hi = match self.cfg.limit {
-            Limit::Packets(n) => n as f64 * (1.0 + 1e-9),
+            Limit::Packets(n) if !self.queue_in_bytes => n as f64 * (1.0 + 1e-9),
             _ => f64::MAX,
         };
         super::audit_range("RED's average queue (packets)", self.avg, 0.0, hi)?;
@@ -393,6 +526,10 @@ impl Red {
             min_waiting: 0,
             restart_count: false,
             wait_spacing: false,
+            queue_in_bytes: false,
+            byte_drop: false,
+            mark_p: 1.0,
+            count_bytes: 0,
         }
     }
     pub fn config(&self) -> &RedConfig {
@@ -431,10 +568,13 @@ impl Red {
         self.avg = (1.0 - w) * self.avg + w * q;
     }
 
-    /// Signal congestion on `pkt`; returns whether it stays in the queue.
+    /// Signal congestion on `pkt` (at signal probability `pb`); returns whether it stays in
+    /// the queue.
     #[inline]
-    fn signal(&mut self, pkt: &mut Packet, why: DropReason, cx: &mut QueueCx) -> bool {
-        let drop_anyway = !self.cfg.ecn || (why == DropReason::Forced && self.cfg.forced_drop);
+    fn signal(&mut self, pkt: &mut Packet, why: DropReason, pb: f64, cx: &mut QueueCx) -> bool {
+        let drop_anyway = !self.cfg.ecn
+            || (why == DropReason::Forced && self.cfg.forced_drop)
+            || pb > self.mark_p;
         if drop_anyway {
             cx.drop(*pkt, why);
             return false;
@@ -453,7 +593,16 @@ impl Red {
 
 impl QueueDisc for Red {
     fn audit(&self, waiting: Backlog) -> Result<(), String> {
-        super::audit_limit(&self.cfg.limit, waiting)?;
+        if let (true, Limit::Packets(n)) = (self.queue_in_bytes, self.cfg.limit) {
+            // Admitted while fewer than n·mean_packet_size bytes waited: at most one packet
+            // (≤ 64 KiB) beyond.
+            let cap = n as u64 * self.cfg.mean_packet_size as u64 + 65_535;
+            if waiting.bytes > cap {
+                return Err(format!("holds {} B, beyond {cap} B", waiting.bytes));
+            }
+        } else {
+            super::audit_limit(&self.cfg.limit, waiting)?;
+        }
         self.audit_state()
     }
     fn name(&self) -> &'static str {
@@ -488,7 +637,12 @@ impl QueueDisc for Red {
     }
     #[inline]
     fn admit(&mut self, pkt: &mut Packet, waiting: Backlog, cx: &mut QueueCx) -> bool {
-        self.update_avg(waiting.packets as f64, cx);
+        let q = if self.queue_in_bytes {
+            waiting.bytes as f64 / self.cfg.mean_packet_size as f64
+        } else {
+            waiting.packets as f64
+        };
+        self.update_avg(q, cx);
         self.decide(pkt, waiting, cx)
     }
 }
@@ -498,7 +652,14 @@ impl Red {
     /// early/forced regions on the current average (CHOKe runs its comparison in between).
     #[inline]
     pub(crate) fn decide(&mut self, pkt: &mut Packet, waiting: Backlog, cx: &mut QueueCx) -> bool {
-        if !self.cfg.limit.fits(&waiting, pkt) {
+        let full = match (self.queue_in_bytes, self.cfg.limit) {
+            // ns-2.35's byte mode: qlim = limit_·mean_pktsize_ bytes, dropped if qlen ≥ qlim.
+            (true, Limit::Packets(n)) => {
+                waiting.bytes >= n as u64 * self.cfg.mean_packet_size as u64
+            }
+            _ => !self.cfg.limit.fits(&waiting, pkt),
+        };
+        if full {
             cx.drop(*pkt, DropReason::Overflow);
             return false;
         }
@@ -509,45 +670,77 @@ impl Red {
         } else {
             avg >= c.max_th
         };
-        if avg < c.min_th || waiting.packets < self.min_waiting {
+        let units = if self.queue_in_bytes {
+            waiting.bytes
+        } else {
+            waiting.packets as u64
+        };
+        if avg < c.min_th || units < self.min_waiting as u64 {
             self.count = -1;
+            self.count_bytes = 0;
             return true;
         }
         if self.restart_count && self.count < 0 {
             // ns-2's edv_.old: the first arrival back above min_th only restarts the count.
             self.count = 1;
+            self.count_bytes = pkt.size as u64;
             return true;
         }
-        if forced {
+        self.count_bytes += pkt.size as u64;
+        if forced && !self.byte_drop {
             self.count = 0;
-            return self.signal(pkt, DropReason::Forced, cx);
+            self.count_bytes = 0;
+            return self.signal(pkt, DropReason::Forced, 1.0, cx);
         }
         self.count += 1;
-        let pb = Self::p_b(c, avg);
-        let pa = if c.count_spacing {
-            let k = self.count as f64 * pb;
-            if self.wait_spacing {
-                // ns-2.35's wait_: no signal within 1/p_b packets of the last one.
-                if k < 1.0 {
-                    0.0
-                } else if k < 2.0 {
-                    pb / (2.0 - k)
-                } else {
-                    1.0
-                }
-            } else if k >= 1.0 {
-                1.0
-            } else {
-                pb / (1.0 - k)
-            }
-        } else {
-            pb
-        };
+        let pb = if forced { 1.0 } else { Self::p_b(c, avg) };
+        let pa = self.p_a(pb, pkt.size);
         if cx.rng.next_f64() < pa {
             self.count = 0;
-            return self.signal(pkt, DropReason::Early, cx);
+            self.count_bytes = 0;
+            let why = if forced {
+                DropReason::Forced
+            } else {
+                DropReason::Early
+            };
+            return self.signal(pkt, why, pb, cx);
         }
         true
+    }
+
+    /// The probability of signalling this arrival for `p_b` (count-based or `wait_`
+    /// spacing, the byte-mode count and scaling).
+    #[inline]
+    fn p_a(&self, pb: f64, size: u32) -> f64 {
+        if !self.cfg.count_spacing {
+            return pb;
+        }
+        let mps = self.cfg.mean_packet_size as u64;
+        let n = if self.byte_drop {
+            (self.count_bytes / mps) as f64
+        } else {
+            self.count as f64
+        };
+        let k = n * pb;
+        let pa = if self.wait_spacing {
+            // ns-2.35's wait_: no signal within 1/p_b packets of the last one.
+            if k < 1.0 {
+                0.0
+            } else if k < 2.0 {
+                pb / (2.0 - k)
+            } else {
+                1.0
+            }
+        } else if k >= 1.0 {
+            1.0
+        } else {
+            pb / (1.0 - k)
+        };
+        if self.byte_drop && pa < 1.0 {
+            (pa * size as f64 / mps as f64).min(1.0)
+        } else {
+            pa
+        }
     }
 }
 
@@ -587,7 +780,10 @@ mod tests {
     /// Offer `n` arrivals to a RED-I queue held at `q` waiting packets; returns the
     /// fraction signalled.
     fn signalled_fraction(c: RedConfig, q: u32, n: u32, ect: bool) -> (f64, DropLog) {
-        let mut red = Red::new(c);
+        signalled_fraction_with(Red::new(c), q, n, ect)
+    }
+
+    fn signalled_fraction_with(mut red: Red, q: u32, n: u32, ect: bool) -> (f64, DropLog) {
         let mut rng = SimRng::derive(3, Stream::Queue, 0);
         let mut log = DropLog::default();
         let mut signalled = 0;
@@ -782,34 +978,135 @@ mod tests {
         assert!((red.avg() - want).abs() < 1e-9, "{} vs {want}", red.avg());
     }
 
+    fn spec(v: serde_json::Value) -> RedSpec {
+        serde_json::from_value(v).unwrap()
+    }
+
     #[test]
     fn auto_weight_is_one_second_of_packets() {
-        let spec = RedSpec {
-            limit: crate::queue::LimitSpec::Packets(100),
-            min_th: 5.0,
-            max_th: 15.0,
-            max_p: 0.1,
-            w_q: WeightSpec::Name(AutoWeight::Auto),
-            gentle: false,
-            count_spacing: true,
-            ecn: true,
-            forced_drop: false,
-            mark_to_drop: 0.0,
-            mean_packet_size: 1000,
-            min_waiting: 0,
-            restart_count: false,
-            wait_spacing: false,
-        };
+        let s = spec(serde_json::json!({"limit": 100, "min_th": 5, "max_th": 15, "w_q": "auto"}));
         // 2.4 Gb/s of 1000-B packets = 300 000 pkt/s.
-        let red = spec.build("q", Rate(2_400_000_000)).unwrap();
+        let red = s.build("q", Rate(2_400_000_000), 0.0).unwrap();
         let want = 1.0 - (-1.0f64 / 300_000.0).exp();
         assert!((red.config().w_q - want).abs() < 1e-15);
         let bad = RedSpec {
-            max_th: 5.0,
-            ..spec
+            max_th: 5.0.into(),
+            ..s
         };
-        let e = bad.build("links.x.queue", Rate(1)).err().unwrap();
+        let e = bad.build("links.x.queue", Rate(1), 0.0).err().unwrap();
         assert_eq!(e.field, "links.x.queue.max_th");
+    }
+
+    #[test]
+    fn auto_rtt_weight_and_auto_thresholds_follow_ns2_initialize_params() {
+        // 10 Mb/s of 500-B packets: C = 2500 pkt/s; delay 20 ms: R = 3·(0.02 + 0.0004) =
+        // 0.0612 s, below 0.1 s, so R = 0.1: w_q = 1 − exp(−1/(10·0.1·2500)).
+        let s = spec(serde_json::json!({"limit": 100, "w_q": "auto_rtt", "mean_packet_size": 500}));
+        let red = s.build("q", Rate(10_000_000), 0.020).unwrap();
+        let c = red.config();
+        assert!((c.w_q - (1.0 - (-1.0f64 / 2500.0).exp())).abs() < 1e-15);
+        // target 5 ms·2500/2 = 6.25 packets (> 5); max_th three times that.
+        assert!((c.min_th - 6.25).abs() < 1e-12 && (c.max_th - 18.75).abs() < 1e-12);
+        // A long link: R = 3·(0.1 + 0.0004) = 0.3012 s.
+        let red = s.build("q", Rate(10_000_000), 0.1).unwrap();
+        let want = 1.0 - (-1.0f64 / (10.0 * 0.3012 * 2500.0)).exp();
+        assert!((red.config().w_q - want).abs() < 1e-12);
+        // A slow link: the floor of 5 packets; a stated min_th sets max_th = 3·min_th.
+        let red = s.build("q", Rate(1_000_000), 0.0).unwrap();
+        assert_eq!((red.config().min_th, red.config().max_th), (5.0, 15.0));
+        let s2 = spec(serde_json::json!({"limit": 100, "min_th": 8}));
+        let red = s2.build("q", Rate(1_000_000), 0.0).unwrap();
+        assert_eq!((red.config().min_th, red.config().max_th), (8.0, 24.0));
+        let e = spec(serde_json::json!({"limit": 100, "max_th": 4}))
+            .build("links.x.queue", Rate(1_000_000), 0.0)
+            .err()
+            .unwrap();
+        assert_eq!(e.field, "links.x.queue.max_th");
+        let e = serde_json::from_value::<RedSpec>(serde_json::json!({"min_th": "big"}))
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("\"auto\""), "{e}");
+    }
+
+    fn bytes(n: u32, size: u64) -> Backlog {
+        Backlog {
+            packets: n,
+            bytes: n as u64 * size,
+        }
+    }
+
+    #[test]
+    fn queue_in_bytes_averages_bytes_over_the_mean_size_and_limits_bytes() {
+        // limit 10 packets of mean 500 B = 5000 B: 4 waiting 1040-B packets (4160 B) admit,
+        // 5 (5200 B) do not, although fewer than 10 packets wait.
+        let s = spec(
+            serde_json::json!({"limit": 10, "min_th": 100, "max_th": 300,
+            "w_q": 1.0, "mean_packet_size": 500, "queue_in_bytes": true}),
+        );
+        let mut red = s.build("q", Rate(10_000_000), 0.0).unwrap();
+        let (mut rng, mut drops) = (SimRng::derive(1, Stream::Queue, 0), DropLog::default());
+        let mut cx = QueueCx::new(SimTime::ZERO, &mut rng, &mut drops);
+        let mut p = Packet::test(FlowId(0), PacketKind::Data, 1040);
+        assert!(red.admit(&mut p, bytes(4, 1040), &mut cx));
+        assert!((red.avg() - 4160.0 / 500.0).abs() < 1e-12);
+        assert!(!red.admit(&mut p, bytes(5, 1040), &mut cx));
+        assert!(red.audit(bytes(5, 1040)).is_ok());
+    }
+
+    #[test]
+    fn byte_drop_scales_by_size_and_counts_bytes() {
+        // Instantaneous average at 2 mean packets between min_th 1 and max_th 3 with
+        // max_p 0.5: p_b = 0.25. FJ93 spacing on the byte count: a 40-B ack right after a
+        // signal has count ⌊40/500⌋ = 0, so p_a = 0.25·40/500 = 0.02; a 1000-B packet
+        // 0.25/(1 − 2·0.25)·1000/500 = 1.
+        let s = spec(
+            serde_json::json!({"limit": 100, "min_th": 1, "max_th": 3, "max_p": 0.5,
+            "w_q": 1.0, "mean_packet_size": 500, "queue_in_bytes": true, "byte_drop": true,
+            "ecn": false}),
+        );
+        let red = s.build("q", Rate(10_000_000), 0.0).unwrap();
+        let mut r = red;
+        r.count_bytes = 40;
+        assert!((r.p_a(0.25, 40) - 0.02).abs() < 1e-12);
+        r.count_bytes = 1000;
+        assert_eq!(r.p_a(0.25, 1000), 1.0);
+        // Acks alone at p_b 0.25: the byte count reaches one mean packet after 13 of them,
+        // so the long-run fraction is far below packet mode's 2·p_b/(1 + p_b) = 0.4.
+        let mut red = s.build("q", Rate(10_000_000), 0.0).unwrap();
+        let (mut rng, mut drops) = (SimRng::derive(7, Stream::Queue, 0), DropLog::default());
+        let mut cx = QueueCx::new(SimTime::ZERO, &mut rng, &mut drops);
+        let mut kept = 0;
+        let n = 20_000;
+        for _ in 0..n {
+            let mut p = Packet::test(FlowId(0), PacketKind::Data, 40);
+            if red.admit(&mut p, bytes(25, 40), &mut cx) {
+                kept += 1;
+            }
+        }
+        let frac = 1.0 - kept as f64 / n as f64;
+        assert!(frac > 0.0 && frac < 0.1, "{frac}");
+    }
+
+    #[test]
+    fn mark_p_drops_ect_packets_above_it() {
+        // p_b = max_p·(avg − min_th)/(max_th − min_th): with avg 2.5 (instantaneous),
+        // min 1, max 3, max_p 0.4: 0.3 > mark_p 0.1: every signal is a drop even for ECT.
+        let s = spec(
+            serde_json::json!({"limit": 100, "min_th": 1, "max_th": 3, "max_p": 0.4,
+            "w_q": 1.0, "count_spacing": false, "mark_p": 0.1}),
+        );
+        let red = s.build("q", Rate(10_000_000), 0.0).unwrap();
+        let (frac, log) = signalled_fraction_with(red, 2, 4000, true);
+        assert!(frac > 0.1, "{frac}");
+        assert_eq!(log.marks, 0);
+        // Below mark_p they are marks.
+        let s = spec(
+            serde_json::json!({"limit": 100, "min_th": 1, "max_th": 3, "max_p": 0.1,
+            "w_q": 1.0, "count_spacing": false, "mark_p": 0.1}),
+        );
+        let red = s.build("q", Rate(10_000_000), 0.0).unwrap();
+        let (_, log) = signalled_fraction_with(red, 2, 4000, true);
+        assert!(log.marks > 0);
     }
 }
 

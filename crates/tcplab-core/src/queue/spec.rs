@@ -46,6 +46,7 @@ impl QueueSpec {
         p: crate::config::profile::Profile,
     ) -> Vec<(&'static str, serde_json::Value)> {
         match self {
+            QueueSpec::Droptail(s) => s.profile_keys(p),
             QueueSpec::Red(s) => s.profile_keys(p),
             _ => Vec::new(),
         }

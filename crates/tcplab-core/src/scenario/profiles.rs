@@ -121,8 +121,20 @@ pub fn flow_keys(
             out.push((k.to_string(), v));
         }
     }
+    if p == Profile::Ns2 {
+        // ns-2.35's `Agent/TCP set window_ 20`: 20 packets of the flow's segment size
+        // (`TcpAgent::window()` = min(cwnd_, wnd_), in packets).
+        let mss = if set("mss") { spec.mss } else { 1000 };
+        if let Some(w) = out.iter_mut().find(|(k, _)| k == "max_window") {
+            w.1 = Value::from(NS2_WINDOW_PACKETS as u64 * mss as u64);
+        }
+    }
     out
 }
+
+/// ns-2.35's default advertised window, in packets (`Agent/TCP set window_ 20`,
+/// tcl/lib/ns-default.tcl).
+pub const NS2_WINDOW_PACKETS: u32 = 20;
 
 /// Whether the flow as written sets `k` (one of [`NOT_WITH_RACK`]) to a value RACK-TLP
 /// refuses: `true`, or for `playback_rwnd_cap` any receive-window cap.
@@ -255,7 +267,8 @@ fn transport_table(p: Profile, sack: bool) -> Vec<(&'static str, Value)> {
                 ("mss", json!(1000)),
                 ("header", json!(40)),
                 ("ack_size", json!(40)),
-                ("max_window", json!("1GiB")),
+                // 20 packets of the flow's mss: see `flow_keys`
+                ("max_window", json!(20_000)),
                 ("init_cwnd", json!(2)),
                 ("rto_initial", json!("3s")),
                 ("rto_min", json!("200ms")),

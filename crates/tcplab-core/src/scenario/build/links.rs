@@ -55,7 +55,9 @@ pub(super) fn links(
             }
             None => None,
         };
-        let queue = l.queue.build(&format!("{f}.queue"), l.rate.0)?;
+        let queue = l
+            .queue
+            .build(&format!("{f}.queue"), l.rate.0, l.delay.0.as_secs_f64())?;
         if let Some(b) = l.backpressure {
             if b == 0 {
                 return Err(ScenarioError::new(

@@ -613,8 +613,18 @@ fn resolve_queue(
     let Some((p, field)) = link_profile(own, dflt, outer) else {
         return Ok(());
     };
+    if !e.contains_key("queue") {
+        // The default drop-tail queue, written out where the profile changes it.
+        let dflt = crate::queue::QueueSpec::default();
+        if dflt.profile_keys(p).is_empty() {
+            return Ok(());
+        }
+        let mut t = Obj::new();
+        t.insert("type".into(), Value::from("droptail"));
+        e.insert("queue".into(), Value::Object(t));
+    }
     let Some(q) = e.get_mut("queue") else {
-        return Ok(()); // the default drop-tail queue: no profile changes it
+        return Ok(());
     };
     fill_component::<crate::queue::QueueSpec, _>(
         q,

@@ -517,7 +517,7 @@ fn dumbbell_errors_name_the_builder_field() {
         (format!("{ok_links}\nflows = [\"reno\"]\nbogus = 1"), "dumbbell.bogus", "unknown key"),
         (format!("{}\nflows = [\"reno\"]", with_bn("{ rate = \"1Mbps\", buffer = \"1bdp\", queue = { type = \"droptail\", limit = 5 } }")), "dumbbell.bottleneck.buffer", "not both"),
         (format!("{}\nflows = [\"reno\"]", with_bn("{ rate = \"1Mbps\", buffer = \"100\" }")), "dumbbell.bottleneck.buffer", "no unit"),
-        (format!("{}\nflows = [\"reno\"]", with_bn("{ rate = \"1Mbps\", queue = { type = \"red\", min_th = 2 } }")), "dumbbell.bottleneck.queue", "max_th"),
+        (format!("{}\nflows = [\"reno\"]", with_bn("{ rate = \"1Mbps\", queue = { type = \"red\", min_th = 2, max_th = \"x\" } }")), "dumbbell.bottleneck.queue.max_th", "\"auto\""),
         (format!("{}\nflows = [\"reno\"]", with_bn("{ delay = \"1ms\" }")), "dumbbell.bottleneck.rate", "required"),
         ("flows = [\"reno\"]\naccess = { rate = \"100Mbps\" }".to_string(), "dumbbell.bottleneck", "required"),
         (format!("{}\nflows = [\"reno\"]", with_access("{ delay = \"1ms\" }")), "dumbbell.access.rate", "required"),
