@@ -117,9 +117,10 @@ kernel-compare: $(BUILT)
 # saying how) on bench/ns2/*.toml, seeds 1..3 (docs/crosscheck.md, "ns-2.35").
 # ONLY=newreno2,xcp4 picks scenarios; SEEDS=N; QUICK=1: one seed, at most 30 simulated s;
 # MATCH=1: tcplab as written and ns-2 configured to match it (default: profile = "ns2").
-# JSON=FILE saves every number. Never part of `make test`.
+# JSON=FILE saves every number. RANDOM=N: N generated scenarios (GEN_SEED=S, default 1) with
+# ns-2 at its own defaults and statistical verdicts, 5 seeds each. Never part of `make test`.
 crosscheck-ns2: $(BUILT)
-	$(VPY) bench/ns2_compare.py $(if $(QUICK),--quick) $(if $(ONLY),--only $(ONLY)) $(if $(SEEDS),--seeds $(SEEDS)) $(if $(MATCH),--match) $(if $(JSON),--json $(JSON))
+	$(VPY) bench/ns2_compare.py $(if $(RANDOM),--random $(RANDOM) --gen-seed $(or $(GEN_SEED),1)) $(if $(QUICK),--quick) $(if $(ONLY),--only $(ONLY)) $(if $(SEEDS),--seeds $(SEEDS)) $(if $(MATCH),--match) $(if $(JSON),--json $(JSON))
 
 schema: $(BUILT)
 	$(VENV)/bin/tcplab schema > docs/scenario.schema.json

@@ -1,8 +1,14 @@
 #!/usr/bin/env python3
-"""tcplab beside ns-2.35 on the cross-check scenarios (issue 28; docs/crosscheck.md, "ns-2.35").
+"""tcplab beside ns-2.35 on the cross-check scenarios (docs/crosscheck.md, "ns-2.35").
 
     python bench/ns2_compare.py [--only NAME,...] [--seeds N] [--quick] [--match] [--json FILE]
                                 [--set KEY=VALUE]... [--markdown FILE] [--out DIR] [--list]
+    python bench/ns2_compare.py --random N [--gen-seed S] [--seeds N] [--json FILE]
+
+--random N runs N scenarios of tcplab.ns2.generate (generator seed --gen-seed, default 1) at
+5 seeds each, with `profile = "ns2"` on the tcplab side and ns-2 at its own defaults (the
+script states only what the scenario states), and gives each flow group and link a
+statistical verdict (tcplab.ns2.verdict): agree, disagree or inconclusive.
 
 Each scenario of bench/ns2/ (a tcplab TOML file) is translated to OTcl by
 tcplab.ns2 (`to_otcl`), run in ns-2.35 (`ns`) and in tcplab with the same seeds, and the
@@ -145,7 +151,7 @@ def markdown(flow_rows: list[dict], link_rows: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", help="comma-separated scenario names (file stems)")
-    ap.add_argument("--seeds", type=int, default=3, help="seeds 1..N per scenario (default 3)")
+    ap.add_argument("--seeds", type=int, help="seeds 1..N per scenario (default 3; 5 with --random)")
     ap.add_argument("--quick", action="store_true", help="1 seed, at most 30 simulated seconds per run")
     ap.add_argument("--match", action="store_true", help="tcplab as written, ns-2 configured to match it")
     ap.add_argument("--json", type=Path, help="write every number to this file")
@@ -155,7 +161,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
                     help="override applied to every scenario (repeatable)")
     ap.add_argument("--list", action="store_true", help="list the scenarios and exit")
+    ap.add_argument("--random", type=int, metavar="N",
+                    help="N generated scenarios (tcplab.ns2.generate) with ns-2 at its own defaults, "
+                         "statistical verdicts (default seeds: 5)")
+    ap.add_argument("--gen-seed", type=int, default=1, help="generator seed for --random (default 1)")
     args = ap.parse_args(argv)
+    if args.random is not None:
+        return random_main(args)
 
     files = sorted(SCENARIOS.glob("*.toml"))
     if args.only:
@@ -189,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     if mode == "profile" and not profile_supported():
         print('note: this tcplab has no `profile = "ns2"` yet; running --match (ns-2 configured to match tcplab)')
         mode = "match"
-    seeds = [1] if args.quick else list(range(1, args.seeds + 1))
+    seeds = [1] if args.quick else list(range(1, (args.seeds or 3) + 1))
     print(f"ns-2.35 cross-check: {len(files)} scenarios x {len(seeds)} seeds, mode {mode}"
           + "".join(f", --set {x}" for x in args.sets), flush=True)
 
@@ -308,6 +320,78 @@ def main(argv: list[str] | None = None) -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"mode": mode, "sets": args.sets, "seeds": seeds, "flows": flow_rows, "links": link_rows,
                                          "notes": notes, "runs": raw}, indent=1, default=str))
+        print(f"wrote {args.json}")
+    return 0
+
+
+def random_main(args: argparse.Namespace) -> int:
+    """--random N: generated scenarios, ns-2 at its own defaults, verdicts by confidence
+    interval (tcplab.ns2.verdict)."""
+    if args.random < 1:
+        print("error: --random: must be at least 1", file=sys.stderr)
+        return 2
+    if ensure_ns() is None:
+        return 0
+    import polars as pl
+
+    from tcplab import ns2
+    from tcplab.ns2 import generate, verdict
+    from tcplab.ns2.common import expanded
+    from tcplab.scenario import Scenario
+
+    seeds = list(range(1, (args.seeds or 5) + 1))
+    print(f"ns-2.35 cross-check on {args.random} generated scenarios (generator seed {args.gen_seed}) "
+          f"x {len(seeds)} seeds, ns-2 at its own defaults", flush=True)
+    rows: list[dict] = []
+    raw: dict[str, dict] = {}
+    t_start = time.perf_counter()
+    for i in range(args.random):
+        d = generate.generate(args.gen_seed, i)
+        name = f"gen{args.gen_seed}_{i:03d}"
+        sc = Scenario(d)
+        out = args.out / "random" / name
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "scenario.toml").write_text(generate.to_toml(d))
+        try:
+            runs = [ns2.run_both(sc, s, out / f"seed{s}", args.timeout, ns2_defaults=True, samples=False)
+                    for s in seeds]
+        except (ns2.Ns2Unsupported, ns2.Ns2Error) as e:
+            print(f"  {name}: {e}")
+            continue
+        got = verdict.scenario_verdicts(name, verdict.flow_groups(expanded(sc)), runs)
+        rows += got
+        raw[name] = {"runs": [{"ns2": a, "tcplab": b} for a, b in runs]}
+        bad = [f"{r['name']}.{r['metric']} {r['ratio']:.2f}" for r in got if r["verdict"] == "disagree"]
+        print(f"  {name} ({time.perf_counter() - t_start:.0f} s): {len(got)} rows, "
+              f"{sum(r['verdict'] == 'agree' for r in got)} agree" + (f"; disagree: {', '.join(bad)}" if bad else ""),
+              flush=True)
+    wall = time.perf_counter() - t_start
+    if not rows:
+        print("no scenario ran")
+        return 0
+    counts = verdict.summary(rows)
+    print("\nVerdicts (95 % interval of tcplab/ns-2 within the band: agree; outside: disagree; else inconclusive)")
+    for metric, c in counts.items():
+        n = sum(c.values())
+        print(f"  {metric:12s} agree {c['agree']:4d}  disagree {c['disagree']:4d}  inconclusive {c['inconclusive']:4d}"
+              f"  ({verdict.share_agree(c):.0%} of the classified agree; {c['inconclusive'] / n:.0%} inconclusive)")
+        if c["inconclusive"] / n > verdict.MAX_INCONCLUSIVE:
+            print(f"    more than {verdict.MAX_INCONCLUSIVE:.0%} inconclusive: run more seeds (--seeds)")
+    df = pl.DataFrame(rows)
+    with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=200, float_precision=3, tbl_hide_dataframe_shape=True):
+        print("\nDistribution of the ratios tcplab / ns-2 (finite ones)")
+        print(df.filter(pl.col("ratio").is_finite()).group_by("metric").agg(
+            pl.len().alias("n"), *[pl.col("ratio").quantile(q).alias(f"p{int(q * 100)}") for q in (0.05, 0.25, 0.5, 0.75, 0.95)]
+        ).sort("metric"))
+        worst = df.filter(pl.col("verdict") != "agree").with_columns(
+            pl.col("ratio").clip(1e-6, 1e6).log().abs().alias("off")).sort("off", descending=True).head(10)
+        print("\nWorst ten")
+        print(worst.select("scenario", "kind", "name", "metric", "ns2", "tcplab", "ratio", "lo", "hi", "verdict"))
+    print(f"\n{len(raw)} scenarios in {wall:.0f} s")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"gen_seed": args.gen_seed, "seeds": seeds, "rows": rows, "counts": counts,
+                                         "runs": raw}, indent=1, default=str))
         print(f"wrote {args.json}")
     return 0
 
