@@ -41,10 +41,14 @@ def test_ns2_profile_expands_to_ns2_defaults() -> None:
         "mss": 1000, "header": 40, "ack_size": 40, "init_cwnd": 2, "rto_initial": "3s",
         "rto_min": "200ms", "rto_tick": "10ms", "syn": True, "bugfix": True,
         "ssthresh_basis": "window", "rto_restart_on_fast_retransmit": True,
-        "partial_ack_timer": "first", "limited_transmit": True, "recovery_burst": 2,
+        "partial_ack_timer": "first", "limited_transmit": True,
         "sack": False, "ece_increase": False,
     }  # fmt: skip
     assert {k: f[k] for k in want} == want
+    # Reno's agent has no recovery cap; NewReno's sends at most 2 segments per ack.
+    assert "recovery_burst" not in f
+    nr = Scenario.from_dict(_lossy({"profile": "ns2", "cc": "newreno"})).expand().to_dict()["flows"]["f"]
+    assert nr["recovery_burst"] == 2
     # The scenario's own keys win.
     assert f["cc"] == "reno" and f["max_window"] == "100KiB"
 

@@ -108,6 +108,7 @@ pub fn flow_keys(
         set("recovery") && spec.recovery == Some(crate::scenario::RecoverySpec::Newreno);
     for (k, v) in table(p, spec.sack && set("sack")) {
         let skip = (vegas_agent && NOT_WITH_VEGAS.contains(&k))
+            || (p == Profile::Ns2 && k == "recovery_burst" && !newreno_agent(spec, sack))
             || (!opencwnd && OPENCWND_ONLY.contains(&k))
             || (no_sack && NEEDS_SACK.contains(&k))
             || (sack && NEEDS_NO_SACK.contains(&k))
@@ -135,6 +136,19 @@ pub fn flow_keys(
 /// ns-2.35's default advertised window, in packets (`Agent/TCP set window_ 20`,
 /// tcl/lib/ns-default.tcl).
 pub const NS2_WINDOW_PACKETS: u32 = 20;
+
+/// Whether ns-2.35 runs the flow on `Agent/TCP/Newreno`, whose recovery sends at most 2
+/// segments per ack (tcp-newreno.cc `NewRenoTcpAgent::recv`: `send_much(0, 0, 2)`): NewReno,
+/// HighSpeed (`windowOption_ 8`) and TCP(α, β) with NewReno recovery, without SACK. Reno's
+/// agent (and Reno/XCP's) has no such cap (`maxburst_ 0`).
+fn newreno_agent(spec: &crate::scenario::FlowSpec, sack: bool) -> bool {
+    !sack
+        && match &spec.cc {
+            CcSpec::NewReno(_) | CcSpec::Highspeed(_) => true,
+            CcSpec::Gaimd(g) => g.recovery == crate::cc::gaimd::GaimdRecovery::Newreno,
+            _ => false,
+        }
+}
 
 /// Whether the flow as written sets `k` (one of [`NOT_WITH_RACK`]) to a value RACK-TLP
 /// refuses: `true`, or for `playback_rwnd_cap` any receive-window cap.
