@@ -45,6 +45,14 @@ def test_ns2_profile_expands_to_ns2_defaults() -> None:
         "sack": False, "ece_increase": False,
     }  # fmt: skip
     assert {k: f[k] for k in want} == want
+    # ns-2's sinks echo the segment that triggers an ack; Agent/TCP/Linux runs with RFC
+    # 1323 echoes (tcplab's default, earliest).
+    assert f["delack_echo"] == "latest"
+    cubic = Scenario.from_dict(_lossy({"profile": "ns2", "cc": "cubic", "sack": True})).expand().to_dict()
+    assert "delack_echo" not in cubic["flows"]["f"]
+    # ns-2's Vegas agent sends packetSize_ bytes on the wire, no header added.
+    vegas = Scenario.from_dict(_lossy({"profile": "ns2", "cc": "vegas"})).expand().to_dict()["flows"]["f"]
+    assert vegas["header"] == 0 and vegas["delack_echo"] == "latest"
     # Reno's agent has no recovery cap; NewReno's sends at most 2 segments per ack.
     assert "recovery_burst" not in f
     nr = Scenario.from_dict(_lossy({"profile": "ns2", "cc": "newreno"})).expand().to_dict()["flows"]["f"]

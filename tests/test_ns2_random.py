@@ -114,3 +114,13 @@ def test_random_crosscheck_classifies_every_group(tmp_path: Path) -> None:
         d = generate.generate(1, i)
         want = {f.get("group") or n for n, f in d["flows"].items() if f.get("transport", "tcp") == "tcp"}
         assert {g for s, g in groups if s == f"gen1_{i:03d}"} == want
+
+
+def test_start_jitter_is_seeded_and_bounded() -> None:
+    d = generate.generate(1, 3)
+    a, b, c = (generate.with_start_jitter(d, s) for s in (1, 1, 2))
+    assert a == b and a != c and d == generate.generate(1, 3)  # the input is not changed
+    for name, f in d["flows"].items():
+        t0 = float(f["app"]["start"].rstrip("s"))
+        t1 = float(a["flows"][name]["app"]["start"].rstrip("s"))
+        assert t0 <= t1 <= t0 + generate.JITTER_MS / 1000

@@ -94,6 +94,7 @@ not checked here), and keys ns-2 cannot express (the translator refuses them).
 from __future__ import annotations
 
 import argparse
+import copy
 import math
 import random
 from pathlib import Path
@@ -438,6 +439,26 @@ def generate(gen_seed: int, index: int) -> dict[str, Any]:
         "metrics": {"steady_start": _time(max(RANGES["steady_start_min_s"] * 1000,
                                                duration_s * 1000 * 20 // 100))},
     }
+
+
+#: The largest start offset :func:`with_start_jitter` adds, milliseconds.
+JITTER_MS = 1000
+
+
+def with_start_jitter(d: dict[str, Any], seed: int) -> dict[str, Any]:
+    """``d`` with every flow's start moved later by 0 to :data:`JITTER_MS` ms (whole
+    milliseconds, drawn per flow from ``(name, seed, flow)``), so that the seeds of a run
+    sample the flows' phases on both sides: without random loss or RED, ns-2 and tcplab are
+    otherwise deterministic, and one seed's phase would stand for all."""
+    out = copy.deepcopy(d)
+    for name, flow in sorted(out.get("flows", {}).items()):
+        app = flow.get("app")
+        if not isinstance(app, dict) or "start" not in app:
+            continue
+        rng = random.Random(f"tcplab-ns2-jitter:{d.get('name', '')}:{seed}:{name}")
+        ms = round(float(str(app["start"]).rstrip("s")) * 1000) + _randint(rng, 0, JITTER_MS)
+        app["start"] = _time(ms)
+    return out
 
 
 def to_toml(d: dict[str, Any]) -> str:

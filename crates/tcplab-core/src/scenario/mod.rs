@@ -292,6 +292,12 @@ pub struct FlowSpec {
     /// max_window / (2·mss), at least 2). Default 0 (off); no effect without `delayed_ack`.
     #[serde(default)]
     pub quickack: u32,
+    /// Which send time an ack for two held segments echoes (the sender's RTT sample):
+    /// "earliest" (RFC 7323 §4.3, the earliest unacknowledged segment's; default) or
+    /// "latest" (the segment that triggered the ack, ns-2.35's `Agent/TCPSink/DelAck` with
+    /// `ts_echo_rfc1323_ false`, `TcpSink::ack`). No effect without `delayed_ack`.
+    #[serde(default)]
+    pub delack_echo: DelackEchoSpec,
     #[serde(default = "default_dupthresh")]
     pub dupack_threshold: u32,
     /// NewReno partial acks that restart the retransmission timer (RFC 6582 §4): "every"
@@ -550,6 +556,15 @@ pub enum PrrSpec {
     Off,
     Ssrb,
     Crb,
+}
+
+/// `flows.NAME.delack_echo`.
+#[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum DelackEchoSpec {
+    #[default]
+    Earliest,
+    Latest,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, JsonSchema, PartialEq, Eq)]

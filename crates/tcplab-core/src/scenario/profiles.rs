@@ -122,6 +122,25 @@ pub fn flow_keys(
             out.push((k.to_string(), v));
         }
     }
+    if p == Profile::Ns2
+        && !matches!(
+            spec.cc,
+            CcSpec::Cubic(_) | CcSpec::Scalable(_) | CcSpec::Westwood(_)
+        )
+    {
+        // ns-2.35's sinks echo the triggering segment's send time (`TcpSink::ack`,
+        // `ts_echo_rfc1323_ false`); Vegas' per-ack samples take the highest acked
+        // segment's send time (`VegasTcpAgent::recv`, `v_sendtime_`). Agent/TCP/Linux runs
+        // with timestamps and RFC 1323 echoes (the translator's idiom), tcplab's default.
+        out.push(("delack_echo".to_string(), Value::from("latest")));
+    }
+    if vegas_agent {
+        // `VegasTcpAgent::output` (tcp/tcp-vegas.cc) sends `allocpkt()`'s `packetSize_`
+        // bytes and never adds `headersize()`: a Vegas segment is `mss` bytes on the wire.
+        if let Some(h) = out.iter_mut().find(|(k, _)| k == "header") {
+            h.1 = Value::from(0);
+        }
+    }
     if p == Profile::Ns2 {
         // ns-2.35's `Agent/TCP set window_ 20`: 20 packets of the flow's segment size
         // (`TcpAgent::window()` = min(cwnd_, wnd_), in packets).

@@ -107,6 +107,9 @@ pub struct TcpReceiver {
     /// The earliest unacknowledged segment, stamped with its arrival time: `Some` exactly
     /// while `unacked > 0`.
     echo: Option<Packet>,
+    /// An ack for two held segments echoes the later one's send time (ns-2's sinks),
+    /// not the earliest unacknowledged one's (RFC 7323 §4.3).
+    latest_echo: bool,
     ecn_echo: EcnEcho,
     /// Receiver clock minus simulated time (the sender's clock), picoseconds.
     clock_offset: i64,
@@ -159,6 +162,7 @@ impl TcpReceiver {
             ooo: VecDeque::with_capacity(8),
             unacked: 0,
             echo: None,
+            latest_echo: false,
             ecn_echo: EcnEcho::Rfc3168,
             clock_offset: 0,
             ece_latched: false,
@@ -397,6 +401,13 @@ impl TcpReceiver {
         (out, n, dsack)
     }
 
+    /// With delayed acks, echo the send time of the segment that triggers an ack (ns-2.35's
+    /// `TcpSink::ack` with `ts_echo_rfc1323_ false`), not the earliest held one's.
+    pub fn with_latest_echo(mut self, on: bool) -> Self {
+        self.latest_echo = on;
+        self
+    }
+
     /// Use `policy` to echo CE marks.
     pub fn with_ecn_echo(mut self, policy: EcnEcho) -> Self {
         self.ecn_echo = policy;
@@ -577,7 +588,14 @@ impl TcpReceiver {
         if self.unacked >= 2 {
             // The newest segment's marks travel with the ack; the echoed send time is the
             // earliest unacknowledged segment's (RFC 7323 §4.3).
-            let mut echo = held;
+            let mut echo = if self.latest_echo {
+                Packet {
+                    rx_time: at,
+                    ..*pkt
+                }
+            } else {
+                held
+            };
             echo.flags = pkt.flags;
             echo.cc = pkt.cc;
             echo.cc.feedback += held.cc.feedback;
@@ -873,6 +891,21 @@ mod tests {
             acks.push((a.ts.0, a.rx_time.0, a.src, a.dst))
         });
         assert_eq!(acks.len(), 2);
+    }
+
+    #[test]
+    fn latest_echo_echoes_the_segment_that_triggers_the_ack() {
+        // ns-2's sinks: the ack for segments sent at 1 and 2 echoes 2 (and its arrival).
+        let mut r = TcpReceiver::new(40, Some(SimDuration::from_ms(100))).with_latest_echo(true);
+        let mut acks = Vec::new();
+        for (seq, ts, now) in [(0, 1, 10), (100, 2, 20)] {
+            let mut p = seg(seq, 100);
+            p.ts = SimTime(ts);
+            r.on_data(SimTime(now), &p, &mut |a| {
+                acks.push((a.ts.0, a.rx_time.0, a.ack))
+            });
+        }
+        assert_eq!(acks, [(2, 20, 200)]);
     }
 
     #[test]

@@ -617,7 +617,8 @@ pub(super) fn flows(
                 .with_ecn_echo(tcp.ecn.echo)
                 .with_clock_offset(tcp.receiver_clock_offset)
                 .with_sack(tcp.sack)
-                .with_quickack(tcp.quickack, tcp.rto.min, tcp.max_window, tcp.mss);
+                .with_quickack(tcp.quickack, tcp.rto.min, tcp.max_window, tcp.mss)
+                .with_latest_echo(fl.delack_echo == crate::scenario::DelackEchoSpec::Latest);
             let receiver = match tcp.playback {
                 Some(p) => receiver.with_playback(p, FlowId::from_index(fi), src, dst),
                 None => receiver,
