@@ -157,6 +157,9 @@ def _vegas_agent(key: str, flow: Mapping[str, Any], cc: dict[str, Any], sack: bo
         notes.append(f"{key}.cc.restart_window: {cc.get('restart_window', 1)} in tcplab; ns-2's Vegas restarts "
                      "from 2 segments after a timeout (v_slowstart_, not settable from OTcl)")
     agent = "Agent/TCP/Vegas"
+    if not cc.get("round_delta", False):
+        notes.append(f"{key}.cc.round_delta: false in tcplab (real-valued Delta); ns-2's Vegas compares "
+                     "int(Delta + 0.5) with v_alpha_, v_beta_, v_gamma_ (VegasTcpAgent::recv)")
     if _flow_value(flow, "loss_detection") != "vegas":
         notes.append(f"{key}.loss_detection: ns-2's Vegas agent always retransmits by its fine-grained "
                      "timer on early duplicate acks (tcp-vegas.cc); tcplab does with loss_detection = \"vegas\"")

@@ -131,6 +131,12 @@ pub struct VegasSpec {
     /// or "distinguished" (one segment per round, Brakmo 1994 §3.2).
     #[serde(default)]
     pub rtt_sample: RttSample,
+    /// Round Delta to the nearest whole packet before comparing it with α, β and γ
+    /// (ns-2.35's `VegasTcpAgent::recv`: `int((expect − v_actual_)·v_baseRTT_ + 0.5)`), so
+    /// the window holds while 0.5 ≤ Delta < 3.5 at the defaults; default false (P1's
+    /// real-valued Delta). `profile = "ns2"` sets it.
+    #[serde(default)]
+    pub round_delta: bool,
 }
 
 impl Default for VegasSpec {
@@ -145,6 +151,7 @@ impl Default for VegasSpec {
             alt_option_bytes: None,
             alt_data_option: None,
             rtt_sample: RttSample::Mean,
+            round_delta: false,
         }
     }
 }
@@ -162,11 +169,14 @@ pub(crate) fn check_nonneg(field: &str, name: &str, v: f64) -> Result<(), Scenar
 impl VegasSpec {
     /// The keys profile `p` sets on a Vegas flow's `cc` table: under `ns2`, the window of 2
     /// that ns-2.35's Vegas agent restarts from after a timeout (`v_slowstart_`,
-    /// tcp/tcp-vegas.cc). The flow's own part of that agent (its loss detection) is the
+    /// tcp/tcp-vegas.cc) and its whole-packet Delta (`round_delta`). The flow's own part of that agent (its loss detection) is the
     /// flow profile's (scenario/profiles.rs).
     pub fn profile_keys(&self, p: crate::config::profile::Profile) -> Vec<(&'static str, Value)> {
         match p {
-            crate::config::profile::Profile::Ns2 => vec![("restart_window", Value::from(2))],
+            crate::config::profile::Profile::Ns2 => vec![
+                ("restart_window", Value::from(2)),
+                ("round_delta", Value::Bool(true)),
+            ],
             _ => Vec::new(),
         }
     }
@@ -194,6 +204,7 @@ impl VegasSpec {
         );
         v.gamma = self.gamma;
         v.ss_exit_cut = self.ss_exit_cut;
+        v.round_delta = self.round_delta;
         match self.restart_window {
             None => {}
             Some(w @ 1..=1000) => v.restart_window = w as f64,
@@ -361,6 +372,8 @@ pub struct Vegas {
     beta: f64,
     gamma: f64,
     ss_exit_cut: bool,
+    /// Delta rounded to whole packets (ns-2, `VegasSpec::round_delta`).
+    round_delta: bool,
     /// Segments in the window after a timeout (`restart_window`).
     restart_window: f64,
     slow_start: bool,
@@ -409,6 +422,7 @@ impl Vegas {
             beta,
             gamma: 1.0,
             ss_exit_cut: false,
+            round_delta: false,
             restart_window: 1.0,
             slow_start: true,
             grow_round: true,
@@ -435,7 +449,11 @@ impl Vegas {
         let base = self.rounds.base;
         // Delta = (W/BaseRTT − W/RTT)·BaseRTT, in packets.
         let w = window / self.mss;
-        let diff = (w / base - w / rtt) * base;
+        let mut diff = (w / base - w / rtt) * base;
+        if self.round_delta {
+            // C's int(x + 0.5): truncation toward zero.
+            diff = (diff + 0.5).trunc();
+        }
         self.diff = diff;
         if self.slow_start {
             if diff > self.gamma {
@@ -603,6 +621,33 @@ mod tests {
             assert_eq!(v.cwnd(), want * S, "rtt {rtt}: diff {}", v.diff());
             let expect = 20.0 * (rtt - 100.0) / rtt;
             assert!((v.diff() - expect).abs() < 1e-9, "{} vs {expect}", v.diff());
+        }
+    }
+
+    #[test]
+    fn round_delta_compares_whole_packets_as_ns2() {
+        // W = 20, BaseRTT 100 ms. RTT 103 ms: Delta 0.58 (< α: grows in P1's rule), rounded
+        // 1 (holds); RTT 117 ms: Delta 2.9 → 3 (holds); RTT 121 ms: 3.47 → 3 (holds, where
+        // P1's rule shrinks at 3.47 > β); RTT 122 ms: 3.61 → 4 (shrinks).
+        for (rtt, exact, rounded) in [
+            (103.0, 21, 20),
+            (117.0, 20, 20),
+            (121.0, 19, 20),
+            (122.0, 19, 19),
+        ] {
+            for (round, want) in [(false, exact), (true, rounded)] {
+                let (mut v, mut p) = linear(20);
+                v.round_delta = round;
+                for _ in 0..21 {
+                    p.ack(&mut v, rtt);
+                }
+                assert_eq!(
+                    v.cwnd(),
+                    want * S,
+                    "rtt {rtt}, round {round}: diff {}",
+                    v.diff()
+                );
+            }
         }
     }
 
