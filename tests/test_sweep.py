@@ -541,7 +541,7 @@ def test_pandas_is_no_dependency_of_tcplab() -> None:
 
 
 def test_t_quantiles() -> None:
-    from tcplab.reporting.plots import _t975
+    from tcplab.analysis import t975 as _t975
 
     assert _t975(1) == pytest.approx(12.7062, abs=1e-4)
     assert _t975(2) == pytest.approx(4.302653, abs=1e-6)

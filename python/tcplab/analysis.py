@@ -92,3 +92,19 @@ def jain(x: Sequence[float]) -> float | None:
         return None
     s, q = sum(x), sum(v * v for v in x)
     return 1.0 if q == 0 else s * s / (len(x) * q)
+
+
+# Two-sided 95 % quantiles of Student's t for 1..30 degrees of freedom.
+_T975 = (
+    12.706205, 4.302653, 3.182446, 2.776445, 2.570582, 2.446912, 2.364624, 2.306004, 2.262157, 2.228139,
+    2.200985, 2.178813, 2.160369, 2.144787, 2.131450, 2.119905, 2.109816, 2.100922, 2.093024, 2.085963,
+    2.079614, 2.073873, 2.068658, 2.063899, 2.059539, 2.055529, 2.051831, 2.048407, 2.045230, 2.042272,
+)  # fmt: skip
+
+
+def t975(df: int) -> float:
+    """Student's t 0.975 quantile (Cornish-Fisher expansion beyond the table; error < 1e-4)."""
+    if df <= len(_T975):
+        return _T975[df - 1]
+    z = 1.959963984540054
+    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)

@@ -25,7 +25,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tcplab.reporting.plots import _t975
+from tcplab.analysis import t975
 
 GOODPUT_BAND = 0.05
 COUNT_BAND = 0.15
@@ -61,7 +61,7 @@ def ratio_ci(tcplab: Sequence[float], ns2: Sequence[float]) -> tuple[float, floa
     # Welch-Satterthwaite on the two relative variances
     den = (a * a / (len(tcplab) - 1) if a else 0.0) + (b * b / (len(ns2) - 1) if b else 0.0)
     df = max(1, int((a + b) ** 2 / den)) if den > 0 else 1
-    t = _t975(df)
+    t = t975(df)
     return r, r * math.exp(-t * se), r * math.exp(t * se)
 
 

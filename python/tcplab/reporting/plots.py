@@ -18,6 +18,7 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tcplab.analysis import t975
 from tcplab.fileio import atomic_path
 
 if TYPE_CHECKING:
@@ -429,22 +430,6 @@ def plot_fct(result: Result, path: str | Path, title: str | None = None, bins: i
 
 # -- sweeps -----------------------------------------------------------------------------------
 
-# Two-sided 95 % quantiles of Student's t for 1..30 degrees of freedom.
-_T975 = (
-    12.706205, 4.302653, 3.182446, 2.776445, 2.570582, 2.446912, 2.364624, 2.306004, 2.262157, 2.228139,
-    2.200985, 2.178813, 2.160369, 2.144787, 2.131450, 2.119905, 2.109816, 2.100922, 2.093024, 2.085963,
-    2.079614, 2.073873, 2.068658, 2.063899, 2.059539, 2.055529, 2.051831, 2.048407, 2.045230, 2.042272,
-)  # fmt: skip
-
-
-def _t975(df: int) -> float:
-    """Student's t 0.975 quantile (Cornish-Fisher expansion beyond the table; error < 1e-4)."""
-    if df <= len(_T975):
-        return _T975[df - 1]
-    z = 1.959963984540054
-    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
-
-
 def mean_ci(vals: list[float]) -> tuple[float, float | None, float | None]:
     """Mean, sample standard deviation and 95 % half-width t(0.975, n-1)·s/√n of ``vals``
     (NaN mean for none; std and half-width None below two values)."""
@@ -453,7 +438,7 @@ def mean_ci(vals: list[float]) -> tuple[float, float | None, float | None]:
     if n < 2:
         return mean, None, None
     std = math.sqrt(sum((v - mean) ** 2 for v in vals) / (n - 1))
-    return mean, std, _t975(n - 1) * std / math.sqrt(n)
+    return mean, std, t975(n - 1) * std / math.sqrt(n)
 
 
 def _polars_frame(df: Any) -> pl.DataFrame:
@@ -500,7 +485,7 @@ def sweep_stats(df: Any, x: str, y: str, hue: str | None = None) -> pl.DataFrame
         .group_by(*keys, maintain_order=True)
         .agg(n=pl.len(), mean=pl.col(y).cast(pl.Float64).mean(), std=pl.col(y).cast(pl.Float64).std())
     )
-    t = pl.Series([_t975(int(n) - 1) if n > 1 else None for n in g["n"]], dtype=pl.Float64)
+    t = pl.Series([t975(int(n) - 1) if n > 1 else None for n in g["n"]], dtype=pl.Float64)
     return g.with_columns(ci95=t * pl.col("std") / pl.col("n").cast(pl.Float64).sqrt())
 
 
