@@ -593,10 +593,9 @@ impl Red {
 
 impl QueueDisc for Red {
     fn audit(&self, waiting: Backlog) -> Result<(), String> {
-        if let (true, Limit::Packets(n)) = (self.queue_in_bytes, self.cfg.limit) {
-            // Admitted while fewer than n·mean_packet_size bytes waited: at most one packet
-            // (≤ 64 KiB) beyond.
-            let cap = n as u64 * self.cfg.mean_packet_size as u64 + 65_535;
+        if let Some(bytes) = self.byte_limit() {
+            // Admitted while fewer than `bytes` waited: at most one packet (≤ 64 KiB) beyond.
+            let cap = bytes + 65_535;
             if waiting.bytes > cap {
                 return Err(format!("holds {} B, beyond {cap} B", waiting.bytes));
             }
@@ -652,12 +651,10 @@ impl Red {
     /// early/forced regions on the current average (CHOKe runs its comparison in between).
     #[inline]
     pub(crate) fn decide(&mut self, pkt: &mut Packet, waiting: Backlog, cx: &mut QueueCx) -> bool {
-        let full = match (self.queue_in_bytes, self.cfg.limit) {
+        let full = match self.byte_limit() {
             // ns-2.35's byte mode: qlim = limit_·mean_pktsize_ bytes, dropped if qlen ≥ qlim.
-            (true, Limit::Packets(n)) => {
-                waiting.bytes >= n as u64 * self.cfg.mean_packet_size as u64
-            }
-            _ => !self.cfg.limit.fits(&waiting, pkt),
+            Some(bytes) => waiting.bytes >= bytes,
+            None => !self.cfg.limit.fits(&waiting, pkt),
         };
         if full {
             cx.drop(*pkt, DropReason::Overflow);
@@ -706,6 +703,15 @@ impl Red {
             return self.signal(pkt, why, pb, cx);
         }
         true
+    }
+
+    /// With `queue_in_bytes` and a packet limit N: the byte limit N·mean_packet_size.
+    #[inline]
+    fn byte_limit(&self) -> Option<u64> {
+        match (self.queue_in_bytes, self.cfg.limit) {
+            (true, Limit::Packets(n)) => Some(n as u64 * self.cfg.mean_packet_size as u64),
+            _ => None,
+        }
     }
 
     /// The probability of signalling this arrival for `p_b` (count-based or `wait_`
