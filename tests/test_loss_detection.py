@@ -26,7 +26,7 @@ def _error(overrides: dict[str, object]) -> tuple[str, str]:
     ("overrides", "field", "words"),
     [
         ({"defaults.flows.sack": False, "flows.f1.loss_detection": "rack"}, "flows.f1.loss_detection", "sack = true"),
-        ({"flows.f2.loss_detection": "fack"}, "flows.f2.loss_detection", "rack"),
+        ({"flows.f2.loss_detection": "tahoe"}, "flows.f2.loss_detection", "rack"),
         ({"flows.f1.tlp": False}, "flows.f1.tlp", "loss_detection"),
         ({"defaults.flows.sack": False, "flows.f3.dsack_undo": True}, "flows.f3.dsack_undo", "sack = true"),
         ({"flows.f1.loss_detection": "rack", "flows.f1.nextseg_rule3": True}, "flows.f1.nextseg_rule3", "RACK"),

@@ -75,6 +75,36 @@ def test_sack_over_the_ns2_profile_drops_reno_recovery_keys() -> None:
     assert "Agent/TCP/Sack1" in ns2.to_otcl(sc)
 
 
+@pytest.mark.parametrize("cc", ["cubic", "scalable", {"algorithm": "westwood", "estimator": "plus"}])
+def test_ns2_profile_gives_linux_agent_flows_its_scoreboard_and_timer(cc: Any) -> None:
+    """CUBIC, Scalable and Westwood+ run on ns-2's Agent/TCP/Linux: FACK with lost
+    retransmissions found (tcp/scoreboard1.cc) and the timer re-armed on every ack; the
+    other agents keep duplicate-ack detection and RFC 6298's timer."""
+    sc = Scenario.from_dict(_lossy({"profile": "ns2", "sack": True, "prr": "off", "cc": cc}))
+    f = sc.expand().to_dict()["flows"]["f"]
+    assert f["loss_detection"] == "fack" and f["rto_restart_on_dupack"] is True
+    tcplab.run(sc, progress=False)  # builds and runs
+    from tcplab import ns2
+
+    script = ns2.translate(sc, ns2_defaults=True)
+    assert script.agents["f"] == "Agent/TCP/Linux"
+    assert not any("loss_detection" in n or "rto_restart_on_dupack" in n for n in script.notes)
+    other = Scenario.from_dict(_lossy({"profile": "ns2", "sack": True, "cc": "newreno"})).expand().to_dict()
+    assert other["flows"]["f"]["loss_detection"] == "dupack"
+    assert "rto_restart_on_dupack" not in other["flows"]["f"]
+
+
+def test_fack_and_the_dupack_timer_are_refused_on_other_ns2_agents() -> None:
+    from tcplab import ns2
+
+    for key, value in (("loss_detection", "fack"), ("rto_restart_on_dupack", True)):
+        sc = Scenario.from_dict(_lossy({"profile": "ns2", "sack": True, "cc": "newreno", key: value}))
+        tcplab.run(sc, progress=False)  # tcplab runs it
+        with pytest.raises(ns2.Ns2Unsupported) as e:
+            ns2.translate(sc)
+        assert key in str(e.value) and "Agent/TCP/Linux" in str(e.value)
+
+
 @pytest.mark.parametrize(
     ("flow", "field", "says"),
     [
@@ -83,6 +113,9 @@ def test_sack_over_the_ns2_profile_drops_reno_recovery_keys() -> None:
         ({"sack": True, "recovery_burst": 2}, "flows.f.recovery_burst", "Reno/NewReno"),
         ({"sack": True, "loss_detection": "rack", "syn": True}, "flows.f.syn", "rack"),
         ({"sack": True, "loss_detection": "rack", "rto_restart_on_fast_retransmit": True}, "flows.f.rto_restart_on_fast_retransmit", "rack"),
+        ({"sack": True, "loss_detection": "rack", "syn": False, "rto_restart_on_fast_retransmit": False,
+          "rto_restart_on_dupack": True}, "flows.f.rto_restart_on_dupack", "rack"),
+        ({"sack": False, "loss_detection": "fack"}, "flows.f.loss_detection", "needs SACK recovery"),
         ({"rto_tick": "0s"}, "flows.f.rto_tick", "above 0"),
         ({"rto_tick": "2s"}, "flows.f.rto_tick", "at most 1 s"),
         ({"ssthresh_basis": "half"}, "flows.f.ssthresh_basis", "flightsize"),

@@ -174,3 +174,48 @@ def test_sweep_runs_carry_fct_columns_and_the_table_shows_slowdowns(tmp_path: Pa
     assert by_k["fct.slowdown_p50"][0] < by_k["fct.slowdown_p50"][1]
     headers = [c.header for c in sweep_table(res).columns]
     assert "FCT slowdown p50" in headers and "FCT slowdown p99" in headers
+
+
+def test_sizes_from_a_cdf_file_beside_the_scenario(tmp_path: Path) -> None:
+    """`sizes = { file = "x.cdf" }` is read relative to the scenario file, and its text
+    travels with the scenario (to_dict, the JSON the core gets, a sweep point)."""
+    (tmp_path / "mine.cdf").write_text("# bytes probability\n0 0\n1000 0.5\n20000 1\n")
+    sc_dict = _fat_tree(web={**WEB, "sizes": {"file": "mine.cdf"}})
+    sc_dict["workloads"]["web"]["flow"] = {"cc": "dctcp", "ecn": True, "rto_min": "5ms"}
+    import tomli_w
+
+    path = tmp_path / "sc.toml"
+    path.write_text(tomli_w.dumps(sc_dict))
+    sc = Scenario.from_toml(path)
+    assert sc.to_dict()["workloads"]["web"]["sizes"]["text"].startswith("# bytes probability")
+    fct = tcplab.run(sc, progress=False).fct
+    assert fct.height > 100
+    assert fct["bytes"].min() >= 1 and fct["bytes"].max() <= 20000
+    # Half the flows are at most 1000 B (the CDF's median), within sampling error.
+    share = (fct["bytes"] <= 1000).mean()
+    assert 0.4 < share < 0.6, share
+    # A scenario moved away from the file still runs: it carries the text.
+    moved = Scenario.from_dict(sc.to_dict())
+    assert tcplab.run(moved, progress=False).fct["bytes"].to_list() == fct["bytes"].to_list()
+    # Overriding the file reads the new one.
+    (tmp_path / "big.cdf").write_text("0 0\n50000 0.5\n50001 1\n")
+    big = sc.with_overrides({"workloads.web.sizes.file": "big.cdf"})
+    assert "50000" in big.to_dict()["workloads"]["web"]["sizes"]["text"]
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    (None, "no such file 'mine.cdf'"),
+    ("0 0\n100 0.5\n", "'mine.cdf': the last point's probability is 0.5, not 1"),
+    ("0 0\n100 x\n", "'mine.cdf': line 2: expected 'bytes probability'"),
+])  # fmt: skip
+def test_bad_cdf_files_name_the_field_and_the_file(tmp_path: Path, text: str | None, why: str) -> None:
+    if text is not None:
+        (tmp_path / "mine.cdf").write_text(text)
+    import tomli_w
+
+    path = tmp_path / "sc.toml"
+    path.write_text(tomli_w.dumps(_fat_tree(web={**WEB, "sizes": {"file": "mine.cdf"}})))
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.run(Scenario.from_toml(path), progress=False)
+    assert e.value.field == "workloads.web.sizes.file", e.value
+    assert why in e.value.reason, e.value.reason

@@ -190,8 +190,8 @@ class Scenario:
     def __init__(self, data: Mapping[str, Any], source: str | Path | None = None) -> None:
         if not isinstance(data, Mapping):
             raise TypeError(f"a scenario is a mapping, not {type(data).__name__}")
-        self._data: dict[str, Any] = copy.deepcopy(dict(data))
         self.source: str | None = str(source) if source is not None else None
+        self._data: dict[str, Any] = copy.deepcopy(_inline_size_files(dict(data), self.source))
 
     # -- construction -------------------------------------------------------------------
 
@@ -334,6 +334,8 @@ class Scenario:
                     )
                 node = nxt
             node[parts[-1]] = copy.deepcopy(value)
+            if parts[-1] == "file" and len(parts) >= 2 and parts[-2] == "sizes":
+                node.pop("text", None)  # a new CDF file: read it, not the old one's text
         return Scenario(data, source=self.source)
 
     # -- dunder ---------------------------------------------------------------------------
@@ -348,6 +350,47 @@ class Scenario:
     def __repr__(self) -> str:
         src = f", source={self.source!r}" if self.source else ""
         return f"Scenario(name={self.name!r}{src})"
+
+
+#: The largest CDF file ``workloads.NAME.sizes.file`` may name (the core's limit too).
+MAX_CDF_FILE_BYTES = 1 << 20
+
+
+def _inline_size_files(data: dict[str, Any], source: str | None) -> dict[str, Any]:
+    """``data`` with every ``workloads.NAME.sizes = { file = ... }`` given its file's text
+    (``text``), the path read relative to the scenario file's folder (the current one for a
+    scenario from a dict). The scenario then carries its distribution wherever its JSON goes.
+    Unreadable or oversized files raise :class:`ScenarioError` naming the field."""
+    workloads = data.get("workloads")
+    if not isinstance(workloads, Mapping):
+        return data
+    out = None
+    base = Path(source).parent if source else Path.cwd()
+    for name, w in workloads.items():
+        sizes = w.get("sizes") if isinstance(w, Mapping) else None
+        if not (isinstance(sizes, Mapping) and isinstance(sizes.get("file"), str) and "text" not in sizes):
+            continue
+        field = f"workloads.{name}.sizes.file"
+        path = base / sizes["file"]
+        try:
+            size = path.stat().st_size
+            if not path.is_file():
+                raise scenario_error(field, f"'{sizes['file']}' is not a file", source)
+            if size > MAX_CDF_FILE_BYTES:
+                raise scenario_error(field, f"'{sizes['file']}' is {size} bytes; a CDF file is limited to "
+                                            f"{MAX_CDF_FILE_BYTES}", source)
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise scenario_error(field, f"no such file '{sizes['file']}' (looked for {path})", source) from None
+        except UnicodeDecodeError as e:
+            raise scenario_error(field, f"'{sizes['file']}' is not UTF-8 text (byte {e.start})", source) from None
+        except OSError as e:
+            raise scenario_error(field, f"cannot read '{sizes['file']}': {e.strerror or e}", source) from None
+        if out is None:
+            out = dict(data)
+            out["workloads"] = dict(workloads)
+        out["workloads"][name] = {**w, "sizes": {**sizes, "text": text}}
+    return data if out is None else out
 
 
 def _drop_none(value: Any) -> Any:

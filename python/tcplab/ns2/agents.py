@@ -58,6 +58,10 @@ def _refuse(key: str, flow: Mapping[str, Any], algo: str, sack: bool) -> None:
         ("loss_detection", lambda x: x == "rack", "ns-2.35 has no RACK"),
         ("loss_detection", lambda x: x == "vegas" and algo != "vegas",
          "Vegas' fine-grained retransmission exists in ns-2.35's Vegas agent only"),
+        ("loss_detection", lambda x: x == "fack" and algo not in _LINUX_AGENT_ALGORITHMS,
+         "FACK as tcplab models it is Agent/TCP/Linux's scoreboard (CUBIC, Scalable, Westwood+ only)"),
+        ("rto_restart_on_dupack", lambda x: bool(x) and algo not in _LINUX_AGENT_ALGORITHMS,
+         "only ns-2.35's Agent/TCP/Linux re-arms the timer on duplicate acks (CUBIC, Scalable, Westwood+)"),
         ("tlp", lambda x: bool(x), "ns-2.35 has no tail loss probes"),
         ("frto", lambda x: bool(x), "F-RTO is not translated"),
         ("dsack_undo", lambda x: bool(x), "ns-2.35 has no D-SACK undo"),
@@ -99,6 +103,7 @@ def _agent_class(key: str, flow: Mapping[str, Any], algo: str, cc: dict[str, Any
         agent, sets = _highspeed_agent(key, cc, sack, notes)
     elif algo in ("cubic", "scalable", "westwood"):
         agent, sets, extra = _linux_agent(key, algo, cc, sack, notes)
+        _linux_agent_notes(key, flow, notes)
     elif algo == "xcp":
         agent, sets = _xcp_agent(key, cc, sack, notes)
         sink = "Agent/TCPSink/XCPSink"
@@ -209,8 +214,16 @@ def _linux_agent(key: str, algo: str, cc: dict[str, Any], sack: bool,
                                      "plus_rules = \"ns2\"'s window rules")
             notes.append(f"{key}.cc.plus_rules: \"linux\" in tcplab; ns-2.35's Agent/TCP/Linux never raises "
                          "CA_EVENT_COMPLETE_CWR and goes to min_cwnd at a loss (plus_rules = \"ns2\")")
+    if algo == "scalable":
+        # tcp_scalable_cong_avoid counts acks up to min(cwnd, AI_CNT) (profile ns2 sets it).
+        if "linux_count" in cc and not cc["linux_count"]:
+            raise Ns2Unsupported(f"{key}.cc.linux_count", "ns-2.35's Linux scalable module counts acks up "
+                                 "to min(cwnd, 50) (linux_count = true)")
+        if "linux_count" not in cc:
+            notes.append(f"{key}.cc.linux_count: false in tcplab; ns-2.35's Linux scalable module adds a "
+                         "segment per min(cwnd, 50) + 1 acks")
     for k in cc:
-        if k not in ("estimator", "plus_rules", "compat") and k not in module:
+        if k not in ("estimator", "plus_rules", "compat", "linux_count") and k not in module:
             raise Ns2Unsupported(f"{key}.cc.{k}", f"ns-2.35's Linux {algo} module has no such parameter")
     for k, want in module.items():
         have = cc.get(k, defaults[k])
@@ -233,6 +246,21 @@ def _linux_agent(key: str, algo: str, cc: dict[str, Any], sack: bool,
     notes.append(f"{key}.cc: Agent/TCP/Linux runs Linux 2.6's {ca} module with Linux's own recovery; "
                  f"tcplab runs its own {algo}")
     return agent, sets, extra
+
+
+#: The algorithms the translator runs on Agent/TCP/Linux.
+_LINUX_AGENT_ALGORITHMS = ("cubic", "scalable", "westwood")
+
+
+def _linux_agent_notes(key: str, flow: Mapping[str, Any], notes: list[str]) -> None:
+    """What Agent/TCP/Linux always does and a tcplab flow may leave off: named so that a
+    disagreement can be traced (profile ``ns2`` sets both)."""
+    if _flow_value(flow, "loss_detection") != "fack":
+        notes.append(f"{key}.loss_detection: Agent/TCP/Linux marks losses by FACK and finds lost "
+                     "retransmissions (tcp/scoreboard1.cc); tcplab does with loss_detection = \"fack\"")
+    if not flow.get("rto_restart_on_dupack", False):
+        notes.append(f"{key}.rto_restart_on_dupack: false in tcplab; Agent/TCP/Linux re-arms the timer on "
+                     "every ack (LinuxTcpAgent::time_processing)")
 
 
 def _xcp_agent(key: str, cc: dict[str, Any], sack: bool, notes: list[str]) -> tuple[str, list[str]]:

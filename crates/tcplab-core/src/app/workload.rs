@@ -174,7 +174,20 @@ pub enum SizesSpec {
     Named(String),
     /// `{ cdf = [[bytes, probability], ...] }`: a CDF of your own.
     Points { cdf: Vec<(f64, f64)> },
+    /// `{ file = "sizes.cdf" }`: a CDF file of your own, in the format of the built-in ones
+    /// (one `bytes probability` pair per line, `#` comments). The Python loader reads it
+    /// relative to the scenario file and puts its contents in `text`, so that a scenario
+    /// written out (a run folder's scenario.toml, a sweep point sent to another machine)
+    /// carries its distribution; without `text` the core reads `file` itself.
+    File {
+        file: String,
+        #[serde(default)]
+        text: Option<String>,
+    },
 }
+
+/// The largest CDF file read (bytes): far above any published distribution's.
+pub const MAX_CDF_FILE_BYTES: u64 = 1 << 20;
 
 impl SizesSpec {
     pub fn cdf(&self, field: &str) -> Result<SizeCdf, ScenarioError> {
@@ -190,8 +203,45 @@ impl SizesSpec {
                 )),
             },
             SizesSpec::Points { cdf } => SizeCdf::new(cdf.clone(), field),
+            SizesSpec::File { file, text } => {
+                let field = format!("{field}.file");
+                let read;
+                let text = match text {
+                    Some(t) => t.as_str(),
+                    None => {
+                        read = read_cdf_file(file, &field)?;
+                        read.as_str()
+                    }
+                };
+                if text.len() as u64 > MAX_CDF_FILE_BYTES {
+                    return Err(ScenarioError::new(
+                        field,
+                        format!("'{file}' is {} bytes; a CDF file is limited to {MAX_CDF_FILE_BYTES}", text.len()),
+                    ));
+                }
+                SizeCdf::parse(text, &field).map_err(|e| {
+                    ScenarioError::new(e.field, format!("'{file}': {}", e.reason))
+                })
+            }
         }
     }
+}
+
+/// Read a CDF file named by `sizes.file` (relative to the current directory), its size
+/// checked before it is read.
+fn read_cdf_file(file: &str, field: &str) -> Result<String, ScenarioError> {
+    let err = |m: String| ScenarioError::new(field, m);
+    let meta = std::fs::metadata(file).map_err(|e| err(format!("cannot read '{file}': {e}")))?;
+    if !meta.is_file() {
+        return Err(err(format!("'{file}' is not a file")));
+    }
+    if meta.len() > MAX_CDF_FILE_BYTES {
+        return Err(err(format!(
+            "'{file}' is {} bytes; a CDF file is limited to {MAX_CDF_FILE_BYTES}",
+            meta.len()
+        )));
+    }
+    std::fs::read_to_string(file).map_err(|e| err(format!("cannot read '{file}': {e}")))
 }
 
 /// Gaps between a source's arrivals.

@@ -215,6 +215,7 @@ impl CcSpec {
             CcSpec::Highspeed(s) => s.profile_keys(p),
             CcSpec::Westwood(s) => s.profile_keys(p),
             CcSpec::Vegas(s) => s.profile_keys(p),
+            CcSpec::Scalable(s) => s.profile_keys(p),
             _ => Vec::new(),
         }
     }

@@ -15,6 +15,12 @@
 //!   (floor 2 segments)
 //! - end of fast recovery: `w = ssthresh` (or RFC 6582 §3.2 step 3)
 //! - timeout: `ssthresh` as for a loss, `w = 1`
+//! - `linux_count = true` (Linux 2.6.22's `tcp_scalable_cong_avoid`, which ns-2.35's
+//!   Agent/TCP/Linux runs, tcp/linux/src/tcp_scalable.c): congestion avoidance counts acks
+//!   and adds one segment once more than `min(w, N)` have come since the last increase,
+//!   `N = round(1/a) − 1` (Linux's `TCP_SCALABLE_AI_CNT` = 50 is `a = 1/51`), so below N
+//!   segments the window grows by one per `w + 1` acks, about Reno's rate, where `w += a`
+//!   would take 1/a acks; a loss restarts the count. Profile `ns2` sets it
 //! - response function: per packet the window gains a, per loss it loses b·w, so in
 //!   equilibrium `a = p·b·w`, i.e. `w = a/(b·p)` (= 0.08/p with the defaults)
 
@@ -42,6 +48,11 @@ pub struct ScalableSpec {
     /// Below this window (segments) behave as standard TCP (Kelly: 16). Default: none.
     #[serde(default)]
     pub legacy_window: Option<f64>,
+    /// Linux's ack count in congestion avoidance (module text): one segment after more than
+    /// min(cwnd, round(1/a) − 1) acks. Default false; profile `ns2` sets it (ns-2.35 runs
+    /// Scalable as Linux 2.6.22's module). Not with `legacy_window`.
+    #[serde(default)]
+    pub linux_count: bool,
 }
 
 impl Default for ScalableSpec {
@@ -50,11 +61,25 @@ impl Default for ScalableSpec {
             a: default_a(),
             b: default_b(),
             legacy_window: None,
+            linux_count: false,
         }
     }
 }
 
 impl ScalableSpec {
+    /// The keys profile `p` sets: `ns2` runs Scalable as Linux 2.6.22's module.
+    pub fn profile_keys(
+        &self,
+        p: crate::config::profile::Profile,
+    ) -> Vec<(&'static str, serde_json::Value)> {
+        match p {
+            crate::config::profile::Profile::Ns2 if self.legacy_window.is_none() => {
+                vec![("linux_count", serde_json::Value::Bool(true))]
+            }
+            _ => Vec::new(),
+        }
+    }
+
     /// Validate (`field` = `flows.NAME.cc`) and build.
     pub fn build(&self, field: &str, init: super::CcInit) -> Result<Scalable, ScenarioError> {
         let err = |k: &str, m: String| Err(ScenarioError::new(format!("{field}.{k}"), m));
@@ -63,6 +88,12 @@ impl ScalableSpec {
         }
         if !(self.b > 0.0 && self.b < 1.0) {
             return err("b", format!("must be in (0, 1), got {}", self.b));
+        }
+        if self.linux_count && self.legacy_window.is_some() {
+            return err(
+                "linux_count",
+                "Linux's count has no legacy window: leave out legacy_window".into(),
+            );
         }
         if let Some(l) = self.legacy_window {
             if !(l >= 1.0 && l.is_finite()) {
@@ -80,7 +111,8 @@ impl ScalableSpec {
             self.b,
             self.legacy_window.unwrap_or(0.0),
         )
-        .with_ack_counting(init.ack_counting))
+        .with_ack_counting(init.ack_counting)
+        .with_linux_count(self.linux_count))
     }
 }
 
@@ -94,6 +126,9 @@ pub struct Scalable {
     /// Standard TCP below this window, in bytes (0 = never).
     legacy: f64,
     counting: super::AckCounting,
+    /// `linux_count`: N (acks), 0 = off; and the acks counted since the last increase.
+    linux_n: u64,
+    cnt: u64,
 }
 
 impl Scalable {
@@ -106,7 +141,18 @@ impl Scalable {
             b,
             legacy: legacy * mss as f64,
             counting: super::AckCounting::Acks,
+            linux_n: 0,
+            cnt: 0,
         }
+    }
+    /// Linux's ack count (`linux_count`), N = round(1/a) − 1 (at least 1).
+    pub fn with_linux_count(mut self, on: bool) -> Self {
+        self.linux_n = if on {
+            ((1.0 / self.a).round() as u64).saturating_sub(1).max(1)
+        } else {
+            0
+        };
+        self
     }
     /// Count acks or the segments they cover (flow key `ack_counting`): with "segments" an
     /// ack of A bytes adds `a·A` (A/S increases of `a·S`; `S·A/W` below the legacy window).
@@ -156,13 +202,21 @@ impl CongestionControl for Scalable {
                 }
             }
         }
-        if self.cwnd < self.legacy {
+        if self.linux_n > 0 {
+            // tcp_scalable_cong_avoid: `if (++cnt > min(cwnd, AI_CNT)) { cwnd++; cnt = 0 }`.
+            self.cnt += 1;
+            if self.cnt > ((self.cwnd / self.mss) as u64).min(self.linux_n) {
+                self.cwnd += self.mss;
+                self.cnt = 0;
+            }
+        } else if self.cwnd < self.legacy {
             self.cwnd += self.mss * acked / self.cwnd;
         } else {
             self.cwnd += self.a * acked;
         }
     }
     fn on_congestion(&mut self, _now: SimTime, why: Congestion, _c: &ConnView) {
+        self.cnt = 0;
         let b = if self.cwnd < self.legacy { 0.5 } else { self.b };
         self.ssthresh = ((1.0 - b) * self.cwnd).max(2.0 * self.mss);
         self.cwnd = match why {
@@ -227,6 +281,46 @@ mod tests {
         let mut s = Scalable::new(S, 20_000, 1000, 0.01, 0.125, 16.0);
         s.on_ack(SimTime::ZERO, &ack(1000), &v);
         assert!((s.cwnd - 20_010.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn linux_count_grows_one_segment_per_min_w_n_plus_one_acks() {
+        let spec = ScalableSpec {
+            a: 1.0 / 51.0,
+            linux_count: true,
+            ..ScalableSpec::default()
+        };
+        let init = crate::cc::CcInit {
+            mss: S,
+            init_cwnd: 4 * S as u64,
+            init_ssthresh: 2 * S as u64,
+            ack_counting: crate::cc::AckCounting::Acks,
+        };
+        let mut c = spec.build("flows.f.cc", init).unwrap();
+        let v = view(S, 0, CaState::Open);
+        // At 4 segments: the 5th ack adds one (more than min(4, 50) acks).
+        for _ in 0..4 {
+            c.on_ack(SimTime::ZERO, &ack(S as u64), &v);
+        }
+        assert_eq!(c.cwnd(), 4 * S as u64);
+        c.on_ack(SimTime::ZERO, &ack(S as u64), &v);
+        assert_eq!(c.cwnd(), 5 * S as u64);
+        // Far above N = 50: one per 51 acks, Kelly's a.
+        c.cwnd = 200.0 * S as f64;
+        for _ in 0..50 {
+            c.on_ack(SimTime::ZERO, &ack(S as u64), &v);
+        }
+        assert_eq!(c.cwnd(), 200 * S as u64);
+        c.on_ack(SimTime::ZERO, &ack(S as u64), &v);
+        assert_eq!(c.cwnd(), 201 * S as u64);
+        let both = ScalableSpec {
+            legacy_window: Some(16.0),
+            ..spec
+        };
+        assert_eq!(
+            both.build("flows.f.cc", init).unwrap_err().field,
+            "flows.f.cc.linux_count"
+        );
     }
 
     #[test]

@@ -79,7 +79,11 @@
 //!   window); recovery descends from `min(cwnd, pipe + S)` by one segment every second ack,
 //!   never below W and at most `pipe + S` (ns-2's `next_pkts_in_flight_` rate halving);
 //!   leaving recovery sets `cwnd = max(W, ssthresh)` (no `CA_EVENT_COMPLETE_CWR` in ns-2);
-//!   a timeout sets `ssthresh = max(cwnd/2, 2S)`, `cwnd = S` and keeps RTT_min.
+//!   a timeout sets `ssthresh = max(cwnd/2, 2S)`, `cwnd = S` and keeps RTT_min; congestion
+//!   avoidance counts bytes (RFC 3465: ns-2 sets `sysctl_tcp_abc = 1`,
+//!   tcp/linux/ns-linux-param.c, so `tcp_reno_cong_avoid` adds a segment once per
+//!   `cwnd` bytes acknowledged, at most one per ack; the count includes the bytes acked in
+//!   recovery and starts again at each loss).
 //!
 //! RE's "bytes acked over the last T" in O(1): a fixed ring of `RING` snapshots
 //! (t, cumulative d) taken at most every T/`RING_SPAN` (so it spans ≥ 2T for the T in force
@@ -934,8 +938,23 @@ impl Westwood {
         }
         if self.cwnd < self.ssthresh {
             self.cwnd += self.mss;
+        } else if self.ns2_rules() {
+            self.abc_step(ack.newly_acked as f64);
         } else {
             self.ca_step();
+        }
+    }
+
+    /// ns-2.35's Agent/TCP/Linux counts bytes in congestion avoidance (RFC 3465, its
+    /// `sysctl_tcp_abc = 1` in tcp/linux/ns-linux-param.c; Linux 2.6.22's
+    /// `tcp_reno_cong_avoid`, which Westwood+ uses): the byte counter gains every byte an
+    /// ack newly acknowledges, and one segment is added per window of bytes, at most one per
+    /// ack. One segment per round trip whatever the receiver's ack ratio.
+    fn abc_step(&mut self, acked: f64) {
+        self.ca_acc += acked;
+        if self.ca_acc >= self.cwnd {
+            self.ca_acc -= self.cwnd;
+            self.cwnd += self.mss;
         }
     }
 
@@ -1018,6 +1037,11 @@ impl CongestionControl for Westwood {
             }
         }
         if c.state == CaState::Recovery {
+            if self.ns2_rules() {
+                // LinuxTcpAgent::recv adds every newly acked byte to `bytes_acked`, in
+                // recovery too (it is cleared when recovery begins, not when it ends).
+                self.ca_acc += ack.newly_acked as f64;
+            }
             if self.ns2_rules() && self.desc_n > self.desc_target {
                 // ns-2's send_much: one send per two acks until the flight is down to W.
                 self.desc_cnt += 1;

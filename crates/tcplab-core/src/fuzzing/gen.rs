@@ -467,7 +467,7 @@ impl<'a> Gen<'a> {
                 json!({"s1": {"flows": names, "active": steps}}),
             );
         }
-        if self.chance(24) {
+        if self.chance(48) {
             // A workload over the skeleton's hosts: the generated entry with the keys that
             // name hosts or links taken out, and sizes, load and rounds that can build.
             let mut w = self.named("workload", "WorkloadSpec", 0);
@@ -600,6 +600,7 @@ fn repair_flow(t: &mut Map<String, Value>) {
         t.remove("nextseg_rule3");
         t.remove("rto_restart_on_retransmit");
         t.remove("rto_restart_on_fast_retransmit");
+        t.remove("rto_restart_on_dupack");
         t.remove("syn");
         // The persist timer shares the retransmission timer RACK-TLP owns.
         t.remove("playback_rwnd_cap");

@@ -402,6 +402,13 @@ pub struct FlowSpec {
     /// not at later retransmissions (compare `rto_restart_on_retransmit`). Default false.
     #[serde(default)]
     pub rto_restart_on_fast_retransmit: bool,
+    /// Restart the retransmission timer on every duplicate ack too, not only on acks of new
+    /// data (ns-2.35's Agent/TCP/Linux: `LinuxTcpAgent::time_processing` calls
+    /// `set_rtx_timer` for every ack while data is outstanding). Default false (RFC 6298
+    /// §5.3); profile `ns2` sets it on the flows ns-2 runs on Agent/TCP/Linux (CUBIC,
+    /// Scalable, Westwood+). Not with `loss_detection = "rack"`.
+    #[serde(default)]
+    pub rto_restart_on_dupack: bool,
     /// ns-2's RTO clock tick (`tcpTick_`, e.g. "10ms"): the RTO estimator counts round trips
     /// in ticks with ns-2's fixed-point SRTT/RTTVAR and keeps RTO ≥ 2 ticks (docs/tcp.md).
     /// Default: none, or "off" (RFC 6298 on the exact clock).
@@ -547,6 +554,7 @@ pub enum RecoverySpec {
 pub enum LossDetectionSpec {
     Dupack,
     Rack,
+    Fack,
     Vegas,
 }
 

@@ -25,7 +25,10 @@
 //!   (`loss_detection = "vegas"`, none of Newreno's limited transmit or recovery burst),
 //!   the restart window of 2 after a timeout (cc/vegas.rs);
 //! - Agent/TCP/Linux running Westwood+ (tcp/linux/tcp_westwood.c under ns-2's
-//!   `LinuxTcpAgent`): its window rules (cc/westwood.rs);
+//!   `LinuxTcpAgent`): its window rules (cc/westwood.rs); every Agent/TCP/Linux flow
+//!   (CUBIC, Scalable, Westwood+): FACK loss marking and lost-retransmission detection
+//!   (`loss_detection = "fack"`, tcp/scoreboard1.cc) and the timer re-armed on every ack
+//!   (`rto_restart_on_dupack`, tcp/tcp-linux.cc `LinuxTcpAgent::time_processing`);
 //! - `Application/Traffic/Exponential` (tools/expoo.cc): bursts in whole packets
 //!   (app/onoff.rs); `Queue/RED` (queue/red.cc): queue/red.rs.
 
@@ -53,10 +56,11 @@ const OPENCWND_ONLY: [&str; 1] = ["ece_increase"];
 /// Flow keys that RACK-TLP (`loss_detection = "rack"`) refuses when set true (or, for
 /// `playback_rwnd_cap`, set at all): a flow that sets one over a profile with RACK keeps
 /// duplicate-ack loss detection instead.
-const NOT_WITH_RACK: [&str; 5] = [
+const NOT_WITH_RACK: [&str; 6] = [
     "syn",
     "rto_restart_on_retransmit",
     "rto_restart_on_fast_retransmit",
+    "rto_restart_on_dupack",
     "nextseg_rule3",
     "playback_rwnd_cap",
 ];
@@ -122,12 +126,16 @@ pub fn flow_keys(
             out.push((k.to_string(), v));
         }
     }
-    if p == Profile::Ns2
-        && !matches!(
-            spec.cc,
-            CcSpec::Cubic(_) | CcSpec::Scalable(_) | CcSpec::Westwood(_)
-        )
-    {
+    if p == Profile::Ns2 && linux_agent(spec) && !user_rack {
+        // `LinuxTcpAgent::time_processing` (tcp/tcp-linux.cc) re-arms the retransmission
+        // timer on every ack while data is outstanding, duplicates included; its scoreboard
+        // (tcp/scoreboard1.cc) marks losses by FACK and finds lost retransmissions.
+        out.push(("rto_restart_on_dupack".to_string(), Value::from(true)));
+        if let Some(l) = out.iter_mut().find(|(k, _)| k == "loss_detection") {
+            l.1 = Value::from("fack");
+        }
+    }
+    if p == Profile::Ns2 && !linux_agent(spec) {
         // ns-2.35's sinks echo the triggering segment's send time (`TcpSink::ack`,
         // `ts_echo_rfc1323_ false`); Vegas' per-ack samples take the highest acked
         // segment's send time (`VegasTcpAgent::recv`, `v_sendtime_`). Agent/TCP/Linux runs
@@ -156,6 +164,15 @@ pub fn flow_keys(
 /// tcl/lib/ns-default.tcl).
 pub const NS2_WINDOW_PACKETS: u32 = 20;
 
+/// Whether ns-2.35 runs the flow on `Agent/TCP/Linux` (the translator's agent for CUBIC,
+/// Scalable and Westwood+, which ns-2 has only as Linux 2.6.22 modules).
+fn linux_agent(spec: &crate::scenario::FlowSpec) -> bool {
+    matches!(
+        spec.cc,
+        CcSpec::Cubic(_) | CcSpec::Scalable(_) | CcSpec::Westwood(_)
+    )
+}
+
 /// Whether ns-2.35 runs the flow on `Agent/TCP/Newreno`, whose recovery sends at most 2
 /// segments per ack (tcp-newreno.cc `NewRenoTcpAgent::recv`: `send_much(0, 0, 2)`): NewReno,
 /// HighSpeed (`windowOption_ 8`) and TCP(α, β) with NewReno recovery, without SACK. Reno's
@@ -176,6 +193,7 @@ fn rack_refused(spec: &crate::scenario::FlowSpec, k: &str) -> bool {
         "syn" => spec.syn,
         "rto_restart_on_retransmit" => spec.rto_restart_on_retransmit,
         "rto_restart_on_fast_retransmit" => spec.rto_restart_on_fast_retransmit,
+        "rto_restart_on_dupack" => spec.rto_restart_on_dupack,
         "nextseg_rule3" => spec.nextseg_rule3,
         "playback_rwnd_cap" => spec.playback_rwnd_cap.is_some(),
         _ => false,

@@ -172,6 +172,8 @@ pub struct CompatConfig {
     /// Restart the retransmission timer at a fast retransmit (ns-2's `dupack_action` calls
     /// `reset_rtx_timer(1, 0)`), without restarting it at later retransmissions.
     pub rto_restart_on_fast_retransmit: bool,
+    /// Restart the retransmission timer on duplicate acks too (ns-2's Agent/TCP/Linux).
+    pub rto_restart_on_dupack: bool,
     /// At most this many new segments per ack during NewReno/Reno fast recovery (ns-2's
     /// Newreno: `send_much(0, 0, 2)` in `NewRenoTcpAgent::recv`); 0 = no cap.
     pub recovery_burst: u32,
@@ -248,6 +250,10 @@ pub enum LossDetection {
     DupAck,
     /// RACK-TLP (RFC 8985, [`rack`]): time-based, needs SACK.
     Rack,
+    /// FACK as ns-2.35's Agent/TCP/Linux has it ([`sack`], "FACK"): the lost frontier
+    /// DupThresh + 1 segments below the highest SACKed byte, and lost retransmissions found
+    /// and sent again. Needs SACK.
+    Fack,
     /// Vegas' fine-grained retransmission (Brakmo & Peterson 1995 §3.1, as ns-2's
     /// `VegasTcpAgent`): the segment at `snd_una` is resent on the first or second
     /// duplicate ack, or on one of the two acks after a retransmission, once it is older
@@ -395,6 +401,7 @@ impl Default for CompatConfig {
             ssthresh_basis: SsthreshBasis::FlightSize,
             rto_restart_on_retransmit: false,
             rto_restart_on_fast_retransmit: false,
+            rto_restart_on_dupack: false,
             recovery_burst: 0,
         }
     }

@@ -32,6 +32,25 @@
 //!   still on their way (a 40-segment transfer with 6 losses: 19 retransmissions, 13 of
 //!   them duplicates at the receiver, against 6 and 0 without it).
 //!
+//! **FACK** (`loss_detection = "fack"`, M. Mathis and J. Mahdavi, "Forward
+//! Acknowledgment", SIGCOMM 1996, as ns-2.35's Agent/TCP/Linux scoreboard has it:
+//! tcp/scoreboard1.cc `ScoreBoard1::UpdateScoreBoard`, `MarkRetran`, `GetNextRetran`):
+//! - the lost frontier is `L = fack − (DupThresh + 1)·SMSS`, `fack` the end of the highest
+//!   SACKed byte: every unSACKed byte more than DupThresh + 1 segments below it is lost
+//!   (ns-2: packet `p` is lost when `p ≤ fack_ − (dupack_threshold + 1)`);
+//! - a retransmission is lost again when data first sent after it is SACKed (`fack` above
+//!   the `snd_nxt` it was sent at), or when a retransmission sent more than DupThresh + 1
+//!   retransmissions after it was delivered (ns-2's `acked_rtx_id_`; tcplab knows which
+//!   retransmission an ack answers from its echoed send time and retransmission flag). It is
+//!   then sent again before any other hole, and leaves `pipe` until it is.
+//!
+//!   Each retransmission of a phase is one entry of a queue in sending order (send time,
+//!   ids and `snd_nxt` all rise along it), so both tests look at its front only and an
+//!   answered retransmission is found by binary search on its send time: O(1) amortized
+//!   plus O(log r) per ack, r the retransmissions outstanding, never the window. The queue
+//!   is cleared when a phase starts or a timeout marks everything lost (ns-2's
+//!   `MarkLoss`), and keeps its capacity.
+//!
 //! After a retransmission timeout the scoreboard is kept (as Linux does; RFC 2018 §8
 //! suggests clearing it because a receiver may renege, which tcplab's receivers never do):
 //! every unSACKed byte below `HighData` at the timeout counts as lost (a *loss floor*), and
@@ -64,6 +83,7 @@
 //! Reno family). A segment goes out when `sndcnt` covers it.
 
 use crate::tcp::Prr;
+use crate::time::SimTime;
 use std::collections::VecDeque;
 
 /// A sequence number and the SACKed bytes below it (kept current by every change).
@@ -97,6 +117,36 @@ pub struct Scoreboard {
     mss: u64,
     /// The most ranges ever held (bench: the scoreboard's scale).
     max_ranges: usize,
+    /// `loss_detection = "fack"`: FACK's frontier and lost-retransmission detection.
+    fack: Option<Box<Fack>>,
+}
+
+/// One retransmission of the current phase (FACK).
+#[derive(Clone, Copy, Debug)]
+struct Rtx {
+    seq: u64,
+    end: u64,
+    /// When it was sent (the ack that answers it echoes this time).
+    at: SimTime,
+    /// `snd_nxt` when it was sent.
+    nxt: u64,
+    id: u64,
+}
+
+/// FACK's lost-retransmission state (module text).
+#[derive(Clone, Debug, Default)]
+struct Fack {
+    /// Retransmissions not yet delivered nor found lost, in sending order.
+    sent: VecDeque<Rtx>,
+    /// Retransmissions found lost again, waiting to be sent again, lowest id first.
+    relost: VecDeque<(u64, u64)>,
+    /// Bytes in `relost` (out of `pipe`).
+    relost_bytes: u64,
+    next_id: u64,
+    /// The id of the latest retransmission known delivered (`None`: none yet).
+    acked_id: Option<u64>,
+    /// Retransmissions found lost again (a statistic).
+    lost_retransmissions: u64,
 }
 
 impl Scoreboard {
@@ -109,7 +159,102 @@ impl Scoreboard {
             dupthresh: dupthresh.max(1) as u64,
             mss: mss as u64,
             max_ranges: 0,
+            fack: None,
         }
+    }
+
+    /// The same with FACK's rules (`loss_detection = "fack"`).
+    pub fn with_fack(mut self) -> Self {
+        self.fack = Some(Box::default());
+        self
+    }
+
+    /// Whether FACK's rules are on.
+    pub fn is_fack(&self) -> bool {
+        self.fack.is_some()
+    }
+
+    /// FACK: retransmissions found lost again so far.
+    pub fn lost_retransmissions(&self) -> u64 {
+        self.fack.as_ref().map_or(0, |f| f.lost_retransmissions)
+    }
+
+    /// FACK: forget the phase's retransmissions (a new phase, a timeout, the end of
+    /// recovery).
+    fn fack_reset(&mut self) {
+        if let Some(f) = self.fack.as_deref_mut() {
+            f.sent.clear();
+            f.relost.clear();
+            f.relost_bytes = 0;
+            f.acked_id = None;
+        }
+    }
+
+    /// FACK: `[seq, end)` was (re)transmitted at `at` with `snd_nxt = nxt`.
+    pub fn fack_sent(&mut self, seq: u64, end: u64, at: SimTime, nxt: u64) {
+        let Some(f) = self.fack.as_deref_mut() else {
+            return;
+        };
+        if f.relost.front().is_some_and(|&(s, _)| s == seq) {
+            let (s, e) = f.relost.pop_front().unwrap();
+            f.relost_bytes -= e - s;
+        }
+        let id = f.next_id;
+        f.next_id += 1;
+        f.sent.push_back(Rtx {
+            seq,
+            end,
+            at,
+            nxt,
+            id,
+        });
+    }
+
+    /// FACK, after an ack's SACK blocks and cumulative ack are in: `answered` is the send
+    /// time the ack echoes when it answers a retransmission. Finds the retransmissions lost
+    /// again (module text).
+    pub fn fack_on_ack(&mut self, una: u64, answered: Option<SimTime>) {
+        let Some(mut f) = self.fack.take() else {
+            return;
+        };
+        if let Some(t) = answered {
+            // The latest retransmission sent at or before the echoed time.
+            let i = f.sent.partition_point(|r| r.at <= t);
+            if i > 0 {
+                let id = f.sent[i - 1].id;
+                f.acked_id = Some(f.acked_id.map_or(id, |a| a.max(id)));
+            }
+        }
+        let top = self.ranges.back().map_or(0, |r| r.1);
+        while let Some(r) = f.sent.front().copied() {
+            if r.end <= una || self.covers(r.seq, r.end) {
+                f.sent.pop_front();
+            } else if top > r.nxt || f.acked_id.is_some_and(|a| r.id + self.dupthresh + 1 < a) {
+                f.sent.pop_front();
+                f.relost.push_back((r.seq, r.end));
+                f.relost_bytes += r.end - r.seq;
+                f.lost_retransmissions += 1;
+            } else {
+                break;
+            }
+        }
+        while let Some(&(s, e)) = f.relost.front() {
+            if e <= una || self.covers(s, e) {
+                f.relost.pop_front();
+                f.relost_bytes -= e - s;
+            } else {
+                break;
+            }
+        }
+        self.fack = Some(f);
+    }
+
+    /// FACK: the retransmission to send again first, if one was lost again.
+    pub fn relost(&self) -> Option<(u64, u64)> {
+        self.fack
+            .as_deref()
+            .and_then(|f| f.relost.front())
+            .map(|&(s, e)| (s, e - s))
     }
 
     /// SACKed bytes above `snd_una`.
@@ -136,6 +281,7 @@ impl Scoreboard {
     /// A new recovery phase starts at `una`: nothing retransmitted yet (HighRxt = HighACK).
     pub fn start_phase(&mut self, una: u64) {
         self.rxt = Pivot { at: una, below: 0 };
+        self.fack_reset();
     }
 
     /// A retransmission timeout at `high_data`: every unSACKed byte below it is lost.
@@ -293,6 +439,28 @@ impl Scoreboard {
     pub fn lost_frontier(&self, una: u64) -> (u64, u64) {
         let mut above = 0;
         let mut l = (una, 0);
+        if self.fack.is_some() {
+            // FACK: DupThresh + 1 segments below the highest SACKed byte.
+            let top = self.ranges.back().map_or(0, |r| r.1);
+            let at = top.saturating_sub((self.dupthresh + 1) * self.mss);
+            if at > una {
+                for &(s, e) in self.ranges.iter().rev() {
+                    if e <= at {
+                        break;
+                    }
+                    above += e - s.max(at);
+                    if s < at {
+                        break;
+                    }
+                }
+                l = (at, self.sacked - above);
+            }
+            return if self.floor.at > l.0 {
+                (self.floor.at, self.floor.below)
+            } else {
+                l
+            };
+        }
         for (k, &(s, e)) in self.ranges.iter().rev().enumerate() {
             above += e - s;
             if k as u64 + 1 >= self.dupthresh || above > (self.dupthresh - 1) * self.mss {
@@ -313,7 +481,8 @@ impl Scoreboard {
         let unsacked = high_data - una - self.sacked;
         let lost = (l.min(high_data) - una) - sacked_below_l.min(self.sacked);
         let retx = (self.rxt.at.max(una) - una) - self.rxt.below;
-        unsacked - lost.min(unsacked) + retx
+        let relost = self.fack.as_deref().map_or(0, |f| f.relost_bytes);
+        (unsacked - lost.min(unsacked) + retx).saturating_sub(relost)
     }
 
     /// The first unSACKed byte at or above `max(HighRxt, una)` if it lies below `limit`,
@@ -550,6 +719,90 @@ mod tests {
         b.add(0, 20 * S, 5 * S, 6 * S);
         assert_eq!(b.advance(4 * S), S);
         assert_eq!(b.iter().copied().collect::<Vec<_>>(), [(5 * S, 6 * S)]);
+        b.check();
+    }
+
+    #[test]
+    fn fack_frontier_is_dupthresh_plus_one_segments_below_the_highest_sack() {
+        let mut b = sb().with_fack();
+        // One SACKed segment at [4S, 5S): nothing is 4 segments below 5S but [0, S).
+        b.add(0, 20 * S, 4 * S, 5 * S);
+        assert_eq!(b.lost_frontier(0), (S, 0));
+        // RFC 6675 would need three ranges or more than 2S SACKed for the same.
+        assert_eq!(sb().lost_frontier(0), (0, 0));
+        // A SACK up to 12S: everything unSACKed below 8S is lost; [4S, 5S) is below it.
+        b.add(0, 20 * S, 10 * S, 12 * S);
+        assert_eq!(b.lost_frontier(0), (8 * S, S));
+        // The frontier inside a range counts the range's part below it.
+        b.add(0, 20 * S, 6 * S, 12 * S);
+        assert_eq!(b.lost_frontier(0), (8 * S, S + 2 * S));
+        b.check();
+    }
+
+    #[test]
+    fn fack_finds_a_lost_retransmission_by_new_data_sacked_above_it() {
+        let t = |ms: u64| SimTime(ms * 1_000_000_000);
+        let mut b = sb().with_fack();
+        b.add(0, 20 * S, S, 10 * S); // [0, S) is lost
+        b.start_phase(0);
+        // Retransmit [0, S) when snd_nxt = 20S; then new data [20S, 21S) goes out.
+        b.retransmitted(0, S);
+        b.fack_sent(0, S, t(1), 20 * S);
+        let pipe = b.pipe(0, 21 * S);
+        b.fack_on_ack(0, None);
+        assert_eq!(b.relost(), None, "nothing sent after it is SACKed yet");
+        // The new segment is SACKed while [0, S) is still missing: lost again.
+        b.add(0, 21 * S, 20 * S, 21 * S);
+        let pipe_before = b.pipe(0, 21 * S);
+        b.fack_on_ack(0, None);
+        assert_eq!(b.relost(), Some((0, S)));
+        assert_eq!(b.lost_retransmissions(), 1);
+        assert_eq!(
+            b.pipe(0, 21 * S),
+            pipe_before - S,
+            "out of pipe until sent again"
+        );
+        // Sent again: back in pipe, off the queue.
+        b.fack_sent(0, S, t(2), 21 * S);
+        assert_eq!(b.relost(), None);
+        assert_eq!(b.pipe(0, 21 * S), pipe_before);
+        assert!(pipe > 0);
+        // Delivered: the cumulative ack clears it.
+        b.advance(10 * S);
+        b.fack_on_ack(10 * S, Some(t(2)));
+        assert_eq!(b.relost(), None);
+        assert_eq!(b.lost_retransmissions(), 1);
+    }
+
+    #[test]
+    fn fack_finds_a_lost_retransmission_by_later_retransmissions_delivered() {
+        let t = |ms: u64| SimTime(ms * 1_000_000_000);
+        let mut b = sb().with_fack();
+        // Holes at every other segment up to 20S, new data never sent (snd_nxt = 20S).
+        for k in 0..10 {
+            b.add(0, 20 * S, (2 * k + 1) * S, (2 * k + 2) * S);
+        }
+        b.start_phase(0);
+        for k in 0..8 {
+            b.retransmitted(2 * k * S, S);
+            b.fack_sent(2 * k * S, (2 * k + 1) * S, t(k + 1), 20 * S);
+        }
+        // Retransmission id 4 (seq 8S) arrives: id 0 is not yet DupThresh + 1 behind.
+        b.add(0, 20 * S, 8 * S, 9 * S);
+        b.fack_on_ack(0, Some(t(5)));
+        assert_eq!(b.relost(), None);
+        // Id 5 (seq 10S) arrives: id 0 (seq 0) is lost again; id 1 not yet.
+        b.add(0, 20 * S, 10 * S, 11 * S);
+        b.fack_on_ack(0, Some(t(6)));
+        assert_eq!(b.relost(), Some((0, S)));
+        assert_eq!(b.lost_retransmissions(), 1);
+        // Ids 1-3 (seq 2S, 4S, 6S) arrived in between: delivered, never lost.
+        b.add(0, 20 * S, 2 * S, 8 * S);
+        b.fack_on_ack(0, Some(t(7)));
+        assert_eq!(b.lost_retransmissions(), 1);
+        // A new phase forgets the queue.
+        b.start_phase(0);
+        assert_eq!(b.relost(), None);
         b.check();
     }
 

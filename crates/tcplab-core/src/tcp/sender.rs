@@ -165,7 +165,7 @@ pub struct TcpSender {
     /// RFC 6675 recovery (`recovery = "rfc6675"`): scoreboard and PRR.
     sack: Option<Box<SackState>>,
     /// What sends off `output`'s common path, one bit each: `OUT_SACK` (the SACK rules: in
-    /// SACK recovery, or after a timeout with SACK; always with RACK), `OUT_SYN` (the SYN
+    /// SACK recovery, or after a timeout with SACK; always with RACK and FACK), `OUT_SYN` (the SYN
     /// has not been acked), `OUT_BURST` (`recovery_burst` caps Reno/NewReno recovery),
     /// `OUT_RWND` (`playback_rwnd_cap`: the receiver's window bounds new data).
     /// Flows with none of them pay one test per `output` and per ack.
@@ -214,6 +214,8 @@ struct Compat {
     rto_restart_on_fr: bool,
     /// Restart the RTO when the segment at `snd_una` is retransmitted (Linux, ns-2).
     rto_restart_on_retransmit: bool,
+    /// `rto_restart_on_dupack`: duplicate acks restart the RTO too.
+    rto_restart_on_dupack: bool,
     /// Which partial acks restart the timer in NewReno recovery.
     partial_ack_timer: PartialAckTimer,
     /// How the window is set when a recovery ends.
@@ -311,11 +313,20 @@ impl TcpSender {
                     cfg.recovery.nextseg_rule3,
                 );
                 st.rto_unsacked = cfg.rto.unsacked_flight;
+                if cfg.recovery.loss_detection == LossDetection::Fack {
+                    st.sb = st.sb.with_fack();
+                }
                 Box::new(st)
             }),
+            // RACK and FACK send by the SACK rules in every state: `cwnd − pipe`, so SACKed
+            // segments open the window before recovery too (Linux's `tcp_packets_in_flight`,
+            // ns-2's `LinuxTcpAgent::send_much`).
             out_slow: (u8::from(
                 cfg.recovery.mode == Recovery::Rfc6675
-                    && cfg.recovery.loss_detection == LossDetection::Rack,
+                    && matches!(
+                        cfg.recovery.loss_detection,
+                        LossDetection::Rack | LossDetection::Fack
+                    ),
             ) * OUT_SACK)
                 | (u8::from(cfg.start.syn) * OUT_SYN)
                 | (u8::from(cfg.compat.recovery_burst > 0) * OUT_BURST)
@@ -359,6 +370,8 @@ impl TcpSender {
                 rto_restart_on_fr: cfg.compat.rto_restart_on_fast_retransmit
                     && cfg.recovery.loss_detection != LossDetection::Rack,
                 rto_restart_on_retransmit: cfg.compat.rto_restart_on_retransmit
+                    && cfg.recovery.loss_detection != LossDetection::Rack,
+                rto_restart_on_dupack: cfg.compat.rto_restart_on_dupack
                     && cfg.recovery.loss_detection != LossDetection::Rack,
                 partial_ack_timer: cfg.recovery.partial_ack_timer,
                 recovery_exit: cfg.recovery.exit,
@@ -662,10 +675,11 @@ impl TcpSender {
     /// `output` for a flow with one of the `out_slow` bits set.
     #[inline(never)]
     fn output_slow(&mut self, now: SimTime, out: &mut impl FnMut(Packet)) {
-        if self.out_slow & OUT_SACK != 0 {
-            self.sack_output(now, out)
-        } else if self.out_slow & OUT_SYN != 0 {
+        // The SYN first: FACK flows have `OUT_SACK` from the start and may open with one.
+        if self.out_slow & OUT_SYN != 0 {
             self.syn_output(now, out)
+        } else if self.out_slow & OUT_SACK != 0 {
+            self.sack_output(now, out)
         } else {
             self.output_new::<true>(now, out)
         }
@@ -828,6 +842,8 @@ impl TcpSender {
             } else if restart {
                 self.arm_timer(now);
             }
+        } else if dup && self.compat.rto_restart_on_dupack && self.rto_deadline.is_some() {
+            self.arm_timer(now);
         }
         self.output(now, out);
     }

@@ -223,6 +223,14 @@ pub(super) fn flows(
                 ));
             }
             Some(LossDetectionSpec::Rack) => LossDetection::Rack,
+            Some(LossDetectionSpec::Fack) if recovery != Recovery::Rfc6675 => {
+                return Err(ScenarioError::new(
+                    format!("{f}.loss_detection"),
+                    "\"fack\" needs SACK recovery: sack = true and recovery = \"rfc6675\" \
+                     (the default with sack)",
+                ));
+            }
+            Some(LossDetectionSpec::Fack) => LossDetection::Fack,
             Some(LossDetectionSpec::Vegas) if recovery != Recovery::NewReno => {
                 return Err(ScenarioError::new(
                     format!("{f}.loss_detection"),
@@ -302,6 +310,13 @@ pub(super) fn flows(
         if fl.rto_restart_on_fast_retransmit && loss_detection == LossDetection::Rack {
             return Err(ScenarioError::new(
                 format!("{f}.rto_restart_on_fast_retransmit"),
+                "does not apply with loss_detection = \"rack\": RACK-TLP's timers set the \
+                 retransmission timer themselves",
+            ));
+        }
+        if fl.rto_restart_on_dupack && loss_detection == LossDetection::Rack {
+            return Err(ScenarioError::new(
+                format!("{f}.rto_restart_on_dupack"),
                 "does not apply with loss_detection = \"rack\": RACK-TLP's timers set the \
                  retransmission timer themselves",
             ));
@@ -584,6 +599,7 @@ pub(super) fn flows(
                     SsthreshBasisSpec::Window => SsthreshBasis::Window,
                 },
                 rto_restart_on_fast_retransmit: fl.rto_restart_on_fast_retransmit,
+                rto_restart_on_dupack: fl.rto_restart_on_dupack,
                 recovery_burst: fl.recovery_burst,
             },
         };

@@ -51,6 +51,10 @@ impl TcpSender {
                 r.sack_parts(now, min_rtt, |a, b| sb.covers(a, b));
             }
         }
+        if st.sb.is_fack() {
+            let answered = pkt.has(flags::RETX).then_some(pkt.ts);
+            st.sb.fack_on_ack(una, answered);
+        }
         SackUpdate {
             // RFC 6937: DeliveredData = Δsnd.una + ΔSACKed (SACKed bytes now acked count once).
             delivered: newly + newly_sacked - removed,
@@ -122,7 +126,9 @@ impl TcpSender {
                 if newly > 0 && una >= self.rec.recover {
                     // RFC 6675 (A): RecoveryPoint acknowledged. The scoreboard above it is kept.
                     self.rec.state = CaState::Open;
-                    self.out_slow &= !OUT_SACK;
+                    if !st.sb.is_fack() {
+                        self.out_slow &= !OUT_SACK;
+                    }
                     self.rec.dupacks = 0;
                     let view = self.view();
                     self.cc.on_recovery_exit(now, &view);
@@ -158,7 +164,8 @@ impl TcpSender {
         }
         let st = self.sack.as_deref().expect("SACK state");
         let lost_head = st.sb.ranges() > 0 && st.sb.lost_frontier(self.snd_una).0 > self.snd_una;
-        if self.rec.dupacks < self.dupack_threshold && !lost_head {
+        // FACK (ns-2's Agent/TCP/Linux) starts recovery on the scoreboard's loss marks only.
+        if (self.rec.dupacks < self.dupack_threshold || st.sb.is_fack()) && !lost_head {
             return;
         }
         // (4.1) RecoveryPoint = HighData; (4.2) the algorithm sets its windows.
@@ -195,6 +202,7 @@ impl TcpSender {
         let st = self.sack.as_deref_mut().expect("SACK state");
         if retx {
             st.sb.retransmitted(seq, len);
+            st.sb.fack_sent(seq, seq + len, now, self.snd_nxt);
         } else {
             self.snd_nxt = seq + len;
             self.snd_max = self.snd_nxt;
@@ -233,17 +241,22 @@ impl TcpSender {
             }
             let (una, nxt) = (self.snd_una, self.snd_nxt);
             let st = self.sack.as_deref().expect("SACK state");
-            // NextSeg: (1) a lost hole, (2) new data, (3) an unSACKed segment not yet lost.
-            let seg = st.sb.next_hole(una, lost).or_else(|| {
-                let len = self.buf.app_limit.saturating_sub(nxt).min(mss);
-                if len > 0 && nxt + len <= (una + self.max_window).min(self.rwnd.edge) {
-                    Some((nxt, len))
-                } else if recovery && st.rule3 {
-                    st.sb.next_hole(una, nxt)
-                } else {
-                    None
-                }
-            });
+            // NextSeg: (1) a lost hole (with FACK a retransmission lost again first), (2) new
+            // data, (3) an unSACKed segment not yet lost.
+            let seg = st
+                .sb
+                .relost()
+                .or_else(|| st.sb.next_hole(una, lost))
+                .or_else(|| {
+                    let len = self.buf.app_limit.saturating_sub(nxt).min(mss);
+                    if len > 0 && nxt + len <= (una + self.max_window).min(self.rwnd.edge) {
+                        Some((nxt, len))
+                    } else if recovery && st.rule3 {
+                        st.sb.next_hole(una, nxt)
+                    } else {
+                        None
+                    }
+                });
             let Some((seq, len)) = seg else { break };
             let allowed = if prr {
                 st.prr.quota() >= len as i64

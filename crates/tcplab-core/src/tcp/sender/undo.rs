@@ -221,7 +221,9 @@ impl TcpSender {
                 r.undo_rto();
             } else if let Some(st) = self.sack.as_deref_mut() {
                 st.sb.clear_loss_floor();
-                self.out_slow &= !super::OUT_SACK;
+                if !st.sb.is_fack() {
+                    self.out_slow &= !super::OUT_SACK;
+                }
             } else {
                 self.snd_nxt = self.snd_max;
             }
