@@ -20,7 +20,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?= -1
 FUZZ_TARGETS ?= scenario_toml scenario_json units pcap run_bounded sizes_bounded
 
-.PHONY: golden-update fuzz fuzz-merge reproduce reproduce-all test test-rust test-python bench bench-ab bench-mg1ps bench-ns3 bench-ns3-vegas bench-ns3-algo bench-sweep kernel-compare crosscheck-ns2 schema develop clean
+.PHONY: golden-update fuzz fuzz-merge reproduce reproduce-all test test-rust test-python bench bench-ab bench-drift bench-mg1ps bench-ns3 bench-ns3-fct bench-ns3-vegas bench-ns3-algo bench-sweep kernel-compare crosscheck-ns2 schema develop clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -71,6 +71,12 @@ bench:
 bench-ab:
 	$(PY) bench/ab.py $(foreach r,$(or $(OLD),HEAD),--old $(r)) --scenario "$(or $(SCENARIO),b 20)" --rounds $(or $(ROUNDS),21)
 
+# The drift guard (docs/performance.md, "Drift guard"): bench b 20 against the pinned
+# reference revision, 11 rounds, so that small costs cannot add up unseen.
+BENCH_REF := fb5da9f
+bench-drift:
+	$(PY) bench/ab.py --old $(BENCH_REF) $(if $(OLD),$(foreach r,$(OLD),--old $(r))) --scenario "b 20" --rounds 11
+
 # Flow completion times against M/G/1 processor sharing (docs/workloads.md): writes its table
 # there. About 10 s.
 bench-mg1ps: $(BUILT)
@@ -87,6 +93,14 @@ $(NS3_VENV)/.stamp:
 bench-ns3: $(NS3_VENV)/.stamp
 	cargo build --release -q -p tcplab-core --bin tcplab-bench
 	$(NS3_VENV)/bin/python bench/ns3_compare.py $(if $(QUICK),--quick)
+
+# Flow completion times against ns-3 on the same flow list (docs/workloads.md, "Against ns-3:
+# DCTCP on one bottleneck"): DCTCP at 10 Gb/s, web-search sizes at 50 % load, 2 520 flows; ns-3
+# runs them three times (ns-3.44's TcpDctcp and two diagnostic variants). Writes its tables
+# there. About 6 min. NS3=stock picks ns-3 runs (stock,floor,floor-ack); ALONE=1000,50000 runs
+# single flows alone instead (nothing written).
+bench-ns3-fct: $(NS3_VENV)/.stamp $(BUILT)
+	$(NS3_VENV)/bin/python bench/ns3_fct.py $(if $(NS3),--ns3 $(NS3)) $(if $(ALONE),--alone $(ALONE),--write)
 
 # tcplab's Vegas against ns-3's TcpVegas on 1, 4 and 16 flows (docs/performance.md).
 bench-ns3-vegas: $(NS3_VENV)/.stamp

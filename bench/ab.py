@@ -12,7 +12,11 @@ share a core. Each run's `window_wall_seconds` is its simulated window alone (no
 process start). Prints per scenario and binary the minimum and median wall time, the median of
 the per-round ratios to the first binary and the ratio of the minima, and fails (exit 1) when
 two binaries of one scenario give different fingerprints: then they did not do the same work
-and their times do not compare. How the figures were used: docs/performance.md ("Single-thread
+and their times do not compare. Where every binary reports a results fingerprint (every output
+but the event count), that one decides, and the event counts are printed beside it: a change
+that only removes events passes, and says so (its CHANGELOG line names the new count); older
+binaries report the run fingerprint only (outputs and event count in one hash), which then
+decides. How the figures were used: docs/performance.md ("Single-thread
 speed, side by side").
 
 Wall times are only as steady as the machine: run on an otherwise idle host, and look at the
@@ -63,25 +67,40 @@ def build(rev: str | None) -> tuple[str, Path]:
     return sha, out
 
 
-def run_once(binary: Path, scenario: list[str], cpu: int | None) -> tuple[float, str]:
+def run_once(binary: Path, scenario: list[str], cpu: int | None) -> tuple[float, tuple]:
+    """The run's wall time and (run fingerprint, results fingerprint or None, events)."""
     cmd = [str(binary), "run", *scenario]
     if cpu is not None:
         cmd = ["taskset", "-c", str(cpu), *cmd]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     row = json.loads(out.strip().splitlines()[-1])
-    return row["window_wall_seconds"], row["fingerprint"]
+    return row["window_wall_seconds"], (row["fingerprint"], row.get("results_fingerprint"), row.get("events"))
+
+
+def verdict(prints: dict[str, list[tuple]]) -> tuple[bool, str]:
+    """Whether the binaries did the same work, and a line saying what was compared."""
+    every = [p for ps in prints.values() for p in ps]
+    if all(p[1] is not None for p in every):
+        same = len({p[1] for p in every}) == 1
+        events = sorted({p[2] for p in every})
+        if same and len(events) > 1:
+            return True, (f"results fingerprints equal, event counts differ ({', '.join(map(str, events))}): "
+                          "the same results with other work; say so in CHANGELOG.md")
+        return same, "results fingerprints " + ("equal" if same else "differ")
+    same = len({p[0] for p in every}) == 1
+    return same, "run fingerprints (outputs and event count) " + ("equal" if same else "differ")
 
 
 def rotate(binaries: list[tuple[str, Path]], scenario: list[str], rounds: int, cpu: int | None) -> dict:
     """Wall times and fingerprints of each binary over `rounds` alternating rounds."""
     walls: dict[str, list[float]] = {label: [] for label, _ in binaries}
-    prints: dict[str, set[str]] = {label: set() for label, _ in binaries}
+    prints: dict[str, set[tuple]] = {label: set() for label, _ in binaries}
     for r in range(rounds):
         for label, binary in binaries if r % 2 == 0 else binaries[::-1]:
             wall, fp = run_once(binary, scenario, cpu)
             walls[label].append(wall)
             prints[label].add(fp)
-    return {"walls": walls, "fingerprints": {k: sorted(v) for k, v in prints.items()}}
+    return {"walls": walls, "fingerprints": {k: sorted(v, key=str) for k, v in prints.items()}}
 
 
 def summarize(result: dict) -> list[dict]:
@@ -137,11 +156,15 @@ def main() -> int:
         report[sc] = {**result, "summary": rows}
         print(f"== tcplab-bench run {sc}: {a.rounds} rounds, "
               f"{'pinned to cpu ' + str(cpu) if cpu is not None else 'not pinned'}")
-        print(f"{'binary':<24} {'min s':>8} {'median s':>9} {'median ratio':>13} {'min/min':>8}  fingerprint")
+        print(f"{'binary':<24} {'min s':>8} {'median s':>9} {'median ratio':>13} {'min/min':>8}  "
+              "fingerprint  results  events")
         for r in rows:
+            fps = "; ".join(f"{p[0]}  {p[1] or '-'}  {p[2] if p[2] is not None else '-'}" for p in r["fingerprints"])
             print(f"{r['binary']:<24} {r['min_s']:>8.4f} {r['median_s']:>9.4f} {r['median_ratio']:>13.4f} "
-                  f"{r['min_ratio']:>8.4f}  {','.join(r['fingerprints'])}")
-        if len({fp for r in rows for fp in r["fingerprints"]}) != 1:
+                  f"{r['min_ratio']:>8.4f}  {fps}")
+        same, what = verdict(result["fingerprints"])
+        print(what)
+        if not same:
             print(f"error: {sc}: the binaries' fingerprints differ: they did different work, their times do "
                   "not compare", file=sys.stderr)
             ok = False

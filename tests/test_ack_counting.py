@@ -35,7 +35,8 @@ def test_linux_profile_counts_segments_with_quick_acks() -> None:
     })  # fmt: skip
     flows = sc.expand().to_dict()["flows"]
     assert (flows["l"]["ack_counting"], flows["l"]["quickack"]) == ("segments", 16)
-    assert (flows["n"]["ack_counting"], flows["n"]["quickack"]) == ("acks", 0)  # ns-3: per ack, no quick acks
+    # ns-3 (cubic, its TcpCubic as the profile's algorithm): per ack; the first data acked at once.
+    assert (flows["n"]["ack_counting"], flows["n"]["quickack"], flows["n"]["quickack_after_idle"]) == ("acks", 1, False)
     assert flows["own"]["ack_counting"] == "acks"      # the flow's own key wins
 
 

@@ -663,9 +663,24 @@ impl Fnv {
     }
 }
 
+/// The run fingerprint: the event count and [`results_fingerprint`]'s outputs, in one hash
+/// (what every earlier bench figure quotes).
 fn fingerprint(sim: &tcplab_core::sim::Sim) -> u64 {
     let mut h = Fnv::new();
     h.add(sim.events_processed);
+    results_into(sim, &mut h);
+    h.0
+}
+
+/// The results fingerprint: every output [`fingerprint`] hashes but the event count, so a
+/// change that only removes events (the same results with less work) keeps it.
+fn results_fingerprint(sim: &tcplab_core::sim::Sim) -> u64 {
+    let mut h = Fnv::new();
+    results_into(sim, &mut h);
+    h.0
+}
+
+fn results_into(sim: &tcplab_core::sim::Sim, h: &mut Fnv) {
     for l in &sim.links {
         let s = &l.stats;
         for v in [
@@ -694,7 +709,6 @@ fn fingerprint(sim: &tcplab_core::sim::Sim) -> u64 {
     for v in &sim.intervals.goodput_bps {
         h.add(v.to_bits());
     }
-    h.0
 }
 
 /// Run one scenario here and return its figures as a JSON object.
@@ -897,6 +911,7 @@ fn run_one(
         "fingerprint": format!("{:016x}", fingerprint(sim)),
     });
     let extra = serde_json::json!({
+        "results_fingerprint": format!("{:016x}", results_fingerprint(sim)),
         "rss_after_build_kib": rss_built,
         "rss_end_kib": rss_kib(),
         "window_wall_seconds": wall_win,

@@ -292,6 +292,12 @@ pub struct FlowSpec {
     /// max_window / (2·mss), at least 2). Default 0 (off); no effect without `delayed_ack`.
     #[serde(default)]
     pub quickack: u32,
+    /// Whether a gap in arrivals longer than `rto_min` grants the `quickack` immediate acks
+    /// again (Linux's `tcp_event_data_recv`: true, the default) or only the connection's
+    /// first data does (ns-3's `TcpSocketBase::ProcessSynRcvd`: false). No effect without
+    /// `quickack`.
+    #[serde(default = "default_true")]
+    pub quickack_after_idle: bool,
     /// Which send time an ack for two held segments echoes (the sender's RTT sample):
     /// "earliest" (RFC 7323 §4.3, the earliest unacknowledged segment's; default) or
     /// "latest" (the segment that triggered the ack, ns-2.35's `Agent/TCPSink/DelAck` with

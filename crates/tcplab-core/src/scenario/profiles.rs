@@ -126,6 +126,14 @@ pub fn flow_keys(
             out.push((k.to_string(), v));
         }
     }
+    if p == Profile::Ns3 && matches!(spec.cc, CcSpec::Dctcp(_)) {
+        // ns-3's `TcpDctcp` is a `TcpLinuxReno`, whose `SlowStart` and
+        // `CongestionAvoidance` (tcp-linux-reno.cc) count the segments an ack covers;
+        // `TcpNewReno`, the profile's `"acks"`, counts acks.
+        if let Some(a) = out.iter_mut().find(|(k, _)| k == "ack_counting") {
+            a.1 = Value::from("segments");
+        }
+    }
     if p == Profile::Ns2 && linux_agent(spec) && !user_rack {
         // `LinuxTcpAgent::time_processing` (tcp/tcp-linux.cc) re-arms the retransmission
         // timer on every ack while data is outstanding, duplicates included; its scoreboard
@@ -273,7 +281,11 @@ fn transport_table(p: Profile, sack: bool) -> Vec<(&'static str, Value)> {
             ("rto_min", json!("1s")),
             ("rto_max", json!("60s")),
             ("delayed_ack", json!("200ms")),
-            ("quickack", json!(0)),
+            // `TcpSocketBase::ProcessSynRcvd` sets `m_delAckCount = m_delAckMaxCount`
+            // ("Always respond to first data packet"): the first data segment is acked at
+            // once, later ones by the delayed-ack rule, with no quick acks after idle.
+            ("quickack", json!(1)),
+            ("quickack_after_idle", json!(false)),
             ("ack_counting", json!("acks")),
             ("dupack_threshold", json!(3)),
             ("sack", json!(true)),

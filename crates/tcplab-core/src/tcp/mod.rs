@@ -44,6 +44,8 @@ pub struct TcpConfig {
     /// Quick-ack mode with delayed acks: segments acked at once at the start and after an
     /// idle gap longer than `rto_min` (0 = off; see [`receiver`]).
     pub quickack: u32,
+    /// Whether an idle gap grants the quick acks again (false: only the first data).
+    pub quickack_after_idle: bool,
     /// How the algorithm's window increase counts acks (handed to it in
     /// [`crate::cc::CcInit`]).
     pub ack_counting: crate::cc::AckCounting,
@@ -327,6 +329,7 @@ impl Default for TcpConfig {
             max_window: 1 << 30,
             delayed_ack: None,
             quickack: 0,
+            quickack_after_idle: true,
             ack_counting: crate::cc::AckCounting::Acks,
             receiver_clock_offset: 0,
             sack: false,

@@ -833,6 +833,23 @@ mod tests {
     }
 
     #[test]
+    fn quickack_without_the_idle_rule_acks_only_the_first_data_at_once() {
+        // ns-3's receiver: the first data segment acked at once, none after any gap.
+        let never = SimDuration::from_ps(u64::MAX);
+        let mut r = TcpReceiver::new(40, Some(SimDuration::from_ms(200)))
+            .with_quickack(1, never, 10_000, 100);
+        let mut acks = 0;
+        r.on_data(SimTime::ZERO, &seg(0, 100), &mut |_| acks += 1);
+        assert_eq!(acks, 1, "the first segment at once");
+        r.on_data(SimTime::ZERO, &seg(100, 100), &mut |_| acks += 1);
+        r.on_data(SimTime::ZERO, &seg(200, 100), &mut |_| acks += 1);
+        assert_eq!(acks, 2, "then every second one");
+        let later = SimTime::ZERO + SimDuration::from_secs(3600);
+        r.on_data(later, &seg(300, 100), &mut |_| acks += 1);
+        assert_eq!(acks, 2, "an hour's gap grants no quick ack");
+    }
+
+    #[test]
     fn a_fin_is_acked_at_once_with_delayed_acks() {
         let mut r = TcpReceiver::new(40, Some(SimDuration::from_ms(100)));
         assert!(rx(&mut r, 0, 100).1.is_empty(), "held for the delayed ack");

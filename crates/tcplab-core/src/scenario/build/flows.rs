@@ -532,6 +532,7 @@ pub(super) fn flows(
             max_window: fl.max_window.0,
             delayed_ack: fl.delayed_ack.map(|d| d.0),
             quickack: fl.quickack,
+            quickack_after_idle: fl.quickack_after_idle,
             ack_counting: match fl.ack_counting {
                 AckCountingSpec::Acks => crate::cc::AckCounting::Acks,
                 AckCountingSpec::Segments => crate::cc::AckCounting::Segments,
@@ -633,7 +634,17 @@ pub(super) fn flows(
                 .with_ecn_echo(tcp.ecn.echo)
                 .with_clock_offset(tcp.receiver_clock_offset)
                 .with_sack(tcp.sack)
-                .with_quickack(tcp.quickack, tcp.rto.min, tcp.max_window, tcp.mss)
+                .with_quickack(
+                    tcp.quickack,
+                    // No gap is longer than the largest duration: only the first data.
+                    if tcp.quickack_after_idle {
+                        tcp.rto.min
+                    } else {
+                        crate::time::SimDuration::from_ps(u64::MAX)
+                    },
+                    tcp.max_window,
+                    tcp.mss,
+                )
                 .with_latest_echo(fl.delack_echo == crate::scenario::DelackEchoSpec::Latest);
             let receiver = match tcp.playback {
                 Some(p) => receiver.with_playback(p, FlowId::from_index(fi), src, dst),

@@ -1571,3 +1571,25 @@ fn an_expanded_flow_expands_to_itself_under_every_profile() {
     }
     assert!(built >= profiles.len() * ccs.len() * 2, "{built}");
 }
+
+#[test]
+fn ns3_acks_the_first_data_at_once_and_counts_segments_for_dctcp() {
+    // ns-3's receiver acks the first data segment at once (`ProcessSynRcvd`), and its
+    // `TcpDctcp` is a `TcpLinuxReno`, which counts segments; `TcpNewReno` counts acks.
+    let v = expand(&flow_x("profile = \"ns3\"\ncc = \"dctcp\"\necn = true\n"));
+    let x = &v["flows"]["x"];
+    assert_eq!(x["quickack"], 1);
+    assert_eq!(x["quickack_after_idle"], false);
+    assert_eq!(x["ack_counting"], "segments");
+    let v = expand(&flow_x("profile = \"ns3\"\ncc = \"newreno\"\n"));
+    assert_eq!(v["flows"]["x"]["ack_counting"], "acks");
+    // The flow's own keys win.
+    let v = expand(&flow_x(
+        "profile = \"ns3\"\ncc = \"dctcp\"\necn = true\nack_counting = \"acks\"\nquickack = 0\n",
+    ));
+    assert_eq!(v["flows"]["x"]["ack_counting"], "acks");
+    assert_eq!(v["flows"]["x"]["quickack"], 0);
+    // Linux keeps its quick acks after idle.
+    let v = expand(&flow_x("profile = \"linux\"\n"));
+    assert_eq!(v["flows"]["x"].get("quickack_after_idle"), None);
+}
