@@ -94,6 +94,26 @@ def test_ns2_profile_gives_linux_agent_flows_its_scoreboard_and_timer(cc: Any) -
     assert "rto_restart_on_dupack" not in other["flows"]["f"]
 
 
+def test_ns2_profile_gives_vegas_ns2s_window_rules() -> None:
+    """A Vegas flow under ``ns2`` runs VegasTcpAgent::recv's window rules (tcp-vegas.cc); the
+    paper's rules translate with a note, and the 7/8 cut at slow-start exit, which ns-2.35
+    has, is no longer refused."""
+    from tcplab import ns2
+
+    sc = Scenario.from_dict(_lossy({"profile": "ns2", "cc": "vegas"}))
+    f = sc.expand().to_dict()["flows"]["f"]
+    assert f["cc"]["rules"] == "ns2"
+    res = tcplab.run(sc, progress=False)
+    assert res.summary["flows"][0]["goodput_bps"] > 0
+    assert not any(".cc.rules" in n for n in ns2.translate(sc, ns2_defaults=True).notes)
+    paper = Scenario.from_dict(_lossy({"profile": "ns2", "cc": {"algorithm": "vegas", "rules": "paper",
+                                                                "ss_exit_cut": True}}))
+    assert any("flows.f.cc.rules" in n for n in ns2.translate(paper, ns2_defaults=True).notes)
+    with pytest.raises(Exception, match="flows.f.cc.ss_exit_cut"):
+        tcplab.run(Scenario.from_dict(_lossy({"profile": "ns2", "cc": {"algorithm": "vegas",
+                                                                       "ss_exit_cut": True}})), progress=False)
+
+
 def test_fack_and_the_dupack_timer_are_refused_on_other_ns2_agents() -> None:
     from tcplab import ns2
 

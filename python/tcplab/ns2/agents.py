@@ -151,8 +151,10 @@ def _vegas_agent(key: str, flow: Mapping[str, Any], cc: dict[str, Any], sack: bo
     sets: list[str] = []
     if cc.get("alt"):
         raise Ns2Unsupported(f"{key}.cc.alt", "ns-2.35's Vegas has no ALT timestamps")
-    if cc.get("ss_exit_cut"):
-        raise Ns2Unsupported(f"{key}.cc.ss_exit_cut", "ns-2.35's Vegas does not cut to 7/8 at slow-start exit")
+    if cc.get("rules", "paper") != "ns2":
+        notes.append(f"{key}.cc.rules: \"paper\" in tcplab (seed 001's eq. 1 and Brakmo's slow start); ns-2's "
+                     "Vegas runs its own (VegasTcpAgent::recv: its Expected and Actual, the 7/8 cut at slow-start "
+                     "exit, a linear increase spread over the round's acks; rules = \"ns2\")")
     if cc.get("rtt_sample", "mean") != "mean":
         raise Ns2Unsupported(f"{key}.cc.rtt_sample", "ns-2.35's Vegas has no distinguished-segment RTT "
                              "(VegasTcpAgent::recv takes the mean of the round's samples)")

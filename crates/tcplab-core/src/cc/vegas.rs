@@ -26,7 +26,7 @@
 //! - slow start (Brakmo): `W += S` per ack of new data, but only in every other round
 //!   (doubling every other RTT); leave for linear mode at the end of a round where
 //!   `Delta > γ_ss`, or when W reaches ssthresh; on leaving `ssthresh = W` (with
-//!   `ss_exit_cut`: `W = 7W/8` first, as some ns-2 versions)
+//!   `ss_exit_cut`: `W = 7W/8` first, as ns-2.35 does)
 //! - fast retransmit (P1 §II): `W = 3/4·W` if the lost segment had been transmitted once,
 //!   `W = 1/2·W` if it was a retransmission lost again (`ConnView::una_retransmitted`: the
 //!   segment at `snd_una` lies below the end of the highest segment ever retransmitted,
@@ -61,6 +61,27 @@
 //! a compare, an add and a min; per segment sent, with `"distinguished"`, one compare (D's
 //! send time is that of the last segment sent while `snd_max` was still the round's start:
 //! the sender's `snd_una` is the last ack's `delivered`, so `snd_max = snd_una + in_flight`).
+//!
+//! **`rules = "ns2"`**: the window rules of ns-2.35's `VegasTcpAgent::recv` and `timeout`
+//! (tcp/tcp-vegas.cc), which differ from the above in more than the rounding of Delta. W in
+//! segments, `out` = segments outstanding + 1 (ns-2's `t_seqno_ − last_ack_`), `sent` =
+//! segments sent since the round began (`t_seqno_ − v_begseq_`), per ack of new data:
+//! - a round ends at the ack of the first segment sent after it began; its RTT is the mean of
+//!   the samples of the acks before this one (this ack's sample joins the next round), or
+//!   the time since the round began when it had none; BaseRTT = that RTT when it is lower
+//!   or when `sent ≤ 1`;
+//! - `Delta = int((out/BaseRTT − sent/RTT)·BaseRTT + 0.5)`;
+//! - slow start while `W < ssthresh` (ssthresh starts at the receiver's window,
+//!   `TcpAgent::reset`): every other round, `Delta > γ` → `ssthresh = 2`, `W −= W/8` (floor
+//!   2), no growth; otherwise one segment per ack in that round; in the round between, none;
+//! - otherwise (linear mode): `Delta > β` → `W −= 1` at once (floor 2) and no growth;
+//!   `Delta < α` → `W += 1/W` per ack through the next round (half a segment per round trip
+//!   behind a delayed-ack sink); otherwise no growth;
+//! - growth only while `W − out ≤ 2` ("unless we haven't been able to keep up");
+//! - fast retransmit: `w = ⌊W⌋`: 2 if `w ≤ 3`, `w/2` for a segment lost again, else `w − ⌊w/4⌋`
+//!   (integers); after the recovery `ssthresh = 2` (no slow start);
+//! - timeout: `ssthresh = max(⌊W/2⌋, 2)`, `W = restart_window` (2), the every-other-round
+//!   phase kept.
 //!
 //! Brakmo's fine-grained retransmission on the first and second duplicate ack is the
 //! transport's (`loss_detection = "vegas"`, `tcp/sender/vegas_loss.rs`, as ns-2's Vegas
@@ -106,7 +127,8 @@ pub struct VegasSpec {
     /// Slow start ends when the estimated queue exceeds this many packets (default 1).
     #[serde(default = "one")]
     pub gamma: f64,
-    /// Cut the window to 7/8 when slow start ends (some ns-2 versions); default false.
+    /// Cut the window to 7/8 when slow start ends (as ns-2.35 does); default false; not
+    /// with `rules = "ns2"`, which has it.
     #[serde(default)]
     pub ss_exit_cut: bool,
     /// The window after a retransmission timeout, in segments: 1 (default, Reno) or more
@@ -137,6 +159,23 @@ pub struct VegasSpec {
     /// real-valued Delta). `profile = "ns2"` sets it.
     #[serde(default)]
     pub round_delta: bool,
+    /// The window rules: `"paper"` (default; the formulas above) or `"ns2"` (ns-2.35's
+    /// `VegasTcpAgent::recv`: its Expected and Actual, its slow start with the 7/8 cut, a
+    /// linear increase spread over the acks of a round, integer cuts; see the module
+    /// header). `profile = "ns2"` sets it.
+    #[serde(default)]
+    pub rules: VegasRules,
+}
+
+/// Which window rules a Vegas flow follows (`rules`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum VegasRules {
+    /// Seed 001's eq. 1 and Brakmo's slow start, as the module header writes them.
+    #[default]
+    Paper,
+    /// ns-2.35's `VegasTcpAgent` (tcp/tcp-vegas.cc).
+    Ns2,
 }
 
 impl Default for VegasSpec {
@@ -152,6 +191,7 @@ impl Default for VegasSpec {
             alt_data_option: None,
             rtt_sample: RttSample::Mean,
             round_delta: false,
+            rules: VegasRules::Paper,
         }
     }
 }
@@ -176,6 +216,7 @@ impl VegasSpec {
             crate::config::profile::Profile::Ns2 => vec![
                 ("restart_window", Value::from(2)),
                 ("round_delta", Value::Bool(true)),
+                ("rules", Value::from("ns2")),
             ],
             _ => Vec::new(),
         }
@@ -214,6 +255,22 @@ impl VegasSpec {
                     format!("must be 1 to 1000 segments, got {w}"),
                 ))
             }
+        }
+        if self.rules == VegasRules::Ns2 {
+            for (bad, key) in [
+                (self.alt, "alt"),
+                (self.ss_exit_cut, "ss_exit_cut"),
+                (self.rtt_sample != RttSample::Mean, "rtt_sample"),
+            ] {
+                if bad {
+                    return Err(ScenarioError::new(
+                        format!("{field}.{key}"),
+                        "not with rules = \"ns2\" (ns-2.35's Vegas has its own slow-start \
+                         exit and RTT, and no ALT)",
+                    ));
+                }
+            }
+            v.ns2 = Some(Ns2Rules::default());
         }
         if self.alt_wire(field)?.is_some() {
             v.rounds.alt = Some(AltClock::default());
@@ -382,6 +439,41 @@ pub struct Vegas {
     rounds: Rounds,
     /// Last computed Delta, packets (NaN before the first decision).
     diff: f64,
+    /// `rules = "ns2"`: ns-2.35's per-round state (None: the paper's rules).
+    ns2: Option<Ns2Rules>,
+}
+
+/// ns-2.35's `VegasTcpAgent` round state (`rules = "ns2"`), windows in segments.
+#[derive(Clone, Debug)]
+struct Ns2Rules {
+    /// `v_begseq_`: snd_max (bytes) when the round began; 0 at the start, so the first ack
+    /// ends the first round.
+    begseq: u64,
+    /// `v_begtime_`: when the round began (the simulation's start at first).
+    begtime: SimTime,
+    /// `v_sumRTT_`, `v_cntRTT_`: the round's samples so far.
+    sum: f64,
+    count: u32,
+    /// `v_incr_`: segments added per ack of new data until the next round's end.
+    incr: f64,
+    /// `v_inc_flag_`: slow start grows in the rounds where this turns true.
+    inc_flag: bool,
+    /// The first ack has set BaseRTT and ssthresh (`firstrecv_`, `TcpAgent::reset`).
+    started: bool,
+}
+
+impl Default for Ns2Rules {
+    fn default() -> Self {
+        Ns2Rules {
+            begseq: 0,
+            begtime: SimTime::ZERO,
+            sum: 0.0,
+            count: 0,
+            incr: 0.0,
+            inc_flag: true,
+            started: false,
+        }
+    }
 }
 
 /// The trace hook of Vegas and FAST: `diff`, `base_rtt_s`, `rtt_s`, with ALT also
@@ -428,6 +520,92 @@ impl Vegas {
             grow_round: true,
             rounds: Rounds::new(),
             diff: f64::NAN,
+            ns2: None,
+        }
+    }
+
+    /// `rules = "ns2"`: one ack (`VegasTcpAgent::recv`, the branch of an ack of new data;
+    /// duplicate acks only start the clock).
+    fn on_ack_ns2(&mut self, now: SimTime, ack: &AckSample, c: &ConnView) {
+        let mss = self.mss;
+        let Some(n) = self.ns2.as_mut() else { return };
+        if !n.started {
+            // `firstrecv_`: BaseRTT starts at the first ack's time (seconds of the
+            // simulation), which the first sample then undercuts; ssthresh at the
+            // receiver's window (`ssthresh_ = int(wnd_)`).
+            n.started = true;
+            let t = now.as_secs_f64();
+            self.rounds.base = if t > 0.0 { t } else { f64::INFINITY };
+            let wnd = (c.max_window as f64 / mss).floor().max(1.0) * mss;
+            self.ssthresh = self.ssthresh.min(wnd);
+        }
+        // Every ack of new data, the one that ends a recovery included (ns-2 deflates and
+        // then runs the round's test on it; here the sender deflates after this hook).
+        if ack.newly_acked == 0 {
+            return;
+        }
+        let snd_max = ack.delivered + c.in_flight;
+        // `t_seqno_ − last_ack_`: the segments outstanding plus one.
+        let out = c.in_flight.div_ceil(mss as u64) as f64 + 1.0;
+        if ack.delivered > n.begseq {
+            let rtt = if n.count > 0 {
+                n.sum / n.count as f64
+            } else {
+                now.since(n.begtime).as_secs_f64()
+            };
+            n.sum = 0.0;
+            n.count = 0;
+            let sent = (snd_max.saturating_sub(n.begseq) / mss as u64) as f64;
+            if rtt > 0.0 {
+                if rtt < self.rounds.base || sent <= 1.0 {
+                    self.rounds.base = rtt;
+                }
+                let base = self.rounds.base;
+                let actual = sent / rtt;
+                let expect = out / base;
+                // C's int(x + 0.5): truncation toward zero.
+                let delta = ((expect - actual) * base + 0.5).trunc();
+                self.diff = delta;
+                self.rounds.last = rtt;
+                let w = self.cwnd / mss;
+                if self.cwnd < self.ssthresh {
+                    n.inc_flag = !n.inc_flag;
+                    if !n.inc_flag {
+                        n.incr = 0.0;
+                    } else if delta > self.gamma {
+                        self.ssthresh = 2.0 * mss;
+                        self.cwnd = (self.cwnd - self.cwnd / 8.0).max(2.0 * mss);
+                        n.incr = 0.0;
+                    } else {
+                        n.incr = 1.0;
+                    }
+                } else if delta > self.beta {
+                    self.cwnd = (self.cwnd - mss).max(2.0 * mss);
+                    n.incr = 0.0;
+                } else if delta < self.alpha {
+                    n.incr = 1.0 / w;
+                } else {
+                    n.incr = 0.0;
+                }
+            }
+            n.begseq = snd_max;
+            n.begtime = now;
+        }
+        if n.incr == 1.0 && self.cwnd >= self.ssthresh {
+            n.incr = 0.0;
+        }
+        if n.incr > 0.0 && self.cwnd / mss - out <= 2.0 {
+            self.cwnd += n.incr * mss;
+        }
+        self.slow_start = self.cwnd < self.ssthresh;
+        // This ack's sample joins the next round (ns-2 adds it after the round's test).
+        if let Some(r) = ack.rtt {
+            let r = r.as_secs_f64();
+            n.sum += r;
+            n.count += 1;
+            if r > 0.0 && r < self.rounds.base {
+                self.rounds.base = r;
+            }
         }
     }
     /// The last Delta (packets queued, eq. 1).
@@ -503,6 +681,10 @@ impl CongestionControl for Vegas {
         self.rounds.on_send(now, c);
     }
     fn on_ack(&mut self, now: SimTime, ack: &AckSample, c: &ConnView) {
+        if self.ns2.is_some() {
+            self.on_ack_ns2(now, ack, c);
+            return;
+        }
         let window = self.rounds.start_cwnd;
         if let Some(rtt) = self.rounds.on_ack(now, ack, c, self.cwnd) {
             if let (Some(rtt), CaState::Open | CaState::Loss) = (rtt, c.state) {
@@ -528,6 +710,34 @@ impl CongestionControl for Vegas {
         if why != Congestion::Ecn {
             self.rounds.on_loss();
         }
+        if self.ns2.is_some() && why != Congestion::Ecn {
+            // `VegasTcpAgent::recv` (the third duplicate ack) and `timeout`, in whole
+            // segments of `window()` = min(cwnd, wnd).
+            let w = (self.cwnd.min(c.max_window as f64) / self.mss).floor();
+            match why {
+                Congestion::FastRetransmit => {
+                    let w = if w <= 3.0 {
+                        2.0
+                    } else if c.una_retransmitted {
+                        (w / 2.0).floor()
+                    } else {
+                        w - (w / 4.0).floor()
+                    };
+                    // The window after the recovery (`v_newcwnd_`), kept in ssthresh
+                    // until `on_recovery_exit`.
+                    self.cwnd = w * self.mss;
+                    self.ssthresh = self.cwnd;
+                }
+                _ => {
+                    // `slowdown(CLOSE_CWND_RESTART | CLOSE_SSTHRESH_HALF)`, then
+                    // `cwnd_ = v_slowstart_`; the round state carries on.
+                    self.ssthresh = (w / 2.0).floor().max(2.0) * self.mss;
+                    self.cwnd = self.restart_window * self.mss;
+                }
+            }
+            self.slow_start = self.cwnd < self.ssthresh;
+            return;
+        }
         match why {
             Congestion::FastRetransmit => {
                 // P1 §II: 3/4 if the lost segment was transmitted once, else 1/2.
@@ -551,6 +761,11 @@ impl CongestionControl for Vegas {
     }
     fn on_recovery_exit(&mut self, _now: SimTime, c: &ConnView) {
         self.cwnd = self.ssthresh.min(recovery_exit_cwnd(u64::MAX, c) as f64);
+        if self.ns2.is_some() {
+            // "vegas ssthresh is used only during slow-start": `ssthresh_ = 2`.
+            self.ssthresh = 2.0 * self.mss;
+            self.slow_start = false;
+        }
     }
 }
 
@@ -621,6 +836,114 @@ mod tests {
             assert_eq!(v.cwnd(), want * S, "rtt {rtt}: diff {}", v.diff());
             let expect = 20.0 * (rtt - 100.0) / rtt;
             assert!((v.diff() - expect).abs() < 1e-9, "{} vs {expect}", v.diff());
+        }
+    }
+
+    /// A Vegas under ns-2's rules, window `w` segments, in slow start (ssthresh unset).
+    fn ns2(w: u64) -> (Vegas, Pipe) {
+        let mut v = Vegas::new(1000, w * S, u64::MAX, 1.0, 3.0);
+        v.ns2 = Some(Ns2Rules::default());
+        let p = Pipe::new(&v);
+        (v, p)
+    }
+
+    #[test]
+    fn ns2_rules_spread_the_linear_increase_over_the_rounds_acks() {
+        // Linear mode (ssthresh 2) at W = 20 and RTT = BaseRTT: Delta = 0 < α, so each ack
+        // of the next round adds 1/20 of a segment: +1 per round trip, not at its end.
+        let (mut v, mut p) = ns2(20);
+        v.ssthresh = 2.0 * S as f64;
+        for _ in 0..21 {
+            p.ack(&mut v, 100.0);
+        }
+        let w0 = v.cwnd;
+        assert!(w0 > 20.0 * S as f64, "{w0}");
+        let mut grew = 0;
+        for _ in 0..10 {
+            let before = v.cwnd;
+            p.ack(&mut v, 100.0);
+            grew += (v.cwnd > before) as u32;
+        }
+        assert_eq!(grew, 10, "every ack adds its share");
+        assert!(
+            (v.cwnd - w0 - 10.0 * S as f64 / 20.0).abs() < 0.2 * S as f64,
+            "{}",
+            v.cwnd
+        );
+    }
+
+    #[test]
+    fn ns2_rules_leave_slow_start_with_a_7_8_cut_and_ssthresh_2() {
+        // The RTT doubles after the first rounds: at the next growing round's end Delta > γ,
+        // ns-2 cuts W by W/8 and sets ssthresh_ = 2 (tcp-vegas.cc: `cwnd_ -= cwnd_/8`).
+        let (mut v, mut p) = ns2(2);
+        let mut cut = None;
+        for i in 0..400 {
+            let rtt = if i < 12 { 100.0 } else { 200.0 };
+            let before = v.cwnd;
+            p.ack(&mut v, rtt);
+            if v.cwnd < before {
+                cut = Some((before, v.cwnd));
+                break;
+            }
+        }
+        let (before, after) = cut.expect("slow start ends");
+        assert!(
+            (after - (before - before / 8.0)).abs() < 1e-9,
+            "{before} -> {after}"
+        );
+        assert_eq!(v.ssthresh(), 2 * S);
+        assert!(!v.in_slow_start());
+        // In slow start the window grows only in every other round: it doubled at most
+        // once per two rounds before the cut (from 2 segments in 12 + a few acks).
+        assert!(before <= 32.0 * S as f64, "{before}");
+    }
+
+    #[test]
+    fn ns2_rules_cut_whole_segments_on_fast_retransmit_and_timeout() {
+        for (w, again, want) in [(10, false, 8), (11, false, 9), (10, true, 5), (3, false, 2)] {
+            let (mut v, _) = ns2(w);
+            let mut c = view(1000, w * S, CaState::Open);
+            c.una_retransmitted = again;
+            v.on_congestion(SimTime::ZERO, Congestion::FastRetransmit, &c);
+            assert_eq!(v.cwnd(), want * S, "w {w} again {again}");
+            v.on_recovery_exit(SimTime::ZERO, &view(1000, 0, CaState::Recovery));
+            assert_eq!(
+                (v.cwnd(), v.ssthresh()),
+                (want * S, 2 * S),
+                "after recovery"
+            );
+        }
+        // Timeout: ssthresh = max(⌊W/2⌋, 2) segments, W = restart_window.
+        let (mut v, _) = ns2(11);
+        v.restart_window = 2.0;
+        v.on_congestion(
+            SimTime::ZERO,
+            Congestion::Timeout,
+            &view(1000, 11 * S, CaState::Open),
+        );
+        assert_eq!((v.cwnd(), v.ssthresh()), (2 * S, 5 * S));
+        assert!(v.in_slow_start());
+    }
+
+    #[test]
+    fn ns2_rules_refuse_what_ns2s_vegas_has_not() {
+        let init = crate::cc::CcInit {
+            mss: 1000,
+            init_cwnd: 2000,
+            init_ssthresh: u64::MAX,
+            ack_counting: crate::cc::AckCounting::Acks,
+        };
+        for bad in [
+            "alt = true",
+            "ss_exit_cut = true",
+            "rtt_sample = \"distinguished\"",
+        ] {
+            let spec: VegasSpec =
+                toml::from_str(&format!("rules = \"ns2\"\n{bad}")).expect("parses");
+            let e = spec.build("flows.v.cc", init).expect_err("refused");
+            assert!(e.field.starts_with("flows.v.cc."), "{e}");
+            assert!(e.reason.contains("rules = \"ns2\""), "{e}");
         }
     }
 
