@@ -244,15 +244,6 @@ def ns3_child(flows_file: Path, out: Path, seconds: float, trace_flow: int = -1,
 # parent
 
 
-def ns3_importable(python: str) -> tuple[bool, str]:
-    p = subprocess.run([python, "-c", "from ns import ns; ns.Simulator.Now()"],
-                       capture_output=True, text=True, timeout=600)
-    if p.returncode == 0:
-        return True, ""
-    tail = (p.stderr or p.stdout).strip().splitlines()[-3:]
-    return False, " | ".join(tail) or f"exit {p.returncode}"
-
-
 def ns3_rows(tl_rows: list[dict], ns: dict) -> list[dict]:
     """ns-3's per-flow results as fct rows: tcplab's flow (bytes, start, ideal) with ns-3's end."""
     out = []
@@ -417,6 +408,8 @@ def main() -> int:
         ns3_child(Path(a.ns3_child[0]), Path(a.ns3_child[1]), float(a.ns3_child[2]), int(a.ns3_child[3]),
                   a.ns3_child[4])
         return 0
+
+    from ns3_compare import ns3_importable  # bench/ (on sys.path when run as a script)
 
     ok, why = ns3_importable(a.ns3_python)
     if not ok:
