@@ -166,7 +166,8 @@ pub struct RackStats {
 impl RackState {
     pub fn new(tlp: bool) -> Self {
         RackState {
-            segs: VecDeque::with_capacity(64),
+            // Grown on first use: a flow that never sends far (a short transfer) keeps none.
+            segs: VecDeque::new(),
             base: 0,
             sacked: 0,
             lost: 0,
