@@ -109,8 +109,12 @@ def test_ns2_profile_gives_vegas_ns2s_window_rules() -> None:
     paper = Scenario.from_dict(_lossy({"profile": "ns2", "cc": {"algorithm": "vegas", "rules": "paper",
                                                                 "ss_exit_cut": True}}))
     assert any("flows.f.cc.rules" in n for n in ns2.translate(paper, ns2_defaults=True).notes)
+    # A flow that asks for what ns-2's rules exclude keeps the paper's, under the profile too.
+    alt = Scenario.from_dict(_lossy({"profile": "ns2", "cc": {"algorithm": "vegas", "alt": True}}))
+    assert alt.expand().to_dict()["flows"]["f"]["cc"].get("rules", "paper") == "paper"
+    tcplab.run(alt, progress=False)
     with pytest.raises(Exception, match="flows.f.cc.ss_exit_cut"):
-        tcplab.run(Scenario.from_dict(_lossy({"profile": "ns2", "cc": {"algorithm": "vegas",
+        tcplab.run(Scenario.from_dict(_lossy({"profile": "ns2", "cc": {"algorithm": "vegas", "rules": "ns2",
                                                                        "ss_exit_cut": True}})), progress=False)
 
 

@@ -213,11 +213,18 @@ impl VegasSpec {
     /// flow profile's (scenario/profiles.rs).
     pub fn profile_keys(&self, p: crate::config::profile::Profile) -> Vec<(&'static str, Value)> {
         match p {
-            crate::config::profile::Profile::Ns2 => vec![
-                ("restart_window", Value::from(2)),
-                ("round_delta", Value::Bool(true)),
-                ("rules", Value::from("ns2")),
-            ],
+            crate::config::profile::Profile::Ns2 => {
+                let mut k = vec![
+                    ("restart_window", Value::from(2)),
+                    ("round_delta", Value::Bool(true)),
+                ];
+                // ns-2's window rules, unless the flow asks for what they exclude (ALT,
+                // the paper's exit cut, the distinguished segment): then the paper's.
+                if !self.alt && !self.ss_exit_cut && self.rtt_sample == RttSample::Mean {
+                    k.push(("rules", Value::from("ns2")));
+                }
+                k
+            }
             _ => Vec::new(),
         }
     }
