@@ -19,8 +19,8 @@ from tcplab.scenario import Scenario, ScenarioError
 # (between machines, Python versions or edits; an intended change updates them).
 PINNED = {
     0: "aa9c48d9c4215cd41c9a971a22717f5bd4a7b8b120c7453607388287a60d242e",
-    1: "70f9051d2f42572dbc2a29f8768ff0a86d4dbfab72e8a0d0bab36b96e2d7bcb2",
-    2: "bc0ce975bf796e01189941680cca5aca155cfeaf7e299a91aa269e794937ace2",
+    1: "dcffdee9f09eb8a1c670ae16b2def6678b09a7ed32440fc168d08061977fb564",
+    2: "d0a6c3bf7bf96b62b1e3ffc8b9235df07344acf11b52b1c98d80a19feb451c47",
 }
 
 

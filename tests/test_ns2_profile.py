@@ -80,15 +80,24 @@ def test_ns2_profile_gives_linux_agent_flows_its_scoreboard_and_timer(cc: Any) -
     """CUBIC, Scalable and Westwood+ run on ns-2's Agent/TCP/Linux: FACK with lost
     retransmissions found (tcp/scoreboard1.cc) and the timer re-armed on every ack; the
     other agents keep duplicate-ack detection and RFC 6298's timer."""
-    sc = Scenario.from_dict(_lossy({"profile": "ns2", "sack": True, "prr": "off", "cc": cc}))
+    sc = Scenario.from_dict(_lossy({"profile": "ns2", "sack": True, "cc": cc}))
     f = sc.expand().to_dict()["flows"]["f"]
     assert f["loss_detection"] == "fack" and f["rto_restart_on_dupack"] is True
+    # LinuxTcpAgent::send_much rate-halves (next_pkts_in_flight_).
+    assert f["prr"] == "rate_halving"
+    if cc == "scalable":
+        assert f["cc"]["linux_count"] is True and f["cc"]["linux_min_cwnd"] is True
     tcplab.run(sc, progress=False)  # builds and runs
     from tcplab import ns2
 
     script = ns2.translate(sc, ns2_defaults=True)
     assert script.agents["f"] == "Agent/TCP/Linux"
-    assert not any("loss_detection" in n or "rto_restart_on_dupack" in n for n in script.notes)
+    assert not any(k in n for n in script.notes
+                   for k in ("loss_detection", "rto_restart_on_dupack", ".prr", "linux_min_cwnd"))
+    # A flow that writes prr = "off" keeps it, with a note naming what ns-2 does instead.
+    off = Scenario.from_dict(_lossy({"profile": "ns2", "sack": True, "prr": "off", "cc": cc}))
+    assert off.expand().to_dict()["flows"]["f"]["prr"] == "off"
+    assert any("flows.f.prr" in n and "rate_halving" in n for n in ns2.translate(off, ns2_defaults=True).notes)
     other = Scenario.from_dict(_lossy({"profile": "ns2", "sack": True, "cc": "newreno"})).expand().to_dict()
     assert other["flows"]["f"]["loss_detection"] == "dupack"
     assert "rto_restart_on_dupack" not in other["flows"]["f"]
@@ -140,6 +149,8 @@ def test_fack_and_the_dupack_timer_are_refused_on_other_ns2_agents() -> None:
         ({"sack": True, "loss_detection": "rack", "syn": False, "rto_restart_on_fast_retransmit": False,
           "rto_restart_on_dupack": True}, "flows.f.rto_restart_on_dupack", "rack"),
         ({"sack": False, "loss_detection": "fack"}, "flows.f.loss_detection", "needs SACK recovery"),
+        ({"sack": True, "loss_detection": "rack", "prr": "rate_halving"}, "flows.f.prr", "not with loss_detection"),
+        ({"sack": False, "prr": "rate_halving"}, "flows.f.prr", "SACK recovery only"),
         ({"rto_tick": "0s"}, "flows.f.rto_tick", "above 0"),
         ({"rto_tick": "2s"}, "flows.f.rto_tick", "at most 1 s"),
         ({"ssthresh_basis": "half"}, "flows.f.ssthresh_basis", "flightsize"),

@@ -81,7 +81,12 @@ def _refuse(key: str, flow: Mapping[str, Any], algo: str, sack: bool) -> None:
     if sack:
         if flow.get("recovery", "rfc6675") != "rfc6675" and "recovery" in flow and flow["recovery"] == "newreno":
             raise Ns2Unsupported(f"{key}.recovery", "SACK blocks with NewReno recovery are not translated")
-        if flow.get("prr", "ssrb") != "off":
+        prr = flow.get("prr", "ssrb")
+        if algo in _LINUX_AGENT_ALGORITHMS:
+            if prr not in ("off", "rate_halving"):
+                raise Ns2Unsupported(f"{key}.prr", "ns-2.35's Agent/TCP/Linux has no PRR: it rate-halves "
+                                     "(set prr = \"rate_halving\")")
+        elif prr != "off":
             raise Ns2Unsupported(f"{key}.prr", "ns-2.35's Sack1 has no PRR (set prr = \"off\")")
     if _flow_value(flow, "ecn"):
         if flow.get("ecn_echo", "rfc3168") != "rfc3168":
@@ -224,8 +229,15 @@ def _linux_agent(key: str, algo: str, cc: dict[str, Any], sack: bool,
         if "linux_count" not in cc:
             notes.append(f"{key}.cc.linux_count: false in tcplab; ns-2.35's Linux scalable module adds a "
                          "segment per min(cwnd, 50) + 1 acks")
+        # min_cwnd = tcp_reno_min_cwnd (ssthresh/2) in recovery (profile ns2 sets it).
+        if "linux_min_cwnd" in cc and not cc["linux_min_cwnd"]:
+            raise Ns2Unsupported(f"{key}.cc.linux_min_cwnd", "ns-2.35's Linux scalable module recovers "
+                                 "towards ssthresh/2 (linux_min_cwnd = true)")
+        if "linux_min_cwnd" not in cc:
+            notes.append(f"{key}.cc.linux_min_cwnd: false in tcplab; ns-2.35's Linux scalable module sets "
+                         "cwnd to ssthresh/2 in recovery (tcp_reno_min_cwnd)")
     for k in cc:
-        if k not in ("estimator", "plus_rules", "compat", "linux_count") and k not in module:
+        if k not in ("estimator", "plus_rules", "compat", "linux_count", "linux_min_cwnd") and k not in module:
             raise Ns2Unsupported(f"{key}.cc.{k}", f"ns-2.35's Linux {algo} module has no such parameter")
     for k, want in module.items():
         have = cc.get(k, defaults[k])
@@ -238,8 +250,7 @@ def _linux_agent(key: str, algo: str, cc: dict[str, Any], sack: bool,
         # With a plain TCPSink the Linux agent times out at every loss (bench/ns2's cubic2:
         # 51 timeouts per flow in 50 s, half the link); ns-2's own examples pair it with
         # Agent/TCPSink/Sack1 and RFC 1323 timestamp echoes.
-        raise Ns2Unsupported(f"{key}.sack", "ns-2.35's Agent/TCP/Linux needs SACK acks (set sack = true, "
-                             "prr = \"off\")")
+        raise Ns2Unsupported(f"{key}.sack", "ns-2.35's Agent/TCP/Linux needs SACK acks (set sack = true)")
     agent = "Agent/TCP/Linux"
     ca = {"cubic": "cubic", "scalable": "scalable", "westwood": "westwood"}[algo]
     extra.append(f"$ns at 0 \"$tcp select_ca {ca}\"")
@@ -260,6 +271,9 @@ def _linux_agent_notes(key: str, flow: Mapping[str, Any], notes: list[str]) -> N
     if _flow_value(flow, "loss_detection") != "fack":
         notes.append(f"{key}.loss_detection: Agent/TCP/Linux marks losses by FACK and finds lost "
                      "retransmissions (tcp/scoreboard1.cc); tcplab does with loss_detection = \"fack\"")
+    if flow.get("prr", "ssrb") != "rate_halving":
+        notes.append(f"{key}.prr: Agent/TCP/Linux rate-halves in recovery (LinuxTcpAgent::send_much's "
+                     "next_pkts_in_flight_); tcplab does with prr = \"rate_halving\"")
     if not flow.get("rto_restart_on_dupack", False):
         notes.append(f"{key}.rto_restart_on_dupack: false in tcplab; Agent/TCP/Linux re-arms the timer on "
                      "every ack (LinuxTcpAgent::time_processing)")

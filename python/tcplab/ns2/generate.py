@@ -63,8 +63,8 @@ Ranges (:data:`RANGES` holds them as data):
 * Agents, uniformly among reno, newreno, sack (NewReno with ``sack = true, prr = "off"``:
   ns-2's Sack1), vegas, highspeed (``aimd = "general"``: ns-2's windowOption_ 8), gaimd
   (TCP(alpha, beta): beta uniform 0.5-0.9375, alpha = 4(1 - beta^2)/3, TCP-friendly),
-  cubic, scalable and westwood (Westwood+) on ns-2's Agent/TCP/Linux (``sack = true,
-  prr = "off"``; CUBIC and Scalable with the constants of ns-2's Linux 2.6 modules:
+  cubic, scalable and westwood (Westwood+) on ns-2's Agent/TCP/Linux (``sack = true``,
+  its recovery left to the profile; CUBIC and Scalable with the constants of ns-2's Linux 2.6 modules:
   ``beta = 0.8, hystart = false`` and ``a = 0.0196``). **xcp** with probability 0.08 as
   a scenario of its own: every flow XCP, every bottleneck queue XCP, no RED, ECN,
   delayed acks or UDP traffic (ns-2.35's Queue/XCP keeps other traffic apart, which the
@@ -225,11 +225,11 @@ def _agent_keys(rng: random.Random, agent: str) -> dict[str, Any]:
         alpha = _sig4(4 * (1 - beta * beta) / 3)
         return {"cc": {"algorithm": "gaimd", "alpha": alpha, "beta": beta}}
     if agent == "cubic":  # ns-2's Linux 2.6 module: beta 819/1024, no HyStart
-        return {"cc": {"algorithm": "cubic", "beta": 0.8, "hystart": False}, "sack": True, "prr": "off"}
+        return {"cc": {"algorithm": "cubic", "beta": 0.8, "hystart": False}, "sack": True}
     if agent == "scalable":  # ns-2's Linux 2.6 module: one segment per 51 acks
-        return {"cc": {"algorithm": "scalable", "a": 0.0196}, "sack": True, "prr": "off"}
+        return {"cc": {"algorithm": "scalable", "a": 0.0196}, "sack": True}
     if agent == "westwood":
-        return {"cc": {"algorithm": "westwood", "estimator": "plus"}, "sack": True, "prr": "off"}
+        return {"cc": {"algorithm": "westwood", "estimator": "plus"}, "sack": True}
     return {"cc": agent}  # reno, newreno, vegas, xcp
 
 

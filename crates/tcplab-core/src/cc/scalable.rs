@@ -21,6 +21,14 @@
 //!   `N = round(1/a) − 1` (Linux's `TCP_SCALABLE_AI_CNT` = 50 is `a = 1/51`), so below N
 //!   segments the window grows by one per `w + 1` acks, about Reno's rate, where `w += a`
 //!   would take 1/a acks; a loss restarts the count. Profile `ns2` sets it
+//! - `linux_min_cwnd = true` (the same module's `.min_cwnd = tcp_reno_min_cwnd`, with
+//!   ns-2.35's `LinuxTcpAgent::tcp_fastretrans_alert`): a fast retransmit or ECN sets
+//!   `ssthresh = max(w − ⌊b·w⌋, 2)` in whole segments (`tcp_scalable_ssthresh`'s
+//!   `w − (w >> 3)`: below 8 segments no cut) and `w = ⌊ssthresh/2⌋` (at least 1), the floor the transport's rate halving
+//!   (`prr = "rate_halving"`) descends towards, and leaving recovery sets
+//!   `w = min(ssthresh, FlightSize + 3)` when w is below ssthresh (`tcp_moderate_cwnd`,
+//!   3 = Linux's `tcp_max_burst`, the reordering degree); slow start then climbs back to
+//!   ssthresh. Profile `ns2` sets it
 //! - response function: per packet the window gains a, per loss it loses b·w, so in
 //!   equilibrium `a = p·b·w`, i.e. `w = a/(b·p)` (= 0.08/p with the defaults)
 
@@ -53,6 +61,12 @@ pub struct ScalableSpec {
     /// Scalable as Linux 2.6.22's module). Not with `legacy_window`.
     #[serde(default)]
     pub linux_count: bool,
+    /// Linux 2.6.22's recovery rules with ns-2's exit (module text): ssthresh in whole
+    /// segments (w − ⌊b·w⌋), in recovery the window is ⌊ssthresh/2⌋ segments, on leaving
+    /// it min(ssthresh, FlightSize + 3 segments). Default false; profile `ns2` sets it (with `prr = "rate_halving"`).
+    /// Not with `legacy_window`.
+    #[serde(default)]
+    pub linux_min_cwnd: bool,
 }
 
 impl Default for ScalableSpec {
@@ -62,6 +76,7 @@ impl Default for ScalableSpec {
             b: default_b(),
             legacy_window: None,
             linux_count: false,
+            linux_min_cwnd: false,
         }
     }
 }
@@ -74,7 +89,10 @@ impl ScalableSpec {
     ) -> Vec<(&'static str, serde_json::Value)> {
         match p {
             crate::config::profile::Profile::Ns2 if self.legacy_window.is_none() => {
-                vec![("linux_count", serde_json::Value::Bool(true))]
+                vec![
+                    ("linux_count", serde_json::Value::Bool(true)),
+                    ("linux_min_cwnd", serde_json::Value::Bool(true)),
+                ]
             }
             _ => Vec::new(),
         }
@@ -95,6 +113,12 @@ impl ScalableSpec {
                 "Linux's count has no legacy window: leave out legacy_window".into(),
             );
         }
+        if self.linux_min_cwnd && self.legacy_window.is_some() {
+            return err(
+                "linux_min_cwnd",
+                "Linux's module has no legacy window: leave out legacy_window".into(),
+            );
+        }
         if let Some(l) = self.legacy_window {
             if !(l >= 1.0 && l.is_finite()) {
                 return err(
@@ -112,7 +136,8 @@ impl ScalableSpec {
             self.legacy_window.unwrap_or(0.0),
         )
         .with_ack_counting(init.ack_counting)
-        .with_linux_count(self.linux_count))
+        .with_linux_count(self.linux_count)
+        .with_linux_min_cwnd(self.linux_min_cwnd))
     }
 }
 
@@ -129,6 +154,8 @@ pub struct Scalable {
     /// `linux_count`: N (acks), 0 = off; and the acks counted since the last increase.
     linux_n: u64,
     cnt: u64,
+    /// `linux_min_cwnd`.
+    linux_min: bool,
 }
 
 impl Scalable {
@@ -143,7 +170,13 @@ impl Scalable {
             counting: super::AckCounting::Acks,
             linux_n: 0,
             cnt: 0,
+            linux_min: false,
         }
+    }
+    /// Linux's `min_cwnd` in recovery and ns-2's exit (`linux_min_cwnd`).
+    pub fn with_linux_min_cwnd(mut self, on: bool) -> Self {
+        self.linux_min = on;
+        self
     }
     /// Linux's ack count (`linux_count`), N = round(1/a) − 1 (at least 1).
     pub fn with_linux_count(mut self, on: bool) -> Self {
@@ -218,13 +251,30 @@ impl CongestionControl for Scalable {
     fn on_congestion(&mut self, _now: SimTime, why: Congestion, _c: &ConnView) {
         self.cnt = 0;
         let b = if self.cwnd < self.legacy { 0.5 } else { self.b };
-        self.ssthresh = ((1.0 - b) * self.cwnd).max(2.0 * self.mss);
+        self.ssthresh = if self.linux_min {
+            // tcp_scalable_ssthresh: max(w − (w >> 3), 2) in whole segments, so a window
+            // below 8 segments keeps its ssthresh (w − ⌊b·w⌋ for another b).
+            let w = (self.cwnd / self.mss).floor();
+            (w - (b * w).floor()).max(2.0) * self.mss
+        } else {
+            ((1.0 - b) * self.cwnd).max(2.0 * self.mss)
+        };
         self.cwnd = match why {
             Congestion::Timeout => self.mss,
+            // tcp_reno_min_cwnd: snd_ssthresh / 2, whole segments.
+            _ if self.linux_min => ((self.ssthresh / self.mss) as u64 / 2).max(1) as f64 * self.mss,
             Congestion::FastRetransmit | Congestion::Ecn => self.ssthresh,
         };
     }
     fn on_recovery_exit(&mut self, _now: SimTime, c: &ConnView) {
+        if self.linux_min {
+            // tcp_fastretrans_alert: below ssthresh, raise to it, then tcp_moderate_cwnd.
+            if self.cwnd < self.ssthresh {
+                let moderated = (c.in_flight + 3 * c.mss as u64) as f64;
+                self.cwnd = self.ssthresh.min(moderated);
+            }
+            return;
+        }
         self.cwnd = self.ssthresh.min(recovery_exit_cwnd(u64::MAX, c) as f64);
     }
 }
@@ -353,5 +403,68 @@ mod tests {
             "flows.f.cc.legacy_window"
         );
         assert!(d().build("flows.f.cc", init).is_ok());
+    }
+
+    /// `linux_min_cwnd`: tcp_reno_min_cwnd in recovery (⌊ssthresh/2⌋ segments), and on
+    /// leaving it ssthresh at most FlightSize + 3 segments (tcp_moderate_cwnd).
+    #[test]
+    fn linux_min_cwnd_recovers_from_half_ssthresh_with_a_moderated_exit() {
+        let spec = ScalableSpec {
+            a: 1.0 / 51.0,
+            linux_count: true,
+            linux_min_cwnd: true,
+            ..ScalableSpec::default()
+        };
+        let init = crate::cc::CcInit {
+            mss: S,
+            init_cwnd: 80 * S as u64,
+            init_ssthresh: 2 * S as u64,
+            ack_counting: crate::cc::AckCounting::Acks,
+        };
+        let mut c = spec.build("flows.f.cc", init).unwrap();
+        c.on_congestion(
+            SimTime::ZERO,
+            Congestion::FastRetransmit,
+            &view(S, 80 * S as u64, CaState::Open),
+        );
+        assert_eq!((c.ssthresh(), c.cwnd()), (70 * S as u64, 35 * S as u64));
+        c.on_recovery_exit(SimTime::ZERO, &view(S, 40 * S as u64, CaState::Recovery));
+        assert_eq!(c.cwnd(), 43 * S as u64, "min(70, 40 + 3) segments");
+        // With enough in flight the exit is ssthresh; a timeout still collapses to 1.
+        let mut d = spec.build("flows.f.cc", init).unwrap();
+        d.on_congestion(SimTime::ZERO, Congestion::Ecn, &view(S, 0, CaState::Open));
+        d.on_recovery_exit(SimTime::ZERO, &view(S, 90 * S as u64, CaState::Recovery));
+        assert_eq!(d.cwnd(), 70 * S as u64);
+        d.on_congestion(
+            SimTime::ZERO,
+            Congestion::Timeout,
+            &view(S, 0, CaState::Open),
+        );
+        assert_eq!(d.cwnd(), S as u64);
+        // Below 8 segments w >> 3 is 0: ssthresh stays w, the window goes to w/2.
+        let mut e = spec
+            .build(
+                "flows.f.cc",
+                crate::cc::CcInit {
+                    init_cwnd: 5 * S as u64,
+                    ..init
+                },
+            )
+            .unwrap();
+        e.on_congestion(
+            SimTime::ZERO,
+            Congestion::FastRetransmit,
+            &view(S, 0, CaState::Open),
+        );
+        assert_eq!((e.ssthresh(), e.cwnd()), (5 * S as u64, 2 * S as u64));
+        let bad = ScalableSpec {
+            legacy_window: Some(16.0),
+            linux_min_cwnd: true,
+            ..ScalableSpec::default()
+        };
+        assert_eq!(
+            bad.build("flows.f.cc", init).unwrap_err().field,
+            "flows.f.cc.linux_min_cwnd"
+        );
     }
 }

@@ -75,10 +75,12 @@
 //!   (tcp/tcp-linux.cc `LinuxTcpAgent::tcp_fastretrans_alert`, `enter_loss`, `send_much`;
 //!   tcp/linux/src/tcp_westwood.c): a fast retransmit (or ECN-Echo) sets
 //!   `ssthresh = max(cwnd/2, 2S)` (`tcp_reno_ssthresh`) and the window target
-//!   `W = max(ERE·RTT_min/S, 2)` segments (the module's `min_cwnd`, which may exceed the old
-//!   window); recovery descends from `min(cwnd, pipe + S)` by one segment every second ack,
-//!   never below W and at most `pipe + S` (ns-2's `next_pkts_in_flight_` rate halving);
-//!   leaving recovery sets `cwnd = max(W, ssthresh)` (no `CA_EVENT_COMPLETE_CWR` in ns-2);
+//!   `cwnd = W = max(ERE·RTT_min/S, 2)` segments (the module's `min_cwnd`, which may
+//!   exceed the old window); the flight's descent to W by one segment per two acks is the
+//!   transport's (`prr = "rate_halving"`, ns-2's `next_pkts_in_flight_`, which profile
+//!   `ns2` sets with these rules); leaving recovery raises a window below ssthresh to
+//!   `min(ssthresh, FlightSize + 3S)` (`tcp_moderate_cwnd`; no `CA_EVENT_COMPLETE_CWR` in
+//!   ns-2);
 //!   a timeout sets `ssthresh = max(cwnd/2, 2S)`, `cwnd = S` and keeps RTT_min; congestion
 //!   avoidance counts bytes (RFC 3465: ns-2 sets `sysctl_tcp_abc = 1`,
 //!   tcp/linux/ns-linux-param.c, so `tcp_reno_cong_avoid` adds a segment once per
@@ -219,8 +221,8 @@ pub enum PlusRules {
     /// `cwnd = ssthresh = ERE·RTT_min` on leaving recovery.
     #[default]
     Linux,
-    /// ns-2.35's LinuxTcpAgent: `min_cwnd` at the fast retransmit with rate halving down to
-    /// it, Reno's ssthresh, no `CA_EVENT_COMPLETE_CWR`.
+    /// ns-2.35's LinuxTcpAgent: `min_cwnd` at the fast retransmit (the transport's rate
+    /// halving descends to it), Reno's ssthresh, no `CA_EVENT_COMPLETE_CWR`.
     Ns2,
 }
 
@@ -557,10 +559,6 @@ pub struct Westwood {
     plus_rules: PlusRules,
     /// BE's virtual null sample spacing τ/m (zero: off, the gain is clamped).
     null_h: SimDuration,
-    /// ns-2 rules: the rate-halving window during recovery, its floor W, the ack parity.
-    desc_n: f64,
-    desc_target: f64,
-    desc_cnt: u32,
     // --- ack counting and per-instant samples
     accounted: f64,
     /// Σ d_k so far (the ring's cumulative count).
@@ -625,9 +623,6 @@ impl Westwood {
             } else {
                 SimDuration::ZERO
             },
-            desc_n: 0.0,
-            desc_target: 0.0,
-            desc_cnt: 0,
             accounted: 0.0,
             cum: 0.0,
             ring: Ring::new(),
@@ -1042,16 +1037,6 @@ impl CongestionControl for Westwood {
                 // recovery too (it is cleared when recovery begins, not when it ends).
                 self.ca_acc += ack.newly_acked as f64;
             }
-            if self.ns2_rules() && self.desc_n > self.desc_target {
-                // ns-2's send_much: one send per two acks until the flight is down to W.
-                self.desc_cnt += 1;
-                if self.desc_cnt >= 2 {
-                    self.desc_cnt = 0;
-                    self.desc_n -= self.mss;
-                }
-                self.desc_n = self.desc_n.min(c.pipe as f64 + self.mss);
-                self.cwnd = self.desc_n.max(self.desc_target);
-            }
             return;
         }
         self.grow(ack, c, now);
@@ -1064,15 +1049,13 @@ impl CongestionControl for Westwood {
             self.ssthresh = (self.cwnd / 2.0).max(2.0 * self.mss);
             match why {
                 Congestion::FastRetransmit | Congestion::Ecn => {
-                    self.desc_target = self.target(c, now);
-                    self.desc_n = self.cwnd.min(c.pipe as f64 + self.mss);
-                    self.desc_cnt = 0;
-                    self.cwnd = self.desc_n.max(self.desc_target);
+                    // snd_cwnd = min_cwnd; the flight's descent to it is the transport's
+                    // rate halving (`prr = "rate_halving"`).
+                    self.cwnd = self.target(c, now);
                     self.w0 = self.cwnd;
                 }
                 Congestion::Timeout => {
                     self.cwnd = self.mss;
-                    self.desc_n = 0.0;
                 }
             }
             self.aprobe = why == Congestion::Timeout && self.agile_probing;
@@ -1112,8 +1095,12 @@ impl CongestionControl for Westwood {
     }
     fn on_recovery_exit(&mut self, now: SimTime, c: &ConnView) {
         if self.ns2_rules() {
-            self.cwnd = self.desc_target.max(self.ssthresh);
-            self.desc_n = 0.0;
+            // tcp_fastretrans_alert: a window below ssthresh is raised to it, at most
+            // FlightSize + 3 segments (tcp_moderate_cwnd).
+            if self.cwnd < self.ssthresh {
+                let moderated = (c.in_flight + 3 * c.mss as u64) as f64;
+                self.cwnd = self.ssthresh.min(moderated);
+            }
         } else if self.estimator == Estimator::Plus {
             self.ssthresh = self.target(c, now);
             self.cwnd = self.ssthresh;

@@ -331,8 +331,10 @@ pub struct FlowSpec {
     #[serde(default)]
     pub recovery: Option<RecoverySpec>,
     /// Proportional Rate Reduction (RFC 6937) in RFC 6675 recovery: "ssrb" (default, slow
-    /// start reduction bound, as Linux), "crb" (conservative reduction bound) or "off"
-    /// (send while cwnd − pipe ≥ 1 SMSS).
+    /// start reduction bound, as Linux), "crb" (conservative reduction bound), "off"
+    /// (send while cwnd − pipe ≥ 1 SMSS) or "rate_halving" (ns-2.35's Agent/TCP/Linux: the
+    /// flight falls by one segment per two acks down to cwnd; not with RACK; profile `ns2`
+    /// sets it on CUBIC, Scalable and Westwood+ flows).
     #[serde(default)]
     pub prr: Option<PrrSpec>,
     /// RFC 6675 NextSeg rule 3 in SACK recovery: when no lost segment and no new data can
@@ -570,6 +572,8 @@ pub enum PrrSpec {
     Off,
     Ssrb,
     Crb,
+    #[serde(rename = "rate_halving")]
+    RateHalving,
 }
 
 /// `flows.NAME.delack_echo`.

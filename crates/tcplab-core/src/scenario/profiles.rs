@@ -137,10 +137,14 @@ pub fn flow_keys(
     if p == Profile::Ns2 && linux_agent(spec) && !user_rack {
         // `LinuxTcpAgent::time_processing` (tcp/tcp-linux.cc) re-arms the retransmission
         // timer on every ack while data is outstanding, duplicates included; its scoreboard
-        // (tcp/scoreboard1.cc) marks losses by FACK and finds lost retransmissions.
+        // (tcp/scoreboard1.cc) marks losses by FACK and finds lost retransmissions; its
+        // `send_much` rate-halves in recovery (`next_pkts_in_flight_`).
         out.push(("rto_restart_on_dupack".to_string(), Value::from(true)));
         if let Some(l) = out.iter_mut().find(|(k, _)| k == "loss_detection") {
             l.1 = Value::from("fack");
+        }
+        if let Some(l) = out.iter_mut().find(|(k, _)| k == "prr") {
+            l.1 = Value::from("rate_halving");
         }
     }
     if p == Profile::Ns2 && !linux_agent(spec) {

@@ -286,6 +286,14 @@ pub enum Prr {
     Ssrb,
     /// PRR with Conservative Reduction Bound: never more than what was delivered.
     Crb,
+    /// Rate halving as ns-2.35's Agent/TCP/Linux does it (tcp/tcp-linux.cc
+    /// `LinuxTcpAgent::send_much`, its `next_pkts_in_flight_`; Linux 2.6's
+    /// `tcp_cwnd_down` in spirit): a limit N starts at FlightSize when recovery begins; each
+    /// ack lowers it to at most `pipe + S`, each segment sent to at most
+    /// `max(pipe − S, S)` (pipe after the send), and segments go out while
+    /// `pipe + S ≤ max(cwnd, N)`. So the flight falls by one segment per two acks until it
+    /// reaches the algorithm's window, which then rules. Not with RACK.
+    RateHalving,
 }
 
 /// The receiver's ECN-Echo policy.

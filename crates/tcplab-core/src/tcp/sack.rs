@@ -565,6 +565,8 @@ pub struct PrrState {
     out: u64,
     /// Bytes that may still be sent on the current ack (`sndcnt` minus what went out since).
     quota: i64,
+    /// Rate halving's limit N ([`Prr::RateHalving`]), bytes.
+    next: u64,
 }
 
 impl PrrState {
@@ -576,10 +578,28 @@ impl PrrState {
             delivered: 0,
             out: 0,
             quota: 0,
+            next: 0,
         }
     }
+    /// RFC 6937 in force (SSRB or CRB).
     pub fn enabled(&self) -> bool {
-        self.mode != Prr::Off
+        matches!(self.mode, Prr::Ssrb | Prr::Crb)
+    }
+    /// [`Prr::RateHalving`] in force.
+    pub fn rate_halving(&self) -> bool {
+        self.mode == Prr::RateHalving
+    }
+    /// Rate halving, at each output in recovery: `N = min(N, pipe + S)`
+    /// (`LinuxTcpAgent::send_much`'s first step); returns the send limit `max(cwnd, N)`.
+    pub fn rh_limit(&mut self, cwnd: u64, pipe: u64, mss: u64) -> u64 {
+        self.next = self.next.min(pipe + mss);
+        cwnd.max(self.next)
+    }
+    /// Rate halving: a segment went out, `pipe` after it: `N = min(N, max(pipe − S, S))`;
+    /// returns the new limit `max(cwnd, N)`.
+    pub fn rh_sent(&mut self, cwnd: u64, pipe: u64, mss: u64) -> u64 {
+        self.next = self.next.min(pipe.saturating_sub(mss).max(mss));
+        cwnd.max(self.next)
     }
     /// Recovery starts with `recover_fs = snd.nxt − snd.una` and the algorithm's new window.
     pub fn start(&mut self, recover_fs: u64, target: u64) {
@@ -588,6 +608,9 @@ impl PrrState {
         self.delivered = 0;
         self.out = 0;
         self.quota = 0;
+        // ns-2 starts N at the window before the cut; the first output caps it at
+        // pipe + S ≤ FlightSize, so FlightSize is the same start.
+        self.next = recover_fs;
     }
     /// An ack in recovery delivered `delivered` bytes; `pipe` after it. Sets `sndcnt`
     /// (RFC 6937 §3) and returns it.
@@ -942,5 +965,34 @@ mod tests {
         let mut d = PrrState::new(Prr::Ssrb);
         d.start(20 * S, 10 * S);
         assert_eq!(d.on_ack(S, 5 * S, S), 2 * S, "min(10 − 5, max(1, 1) + 1)");
+    }
+
+    /// ns-2.35's `next_pkts_in_flight_`: from a flight of 20 segments with cwnd 12, each
+    /// ack delivering one segment lets one out every second ack, so the flight falls by one
+    /// per two acks until cwnd rules; then one out per ack.
+    #[test]
+    fn rate_halving_lets_one_segment_out_per_two_acks_down_to_cwnd() {
+        let mut p = PrrState::new(Prr::RateHalving);
+        assert!(p.rate_halving() && !p.enabled(), "no RFC 6937 quota");
+        p.start(20 * S, 12 * S);
+        let cwnd = 12 * S;
+        let mut pipe = 19 * S; // the first ack delivered one; the hole is resent
+        let mut flights = Vec::new();
+        for _ in 0..24 {
+            let mut limit = p.rh_limit(cwnd, pipe, S);
+            while pipe + S <= limit {
+                pipe += S;
+                limit = p.rh_sent(cwnd, pipe, S);
+            }
+            flights.push(pipe / S);
+            pipe -= S; // the next ack delivers one segment
+        }
+        assert_eq!(&flights[..6], &[20, 19, 19, 18, 18, 17]);
+        assert!(flights[20..].iter().all(|&f| f == 12), "{flights:?}");
+        // The limit never falls below cwnd, nor N below one segment.
+        let mut q = PrrState::new(Prr::RateHalving);
+        q.start(4 * S, 2 * S);
+        assert_eq!(q.rh_sent(2 * S, 0, S), 2 * S);
+        assert_eq!(q.rh_limit(0, 0, S), S);
     }
 }

@@ -206,6 +206,7 @@ pub(super) fn flows(
             None | Some(PrrSpec::Ssrb) => Prr::Ssrb,
             Some(PrrSpec::Crb) => Prr::Crb,
             Some(PrrSpec::Off) => Prr::Off,
+            Some(PrrSpec::RateHalving) => Prr::RateHalving,
         };
         if fl.nextseg_rule3 && recovery != Recovery::Rfc6675 {
             return Err(ScenarioError::new(
@@ -257,6 +258,13 @@ pub(super) fn flows(
             return Err(ScenarioError::new(
                 format!("{f}.tlp"),
                 "tail loss probes are part of RACK-TLP: needs loss_detection = \"rack\"",
+            ));
+        }
+        if prr == Prr::RateHalving && loss_detection == LossDetection::Rack {
+            return Err(ScenarioError::new(
+                format!("{f}.prr"),
+                "\"rate_halving\" is ns-2's Agent/TCP/Linux recovery, which detects losses by \
+                 duplicate acks or FACK: not with loss_detection = \"rack\"",
             ));
         }
         if fl.nextseg_rule3 && loss_detection == LossDetection::Rack {

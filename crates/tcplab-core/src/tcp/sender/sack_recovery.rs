@@ -1,7 +1,8 @@
 //! RFC 6675 SACK-based loss recovery with PRR (RFC 6937), run out of line so that flows
 //! without SACK pay one branch: the scoreboard update per ack, entering recovery (the
 //! `dupack_threshold`-th duplicate ack that SACKs new data, or IsLost on the first
-//! unacknowledged byte), and sending per NextSeg within `cwnd − pipe` or what PRR allows.
+//! unacknowledged byte), and sending per NextSeg within `cwnd − pipe`, what PRR allows, or
+//! rate halving's limit (`prr = "rate_halving"`, [`Prr::RateHalving`]).
 //! The scoreboard and its rules are [`crate::tcp::sack`].
 
 use super::*;
@@ -221,20 +222,38 @@ impl TcpSender {
             return self.rack_output(now, out);
         }
         let mss = self.mss as u64;
+        let recovery = self.rec.state == CaState::Recovery;
+        // Rate halving ([`Prr::RateHalving`]) limits by max(cwnd, N), N updated per send.
+        let rh = recovery && self.sack.as_deref().is_some_and(|st| st.prr.rate_halving());
+        let rh_cwnd = self.cc.cwnd().min(self.max_window);
         if self.ipq.retx_pending && self.gate_open() {
             self.ipq.retx_pending = false;
             if self.snd_una < self.snd_max {
-                let st = self.sack.as_deref().expect("SACK state");
-                let cap = st.sb.head_len(self.snd_una);
-                self.sack_send(now, self.snd_una, cap, out);
+                let (una, high) = (self.snd_una, self.snd_max);
+                let st = self.sack.as_deref_mut().expect("SACK state");
+                let cap = st.sb.head_len(una);
+                if rh {
+                    let pipe = st.sb.pipe(una, high);
+                    st.prr.rh_limit(rh_cwnd, pipe, mss);
+                }
+                self.sack_send(now, una, cap, out);
+                if rh {
+                    let st = self.sack.as_deref_mut().expect("SACK state");
+                    let pipe = st.sb.pipe(self.snd_una, self.snd_max);
+                    st.prr.rh_sent(rh_cwnd, pipe, mss);
+                }
             }
         }
-        let st = self.sack.as_deref().expect("SACK state");
-        let mut pipe = st.sb.pipe(self.snd_una, self.snd_max);
-        let lost = st.sb.lost_frontier(self.snd_una).0;
-        let recovery = self.rec.state == CaState::Recovery;
+        let (una, high) = (self.snd_una, self.snd_max);
+        let st = self.sack.as_deref_mut().expect("SACK state");
+        let mut pipe = st.sb.pipe(una, high);
+        let lost = st.sb.lost_frontier(una).0;
         let prr = recovery && st.prr.enabled();
-        let cwnd = self.window();
+        let mut cwnd = if rh {
+            st.prr.rh_limit(rh_cwnd, pipe, mss).min(self.max_window)
+        } else {
+            self.window()
+        };
         loop {
             if !self.gate_open() {
                 break;
@@ -267,6 +286,10 @@ impl TcpSender {
                 break;
             }
             pipe += self.sack_send(now, seq, len, out);
+            if rh {
+                let st = self.sack.as_deref_mut().expect("SACK state");
+                cwnd = st.prr.rh_sent(rh_cwnd, pipe, mss).min(self.max_window);
+            }
         }
     }
 }
