@@ -291,8 +291,9 @@ pub enum Prr {
     /// `tcp_cwnd_down` in spirit): a limit N starts at FlightSize when recovery begins; each
     /// ack lowers it to at most `pipe + S`, each segment sent to at most
     /// `max(pipe − S, S)` (pipe after the send), and segments go out while
-    /// `pipe + S ≤ max(cwnd, N)`. So the flight falls by one segment per two acks until it
-    /// reaches the algorithm's window, which then rules. Not with RACK.
+    /// `pipe + S ≤ max(cwnd, N)` (`LinuxTcpAgent::window()` is `snd_cwnd`, the algorithm's
+    /// window). So the flight falls by one segment per two acks until it reaches the
+    /// algorithm's window, which then rules. Not with RACK.
     RateHalving,
 }
 
