@@ -85,6 +85,8 @@ def test_ns2_profile_gives_linux_agent_flows_its_scoreboard_and_timer(cc: Any) -
     assert f["loss_detection"] == "fack" and f["rto_restart_on_dupack"] is True
     # LinuxTcpAgent::send_much rate-halves (next_pkts_in_flight_).
     assert f["prr"] == "rate_halving"
+    # ...and tcp_fastretrans_alert clears the scoreboard when the ack reaches recover_.
+    assert f["sack_clear_at_exit"] is True
     if cc == "scalable":
         assert f["cc"]["linux_count"] is True and f["cc"]["linux_min_cwnd"] is True
     tcplab.run(sc, progress=False)  # builds and runs
@@ -93,7 +95,8 @@ def test_ns2_profile_gives_linux_agent_flows_its_scoreboard_and_timer(cc: Any) -
     script = ns2.translate(sc, ns2_defaults=True)
     assert script.agents["f"] == "Agent/TCP/Linux"
     assert not any(k in n for n in script.notes
-                   for k in ("loss_detection", "rto_restart_on_dupack", ".prr", "linux_min_cwnd"))
+                   for k in ("loss_detection", "rto_restart_on_dupack", ".prr", "linux_min_cwnd",
+                             "sack_clear_at_exit"))
     # A flow that writes prr = "off" keeps it, with a note naming what ns-2 does instead.
     off = Scenario.from_dict(_lossy({"profile": "ns2", "sack": True, "prr": "off", "cc": cc}))
     assert off.expand().to_dict()["flows"]["f"]["prr"] == "off"
@@ -101,6 +104,7 @@ def test_ns2_profile_gives_linux_agent_flows_its_scoreboard_and_timer(cc: Any) -
     other = Scenario.from_dict(_lossy({"profile": "ns2", "sack": True, "cc": "newreno"})).expand().to_dict()
     assert other["flows"]["f"]["loss_detection"] == "dupack"
     assert "rto_restart_on_dupack" not in other["flows"]["f"]
+    assert "sack_clear_at_exit" not in other["flows"]["f"]
 
 
 def test_ns2_profile_gives_vegas_ns2s_window_rules() -> None:
@@ -130,7 +134,7 @@ def test_ns2_profile_gives_vegas_ns2s_window_rules() -> None:
 def test_fack_and_the_dupack_timer_are_refused_on_other_ns2_agents() -> None:
     from tcplab import ns2
 
-    for key, value in (("loss_detection", "fack"), ("rto_restart_on_dupack", True)):
+    for key, value in (("loss_detection", "fack"), ("rto_restart_on_dupack", True), ("sack_clear_at_exit", True)):
         sc = Scenario.from_dict(_lossy({"profile": "ns2", "sack": True, "cc": "newreno", key: value}))
         tcplab.run(sc, progress=False)  # tcplab runs it
         with pytest.raises(ns2.Ns2Unsupported) as e:
@@ -151,6 +155,8 @@ def test_fack_and_the_dupack_timer_are_refused_on_other_ns2_agents() -> None:
         ({"sack": False, "loss_detection": "fack"}, "flows.f.loss_detection", "needs SACK recovery"),
         ({"sack": True, "loss_detection": "rack", "prr": "rate_halving"}, "flows.f.prr", "not with loss_detection"),
         ({"sack": False, "prr": "rate_halving"}, "flows.f.prr", "SACK recovery only"),
+        ({"sack": False, "sack_clear_at_exit": True}, "flows.f.sack_clear_at_exit", "SACK recovery only"),
+        ({"sack": True, "loss_detection": "rack", "sack_clear_at_exit": True}, "flows.f.sack_clear_at_exit", "rack"),
         ({"rto_tick": "0s"}, "flows.f.rto_tick", "above 0"),
         ({"rto_tick": "2s"}, "flows.f.rto_tick", "at most 1 s"),
         ({"ssthresh_basis": "half"}, "flows.f.ssthresh_basis", "flightsize"),

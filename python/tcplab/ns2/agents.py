@@ -60,6 +60,8 @@ def _refuse(key: str, flow: Mapping[str, Any], algo: str, sack: bool) -> None:
          "Vegas' fine-grained retransmission exists in ns-2.35's Vegas agent only"),
         ("loss_detection", lambda x: x == "fack" and algo not in _LINUX_AGENT_ALGORITHMS,
          "FACK as tcplab models it is Agent/TCP/Linux's scoreboard (CUBIC, Scalable, Westwood+ only)"),
+        ("sack_clear_at_exit", lambda x: bool(x) and algo not in _LINUX_AGENT_ALGORITHMS,
+         "only ns-2.35's Agent/TCP/Linux clears its scoreboard when recovery ends (CUBIC, Scalable, Westwood+)"),
         ("rto_restart_on_dupack", lambda x: bool(x) and algo not in _LINUX_AGENT_ALGORITHMS,
          "only ns-2.35's Agent/TCP/Linux re-arms the timer on duplicate acks (CUBIC, Scalable, Westwood+)"),
         ("tlp", lambda x: bool(x), "ns-2.35 has no tail loss probes"),
@@ -274,6 +276,9 @@ def _linux_agent_notes(key: str, flow: Mapping[str, Any], notes: list[str]) -> N
     if flow.get("prr", "ssrb") != "rate_halving":
         notes.append(f"{key}.prr: Agent/TCP/Linux rate-halves in recovery (LinuxTcpAgent::send_much's "
                      "next_pkts_in_flight_); tcplab does with prr = \"rate_halving\"")
+    if not flow.get("sack_clear_at_exit", False):
+        notes.append(f"{key}.sack_clear_at_exit: false in tcplab; Agent/TCP/Linux clears its scoreboard when "
+                     "the ack reaches recover_ (LinuxTcpAgent::tcp_fastretrans_alert)")
     if not flow.get("rto_restart_on_dupack", False):
         notes.append(f"{key}.rto_restart_on_dupack: false in tcplab; Agent/TCP/Linux re-arms the timer on "
                      "every ack (LinuxTcpAgent::time_processing)")

@@ -38,7 +38,8 @@ _TRANSLATED_FLOW_KEYS = {
     "header", "app", "delayed_ack", "recovery", "prr", "loss_detection", "tlp", "pacing", "ecn_echo",
     "init_ssthresh", "start_jitter", "bugfix", "timeout_ssthresh", "ssthresh_basis",
     "rto_restart_on_fast_retransmit",
-    "rto_tick", "syn", "limited_transmit", "recovery_burst", "delack_echo", "rto_restart_on_dupack"}
+    "rto_tick", "syn", "limited_transmit", "recovery_burst", "delack_echo", "rto_restart_on_dupack",
+    "sack_clear_at_exit"}
 
 
 @dataclass

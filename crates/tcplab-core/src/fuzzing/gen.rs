@@ -601,6 +601,7 @@ fn repair_flow(t: &mut Map<String, Value>) {
         t.remove("rto_restart_on_retransmit");
         t.remove("rto_restart_on_fast_retransmit");
         t.remove("rto_restart_on_dupack");
+        t.remove("sack_clear_at_exit");
         t.remove("syn");
         // The persist timer shares the retransmission timer RACK-TLP owns.
         t.remove("playback_rwnd_cap");

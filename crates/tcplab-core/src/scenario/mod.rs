@@ -342,6 +342,15 @@ pub struct FlowSpec {
     /// Linux; with PRR it retransmits segments still in flight).
     #[serde(default)]
     pub nextseg_rule3: bool,
+    /// Forget the SACK scoreboard when recovery ends (ns-2.35's Agent/TCP/Linux:
+    /// `LinuxTcpAgent::tcp_fastretrans_alert` calls `scb_->ClearScoreBoard()` once the ack
+    /// reaches `recover_`, although segments sent in the recovery may still be SACKed above
+    /// it): the next acks' SACK blocks rebuild it, and with `loss_detection = "fack"` the
+    /// segments they no longer report count as lost. Default false (RFC 6675 keeps it);
+    /// profile `ns2` sets it on CUBIC, Scalable and Westwood+ flows. Needs SACK recovery;
+    /// not with `loss_detection = "rack"`.
+    #[serde(default)]
+    pub sack_clear_at_exit: bool,
     /// Pacing (fq-style per-flow release: a segment leaves no earlier than
     /// `next = max(now, next) + wire size / rate`): "off" (the default, except for BBR),
     /// "cc" (the algorithm's own rate; BBR's default), "linux" (Linux's rate for algorithms

@@ -56,13 +56,14 @@ const OPENCWND_ONLY: [&str; 1] = ["ece_increase"];
 /// Flow keys that RACK-TLP (`loss_detection = "rack"`) refuses when set true (or, for
 /// `playback_rwnd_cap`, set at all): a flow that sets one over a profile with RACK keeps
 /// duplicate-ack loss detection instead.
-const NOT_WITH_RACK: [&str; 6] = [
+const NOT_WITH_RACK: [&str; 7] = [
     "syn",
     "rto_restart_on_retransmit",
     "rto_restart_on_fast_retransmit",
     "rto_restart_on_dupack",
     "nextseg_rule3",
     "playback_rwnd_cap",
+    "sack_clear_at_exit",
 ];
 
 /// The keys profile `p` fills into a flow, as (dotted path under the flow, value): its
@@ -140,6 +141,10 @@ pub fn flow_keys(
         // (tcp/scoreboard1.cc) marks losses by FACK and finds lost retransmissions; its
         // `send_much` rate-halves in recovery (`next_pkts_in_flight_`).
         out.push(("rto_restart_on_dupack".to_string(), Value::from(true)));
+        // `tcp_fastretrans_alert` clears the scoreboard when the ack reaches `recover_`.
+        if sack {
+            out.push(("sack_clear_at_exit".to_string(), Value::from(true)));
+        }
         if let Some(l) = out.iter_mut().find(|(k, _)| k == "loss_detection") {
             l.1 = Value::from("fack");
         }
@@ -208,6 +213,7 @@ fn rack_refused(spec: &crate::scenario::FlowSpec, k: &str) -> bool {
         "rto_restart_on_dupack" => spec.rto_restart_on_dupack,
         "nextseg_rule3" => spec.nextseg_rule3,
         "playback_rwnd_cap" => spec.playback_rwnd_cap.is_some(),
+        "sack_clear_at_exit" => spec.sack_clear_at_exit,
         _ => false,
     }
 }

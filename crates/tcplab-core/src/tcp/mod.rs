@@ -120,6 +120,9 @@ pub struct RecoveryConfig {
     /// RFC 6675 NextSeg rule 3: when neither a lost segment nor new data can be sent,
     /// retransmit the next unSACKed segment not yet deemed lost.
     pub nextseg_rule3: bool,
+    /// Forget the SACK scoreboard when recovery ends (ns-2.35's Agent/TCP/Linux,
+    /// `ScoreBoard1::ClearScoreBoard` at `recover_`).
+    pub sack_clear_at_exit: bool,
     /// How losses are detected in SACK recovery: RFC 6675's duplicate-ack count and IsLost,
     /// or RACK-TLP (RFC 8985).
     pub loss_detection: LossDetection,
@@ -384,6 +387,7 @@ impl Default for RecoveryConfig {
             mode: Recovery::NewReno,
             prr: Prr::Ssrb,
             nextseg_rule3: false,
+            sack_clear_at_exit: false,
             loss_detection: LossDetection::DupAck,
             tlp: true,
             frto: false,

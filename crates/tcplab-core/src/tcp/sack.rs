@@ -278,6 +278,15 @@ impl Scoreboard {
         self.ranges.iter()
     }
 
+    /// Forget every SACKed range, the phase and the loss floor (`sack_clear_at_exit`: ns-2.35's
+    /// `ScoreBoard1::ClearScoreBoard`); the next SACK blocks start a new board.
+    pub fn clear(&mut self, una: u64) {
+        self.ranges.clear();
+        self.sacked = 0;
+        self.floor = Pivot::default();
+        self.start_phase(una);
+    }
+
     /// A new recovery phase starts at `una`: nothing retransmitted yet (HighRxt = HighACK).
     pub fn start_phase(&mut self, una: u64) {
         self.rxt = Pivot { at: una, below: 0 };
@@ -661,6 +670,8 @@ pub struct SackState {
     /// At a retransmission timeout the algorithm's FlightSize leaves out the SACKed bytes
     /// (flow key `rto_unsacked_flight`).
     pub rto_unsacked: bool,
+    /// Forget the scoreboard when recovery ends (flow key `sack_clear_at_exit`).
+    pub clear_at_exit: bool,
 }
 
 impl SackState {
@@ -670,6 +681,7 @@ impl SackState {
             prr: PrrState::new(prr),
             rule3,
             rto_unsacked: false,
+            clear_at_exit: false,
         }
     }
 }
@@ -994,5 +1006,25 @@ mod tests {
         q.start(4 * S, 2 * S);
         assert_eq!(q.rh_sent(2 * S, 0, S), 2 * S);
         assert_eq!(q.rh_limit(0, 0, S), S);
+    }
+
+    /// `sack_clear_at_exit`: the board forgets every range, the phase and the loss floor;
+    /// the next blocks start afresh, and FACK's frontier then comes from them alone.
+    #[test]
+    fn clear_forgets_the_board_and_fack_rebuilds_from_the_next_blocks() {
+        let mut b = Scoreboard::new(3, S as u32).with_fack();
+        b.add(0, 40 * S, 10 * S, 12 * S);
+        b.add(0, 40 * S, 20 * S, 30 * S);
+        b.set_loss_floor(0, 40 * S);
+        assert_eq!((b.ranges(), b.sacked()), (2, 12 * S));
+        b.clear(5 * S);
+        assert_eq!((b.ranges(), b.sacked(), b.high_rxt()), (0, 0, 5 * S));
+        assert_eq!(b.pipe(5 * S, 40 * S), 35 * S, "nothing SACKed nor lost");
+        b.add(5 * S, 40 * S, 28 * S, 30 * S);
+        // Everything unSACKed more than DupThresh + 1 segments below the highest SACKed byte
+        // is lost again, the segments SACKed before the clear included.
+        let (lost, _) = b.lost_frontier(5 * S);
+        assert_eq!(lost, 26 * S, "30 − (3 + 1) segments");
+        b.check();
     }
 }

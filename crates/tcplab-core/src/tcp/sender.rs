@@ -313,6 +313,7 @@ impl TcpSender {
                     cfg.recovery.nextseg_rule3,
                 );
                 st.rto_unsacked = cfg.rto.unsacked_flight;
+                st.clear_at_exit = cfg.recovery.sack_clear_at_exit;
                 if cfg.recovery.loss_detection == LossDetection::Fack {
                     st.sb = st.sb.with_fack();
                 }

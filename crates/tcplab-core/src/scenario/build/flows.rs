@@ -208,6 +208,12 @@ pub(super) fn flows(
             Some(PrrSpec::Off) => Prr::Off,
             Some(PrrSpec::RateHalving) => Prr::RateHalving,
         };
+        if fl.sack_clear_at_exit && recovery != Recovery::Rfc6675 {
+            return Err(ScenarioError::new(
+                format!("{f}.sack_clear_at_exit"),
+                "applies to SACK recovery only: needs sack = true and recovery = \"rfc6675\"",
+            ));
+        }
         if fl.nextseg_rule3 && recovery != Recovery::Rfc6675 {
             return Err(ScenarioError::new(
                 format!("{f}.nextseg_rule3"),
@@ -258,6 +264,13 @@ pub(super) fn flows(
             return Err(ScenarioError::new(
                 format!("{f}.tlp"),
                 "tail loss probes are part of RACK-TLP: needs loss_detection = \"rack\"",
+            ));
+        }
+        if fl.sack_clear_at_exit && loss_detection == LossDetection::Rack {
+            return Err(ScenarioError::new(
+                format!("{f}.sack_clear_at_exit"),
+                "does not apply with loss_detection = \"rack\" (RACK-TLP keeps its per-segment \
+                 state)",
             ));
         }
         if prr == Prr::RateHalving && loss_detection == LossDetection::Rack {
@@ -582,6 +595,7 @@ pub(super) fn flows(
                 mode: recovery,
                 prr,
                 nextseg_rule3: fl.nextseg_rule3,
+                sack_clear_at_exit: fl.sack_clear_at_exit,
                 loss_detection,
                 tlp: fl.tlp.unwrap_or(true),
                 frto: fl.frto,

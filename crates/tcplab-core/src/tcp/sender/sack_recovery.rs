@@ -125,7 +125,11 @@ impl TcpSender {
         match self.rec.state {
             CaState::Recovery => {
                 if newly > 0 && una >= self.rec.recover {
-                    // RFC 6675 (A): RecoveryPoint acknowledged. The scoreboard above it is kept.
+                    // RFC 6675 (A): RecoveryPoint acknowledged. The scoreboard above it is kept
+                    // (ns-2's Agent/TCP/Linux forgets it: `sack_clear_at_exit`).
+                    if st.clear_at_exit {
+                        st.sb.clear(una);
+                    }
                     self.rec.state = CaState::Open;
                     if !st.sb.is_fack() {
                         self.out_slow &= !OUT_SACK;
