@@ -159,7 +159,7 @@ impl TcpReceiver {
             ack_size,
             delayed_ack,
             rcv_nxt: 0,
-            ooo: VecDeque::with_capacity(8),
+            ooo: VecDeque::new(), // grows at the first out-of-order segment (most flows never have one)
             unacked: 0,
             echo: None,
             latest_echo: false,

@@ -152,7 +152,7 @@ struct Fack {
 impl Scoreboard {
     pub fn new(dupthresh: u32, mss: u32) -> Self {
         Scoreboard {
-            ranges: VecDeque::with_capacity(16),
+            ranges: VecDeque::new(), // grows at the first SACK block
             sacked: 0,
             rxt: Pivot::default(),
             floor: Pivot::default(),
