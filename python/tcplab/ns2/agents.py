@@ -224,20 +224,18 @@ def _linux_agent(key: str, algo: str, cc: dict[str, Any], sack: bool,
             notes.append(f"{key}.cc.plus_rules: \"linux\" in tcplab; ns-2.35's Agent/TCP/Linux never raises "
                          "CA_EVENT_COMPLETE_CWR and goes to min_cwnd at a loss (plus_rules = \"ns2\")")
     if algo == "scalable":
-        # tcp_scalable_cong_avoid counts acks up to min(cwnd, AI_CNT) (profile ns2 sets it).
-        if "linux_count" in cc and not cc["linux_count"]:
-            raise Ns2Unsupported(f"{key}.cc.linux_count", "ns-2.35's Linux scalable module counts acks up "
-                                 "to min(cwnd, 50) (linux_count = true)")
-        if "linux_count" not in cc:
-            notes.append(f"{key}.cc.linux_count: false in tcplab; ns-2.35's Linux scalable module adds a "
-                         "segment per min(cwnd, 50) + 1 acks")
-        # min_cwnd = tcp_reno_min_cwnd (ssthresh/2) in recovery (profile ns2 sets it).
-        if "linux_min_cwnd" in cc and not cc["linux_min_cwnd"]:
-            raise Ns2Unsupported(f"{key}.cc.linux_min_cwnd", "ns-2.35's Linux scalable module recovers "
-                                 "towards ssthresh/2 (linux_min_cwnd = true)")
-        if "linux_min_cwnd" not in cc:
-            notes.append(f"{key}.cc.linux_min_cwnd: false in tcplab; ns-2.35's Linux scalable module sets "
-                         "cwnd to ssthresh/2 in recovery (tcp_reno_min_cwnd)")
+        # The module's rules (profile ns2 sets both): tcp_scalable_cong_avoid counts acks up
+        # to min(cwnd, AI_CNT); min_cwnd = tcp_reno_min_cwnd (ssthresh/2) in recovery.
+        for k, refusal, note in (
+            ("linux_count", "counts acks up to min(cwnd, 50) (linux_count = true)",
+             "adds a segment per min(cwnd, 50) + 1 acks"),
+            ("linux_min_cwnd", "recovers towards ssthresh/2 (linux_min_cwnd = true)",
+             "sets cwnd to ssthresh/2 in recovery (tcp_reno_min_cwnd)"),
+        ):
+            if k in cc and not cc[k]:
+                raise Ns2Unsupported(f"{key}.cc.{k}", f"ns-2.35's Linux scalable module {refusal}")
+            if k not in cc:
+                notes.append(f"{key}.cc.{k}: false in tcplab; ns-2.35's Linux scalable module {note}")
     for k in cc:
         if k not in ("estimator", "plus_rules", "compat", "linux_count", "linux_min_cwnd") and k not in module:
             raise Ns2Unsupported(f"{key}.cc.{k}", f"ns-2.35's Linux {algo} module has no such parameter")

@@ -333,19 +333,26 @@ mod tests {
         assert!((s.cwnd - 20_010.0).abs() < 1e-9);
     }
 
-    #[test]
-    fn linux_count_grows_one_segment_per_min_w_n_plus_one_acks() {
+    /// Linux's module constants (a = 1/51) and an initial window of `w` segments.
+    fn linux_spec(min_cwnd: bool, w: u64) -> (ScalableSpec, crate::cc::CcInit) {
         let spec = ScalableSpec {
             a: 1.0 / 51.0,
             linux_count: true,
+            linux_min_cwnd: min_cwnd,
             ..ScalableSpec::default()
         };
         let init = crate::cc::CcInit {
             mss: S,
-            init_cwnd: 4 * S as u64,
+            init_cwnd: w * S as u64,
             init_ssthresh: 2 * S as u64,
             ack_counting: crate::cc::AckCounting::Acks,
         };
+        (spec, init)
+    }
+
+    #[test]
+    fn linux_count_grows_one_segment_per_min_w_n_plus_one_acks() {
+        let (spec, init) = linux_spec(false, 4);
         let mut c = spec.build("flows.f.cc", init).unwrap();
         let v = view(S, 0, CaState::Open);
         // At 4 segments: the 5th ack adds one (more than min(4, 50) acks).
@@ -409,18 +416,7 @@ mod tests {
     /// leaving it ssthresh at most FlightSize + 3 segments (tcp_moderate_cwnd).
     #[test]
     fn linux_min_cwnd_recovers_from_half_ssthresh_with_a_moderated_exit() {
-        let spec = ScalableSpec {
-            a: 1.0 / 51.0,
-            linux_count: true,
-            linux_min_cwnd: true,
-            ..ScalableSpec::default()
-        };
-        let init = crate::cc::CcInit {
-            mss: S,
-            init_cwnd: 80 * S as u64,
-            init_ssthresh: 2 * S as u64,
-            ack_counting: crate::cc::AckCounting::Acks,
-        };
+        let (spec, init) = linux_spec(true, 80);
         let mut c = spec.build("flows.f.cc", init).unwrap();
         c.on_congestion(
             SimTime::ZERO,
