@@ -229,7 +229,11 @@ impl TcpSender {
         let recovery = self.rec.state == CaState::Recovery;
         // Rate halving ([`Prr::RateHalving`]) limits by max(cwnd, N), N updated per send.
         let rh = recovery && self.sack.as_deref().is_some_and(|st| st.prr.rate_halving());
-        let rh_cwnd = self.cc.cwnd().min(self.max_window);
+        let rh_cwnd = if rh {
+            self.cc.cwnd().min(self.max_window)
+        } else {
+            0
+        };
         if self.ipq.retx_pending && self.gate_open() {
             self.ipq.retx_pending = false;
             if self.snd_una < self.snd_max {
