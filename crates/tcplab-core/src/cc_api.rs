@@ -57,6 +57,18 @@ pub struct ConnView {
     pub una_retransmitted: bool,
 }
 
+/// ns-2.35's Agent/TCP/Linux leaving recovery (tcp/tcp-linux.cc
+/// `LinuxTcpAgent::tcp_fastretrans_alert`): a window below ssthresh is raised to it, at most
+/// FlightSize + 3 segments (`tcp_moderate_cwnd`; 3 is Linux's `tcp_max_burst`, the
+/// reordering degree); a window at or above ssthresh stays. Bytes.
+pub fn linux_agent_exit_cwnd(cwnd: f64, ssthresh: f64, c: &ConnView) -> f64 {
+    if cwnd < ssthresh {
+        ssthresh.min((c.in_flight + 3 * c.mss as u64) as f64)
+    } else {
+        cwnd
+    }
+}
+
 /// The congestion window on leaving fast recovery (RFC 6582 §3.2 step 3), for algorithms
 /// whose post-recovery window is `ssthresh`: `ssthresh`, or with
 /// [`RecoveryExit::FlightSize`] `min(ssthresh, max(FlightSize, S) + S)`.

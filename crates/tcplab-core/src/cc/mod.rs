@@ -43,8 +43,8 @@ pub use westwood::Westwood;
 pub use xcp::Xcp;
 
 pub use crate::cc_api::{
-    recovery_exit_cwnd, AckCounting, AckSample, CaState, CcInit, Congestion, ConnView,
-    RecoveryExit, RecoveryStyle,
+    linux_agent_exit_cwnd, recovery_exit_cwnd, AckCounting, AckSample, CaState, CcInit, Congestion,
+    ConnView, RecoveryExit, RecoveryStyle,
 };
 use crate::config::ScenarioError;
 use crate::packet::CcHeader;

@@ -24,15 +24,19 @@
 //! - `linux_min_cwnd = true` (the same module's `.min_cwnd = tcp_reno_min_cwnd`, with
 //!   ns-2.35's `LinuxTcpAgent::tcp_fastretrans_alert`): a fast retransmit or ECN sets
 //!   `ssthresh = max(w − ⌊b·w⌋, 2)` in whole segments (`tcp_scalable_ssthresh`'s
-//!   `w − (w >> 3)`: below 8 segments no cut) and `w = ⌊ssthresh/2⌋` (at least 1), the floor the transport's rate halving
-//!   (`prr = "rate_halving"`) descends towards, and leaving recovery sets
+//!   `w − (w >> 3)`: below 8 segments no cut) and `w = ⌊ssthresh/2⌋` (at least 1), the
+//!   floor the transport's rate halving (`prr = "rate_halving"`) descends towards, and
+//!   leaving recovery sets
 //!   `w = min(ssthresh, FlightSize + 3)` when w is below ssthresh (`tcp_moderate_cwnd`,
 //!   3 = Linux's `tcp_max_burst`, the reordering degree); slow start then climbs back to
 //!   ssthresh. Profile `ns2` sets it
 //! - response function: per packet the window gains a, per loss it loses b·w, so in
 //!   equilibrium `a = p·b·w`, i.e. `w = a/(b·p)` (= 0.08/p with the defaults)
 
-use super::{recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView};
+use super::{
+    linux_agent_exit_cwnd, recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl,
+    ConnView,
+};
 use crate::config::ScenarioError;
 use crate::time::SimTime;
 
@@ -63,8 +67,8 @@ pub struct ScalableSpec {
     pub linux_count: bool,
     /// Linux 2.6.22's recovery rules with ns-2's exit (module text): ssthresh in whole
     /// segments (w − ⌊b·w⌋), in recovery the window is ⌊ssthresh/2⌋ segments, on leaving
-    /// it min(ssthresh, FlightSize + 3 segments). Default false; profile `ns2` sets it (with `prr = "rate_halving"`).
-    /// Not with `legacy_window`.
+    /// it min(ssthresh, FlightSize + 3 segments). Default false; profile `ns2` sets it (with
+    /// `prr = "rate_halving"`). Not with `legacy_window`.
     #[serde(default)]
     pub linux_min_cwnd: bool,
 }
@@ -267,15 +271,11 @@ impl CongestionControl for Scalable {
         };
     }
     fn on_recovery_exit(&mut self, _now: SimTime, c: &ConnView) {
-        if self.linux_min {
-            // tcp_fastretrans_alert: below ssthresh, raise to it, then tcp_moderate_cwnd.
-            if self.cwnd < self.ssthresh {
-                let moderated = (c.in_flight + 3 * c.mss as u64) as f64;
-                self.cwnd = self.ssthresh.min(moderated);
-            }
-            return;
-        }
-        self.cwnd = self.ssthresh.min(recovery_exit_cwnd(u64::MAX, c) as f64);
+        self.cwnd = if self.linux_min {
+            linux_agent_exit_cwnd(self.cwnd, self.ssthresh, c)
+        } else {
+            self.ssthresh.min(recovery_exit_cwnd(u64::MAX, c) as f64)
+        };
     }
 }
 

@@ -100,7 +100,10 @@
 //! Westwood+'s rate-halving / PRR descent during recovery (the transport runs NewReno
 //! recovery from `cwnd/2`).
 
-use super::{recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl, ConnView};
+use super::{
+    linux_agent_exit_cwnd, recovery_exit_cwnd, AckSample, CaState, Congestion, CongestionControl,
+    ConnView,
+};
 use crate::config::profile::Compat;
 use crate::config::ScenarioError;
 use crate::time::{SimDuration, SimTime};
@@ -1095,12 +1098,7 @@ impl CongestionControl for Westwood {
     }
     fn on_recovery_exit(&mut self, now: SimTime, c: &ConnView) {
         if self.ns2_rules() {
-            // tcp_fastretrans_alert: a window below ssthresh is raised to it, at most
-            // FlightSize + 3 segments (tcp_moderate_cwnd).
-            if self.cwnd < self.ssthresh {
-                let moderated = (c.in_flight + 3 * c.mss as u64) as f64;
-                self.cwnd = self.ssthresh.min(moderated);
-            }
+            self.cwnd = linux_agent_exit_cwnd(self.cwnd, self.ssthresh, c);
         } else if self.estimator == Estimator::Plus {
             self.ssthresh = self.target(c, now);
             self.cwnd = self.ssthresh;
